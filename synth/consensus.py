@@ -1,0 +1,168 @@
+"""Consensus over snippets (code blocks and claim sentences) across independent hosts.
+
+Schema-free (DESIGN §5): a snippet is trusted when it recurs across independent
+hosts; near-duplicates count (MinHash LSH finds candidates, an exact Jaccard
+check over the shingle sets confirms); a snippet that is a *variant* of one an
+authoritative source (≥0.8) published — similar, but not the same — conflicts
+with the high-authority version and is dropped. An authoritative source bypasses
+the count.
+
+Memory: the index keeps one representative per cluster (its shingle set and
+MinHash), never the items themselves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from datasketch import MinHash, MinHashLSH
+
+AUTHORITATIVE = 0.8
+SAME = 0.8  # exact Jaccard at or above: the same snippet
+VARIANT = 0.5  # between VARIANT and SAME: a different version of the same snippet
+NUM_PERM = 64
+LSH_THRESHOLD = 0.3  # candidate recall well below VARIANT; the exact check decides
+_WS = re.compile(r"\s+")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
+MIN_CLAIM_CHARS = 40
+MAX_CLAIMS_PER_ITEM = 40
+
+
+@lru_cache(maxsize=1)
+def _tld_extract():
+    import tldextract
+
+    return tldextract.TLDExtract(suffix_list_urls=())  # bundled snapshot: no network
+
+
+def independent_host(host: str) -> str:
+    """The registrable domain: docs.python.org and peps.python.org are one publisher."""
+    host = (host or "").lower().strip(".")
+    if not host or host.replace(".", "").isdigit() or ":" in host:
+        return host
+    ext = _tld_extract()(host)
+    return ext.top_domain_under_public_suffix or host
+
+
+def normalize(text: str) -> str:
+    return _WS.sub(" ", text).strip().lower()
+
+
+def fingerprint(text: str) -> str:
+    return hashlib.sha1(normalize(text).encode("utf-8")).hexdigest()[:16]
+
+
+def shingles(text: str, k: int = 3) -> frozenset[str]:
+    words = _WORD.findall(normalize(text))
+    if len(words) < k:
+        return frozenset([" ".join(words)]) if words else frozenset()
+    return frozenset(" ".join(words[i : i + k]) for i in range(len(words) - k + 1))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def claim_sentences(excerpts: list[str], limit: int = MAX_CLAIMS_PER_ITEM) -> list[str]:
+    """Claim-like sentences from prose excerpts (headings and short fragments skipped)."""
+    out: list[str] = []
+    for para in excerpts:
+        if para.lstrip().startswith("#"):
+            continue
+        for sentence in _SENTENCE.split(para.strip()):
+            if len(sentence) >= MIN_CLAIM_CHARS:
+                out.append(sentence)
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+def item_snippets(excerpts: list[str], code_blocks: list[dict]) -> list[tuple[str, str]]:
+    """(kind, text) pairs: every code block and the claim sentences."""
+    snippets = [("code", cb.get("text", "")) for cb in code_blocks if cb.get("text", "").strip()]
+    snippets += [("claim", s) for s in claim_sentences(excerpts)]
+    return snippets
+
+
+@dataclass
+class _Cluster:
+    shingles: frozenset[str]
+    hosts: set[str] = field(default_factory=set)
+    best_authority: float = 0.0
+    authoritative_fps: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    fingerprint: str
+    cluster: int
+    conflict: bool  # a low-authority variant of an authoritative snippet
+
+
+class ConsensusIndex:
+    """Incremental clustering of snippets; ``agreement`` tells how many independent hosts share one."""
+
+    def __init__(self, num_perm: int = NUM_PERM):
+        self._num_perm = num_perm
+        self._lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=num_perm)
+        self._clusters: list[_Cluster] = []
+
+    def _minhash(self, sh: frozenset[str]) -> MinHash:
+        m = MinHash(num_perm=self._num_perm)
+        m.update_batch([s.encode("utf-8") for s in sh])
+        return m
+
+    def add(self, text: str, host: str, authority: float) -> Verdict:
+        sh = shingles(text)
+        fp = fingerprint(text)
+        mh = self._minhash(sh)
+        best: tuple[float, int] | None = None
+        for key in self._lsh.query(mh):
+            j = jaccard(sh, self._clusters[key].shingles)
+            if best is None or j > best[0]:
+                best = (j, key)
+        conflict = False
+        if best is not None and best[0] >= SAME:
+            cid = best[1]
+        else:
+            if best is not None and best[0] >= VARIANT:
+                variant_of = self._clusters[best[1]]
+                conflict = variant_of.best_authority >= AUTHORITATIVE and authority < AUTHORITATIVE
+            cid = len(self._clusters)
+            self._clusters.append(_Cluster(sh))
+            self._lsh.insert(cid, mh)
+        cluster = self._clusters[cid]
+        cluster.hosts.add(independent_host(host))
+        cluster.best_authority = max(cluster.best_authority, authority)
+        if authority >= AUTHORITATIVE:
+            cluster.authoritative_fps.add(fp)
+        return Verdict(fp, cid, conflict)
+
+    def agreement(self, cluster: int) -> int:
+        """Independent hosts that published this snippet (or a near-duplicate)."""
+        return len(self._clusters[cluster].hosts)
+
+    def conflicts_with_authority(self, cluster: int, authority: float, text_shingles: frozenset[str]) -> bool:
+        """True when a low-authority snippet is a variant of a later-seen authoritative one."""
+        if authority >= AUTHORITATIVE:
+            return False
+        for key in self._lsh.query(self._minhash(text_shingles)):
+            other = self._clusters[key]
+            if key != cluster and other.best_authority >= AUTHORITATIVE:
+                if VARIANT <= jaccard(text_shingles, other.shingles) < SAME:
+                    return True
+        return False
+
+    def __len__(self) -> int:
+        return len(self._clusters)
+
+
+def is_trusted(agreeing_hosts: int, authority: float, required: int = 2) -> bool:
+    """Trusted when N independent hosts agree, or the source is authoritative."""
+    return authority >= AUTHORITATIVE or agreeing_hosts >= required
