@@ -4,18 +4,13 @@ catalogue of neighbouring skills.
 
 Every field is optional. A rule whose fact is missing does not run and says so
 as an X1 finding. The facts file (``skill3 lint --facts FILE``) is one JSON
-object; all keys optional, unknown keys refused (a typo would otherwise
-silently skip a rule), keys starting with ``_`` or ``$`` ignored (comments)::
-
-    {
-      "run": "output/mcp/run.json",          # path (relative to the facts file) or the object itself
-      "used_sources": ["https://…"],         # URLs the run used (merged with those from "run")
-      "stale": [{"pattern": "regex", "what": "…", "instead": "…"}],
-      "tools": ["Read", "Write", "Bash"],    # tools allowed-tools may name
-      "mcp": {"github": ["create_issue"]},   # MCP server -> its tools
-      "catalogue": "skills/",                # folder of skill folders (relative to the facts file)
-      "budget": {"lines": 500, "tokens": 5000}
-    }
+object, every key optional, unknown keys refused (a typo would otherwise
+silently skip a rule), keys starting with ``_`` or ``$`` ignored (comments);
+paths are relative to the facts file. Keys: ``run`` (path to a run.json, or
+the object), ``used_sources`` (URLs), ``stale`` (list of {pattern, what,
+instead}; pattern is a regex), ``tools`` (tool names), ``mcp`` (server ->
+tool names), ``catalogue`` (folder of skill folders), ``budget`` ({lines,
+tokens}). The README's Lint section has an example.
 
 A run (``run.json``) is read tolerantly: URLs come from ``sources`` (objects
 with ``url`` and/or ``final_url``, or plain strings) and from ``used_sources``
@@ -64,6 +59,15 @@ class Facts:
 
     def has(self, name: str) -> bool:
         return getattr(self, name) is not None
+
+    @classmethod
+    def for_run(cls, run: Any, stale: Any = None, **fields: Any) -> "Facts":
+        """Facts for a synthesis draft: the URLs of ``run`` (a run.json object) plus optional
+        ``stale`` constructs (StaleConstruct or {pattern, what, instead} dicts) and other fields."""
+        constructs = None
+        if stale is not None:
+            constructs = tuple(s if isinstance(s, StaleConstruct) else _stale(s, i) for i, s in enumerate(stale))
+        return cls(used_sources=frozenset(run_source_urls(run)), stale=constructs, **fields)
 
     @classmethod
     def from_dict(cls, data: Any, base_dir: Path | None = None) -> "Facts":
