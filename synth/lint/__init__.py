@@ -10,7 +10,7 @@ blocks is the caller's policy (``result.fails("error")``).
 """
 
 from synth.lint.catalogue import RULES, SEVERITIES, Rule, Severity, rules
-from synth.lint.engine import discover_skills, lint_paths, lint_skill
+from synth.lint.engine import discover_skills, lint_paths, lint_skill, lint_text
 from synth.lint.facts import Facts, StaleConstruct, load_facts, run_source_urls
 from synth.lint.model import FAIL_ON, Finding, LintError, LintResult, Skip, fails
 
@@ -30,6 +30,7 @@ __all__ = [
     "fails",
     "lint_paths",
     "lint_skill",
+    "lint_text",
     "load_facts",
     "rules",
     "run_source_urls",

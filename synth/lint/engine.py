@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from synth.lint.catalogue import BY_ID, RULES, SKIP_RULE
@@ -41,6 +42,29 @@ def lint_skill(path: str | Path, facts: Facts | None = None) -> LintResult:
         for s in result.skipped
     ]
     result.findings = findings
+    return result
+
+
+def lint_text(text: str, folder_name: str, facts: Facts | None = None, files: dict[str, str] | None = None) -> LintResult:
+    """Lint a draft SKILL.md held in memory, as if it lived in a folder named ``folder_name``.
+
+    ``files`` adds other skill files (``{"references/api.md": text}``) so link
+    rules can see them. The draft is written to a temporary folder (the
+    reference validator reads files) that is removed afterwards; ``skill`` in
+    the result is ``folder_name``.
+    """
+    if not folder_name or "/" in folder_name or folder_name in (".", ".."):
+        raise LintError(f"not a usable folder name: {folder_name!r}")
+    with tempfile.TemporaryDirectory(prefix="skill3-lint-") as tmp:
+        folder = Path(tmp) / folder_name
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(text, encoding="utf-8")
+        for rel, content in (files or {}).items():
+            target = folder / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        result = lint_skill(folder, facts)
+    result.skill = folder_name
     return result
 
 

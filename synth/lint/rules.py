@@ -321,7 +321,8 @@ def l2_depth(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
     seen = set()
     for target, line in _local_targets(doc.body, doc.body_start):
         parts = target.split("/")
-        if target.endswith(".md") and len(parts) > 2 and not _PLACEHOLDER.search(target) and target not in seen:
+        if (target.endswith(".md") and len(parts) > 2 and parts[0] != ".." and not _PLACEHOLDER.search(target)
+                and target not in seen):
             seen.add(target)
             yield _f("L2", f"{target} is nested {len(parts) - 1} folders deep; keep references one level deep", line)
     for target, line in dict(_linked_markdown(doc)).items():
