@@ -17,6 +17,12 @@ def _location(result: LintResult, file: str) -> str:
     return (Path(result.skill) / file).as_posix() if file else Path(result.skill).as_posix()
 
 
+def _uri(location: str) -> str:
+    """SARIF wants URIs: absolute paths become file:// URIs, relative ones stay relative references."""
+    path = Path(location)
+    return path.as_uri() if path.is_absolute() else location
+
+
 def render_text(results: list[LintResult]) -> str:
     lines = []
     totals = {"error": 0, "warn": 0, "info": 0}
@@ -53,7 +59,7 @@ def render_sarif(results: list[LintResult]) -> str:
     out = []
     for r in results:
         for f in r.findings:
-            physical: dict = {"artifactLocation": {"uri": _location(r, f.file or "SKILL.md")}}
+            physical: dict = {"artifactLocation": {"uri": _uri(_location(r, f.file or "SKILL.md"))}}
             if f.line:
                 physical["region"] = {"startLine": f.line}
             out.append(

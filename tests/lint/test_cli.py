@@ -74,7 +74,8 @@ def test_sarif_format(skills):
     assert s5 and s5[0]["level"] == "error"
     assert driver["rules"][s5[0]["ruleIndex"]]["id"] == "S5"
     loc = s5[0]["locations"][0]["physicalLocation"]
-    assert loc["artifactLocation"]["uri"].endswith("broken-skill/SKILL.md") and loc["region"]["startLine"] > 1
+    assert loc["artifactLocation"]["uri"].startswith("file:///") and loc["artifactLocation"]["uri"].endswith("broken-skill/SKILL.md")
+    assert loc["region"]["startLine"] > 1
 
 
 def test_rules_prints_the_catalogue():

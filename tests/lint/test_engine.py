@@ -67,3 +67,17 @@ def test_findings_are_ordered_by_catalogue_then_line_x1_last(tmp_path):
     order = [r.id for r in RULES]
     assert rules == sorted(rules, key=order.index)
     assert rules[-1] == "X1"
+
+
+def test_a_crashing_reference_validator_is_a_skip_not_a_verdict(tmp_path, monkeypatch):
+    import skills_ref
+
+    def boom(_path):
+        raise RuntimeError("strictyaml exploded")
+
+    monkeypatch.setattr(skills_ref, "validate", boom)
+    result = lint_skill(write_skill(tmp_path))
+    assert "V1" not in result.rule_ids()
+    assert "V1" in [s.rule for s in result.skipped]
+    x1 = [f for f in result.findings if f.rule == "X1" and f.message.startswith("V1 did not run")]
+    assert x1 and "strictyaml exploded" in x1[0].message
