@@ -39,6 +39,7 @@ __all__ = [
     "lines_outside_fences",
     "headings",
     "find_section",
+    "find_sections",
     "links",
     "citations",
     "find_sources",
@@ -233,11 +234,12 @@ class Section:
         return self.start <= line <= self.end
 
 
-def find_section(text: str, title: str | re.Pattern[str], first_line: int = 1) -> Section | None:
-    """The first section whose heading matches ``title`` (a regex, searched case-insensitively)."""
+def find_sections(text: str, title: str | re.Pattern[str], first_line: int = 1) -> list[Section]:
+    """Every section whose heading matches ``title`` (a regex; a string is searched case-insensitively)."""
     pattern = re.compile(title, re.I) if isinstance(title, str) else title
     hs = headings(text, first_line)
     last = first_line + len(text.splitlines()) - 1
+    out = []
     for i, h in enumerate(hs):
         if pattern.search(h.title):
             end = last
@@ -245,8 +247,14 @@ def find_section(text: str, title: str | re.Pattern[str], first_line: int = 1) -
                 if nxt.level <= h.level:
                     end = nxt.line - 1
                     break
-            return Section(h, h.line, end)
-    return None
+            out.append(Section(h, h.line, end))
+    return out
+
+
+def find_section(text: str, title: str | re.Pattern[str], first_line: int = 1) -> Section | None:
+    """The first section whose heading matches ``title`` (see find_sections)."""
+    found = find_sections(text, title, first_line)
+    return found[0] if found else None
 
 
 # --------------------------------------------------------------------------- links and citations

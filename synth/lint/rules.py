@@ -267,7 +267,8 @@ def t1_trigger(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
 
 SKILL_DIRS = ("references", "scripts", "assets")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_PATH_SPAN = re.compile(r"`((?:references|scripts|assets)/[\w./-]*[\w-])`")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_SKILL_PATH = re.compile(r"(?:^|(?<=[\s=\"'(]))(?:\./)?((?:references|scripts|assets)/[\w./-]*[\w-])")
 _PLACEHOLDER = re.compile(r"[<>{}*$\[\]]|\.\.\.")
 
 
@@ -281,8 +282,9 @@ def _local_targets(text: str, first_line: int) -> Iterator[tuple[str, int]]:
         if target:
             yield posixpath.normpath(target), link.line
     for n, line in skillmd.lines_outside_fences(text, first_line):
-        for m in _PATH_SPAN.finditer(line):
-            yield posixpath.normpath(m.group(1)), n
+        for span in _CODE_SPAN.finditer(line):
+            for m in _SKILL_PATH.finditer(span.group(1)):
+                yield posixpath.normpath(m.group(1)), n
 
 
 def _inside(root: Path, target: Path) -> bool:
@@ -423,13 +425,13 @@ def d1_stale(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
     if facts.stale is None:
         yield Skip("D1", "needs facts 'stale' (patterns the fresh sources mark deprecated)")
         return
-    section = skillmd.find_section(doc.body, DEPRECATED_SECTION, doc.body_start)
+    sections = skillmd.find_sections(doc.body, DEPRECATED_SECTION, doc.body_start)
     lines = doc.body.splitlines()
     for construct in facts.stale:
         rx = construct.regex
         for i, line in enumerate(lines):
             n = doc.body_start + i
-            if section is not None and section.contains(n):
+            if any(s.contains(n) for s in sections):
                 continue
             if rx.search(line) and not NOT_RECOMMENDED.search(line):
                 instead = f" — use {construct.instead}" if construct.instead else ""

@@ -97,6 +97,7 @@ CASES = [
     # L: links and reference files
     ("l1-missing-link", "L1", "error", {"body": body("references/api.md#clients", "references/gone.md")}, "full"),
     ("l1-missing-code-path", "L1", "error", {"body": BASE_BODY + "\nRun `scripts/check.py`.\n"}, "full"),
+    ("l1-missing-command-path", "L1", "error", {"body": BASE_BODY + "\nRun `python ./scripts/fill.py --all`.\n"}, "full"),
     ("l1-outside", "L1", "error", {"body": BASE_BODY + "\nSee [x](../elsewhere/README.md).\n", "files": {"../elsewhere/README.md": "x"}}, "full"),
     ("l1-ok", "L1", None, {"body": BASE_BODY + "\nRun `scripts/check.py`; ignore `references/<topic>.md`.\n",
                            "files": {"scripts/check.py": "print(1)\n"}}, "full"),
@@ -119,6 +120,7 @@ CASES = [
     # D: stale constructs
     ("d1-recommended", "D1", "error", {"body": body("1. Create clients with `demo.new()`", "1. Create clients with `demo.old()`")}, "full"),
     ("d1-in-code", "D1", "error", {"body": body("client = demo.new()", "client = demo.old()")}, "full"),
+    ("d1-second-deprecated-section-ok", "D1", None, {"body": BASE_BODY + "\n## Deprecated helpers\n- `demo.old()`\n"}, "full"),
     ("d1-ok", "D1", None, {"body": BASE_BODY + "\nNote: `demo.old()` was removed in 2.0.\n"}, "full"),
     # A: tools
     ("a1-unknown-tool", "A1", "error", {}, {"tools": frozenset({"Read"})}),

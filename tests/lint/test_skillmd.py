@@ -74,6 +74,11 @@ def test_find_section_ends_at_same_level():
     assert skillmd.find_section(text, "absent") is None
 
 
+def test_find_sections_all_matches():
+    text = "## Deprecated A\nx\n## Keep\ny\n# Deprecated B\nz\n"
+    assert [(s.start, s.end) for s in skillmd.find_sections(text, "deprecated")] == [(1, 2), (5, 6)]
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
