@@ -265,7 +265,6 @@ def t1_trigger(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
 
 # --------------------------------------------------------------------------- L: links and reference files
 
-SKILL_DIRS = ("references", "scripts", "assets")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _SKILL_PATH = re.compile(r"(?:^|(?<=[\s=\"'(]))(?:\./)?((?:references|scripts|assets)/[\w./-]*[\w-])")
@@ -327,12 +326,15 @@ def l2_depth(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
                 and target not in seen):
             seen.add(target)
             yield _f("L2", f"{target} is nested {len(parts) - 1} folders deep; keep references one level deep", line)
-    for target, line in dict(_linked_markdown(doc)).items():
+    linked = dict(_linked_markdown(doc))
+    direct = {(doc.dir / t).resolve() for t in linked}
+    for target in linked:
         ref = doc.dir / target
         text = ref.read_text(encoding="utf-8", errors="replace")
         for link in skillmd.links(text):
             t = link.target.split("#", 1)[0]
-            if t.endswith(".md") and not _SCHEME.match(t) and (ref.parent / unquote(t)).is_file():
+            nested = ref.parent / unquote(t)
+            if t.endswith(".md") and not _SCHEME.match(t) and nested.is_file() and nested.resolve() not in direct:
                 yield _f("L2", f"{target} links on to {t}: a nested reference the model may only partly read; "
                                "link it from SKILL.md instead", link.line, file=target)
                 break

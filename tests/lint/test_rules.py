@@ -104,6 +104,8 @@ CASES = [
     ("l2-deep-folder", "L2", "warn", {"body": BASE_BODY + "\n[deep](references/a/b.md)\n", "files": {"references/a/b.md": "x\n"}}, "full"),
     ("l2-chained", "L2", "warn", {"files": {"references/api.md": "# API\nSee [more](more.md).\n", "references/more.md": "x\n"}}, "full"),
     ("l2-outside-is-l1-only", "L2", None, {"body": BASE_BODY + "\n[x](../a/b/c.md)\n", "files": {"../a/b/c.md": "x"}}, "full"),
+    ("l2-chained-but-also-direct-ok", "L2", None, {"body": BASE_BODY + "\n[more](references/more.md)\n",
+                                                "files": {"references/api.md": "See [more](more.md).\n", "references/more.md": "x\n"}}, "full"),
     ("l2-ok", "L2", None, {"body": BASE_BODY + "\n[deep script](scripts/a/b.py)\n", "files": {"scripts/a/b.py": "x\n"}}, "full"),
     ("l3-no-toc", "L3", "warn", {"files": {"references/api.md": LONG_REF}}, "full"),
     ("l3-toc-ok", "L3", None, {"files": {"references/api.md": "# API\n## Contents\n- Clients\n" + LONG_REF}}, "full"),
