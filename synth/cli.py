@@ -18,6 +18,11 @@ def _root() -> None:
     """skill3: crawl → synthesize → lint → vet."""
 
 
+from synth import cli_lint  # noqa: E402
+
+cli_lint.register(app)
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,110 @@
+"""A skill folder read once for all rules: SKILL.md text, frontmatter mapping, body."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from synth import skillmd
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            duplicate = key in seen
+        except TypeError:
+            continue  # unhashable key: let the normal constructor report it
+        if duplicate:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def parse_yaml(text: str) -> tuple[Any, str | None, int]:
+    """Parse frontmatter YAML. Returns (value, error, 0-based error line within the text)."""
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader), None, 0  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return None, str(problem).strip(), mark.line if mark is not None else 0
+
+
+@dataclass
+class SkillDoc:
+    """What the rules read. ``skill_md`` is None when no SKILL.md was found; ``text`` None when unreadable."""
+
+    dir: Path
+    skill_md: Path | None = None
+    text: str | None = None
+    read_error: str | None = None
+    split: skillmd.Split | None = None
+    meta: dict | None = None  # the frontmatter when it parsed to a mapping
+    yaml_error: str | None = None
+    yaml_error_line: int = 0
+    fences: list[skillmd.Fence] = field(default_factory=list)
+
+    @property
+    def body(self) -> str:
+        return self.split.body if self.split else ""
+
+    @property
+    def body_start(self) -> int:
+        return self.split.body_start if self.split else 1
+
+    def key_line(self, key: str) -> int:
+        """File line of a top-level frontmatter key (0 when not found)."""
+        if not self.split or not self.split.has_frontmatter:
+            return 0
+        for i, line in enumerate(self.split.yaml_text.splitlines()):
+            if line.startswith((f"{key}:", f'"{key}":', f"'{key}':")):
+                return self.split.yaml_start + i
+        return 0
+
+
+def find_skill_file(folder: Path) -> Path | None:
+    """SKILL.md, else the lowercase skill.md the reference validator also accepts."""
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        return None
+    for name in ("SKILL.md", "skill.md"):
+        if name in names and (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def read_skill(folder: Path) -> SkillDoc:
+    doc = SkillDoc(dir=folder, skill_md=find_skill_file(folder))
+    if doc.skill_md is None:
+        return doc
+    try:
+        doc.text = doc.skill_md.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        doc.read_error = f"not UTF-8 text (byte {exc.start})"
+        return doc
+    except OSError as exc:
+        doc.read_error = f"cannot be read: {exc.strerror or exc}"
+        return doc
+    doc.split = skillmd.split_frontmatter(doc.text)
+    if doc.split.closed:
+        value, doc.yaml_error, doc.yaml_error_line = parse_yaml(doc.split.yaml_text)
+        if doc.yaml_error is None and isinstance(value, dict):
+            doc.meta = value
+    doc.fences = skillmd.find_fences(doc.split.body, doc.split.body_start)
+    return doc

@@ -1,0 +1,558 @@
+"""The checks behind the catalogue: one function per rule id.
+
+A check takes the read skill and the facts and yields ``Finding``s (the skill
+is bad) or a ``Skip`` (the rule could not run: a missing fact, a crashed
+validator). Checks never raise for a malformed skill; they stay silent when
+what they read is absent (no frontmatter → no name check: S2 already said so).
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+from synth import skillmd
+from synth.lint.catalogue import BY_ID
+from synth.lint.document import SkillDoc, find_skill_file, parse_yaml
+from synth.lint.facts import Facts, normalize_url
+from synth.lint.model import Finding, Skip
+
+Check = Callable[[SkillDoc, Facts], Iterable[Finding | Skip]]
+CHECKS: dict[str, Check] = {}
+
+SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+RESERVED_WORDS = ("anthropic", "claude")
+MAX_NAME, MAX_DESCRIPTION, MAX_COMPATIBILITY = 64, 1024, 500
+REFERENCE_TOC_LINES = 100
+SIMILAR_DESCRIPTION = 0.9
+
+
+def check(rule_id: str) -> Callable[[Check], Check]:
+    if rule_id not in BY_ID:
+        raise KeyError(f"rule {rule_id} is not in the catalogue")
+
+    def register(fn: Check) -> Check:
+        CHECKS[rule_id] = fn
+        return fn
+
+    return register
+
+
+def _f(rule: str, message: str, line: int = 0, file: str = "SKILL.md", severity: str | None = None) -> Finding:
+    return Finding(rule, severity or BY_ID[rule].severity, message, file, line)  # type: ignore[arg-type]
+
+
+def _meta(doc: SkillDoc) -> dict:
+    return doc.meta if doc.meta is not None else {}
+
+
+# --------------------------------------------------------------------------- S: structure
+
+
+@check("S1")
+def s1_skill_md(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    if doc.skill_md is None:
+        yield _f("S1", "no SKILL.md in the skill folder", file="")
+        return
+    if doc.skill_md.name != "SKILL.md":
+        yield _f("S1", f"the file is named {doc.skill_md.name}; it must be SKILL.md", file=doc.skill_md.name)
+    if doc.read_error:
+        yield _f("S1", f"SKILL.md {doc.read_error}", file=doc.skill_md.name)
+
+
+@check("S2")
+def s2_frontmatter(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    if doc.split is None:
+        return
+    if doc.split.error:
+        yield _f("S2", doc.split.error, 1)
+        return
+    if doc.yaml_error:
+        yield _f("S2", f"frontmatter is not valid YAML: {doc.yaml_error}", doc.split.yaml_start + doc.yaml_error_line)
+    elif doc.meta is None:
+        yield _f("S2", "frontmatter must be a YAML mapping (key: value lines)", doc.split.yaml_start)
+    second = skillmd.second_frontmatter_line(doc.split.body, doc.split.body_start)
+    if second:
+        yield _f("S2", "a second frontmatter block follows the first; keep exactly one", second)
+
+
+@check("S3")
+def s3_keys(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    for key in _meta(doc):
+        if key not in SPEC_KEYS:
+            yield _f("S3", f"frontmatter key {key!r} is not in the spec ({', '.join(SPEC_KEYS)}); move it under metadata",
+                     doc.key_line(str(key)))
+
+
+@check("S4")
+def s4_metadata(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    meta = _meta(doc)
+    if "metadata" not in meta:
+        return
+    line = doc.key_line("metadata")
+    value = meta["metadata"]
+    if not isinstance(value, dict):
+        yield _f("S4", f"metadata must be a mapping, not {type(value).__name__}", line)
+        return
+    for k, v in value.items():
+        if not isinstance(k, str):
+            yield _f("S4", f"metadata key {k!r} is {type(k).__name__}; quote it", line)
+        if not isinstance(v, str):
+            yield _f("S4", f"metadata.{k} is {type(v).__name__} {v!r}, not a string; quote it", line)
+
+
+@check("S5")
+def s5_fences(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    for fence in doc.fences:
+        if not fence.closed:
+            opener = fence.char * fence.length
+            yield _f("S5", f"code fence {opener}{fence.info} is never closed (needs a line of {opener} or longer)", fence.start)
+
+
+@check("S6")
+def s6_body(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    if doc.split is not None and doc.split.closed and not doc.split.body.strip():
+        yield _f("S6", "the body is empty: the frontmatter says when to load the skill, the body must say what to do",
+                 doc.split.body_start - 1)
+
+
+# --------------------------------------------------------------------------- N: name and description
+
+
+@check("N1")
+def n1_name(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    if doc.meta is None:
+        return
+    line = doc.key_line("name")
+    if "name" not in doc.meta:
+        yield _f("N1", "frontmatter has no name", doc.split.yaml_start if doc.split else 0)
+        return
+    name = doc.meta["name"]
+    if not isinstance(name, str):
+        yield _f("N1", f"name must be a string, not {type(name).__name__}", line)
+        return
+    if not name:
+        yield _f("N1", "name is empty", line)
+        return
+    if len(name) > MAX_NAME:
+        yield _f("N1", f"name is {len(name)} chars; at most {MAX_NAME}", line)
+    if not NAME_RE.match(name):
+        bad = sorted({c for c in name if not (c.isascii() and (c.islower() or c.isdigit() or c == "-"))})
+        if bad:
+            yield _f("N1", f"name {name!r} has characters outside [a-z0-9-]: {''.join(bad)!r}", line)
+        if name.startswith("-") or name.endswith("-"):
+            yield _f("N1", f"name {name!r} starts or ends with a hyphen", line)
+        if "--" in name:
+            yield _f("N1", f"name {name!r} has a double hyphen", line)
+
+
+@check("N2")
+def n2_folder(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    name = _meta(doc).get("name")
+    if isinstance(name, str) and name and name != doc.dir.name:
+        yield _f("N2", f"name {name!r} differs from the folder name {doc.dir.name!r}", doc.key_line("name"))
+
+
+@check("N3")
+def n3_reserved(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    name = _meta(doc).get("name")
+    if isinstance(name, str):
+        for word in RESERVED_WORDS:
+            if word in name.lower():
+                yield _f("N3", f"name {name!r} contains the reserved word {word!r}", doc.key_line("name"))
+
+
+@check("N4")
+def n4_description(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    if doc.meta is None:
+        return
+    line = doc.key_line("description")
+    if "description" not in doc.meta:
+        yield _f("N4", "frontmatter has no description", doc.split.yaml_start if doc.split else 0)
+        return
+    desc = doc.meta["description"]
+    if not isinstance(desc, str):
+        yield _f("N4", f"description must be a string, not {type(desc).__name__}", line)
+    elif not desc.strip():
+        yield _f("N4", "description is empty", line)
+    elif len(desc) > MAX_DESCRIPTION:
+        yield _f("N4", f"description is {len(desc)} chars; at most {MAX_DESCRIPTION}", line)
+
+
+_XML_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+
+
+@check("N5")
+def n5_angle_brackets(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    desc = _meta(doc).get("description")
+    if isinstance(desc, str) and ("<" in desc or ">" in desc):
+        tag = _XML_TAG.search(desc)
+        what = f"an XML tag {tag.group(0)!r}" if tag else "an angle bracket"
+        yield _f("N5", f"description contains {what}; angle brackets are not allowed", doc.key_line("description"))
+
+
+@check("N6")
+def n6_compatibility(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    meta = _meta(doc)
+    if "compatibility" not in meta:
+        return
+    value, line = meta["compatibility"], doc.key_line("compatibility")
+    if not isinstance(value, str):
+        yield _f("N6", f"compatibility must be a string, not {type(value).__name__}", line)
+    elif not value.strip():
+        yield _f("N6", "compatibility is empty; omit the key instead", line)
+    elif len(value) > MAX_COMPATIBILITY:
+        yield _f("N6", f"compatibility is {len(value)} chars; at most {MAX_COMPATIBILITY}", line)
+
+
+# --------------------------------------------------------------------------- V: the reference validator
+
+
+@check("V1")
+def v1_reference(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
+    try:
+        from skills_ref import validate
+    except ImportError as exc:  # pragma: no cover - skills-ref is a dependency
+        yield Skip("V1", f"skills-ref is not importable: {exc}")
+        return
+    try:
+        problems = validate(doc.dir)
+    except Exception as exc:  # noqa: BLE001 - the validator crashing is "did not run", not a verdict
+        yield Skip("V1", f"the reference validator crashed: {type(exc).__name__}: {exc}")
+        return
+    for problem in problems:
+        yield _f("V1", f"skills-ref: {' '.join(str(problem).split())}")
+
+
+# --------------------------------------------------------------------------- B: size
+
+
+@check("B1")
+def b1_lines(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    n = len(doc.body.splitlines())
+    if n > facts.max_lines:
+        yield _f("B1", f"body is {n} lines; budget {facts.max_lines} — move details to references/")
+
+
+@check("B2")
+def b2_tokens(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    n = skillmd.estimate_tokens(doc.body)
+    if n > facts.max_tokens:
+        yield _f("B2", f"body is ~{n} tokens (estimated); budget {facts.max_tokens} — move details to references/")
+
+
+# --------------------------------------------------------------------------- T: trigger
+
+TRIGGER = re.compile(
+    r"\b(use (this|it|when|whenever|for|if|to)|used (when|for|to)|when (the )?(user|you|users|asked|working|building|"
+    r"creating|writing|debugging|the task)|whenever|trigger(s|ed)?\b|if the user|invoke when|applies when|for tasks)",
+    re.I,
+)
+
+
+@check("T1")
+def t1_trigger(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    desc = _meta(doc).get("description")
+    if isinstance(desc, str) and desc.strip() and not TRIGGER.search(desc):
+        yield _f("T1", "description does not say when to use the skill ('Use when …'): it is only reachable by name",
+                 doc.key_line("description"))
+
+
+# --------------------------------------------------------------------------- L: links and reference files
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_SKILL_PATH = re.compile(r"(?:^|(?<=[\s=\"'(]))(?:\./)?((?:references|scripts|assets)/[\w./-]*[\w-])")
+_PLACEHOLDER = re.compile(r"[<>{}*$\[\]]|\.\.\.")
+
+
+def _local_targets(text: str, first_line: int) -> Iterator[tuple[str, int]]:
+    """Relative link targets, and `references/…`-style paths in inline code, outside fences."""
+    for link in skillmd.links(text, first_line):
+        target = link.target
+        if not target or target.startswith(("#", "/")) or _SCHEME.match(target):
+            continue
+        target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+        if target:
+            yield posixpath.normpath(target), link.line
+    for n, line in skillmd.lines_outside_fences(text, first_line):
+        for span in _CODE_SPAN.finditer(line):
+            for m in _SKILL_PATH.finditer(span.group(1)):
+                yield posixpath.normpath(m.group(1)), n
+
+
+def _inside(root: Path, target: Path) -> bool:
+    try:
+        target.resolve().relative_to(root.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+@check("L1")
+def l1_links_exist(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    seen = set()
+    for target, line in _local_targets(doc.body, doc.body_start):
+        if not target or _PLACEHOLDER.search(target) or (target, line) in seen:
+            continue
+        seen.add((target, line))
+        path = doc.dir / target
+        if not _inside(doc.dir, path):
+            yield _f("L1", f"{target} points outside the skill folder; a skill must be self-contained", line)
+        elif not path.exists():
+            yield _f("L1", f"{target} does not exist in the skill folder", line)
+
+
+def _linked_markdown(doc: SkillDoc) -> list[tuple[str, int]]:
+    out = []
+    for target, line in _local_targets(doc.body, doc.body_start):
+        path = doc.dir / target
+        if target.endswith(".md") and not _PLACEHOLDER.search(target) and path.is_file() and _inside(doc.dir, path):
+            out.append((target, line))
+    return out
+
+
+@check("L2")
+def l2_depth(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    seen = set()
+    for target, line in _local_targets(doc.body, doc.body_start):
+        parts = target.split("/")
+        if (target.endswith(".md") and len(parts) > 2 and parts[0] != ".." and not _PLACEHOLDER.search(target)
+                and target not in seen):
+            seen.add(target)
+            yield _f("L2", f"{target} is nested {len(parts) - 1} folders deep; keep references one level deep", line)
+    linked = dict(_linked_markdown(doc))
+    direct = {(doc.dir / t).resolve() for t in linked}
+    for target in linked:
+        ref = doc.dir / target
+        text = ref.read_text(encoding="utf-8", errors="replace")
+        for link in skillmd.links(text):
+            t = link.target.split("#", 1)[0]
+            nested = ref.parent / unquote(t)
+            if t.endswith(".md") and not _SCHEME.match(t) and nested.is_file() and nested.resolve() not in direct:
+                yield _f("L2", f"{target} links on to {t}: a nested reference the model may only partly read; "
+                               "link it from SKILL.md instead", link.line, file=target)
+                break
+
+
+_TOC_HEADING = re.compile(r"\b(contents|toc|on this page|index)\b", re.I)
+
+
+def _has_toc(text: str) -> bool:
+    head = "\n".join(text.splitlines()[:60])
+    if any(_TOC_HEADING.search(h.title) for h in skillmd.headings(head)):
+        return True
+    return sum(1 for ln in skillmd.links(head) if ln.target.startswith("#")) >= 3
+
+
+@check("L3")
+def l3_toc(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    files = {t for t, _ in _linked_markdown(doc)}
+    refdir = doc.dir / "references"
+    if refdir.is_dir():
+        files |= {p.relative_to(doc.dir).as_posix() for p in refdir.rglob("*.md") if p.is_file()}
+    for rel in sorted(files):
+        path = doc.dir / rel
+        if path.name in ("SKILL.md", "skill.md"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        n = len(text.splitlines())
+        if n > REFERENCE_TOC_LINES and not _has_toc(text):
+            yield _f("L3", f"{rel} is {n} lines without a table of contents at the top", 1, file=rel)
+
+
+# --------------------------------------------------------------------------- P: provenance
+
+
+def _sources(doc: SkillDoc) -> skillmd.SourcesSection | None:
+    return skillmd.find_sources(doc.body, doc.body_start)
+
+
+@check("P1")
+def p1_sources_section(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    if doc.split is None or not doc.body.strip() or _sources(doc) is not None:
+        return
+    cited = skillmd.citations(doc.body, doc.body_start)
+    if cited:
+        yield _f("P1", f"the body cites [{cited[0].number}] but has no Sources section", cited[0].line, severity="error")
+    else:
+        yield _f("P1", "no Sources section: nothing says where the instructions come from")
+
+
+@check("P2")
+def p2_citations(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    src = _sources(doc)
+    if src is None:
+        return
+    known, reported = src.numbers(), set()
+    for c in skillmd.citations(doc.body, doc.body_start, exclude=src.section):
+        if c.number not in known and c.number not in reported:
+            reported.add(c.number)
+            yield _f("P2", f"citation [{c.number}] has no numbered entry in Sources", c.line)
+
+
+@check("P3")
+def p3_used_sources(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
+    src = _sources(doc)
+    if src is None or not src.entries:
+        return
+    if facts.used_sources is None:
+        yield Skip("P3", "needs facts 'run' or 'used_sources' (the URLs the run used)")
+        return
+    used = {normalize_url(u) for u in facts.used_sources}
+    for e in src.entries:
+        if e.url is None:
+            yield _f("P3", f"Sources entry {e.text[:60]!r} has no URL to match against the run", e.line)
+        elif normalize_url(e.url) not in used:
+            yield _f("P3", f"{e.url} is not a source the run used", e.line)
+
+
+# --------------------------------------------------------------------------- D: stale constructs
+
+DEPRECATED_SECTION = re.compile(r"deprecat", re.I)
+NOT_RECOMMENDED = re.compile(
+    r"deprecat|\bremoved\b|no longer|\bdon'?t use\b|do not use|never use|instead of|replaced by|superseded|"
+    r"\blegacy\b|obsolete|\bavoid\b|\bold:",
+    re.I,
+)
+
+
+@check("D1")
+def d1_stale(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
+    if facts.stale is None:
+        yield Skip("D1", "needs facts 'stale' (patterns the fresh sources mark deprecated)")
+        return
+    sections = skillmd.find_sections(doc.body, DEPRECATED_SECTION, doc.body_start)
+    lines = doc.body.splitlines()
+    for construct in facts.stale:
+        rx = construct.regex
+        for i, line in enumerate(lines):
+            n = doc.body_start + i
+            if any(s.contains(n) for s in sections):
+                continue
+            if rx.search(line) and not NOT_RECOMMENDED.search(line):
+                instead = f" — use {construct.instead}" if construct.instead else ""
+                yield _f("D1", f"{construct.what} is deprecated or removed{instead}", n)
+
+
+# --------------------------------------------------------------------------- A: tools
+
+_TOOL = re.compile(r"([A-Za-z_][\w.-]*)(\([^)]*\))?")
+_MCP_CALL = re.compile(r"\bmcp__([A-Za-z0-9_-]+)")
+_MCP_PHRASE = re.compile(r"`([\w.-]+)`\s+MCP server|MCP server\s+`([\w.-]+)`")
+
+
+def allowed_tool_names(value: object) -> list[str]:
+    """Tool names of an allowed-tools value: "Read Bash(git:*)" or a list; arguments dropped."""
+    items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.extend(m.group(1) for m in _TOOL.finditer(item))
+    return out
+
+
+def _split_mcp(token: str) -> tuple[str, str | None]:
+    server, _, tool = token.partition("__")
+    return server, tool or None
+
+
+@check("A1")
+def a1_allowed_tools(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
+    value = _meta(doc).get("allowed-tools")
+    if value is None:
+        return
+    line = doc.key_line("allowed-tools")
+    if not isinstance(value, (str, list)):
+        yield _f("A1", f"allowed-tools must be a string or list, not {type(value).__name__}", line)
+        return
+    names = allowed_tool_names(value)
+    if facts.tools is None:
+        if names:
+            yield Skip("A1", "needs facts 'tools' (the tools that exist)")
+        return
+    for name in names:
+        if name in facts.tools:
+            continue
+        if name.startswith("mcp__") and facts.mcp is not None:
+            server, tool = _split_mcp(name[5:])
+            if server in facts.mcp and (tool is None or tool in facts.mcp[server]):
+                continue
+        yield _f("A1", f"allowed-tools names {name!r}, which is not a known tool", line)
+
+
+def _mcp_mentions(doc: SkillDoc) -> list[tuple[str, str | None, int]]:
+    out = []
+    for i, line in enumerate(doc.body.splitlines()):
+        n = doc.body_start + i
+        for m in _MCP_CALL.finditer(line):
+            server, tool = _split_mcp(m.group(1))
+            out.append((server, tool, n))
+        for m in _MCP_PHRASE.finditer(line):
+            out.append((m.group(1) or m.group(2), None, n))
+    return out
+
+
+@check("A2")
+def a2_mcp(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
+    mentions = _mcp_mentions(doc)
+    if not mentions:
+        return
+    if facts.mcp is None:
+        yield Skip("A2", f"needs facts 'mcp' (servers and their tools); the body names {mentions[0][0]!r}")
+        return
+    for server, tool, n in mentions:
+        if server not in facts.mcp:
+            yield _f("A2", f"MCP server {server!r} is not a known server", n)
+        elif tool is not None and tool not in facts.mcp[server]:
+            yield _f("A2", f"MCP server {server!r} has no tool {tool!r}", n)
+
+
+# --------------------------------------------------------------------------- C: catalogue
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def catalogue_entries(folder: Path) -> list[tuple[Path, str | None, str | None]]:
+    """(folder, name, description) of each skill folder directly under ``folder`` (unparsable ones skipped)."""
+    out = []
+    for child in sorted(p for p in folder.iterdir() if p.is_dir()):
+        md = find_skill_file(child)
+        if md is None:
+            continue
+        try:
+            split = skillmd.split_frontmatter(md.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        value, err, _ = parse_yaml(split.yaml_text) if split.closed else (None, "x", 0)
+        if err is None and isinstance(value, dict):
+            name, desc = value.get("name"), value.get("description")
+            out.append((child, name if isinstance(name, str) else None, desc if isinstance(desc, str) else None))
+    return out
+
+
+@check("C1")
+def c1_catalogue(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
+    if facts.catalogue is None:
+        yield Skip("C1", "needs facts 'catalogue' (a folder of skills to compare with)")
+        return
+    meta = _meta(doc)
+    name, desc = meta.get("name"), meta.get("description")
+    me = doc.dir.resolve()
+    for folder, other_name, other_desc in catalogue_entries(facts.catalogue):
+        if folder.resolve() == me:
+            continue
+        if isinstance(name, str) and name and name == other_name:
+            yield _f("C1", f"{folder} has the same name {name!r}", doc.key_line("name"))
+        elif isinstance(desc, str) and other_desc and desc.strip():
+            ratio = difflib.SequenceMatcher(None, _norm(desc), _norm(other_desc)).ratio()
+            if ratio >= SIMILAR_DESCRIPTION:
+                yield _f("C1", f"description is {ratio:.0%} similar to {other_name or folder.name!r}'s: "
+                               "both skills claim the same requests", doc.key_line("description"), severity="warn")

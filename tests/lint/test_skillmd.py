@@ -1,0 +1,145 @@
+"""Table tests for the pure SKILL.md helpers."""
+
+import pytest
+
+from synth import skillmd
+
+
+@pytest.mark.parametrize(
+    "text, has, closed, yaml_text, body, body_start",
+    [
+        ("---\nname: a\n---\nbody\n", True, True, "name: a\n", "body\n", 4),
+        ("\ufeff---\nname: a\n---\n", True, True, "name: a\n", "", 4),
+        ("---\nname: a\n...\nx\n", True, True, "name: a\n", "x\n", 4),
+        ("---\nname: a\nbody\n", True, False, "name: a\nbody\n", "", 4),
+        ("# title\n---\n", False, False, "", "# title\n---\n", 1),
+        ("", False, False, "", "", 1),
+    ],
+)
+def test_split_frontmatter(text, has, closed, yaml_text, body, body_start):
+    s = skillmd.split_frontmatter(text)
+    assert (s.has_frontmatter, s.closed, s.yaml_text, s.body, s.body_start) == (has, closed, yaml_text, body, body_start)
+    assert (s.error is None) == closed
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("\n---\nname: x\n---\n", 6),
+        ("---\n\nsome text\n---\n", None),  # thematic breaks around prose
+        ("text\n---\nname: x\n---\n", None),
+        ("", None),
+    ],
+)
+def test_second_frontmatter_line(body, expected):
+    assert skillmd.second_frontmatter_line(body, first_line=5) == expected
+
+
+@pytest.mark.parametrize(
+    "text, spans",
+    [
+        ("```py\nx\n```\n", [(1, 3)]),
+        ("~~~\nx\n~~~\n", [(1, 3)]),
+        ("````md\n```\ninner\n```\n````\n", [(1, 5)]),  # longer fence holds a shorter one
+        ("```\nx\n~~~\n", [(1, None)]),  # other character does not close
+        ("````\nx\n```\n", [(1, None)]),  # shorter fence does not close
+        ("```\nx\n``` not a closer\n", [(1, None)]),  # closer carries no info string
+        ("```a``` inline\ntext\n", []),  # backtick info containing a backtick: not a fence
+        ("~~~ `ok`\nx\n~~~~~\n", [(1, 3)]),  # tilde info may contain backticks; longer closer ok
+        ("1. step\n   ```bash\n   ls\n   ```\n", [(2, 4)]),  # inside a list item
+        ("> ```\n> x\n> ```\n", [(1, 3)]),  # inside a block quote
+        ("```\n        ```\n```\n", [(1, 3)]),  # an over-indented closer is content
+        ("``\nx\n", []),
+        ("```\na\n```\n```\nb\n", [(1, 3), (4, None)]),
+    ],
+)
+def test_find_fences(text, spans):
+    assert [(f.start, f.end) for f in skillmd.find_fences(text)] == spans
+
+
+def test_fence_language_and_offsets():
+    (f,) = skillmd.find_fences("```python title=x\n```\n", first_line=10)
+    assert (f.start, f.end, f.language, f.closed) == (10, 11, "python", True)
+
+
+def test_headings_skip_fences():
+    text = "# A\n```\n# not\n```\n## B ##\n"
+    assert [(h.level, h.title, h.line) for h in skillmd.headings(text)] == [(1, "A", 1), (2, "B", 5)]
+
+
+def test_find_section_ends_at_same_level():
+    text = "## Modern vs deprecated\nx\n### sub\ny\n## Next\nz\n"
+    s = skillmd.find_section(text, r"modern\s+vs", first_line=3)
+    assert (s.start, s.end) == (3, 6)
+    assert skillmd.find_section(text, "absent") is None
+
+
+def test_find_sections_all_matches():
+    text = "## Deprecated A\nx\n## Keep\ny\n# Deprecated B\nz\n"
+    assert [(s.start, s.end) for s in skillmd.find_sections(text, "deprecated")] == [(1, 2), (5, 6)]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("see [doc](references/a.md) and ![i](assets/x.png \"t\")", [("references/a.md", False), ("assets/x.png", True)]),
+        ("`[x](no.md)` [y](<sp ace.md>)", [("sp ace.md", False)]),
+        ("[1]: https://e.org/x", [("https://e.org/x", False)]),
+        ("```\n[x](in-fence.md)\n```", []),
+    ],
+)
+def test_links(text, expected):
+    assert [(ln.target, ln.image) for ln in skillmd.links(text)] == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("A [1] and B [2][3].", [1, 2, 3]),
+        ("many [1, 4; 5]", [1, 4, 5]),
+        ("link [1](http://x) def\n[2]: http://y", []),
+        ("code `a[0]` and `[7]`, list[0] x", [0]),  # list[0] outside code counts: callers decide
+        ("\\[9] escaped", []),
+        ("```\n[5]\n```", []),
+    ],
+)
+def test_citations(text, expected):
+    assert [c.number for c in skillmd.citations(text)] == expected
+
+
+def test_citations_exclude_sources_section():
+    body = "Claim [1].\n\n## Sources\n[1] https://a.example/x\n"
+    src = skillmd.find_sources(body)
+    assert [c.number for c in skillmd.citations(body, exclude=src.section)] == [1]
+
+
+def test_find_sources_entry_styles():
+    body = (
+        "## Sources\n"
+        "[1] Spec — https://spec.example/v2.\n"
+        "- [2] [Blog](https://blog.example/p)\n"
+        "3. https://three.example/a_b\n"
+        "[4]: <https://four.example/>\n"
+        "- https://unnumbered.example/\n"
+        "```\n[9] in fence https://no.example\n```\n"
+        "## After\n[8] https://after.example\n"
+    )
+    src = skillmd.find_sources(body, first_line=20)
+    got = [(e.number, e.url, e.line) for e in src.entries]
+    assert got == [
+        (1, "https://spec.example/v2", 21),
+        (2, "https://blog.example/p", 22),
+        (3, "https://three.example/a_b", 23),
+        (4, "https://four.example/", 24),
+        (None, "https://unnumbered.example/", 25),
+    ]
+    assert src.numbers() == {1, 2, 3, 4}
+    assert skillmd.find_sources("## Resources\n[1] x\n") is None
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [("", 0), ("the cat", 2), ("tokenization", 3), ("a.b()", 5), ("x" * 400, 100)],
+)
+def test_estimate_tokens(text, tokens):
+    assert skillmd.estimate_tokens(text) == tokens
