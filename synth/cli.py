@@ -18,6 +18,11 @@ def _root() -> None:
     """skill3: crawl → synthesize → lint → vet."""
 
 
+from synth import cli_vet  # noqa: E402  (registers `vet` and `setup`)
+
+cli_vet.register(app)
+
+
 def main() -> None:
     app()
 
