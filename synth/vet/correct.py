@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from synth.vet.findings import Finding, ScanResult
-from synth.vet.redact import filename_for_language, redact_text
+from synth.vet.redact import redact_text
 from synth.vet.runner import Scan, run_scan
 
 Revise = Callable[[str, list[Finding]], str]
@@ -158,11 +158,26 @@ def prepass(skill_dir: Path, findings: list[Finding]) -> PrepassReport:
         if path.suffix.lower() in (".md", ".txt", ""):
             text, n = _INVISIBLE.subn("", text)
             report.invisible_chars += n
-        text, n = redact_text(text, filename=path.name if path.suffix != ".md" else filename_for_language(""))
+        text, n = redact_text(text, filename=path.name)
         report.redactions += n
         if text != original:
             path.write_text(text, encoding="utf-8")
     return report
+
+
+def redact_skill(skill_dir: Path) -> int:
+    """Redact secrets in every text file of a skill folder, in place."""
+    total = 0
+    for path in _text_files(Path(skill_dir)):
+        try:
+            original = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        text, n = redact_text(original, filename=path.name)
+        if n:
+            path.write_text(text, encoding="utf-8")
+            total += n
+    return total
 
 
 def _addressed(finding: Finding, dropped: dict[str, list[int]]) -> bool:
@@ -189,6 +204,7 @@ class CorrectionResult:
     final: ScanResult  # the last scan attempted
     residual: list[Finding]  # findings of the last scan that ran (never hidden by a failed rescan)
     rounds: list[RoundLog] = field(default_factory=list)
+    redactions: int = 0  # secrets stripped before the first scan (the scanner has no secret rule)
 
     @property
     def clean(self) -> bool:
@@ -201,6 +217,7 @@ class CorrectionResult:
             "final": self.final.to_dict(),
             "residual": [f.to_dict() for f in self.residual],
             "rounds": [asdict(r) for r in self.rounds],
+            "redactions": self.redactions,
             "clean": self.clean,
         }
 
@@ -221,7 +238,7 @@ def correct(
     *,
     scan: Scan | None = None,
 ) -> CorrectionResult:
-    """Scan ``skill_dir``; while findings remain (≤ ``max_rounds``): pre-pass,
+    """Redact secrets, scan ``skill_dir``; while findings remain (≤ ``max_rounds``): pre-pass,
     ``revise(SKILL.md text, open findings) -> new SKILL.md text``, rescan.
 
     Edits the folder in place. A scan that does not run ends the loop; the
@@ -230,8 +247,9 @@ def correct(
     scan = scan or run_scan
     skill_dir = Path(skill_dir)
     skill_md = skill_dir / "SKILL.md"
+    redactions = redact_skill(skill_dir)
     initial = scan(skill_dir)
-    result = CorrectionResult(initial=initial, final=initial, residual=list(initial.findings))
+    result = CorrectionResult(initial=initial, final=initial, residual=list(initial.findings), redactions=redactions)
     if initial.status != "ran":
         return result
     current = initial

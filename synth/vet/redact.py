@@ -30,7 +30,7 @@ _MARK = "REDACTED"
 
 # Patterns detect-secrets lacks or matches too narrowly. (kind, regex, group)
 _EXTRA: tuple[tuple[str, Pattern[str], int], ...] = (
-    ("aws-secret-key", re.compile(r"(?i)aws_?secret_?(?:access_?)?key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), 1),
+    ("aws-secret-key", re.compile(r"(?i)aws_?secret_?(?:access_?)?key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{30,})"), 1),
     ("github-token", re.compile(r"\b(gh[pousr]_[A-Za-z0-9_]{20,255})\b"), 1),
     ("github-token", re.compile(r"\b(github_pat_[A-Za-z0-9_]{22,255})\b"), 1),
     ("slack-token", re.compile(r"\b(xox[abposr]-[A-Za-z0-9-]{10,})"), 1),
