@@ -224,7 +224,9 @@ def ensure_installed(py: Path, source: Path, env: Mapping[str, str], force: bool
     except subprocess.TimeoutExpired:
         raise SetupError(f"pip install -e {source} timed out after {_PIP_TIMEOUT}s; check network access to PyPI") from None
     if proc.returncode != 0:
-        raise SetupError(f"pip install -e {source} failed (exit {proc.returncode}): {_tail(proc.stderr or proc.stdout)}")
+        output = proc.stderr or proc.stdout
+        errors = "\n".join(line for line in output.splitlines() if line.lstrip().startswith("ERROR"))
+        raise SetupError(f"pip install -e {source} failed (exit {proc.returncode}): {_tail(errors or output, 2, 400)}")
 
 
 def inspect_binary(binary: Path, env: Mapping[str, str]) -> tuple[str, list[str]]:
@@ -265,6 +267,8 @@ def setup(
     env = dict(os.environ if env is None else env)
     windows = is_windows() if windows is None else windows
     home = home.expanduser().resolve()
+    if source is not None:  # bad input first, before probing or building anything
+        source = obtain_source(home, source, env, log)
     if python:
         probe = probe_python([python], env)
         if not probe.compatible:
@@ -272,7 +276,7 @@ def setup(
     else:
         probe = find_python(env=env, windows=windows)
     log(f"Python {'.'.join(map(str, probe.version or ()))}: {probe.executable}")
-    src = obtain_source(home, source, env, log)
+    src = source if source is not None else obtain_source(home, None, env, log)
     venv = home / VENV_DIR
     py = ensure_venv(venv, probe, env, windows, log)
     ensure_installed(py, src, env, force, log)
