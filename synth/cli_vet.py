@@ -9,6 +9,7 @@ from typing import Callable, Optional
 
 import typer
 
+from synth.vet.correct import secret_findings
 from synth.vet.findings import Finding
 from synth.vet.install import SetupError, setup as run_setup
 from synth.vet.record import home_dir
@@ -54,7 +55,7 @@ def vet(
     ),
     timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", help="Seconds before the scan counts as NOT RUN."),
 ) -> None:
-    """Scan a skill folder with SkillSpector (static, --no-llm) and report.
+    """Scan a skill folder with SkillSpector (static, --no-llm) and for secret literals; report.
 
     Exit 0 clean, 3 HIGH/CRITICAL findings remain, 1 the scan did not run
     (NOT RUN: the skill was not checked), 2 bad path or option.
@@ -63,7 +64,7 @@ def vet(
         _fail(f"skill3 vet: unknown --format {format!r}; use one of {', '.join(FORMATS)}", 2)
     folder = skill_folder(path)
     scan = run_scan(folder, timeout=timeout)
-    extra = [f for check in EXTRA_CHECKS for f in check(folder)]
+    extra = secret_findings(folder) + [f for check in EXTRA_CHECKS for f in check(folder)]
     report = VetReport(path=folder, scan=scan, extra_findings=extra, fail_on_findings=fail_on_findings)
     if format == "json":
         render_json(report, sys.stdout)

@@ -6,7 +6,9 @@ Entry points for other stages::
     from synth.vet import redact_item, vet_sources, correct, gate_exit_code, vetting_record
 """
 
-from synth.vet.correct import CorrectionResult, Revise, correct, prepass
+from synth.vet.correct import (
+    CorrectionResult, Revise, correct, describe_findings, prepass, redact_skill, secret_findings,
+)
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.gate import GATE_EXIT, blocking_findings, gate_exit_code, vetting_record
 from synth.vet.input_vet import AllSourcesQuarantined, InputVetResult, vet_sources
@@ -15,6 +17,7 @@ from synth.vet.runner import Scan, Scanner, ScannerUnavailable, resolve_scanner,
 
 __all__ = [
     "AllSourcesQuarantined", "CorrectionResult", "Finding", "GATE_EXIT", "InputVetResult", "Revise", "Scan",
-    "ScanResult", "Scanner", "ScannerUnavailable", "blocking_findings", "correct", "gate_exit_code", "prepass",
+    "ScanResult", "Scanner", "ScannerUnavailable", "blocking_findings", "correct", "describe_findings",
+    "gate_exit_code", "prepass", "redact_skill", "secret_findings",
     "redact_item", "redact_text", "resolve_scanner", "run_scan", "vet_sources", "vetting_record",
 ]

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from synth.vet.findings import Finding, ScanResult
-from synth.vet.redact import redact_text
+from synth.vet.findings import Finding, ScanResult, stable_hash
+from synth.vet.redact import redact_text, secret_spans
 from synth.vet.runner import Scan, run_scan
 
 Revise = Callable[[str, list[Finding]], str]
@@ -126,6 +126,8 @@ class PrepassReport:
 def _text_files(skill_dir: Path) -> list[Path]:
     files = []
     for path in sorted(skill_dir.rglob("*")):
+        if any(part.startswith(".") for part in path.relative_to(skill_dir).parts[:-1]):
+            continue  # .git and friends
         if path.is_file() and not path.is_symlink() and path.suffix.lower() in _TEXT_SUFFIXES:
             if path.stat().st_size <= _MAX_TEXT_BYTES:
                 files.append(path)
@@ -163,6 +165,41 @@ def prepass(skill_dir: Path, findings: list[Finding]) -> PrepassReport:
         if text != original:
             path.write_text(text, encoding="utf-8")
     return report
+
+
+SECRET_RULE = "SKILL3-SECRET"
+
+
+def secret_findings(skill_dir: Path) -> list[Finding]:
+    """Secret literals in a skill folder as HIGH findings (SkillSpector has no
+    such rule). Read-only; neither the secret nor a hash of it is recorded."""
+    skill_dir = Path(skill_dir)
+    findings = []
+    for path in _text_files(skill_dir):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        rel = path.relative_to(skill_dir).as_posix()
+        for line, column, kind in secret_spans(text, filename=path.name):
+            findings.append(Finding(
+                rule_id=SECRET_RULE, category="Secret Exposure", severity="HIGH", confidence=None,
+                message=f"{kind} literal in the skill; remove it (skill3 redacts it in generated skills)",
+                file=rel, line=line, fingerprint=stable_hash(SECRET_RULE, rel, line, column, kind),
+                title=f"Secret literal ({kind})", occurrences=[(rel, line)], tool="skill3",
+            ))
+    return findings
+
+
+def describe_findings(findings: list[Finding]) -> str:
+    """The findings as plain lines for a revision prompt."""
+    lines = []
+    for f in findings:
+        where = ", ".join(f"{file}:{line}" if line else str(file) for file, line in f.occurrences if file) or "the skill"
+        what = f.title or f.category
+        fix = f" Fix: {f.remediation}" if f.remediation else ""
+        lines.append(f"- [{f.severity}] {f.rule_id} {what} at {where}: {f.message}{fix}")
+    return "\n".join(lines)
 
 
 def redact_skill(skill_dir: Path) -> int:

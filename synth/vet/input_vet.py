@@ -36,7 +36,7 @@ def source_filename(index: int) -> str:
 
 
 def render_source(item: SourceItem) -> str:
-    """A source as the markdown the scanner reads (the same text a model gets)."""
+    """A source as the markdown file the scanner reads."""
     parts = [f"# {item.title or item.url}", "", f"Source: {item.url}", ""]
     for excerpt in item.excerpts:
         parts += [excerpt, ""]

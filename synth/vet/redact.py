@@ -167,6 +167,22 @@ def redact_text(text: str, *, filename: str = "source.md") -> tuple[str, int]:
     return "".join(out), count
 
 
+def secret_spans(text: str, *, filename: str = "source.md") -> list[tuple[int, int, str]]:
+    """(line, column, kind) of every secret in ``text`` (1-based line, 0-based
+    column); the secret itself is not returned."""
+    found = [(text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1), "private-key")
+             for m in _PRIVATE_KEY_BLOCK.finditer(text)]
+    text = _PRIVATE_KEY_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    for number, line in enumerate(text.splitlines(), start=1):
+        spans = sorted(_line_spans(line, filename), key=lambda s: (s.start, -s.end))
+        end = -1
+        for span in spans:
+            if span.start >= end:
+                found.append((number, span.start, span.kind))
+            end = max(end, span.end)
+    return sorted(found)
+
+
 def filename_for_language(language: str) -> str:
     return _LANG_FILENAME.get((language or "").strip().lower(), "source.md")
 

@@ -50,7 +50,7 @@ class VetReport:
     def summary_line(self) -> str:
         if self.scan.status != "ran":
             label = "NOT RUN" if self.scan.status == "not_run" else "SCAN FAILED"
-            return f"SkillSpector {label}: {self.scan.reason} - {self.path} was NOT checked (not clean)"
+            return f"SkillSpector {label}: {self.scan.reason} - {self.path} was NOT scanned (not clean)"
         n, b = len(self.findings), len(self.blocking)
         if not n:
             return f"clean: no findings in {self.path}"

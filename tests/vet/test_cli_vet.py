@@ -15,7 +15,9 @@ from synth.item import SourceItem
 from synth.vet.correct import CorrectionResult
 from synth.vet.report import VetReport, sarif_log
 
-from .helpers import case_dir
+from synth.vet.correct import redact_skill
+
+from .helpers import case_dir, copy_skill
 
 runner = CliRunner()
 
@@ -30,7 +32,7 @@ VET = [
     ("02", [], 3, "3 HIGH/CRITICAL finding(s) remain: exit 3"),
     ("02", ["--no-fail-on-findings"], 0, "gate disabled (--no-fail-on-findings)"),
     ("03", [], 3, "PE3"),  # exit 0 from the scanner, HIGH findings: still gated
-    ("06", [], 0, "E5"),  # MEDIUM never gates
+    ("06", [], 3, "SKILL3-SECRET"),  # SkillSpector: E5 MEDIUM only; the secret literals are ours
     ("09", [], 0, "SC4"),  # LOW never gates
     ("12", [], 1, "SCAN FAILED"),  # execution_successful false
 ]
@@ -44,10 +46,29 @@ def test_vet_text(fake_scanner, case, args, code, text):
     assert text in result.stdout
 
 
+def test_medium_never_gates(fake_scanner, tmp_path):
+    folder = copy_skill("06", tmp_path)
+    redact_skill(folder)
+    fake_scanner.replay("06")
+    result = runner.invoke(app, ["vet", str(folder)])
+    assert result.exit_code == 0 and "E5" in result.stdout and "MEDIUM" in result.stdout
+
+
+def test_secret_findings_never_print_the_secret(fake_scanner):
+    fake_scanner.replay("06")
+    result = runner.invoke(app, ["vet", skill("06"), "--format", "json"])
+    secrets = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "SKILL3-SECRET"]
+    assert [(f["line"], f["title"]) for f in secrets] == [
+        (14, "Secret literal (aws-access-key)"), (15, "Secret literal (aws-secret-key)"), (20, "Secret literal (github-token)")]
+    text = (case_dir("06") / "s3-backup" / "SKILL.md").read_text()
+    for secret in ("AKIAFAKEEXAMPLE12345", text.split("aws_secret_access_key = ")[1].split()[0], "ghp_Example"):
+        assert secret not in result.stdout
+
+
 def test_vet_not_run_is_loud(no_scanner):
     result = runner.invoke(app, ["vet", skill("01")])
     assert result.exit_code == 1
-    assert "NOT RUN" in result.stdout and "NOT checked" in result.stdout
+    assert "NOT RUN" in result.stdout and "NOT scanned" in result.stdout
     assert "skill3 vet: SkillSpector NOT RUN: SkillSpector is not installed" in result.stderr
 
 

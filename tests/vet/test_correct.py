@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from synth.vet.correct import correct, droppable_lines, drop_lines, prepass
+from synth.vet.correct import (
+    correct, describe_findings, drop_lines, droppable_lines, prepass, redact_skill, secret_findings,
+)
 from synth.vet.findings import Finding
 from synth.vet.redact import redact_text
 
@@ -146,3 +148,29 @@ def test_failed_rescan_keeps_last_known_findings(fake_scanner, tmp_path, monkeyp
     result = correct(skill, revise=revise_then_break_scanner)
     assert result.final.status == "not_run" and "crashed" in result.rounds[0].note
     assert [f.rule_id for f in result.residual] == ["E5"]
+
+
+def test_secret_findings_and_git_dirs(tmp_path):
+    skill = copy_skill("06", tmp_path)
+    (skill / ".git").mkdir()
+    (skill / ".git" / "config").write_text(f"token = {GHP}\n")
+    (skill / "references").mkdir()
+    (skill / "references" / "key.md").write_text("intro\n-----BEGIN " + "PRIVATE KEY-----\nabc\n-----END " + "PRIVATE KEY-----\n")
+    found = secret_findings(skill)
+    assert [(f.file, f.line, f.title) for f in found] == [
+        ("SKILL.md", 14, "Secret literal (aws-access-key)"),
+        ("SKILL.md", 15, "Secret literal (aws-secret-key)"),
+        ("SKILL.md", 20, "Secret literal (github-token)"),
+        ("references/key.md", 2, "Secret literal (private-key)"),
+    ]
+    assert all(f.blocking and f.tool == "skill3" for f in found)
+    assert redact_skill(skill) == 4 and secret_findings(skill) == []
+    assert GHP in (skill / ".git" / "config").read_text()  # left alone
+
+
+def test_describe_findings():
+    f = Finding("P1", "Prompt Injection", "HIGH", 0.8, "Overrides instructions.", "SKILL.md", 16, "fp",
+                title="Instruction Override", remediation="Remove it.", occurrences=[("SKILL.md", 16), ("SKILL.md", 30)])
+    assert describe_findings([f]) == (
+        "- [HIGH] P1 Instruction Override at SKILL.md:16, SKILL.md:30: Overrides instructions. Fix: Remove it."
+    )
