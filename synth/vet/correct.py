@@ -101,13 +101,17 @@ def droppable_lines(text: str, flagged: Iterable[int]) -> set[int]:
 
 
 def drop_lines(text: str, drop: set[int]) -> str:
-    """Delete 1-based lines; collapse the blank-line runs that leaves."""
+    """Delete 1-based lines; where that leaves two blank lines in a row, keep one.
+    Blank-line runs elsewhere (e.g. inside code) are left as they were."""
     kept: list[str] = []
+    after_drop = False
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
         if number in drop:
+            after_drop = True
             continue
-        if not line.strip() and kept and not kept[-1].strip():
+        if after_drop and not line.strip() and kept and not kept[-1].strip():
             continue
+        after_drop = False
         kept.append(line)
     return "".join(kept)
 

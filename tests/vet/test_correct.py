@@ -38,8 +38,16 @@ def test_droppable_lines(case, flagged, dropped):
     assert droppable_lines(skill_text(case), flagged) == dropped
 
 
-def test_drop_lines_collapses_blank_runs():
-    assert drop_lines("a\n\nb\n\nc\n", {3}) == "a\n\nc\n"
+@pytest.mark.parametrize(
+    "text,drop,expected",
+    [
+        ("a\n\nb\n\nc\n", {3}, "a\n\nc\n"),
+        ("a\n\nb\n\n```\nx\n\n\ny\n```\n", {3}, "a\n\n```\nx\n\n\ny\n```\n"),  # code untouched
+        ("a\nb\n", set(), "a\nb\n"),
+    ],
+)
+def test_drop_lines(text, drop, expected):
+    assert drop_lines(text, drop) == expected
 
 
 def _finding(rule, severity, file, line):
