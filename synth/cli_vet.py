@@ -53,12 +53,12 @@ def vet(
     fail_on_findings: bool = typer.Option(
         True, "--fail-on-findings/--no-fail-on-findings", help="Exit 3 when HIGH/CRITICAL findings remain."
     ),
-    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", help="Seconds before the scan counts as NOT RUN."),
+    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=1.0, help="Seconds before the scan counts as NOT RUN."),
 ) -> None:
     """Scan a skill folder with SkillSpector (static, --no-llm) and for secret literals; report.
 
     Exit 0 clean, 3 HIGH/CRITICAL findings remain, 1 the scan did not run
-    (NOT RUN: the skill was not checked), 2 bad path or option.
+    (NOT RUN: not scanned, not clean), 2 bad path or option.
     """
     if format not in FORMATS:
         _fail(f"skill3 vet: unknown --format {format!r}; use one of {', '.join(FORMATS)}", 2)

@@ -91,6 +91,11 @@ def test_vet_accepts_skill_md_file(fake_scanner):
     assert runner.invoke(app, ["vet", skill("01") + "/SKILL.md"]).exit_code == 0
 
 
+def test_vet_bad_timeout(fake_scanner):
+    result = runner.invoke(app, ["vet", skill("01"), "--timeout", "0"])
+    assert result.exit_code == 2 and fake_scanner.calls() == []
+
+
 def test_vet_bad_format(fake_scanner):
     result = runner.invoke(app, ["vet", skill("01"), "--format", "xml"])
     assert result.exit_code == 2 and "unknown --format 'xml'" in result.stderr
