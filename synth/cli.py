@@ -18,9 +18,10 @@ def _root() -> None:
     """skill3: crawl → synthesize → lint → vet."""
 
 
-from synth import cli_lint  # noqa: E402
+from synth import cli_lint, cli_vet  # noqa: E402  (each registers its commands)
 
 cli_lint.register(app)
+cli_vet.register(app)
 
 
 def main() -> None:

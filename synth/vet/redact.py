@@ -1,0 +1,210 @@
+"""Secret redaction, in memory, before any model sees a source.
+
+detect-secrets' own plugins find the secrets (its named-token detectors and
+its keyword detector, with its templating/indirect-reference filters); a few
+patterns it lacks or matches too narrowly are added here (unquoted AWS secret
+keys, GitHub tokens of any length, fine-grained ``github_pat_`` tokens, modern
+OpenAI/Anthropic keys, whole private-key blocks, ``api_key = ...`` style
+assignments). Its high-entropy and public-IP plugins are off: on prose they
+flag ordinary words, hashes and addresses.
+
+Each secret is replaced by ``[REDACTED:<kind>]``; only counts leave this
+module, never the secret.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Pattern
+
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.filters import heuristic
+from detect_secrets.plugins.base import RegexBasedDetector
+
+from synth.item import SourceItem
+
+_SKIPPED_PLUGINS = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
+_MARK = "REDACTED"
+
+# Patterns detect-secrets lacks or matches too narrowly. (kind, regex, group)
+_EXTRA: tuple[tuple[str, Pattern[str], int], ...] = (
+    ("aws-secret-key", re.compile(r"(?i)aws_?secret_?(?:access_?)?key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{30,})"), 1),
+    ("github-token", re.compile(r"\b(gh[pousr]_[A-Za-z0-9_]{20,255})\b"), 1),
+    ("github-token", re.compile(r"\b(github_pat_[A-Za-z0-9_]{22,255})\b"), 1),
+    ("slack-token", re.compile(r"\b(xox[abposr]-[A-Za-z0-9-]{10,})"), 1),
+    ("openai-key", re.compile(r"\b(sk-(?:proj-|svcacct-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{32,})"), 1),
+    ("google-api-key", re.compile(r"\b(AIza[0-9A-Za-z_-]{35})"), 1),
+    ("json-web-token", re.compile(r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"), 1),
+    (
+        "secret-assignment",
+        re.compile(
+            r"(?i)\b(?:api[_-]?key|apikey|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret"
+            r"|private[_-]?token|password|passwd)\b[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9_\-./+=]{16,})"
+        ),
+        1,
+    ),
+)
+_PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+_PLACEHOLDER = re.compile(r"(?i)^(?:your|my|example|placeholder|changeme|xxx|<|\$|\{)")
+
+# language of a fenced block → a file name detect-secrets' keyword detector understands
+_LANG_FILENAME = {
+    "python": "x.py", "py": "x.py", "yaml": "x.yaml", "yml": "x.yaml", "go": "x.go", "java": "x.java",
+    "javascript": "x.js", "js": "x.js", "ts": "x.js", "typescript": "x.js", "php": "x.php", "swift": "x.swift",
+    "terraform": "x.tf", "hcl": "x.tf", "csharp": "x.cs", "cs": "x.cs", "c": "x.c", "cpp": "x.cpp",
+    "ini": "x.ini", "toml": "x.toml", "properties": "x.properties", "conf": "x.conf", "cfg": "x.cfg",
+}
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    kind: str
+
+
+def _slug(secret_type: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> tuple[object, ...]:
+    return tuple(
+        cls() for cls in get_mapping_from_secret_type_to_class().values() if cls.__name__ not in _SKIPPED_PLUGINS
+    )
+
+
+def _value_span(match: re.Match[str]) -> tuple[int, int]:
+    """The secret inside a detector match: its last group when that is a real
+    value (≥ 8 chars), else the whole match (e.g. GitHub's ``(ghp)_...``)."""
+    for index in range(match.re.groups, 0, -1):
+        if match.group(index) and len(match.group(index)) >= 8:
+            return match.span(index)
+    return match.span(0)
+
+
+def _is_placeholder(value: str) -> bool:
+    return _MARK in value or bool(_PLACEHOLDER.match(value)) or heuristic.is_templated_secret(value)
+
+
+def _looks_like_placeholder(value: str) -> bool:
+    """For the generic assignment pattern: also demand a digit and a letter."""
+    return (
+        _is_placeholder(value)
+        or heuristic.is_sequential_string(value)
+        or not (re.search(r"\d", value) and re.search(r"[A-Za-z]", value))
+    )
+
+
+def _line_spans(line: str, filename: str) -> list[_Span]:
+    spans: list[_Span] = []
+    for plugin in _plugins():
+        kind = _slug(plugin.secret_type)
+        if isinstance(plugin, RegexBasedDetector):
+            for regex in plugin.denylist:
+                for m in regex.finditer(line):
+                    start, end = _value_span(m)
+                    if _MARK not in line[start:end]:
+                        spans.append(_Span(start, end, kind))
+            continue
+        if heuristic.is_indirect_reference(line):
+            continue
+        for secret in plugin.analyze_line(filename=filename, line=line, line_number=0, context=None):
+            value = secret.secret_value or ""
+            if len(value) < 6 or _is_placeholder(value):
+                continue
+            for m in re.finditer(re.escape(value), line):
+                spans.append(_Span(m.start(), m.end(), kind))
+    for kind, regex, group in _EXTRA:
+        for m in regex.finditer(line):
+            value = m.group(group)
+            if kind == "secret-assignment" and _looks_like_placeholder(value):
+                continue
+            if _MARK not in value:
+                spans.append(_Span(m.start(group), m.end(group), kind))
+    return spans
+
+
+def _apply(text: str, spans: Iterable[_Span]) -> tuple[str, int]:
+    ordered = sorted(spans, key=lambda s: (s.start, -s.end))
+    merged: list[_Span] = []
+    for span in ordered:
+        if merged and span.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = _Span(last.start, max(last.end, span.end), last.kind)
+        else:
+            merged.append(span)
+    for span in reversed(merged):
+        text = text[: span.start] + f"[{_MARK}:{span.kind}]" + text[span.end :]
+    return text, len(merged)
+
+
+def redact_text(text: str, *, filename: str = "source.md") -> tuple[str, int]:
+    """Return ``(redacted_text, number_of_secrets_redacted)``.
+
+    ``filename`` only tells detect-secrets' keyword detector which syntax to
+    expect (``x.py``, ``x.yaml``...); nothing is read or written.
+    """
+    if not text:
+        return text, 0
+    count = 0
+    blocks = [_Span(m.start(), m.end(), "private-key") for m in _PRIVATE_KEY_BLOCK.finditer(text)]
+    if blocks:
+        text, count = _apply(text, blocks)
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        spans = _line_spans(body, filename)
+        if spans:
+            body, n = _apply(body, spans)
+            count += n
+        out.append(body + line[len(line.rstrip("\r\n")) :])
+    return "".join(out), count
+
+
+def secret_spans(text: str, *, filename: str = "source.md") -> list[tuple[int, int, str]]:
+    """(line, column, kind) of every secret in ``text`` (1-based line, 0-based
+    column); the secret itself is not returned."""
+    found = [(text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1), "private-key")
+             for m in _PRIVATE_KEY_BLOCK.finditer(text)]
+    text = _PRIVATE_KEY_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    for number, line in enumerate(text.splitlines(), start=1):
+        spans = sorted(_line_spans(line, filename), key=lambda s: (s.start, -s.end))
+        end = -1
+        for span in spans:
+            if span.start >= end:
+                found.append((number, span.start, span.kind))
+            end = max(end, span.end)
+    return sorted(found)
+
+
+def filename_for_language(language: str) -> str:
+    return _LANG_FILENAME.get((language or "").strip().lower(), "source.md")
+
+
+def redact_item(item: SourceItem) -> int:
+    """Redact a source in place (title, excerpts, code blocks); add the count
+    to ``item.redactions`` and return it."""
+    total = 0
+    item.title, n = redact_text(item.title)
+    total += n
+    excerpts = []
+    for excerpt in item.excerpts:
+        excerpt, n = redact_text(excerpt)
+        total += n
+        excerpts.append(excerpt)
+    item.excerpts = excerpts
+    blocks = []
+    for block in item.code_blocks:
+        block = dict(block)
+        block["text"], n = redact_text(block.get("text", ""), filename=filename_for_language(block.get("language", "")))
+        total += n
+        blocks.append(block)
+    item.code_blocks = blocks
+    item.redactions += total
+    return total

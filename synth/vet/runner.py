@@ -1,0 +1,193 @@
+"""Run the SkillSpector CLI on a folder and turn its report into a ScanResult.
+
+    skillspector scan <dir> --no-llm --format json -o <tmp>/report.json
+
+Exit 0 and 1 both mean "report produced" (1 = risk score > 50); 2 or
+``execution_successful: false`` is an error. A scanner that is missing, times
+out or crashes gives status ``not_run`` - never a clean result.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping
+
+from synth.vet.findings import ReportError, ScanResult, findings_from_report, parse_report
+from synth.vet.record import RecordError, home_dir, load_record, record_path
+
+DEFAULT_TIMEOUT = 300.0
+BIN_ENV = "SKILLSPECTOR_BIN"
+_SECRET_ENV_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+
+# A scan function: target folder -> ScanResult. `run_scan` is the real one;
+# library callers take one of these so tests and pipelines can choose.
+Scan = Callable[[Path], ScanResult]
+
+
+class ScannerUnavailable(RuntimeError):
+    """No usable SkillSpector binary; the message is the one-line reason."""
+
+
+@dataclass(frozen=True)
+class Scanner:
+    binary: str
+    origin: str  # "SKILLSPECTOR_BIN", "skill3 setup" or "PATH"
+    version: str | None = None
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def resolve_scanner(env: Mapping[str, str] | None = None, home: Path | None = None) -> Scanner:
+    """Find the binary: ``SKILLSPECTOR_BIN``, else the `skill3 setup` record,
+    else ``skillspector`` on PATH. Raises ScannerUnavailable with the reason."""
+    env = os.environ if env is None else env
+    explicit = env.get(BIN_ENV)
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not _is_executable(path):
+            raise ScannerUnavailable(f"{BIN_ENV}={explicit} is not an executable file; fix the path or unset it")
+        return Scanner(str(path), BIN_ENV)
+    rec_path = record_path(home or home_dir(env))
+    try:
+        record = load_record(rec_path)
+    except RecordError as exc:
+        raise ScannerUnavailable(str(exc)) from None
+    if record is not None:
+        if not _is_executable(Path(record.binary)):
+            raise ScannerUnavailable(f"the binary recorded in {rec_path} ({record.binary}) is gone; re-run `skill3 setup`")
+        missing = record.missing_options()
+        if missing:
+            raise ScannerUnavailable(
+                f"SkillSpector {record.version} at {record.binary} lacks {', '.join(missing)}; "
+                "update it and re-run `skill3 setup`"
+            )
+        return Scanner(record.binary, "skill3 setup", record.version)
+    found = shutil.which("skillspector", path=env.get("PATH"))
+    if found:
+        return Scanner(found, "PATH")
+    raise ScannerUnavailable("SkillSpector is not installed; run `skill3 setup` (or set SKILLSPECTOR_BIN)")
+
+
+def scanner_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The child's environment: no credentials (we scan with --no-llm, the
+    scanner needs none), wide plain output so nothing is wrapped or coloured."""
+    env = os.environ if env is None else env
+    clean = {k: v for k, v in env.items() if not any(m in k.upper() for m in _SECRET_ENV_MARKERS)}
+    clean.update({"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb", "PYTHONIOENCODING": "utf-8"})
+    return clean
+
+
+def scan_argv(binary: str, target: Path, report: Path) -> list[str]:
+    return [binary, "scan", str(target), "--no-llm", "--format", "json", "-o", str(report)]
+
+
+def _last_line(text: str, limit: int = 200) -> str:
+    for line in reversed(text.strip().splitlines()):
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    for line in text.strip().splitlines():
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def _error_reason(data: dict, exit_code: int) -> str:
+    meta = data.get("metadata") or {}
+    if isinstance(meta, dict) and isinstance(meta.get("llm_error"), str):
+        return _first_line(meta["llm_error"])
+    completeness = data.get("analysis_completeness") or {}
+    for exc in (completeness.get("ledger_exceptions") or []) if isinstance(completeness, dict) else []:
+        if isinstance(exc, dict) and exc.get("reason_code"):
+            return f"{exc.get('reason_code')} ({exc.get('error_class') or 'error'})"
+    return f"scanner reported execution_successful=false (exit {exit_code})"
+
+
+def result_from_output(
+    target: Path, exit_code: int, stdout: str, stderr: str, report_text: str | None, scanner: Scanner
+) -> ScanResult:
+    """Classify one finished scanner process. Pure: tested with recorded runs."""
+    base = dict(target=str(target), exit_code=exit_code, scanner=scanner.binary, scanner_version=scanner.version)
+    if exit_code not in (0, 1, 2):
+        detail = _last_line(stderr) or "no message"
+        return ScanResult(status="not_run", reason=f"scanner crashed (exit {exit_code}): {detail}", **base)
+    text = report_text if report_text is not None else stdout
+    try:
+        data = parse_report(text)
+    except ReportError as exc:
+        if exit_code == 2:
+            return ScanResult(status="error", reason=_first_line(stderr) or f"scanner failed (exit 2): {exc}", **base)
+        return ScanResult(status="not_run", reason=f"{exc} (exit {exit_code})", **base)
+    findings = findings_from_report(data)
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    risk = data.get("risk_assessment") if isinstance(data.get("risk_assessment"), dict) else {}
+    completeness = data.get("analysis_completeness") if isinstance(data.get("analysis_completeness"), dict) else {}
+    base.update(
+        scanner_version=meta.get("skillspector_version") or scanner.version,
+        risk_score=risk.get("score") if isinstance(risk.get("score"), int) else None,
+        recommendation=risk.get("recommendation"),
+        completeness=completeness.get("status"),
+    )
+    if exit_code == 2 or data.get("execution_successful") is False:
+        return ScanResult(status="error", reason=_error_reason(data, exit_code), findings=findings, **base)
+    return ScanResult(status="ran", findings=findings, **base)
+
+
+def run_scan(
+    target: Path,
+    *,
+    scanner: Scanner | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+) -> ScanResult:
+    """Scan one folder. Never raises for scanner trouble: returns not_run/error."""
+    target = Path(target).resolve()
+    if scanner is None:
+        try:
+            scanner = resolve_scanner(env)
+        except ScannerUnavailable as exc:
+            return ScanResult(status="not_run", target=str(target), reason=str(exc))
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="skill3-scan-") as tmp:
+        report = Path(tmp) / "report.json"
+        argv = scan_argv(scanner.binary, target, report)
+        try:
+            proc = subprocess.run(
+                argv,
+                cwd=tmp,
+                env=scanner_env(env),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return ScanResult(
+                status="not_run", target=str(target), scanner=scanner.binary,
+                reason=f"scanner timed out after {timeout:g}s", duration_s=round(time.monotonic() - started, 3),
+            )
+        except OSError as exc:
+            return ScanResult(
+                status="not_run", target=str(target), scanner=scanner.binary,
+                reason=f"could not start {scanner.binary}: {exc.strerror or exc}",
+            )
+        report_text = report.read_text(encoding="utf-8", errors="replace") if report.is_file() else None
+    result = result_from_output(target, proc.returncode, proc.stdout, proc.stderr, report_text, scanner)
+    result.duration_s = round(time.monotonic() - started, 3)
+    return result

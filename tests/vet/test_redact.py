@@ -1,0 +1,95 @@
+"""Secret redaction. Secret-shaped strings are assembled at run time so this
+file itself carries none."""
+
+from __future__ import annotations
+
+import pytest
+
+from synth.item import SourceItem
+from synth.vet.redact import redact_item, redact_text
+
+from .helpers import case_dir
+
+AWS_ID = "AKIA" + "Q7XJ" + "ZK2M" + "4PLR" + "8WNB"
+AWS_SECRET = "wJal" + "rXUtnFEMI/K7MDENG/" + "bPxRfiCYzq81ab9Xk2Lm"
+GHP = "ghp" + "_" + "Zq8" * 12
+GH_PAT = "github" + "_pat_" + "11ABCDE0Y" + "x7" * 30
+SLACK = "xox" + "b-" + "1234567890" + "-0987654321-" + "aBcDeFgHiJkLmNoPqRsT"
+OPENAI = "sk" + "-proj-" + "Ab3De6Gh9" * 5
+JWT = "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0" + ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+PEM = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7b\nq9Zk3\n-----END " + "RSA PRIVATE KEY-----"
+
+# text, secrets that must vanish, text that must survive, count
+CASES = [
+    (f"aws_access_key_id = {AWS_ID}", [AWS_ID], "aws_access_key_id = [REDACTED:", 1),
+    (f"aws_secret_access_key = {AWS_SECRET}", [AWS_SECRET], "aws_secret_access_key = [REDACTED:", 1),
+    (f'AWS_SECRET_ACCESS_KEY="{AWS_SECRET}"', [AWS_SECRET], "AWS_SECRET_ACCESS_KEY=", 1),
+    (f"token: {GHP}", [GHP, "Zq8Zq8"], "token: [REDACTED:github-token]", 1),
+    (f"use {GH_PAT} here", [GH_PAT], "use [REDACTED:github-token] here", 1),
+    (f"SLACK_BOT={SLACK}", [SLACK], "SLACK_BOT=[REDACTED:", 1),
+    (f"export OPENAI_API_KEY={OPENAI}", [OPENAI], "export OPENAI_API_KEY=[REDACTED:", 1),
+    (f"Authorization: Bearer {JWT}", [JWT, "dozjgNry"], "Authorization: Bearer [REDACTED:json-web-token]", 1),
+    (f"key:\n{PEM}\nafter", ["MIIEowIBAAKCAQEA7b", "q9Zk3"], "key:\n[REDACTED:private-key]\nafter", 1),
+    ('api_key = "' + "k3yV4lue" + "9f8e7d6c5b4a" + '"', ["k3yV4lue9f8e7d6c5b4a"], 'api_key = "[REDACTED:', 1),
+    ("password: " + "Tr0ub4dor" + "3xAmple99", ["Tr0ub4dor3xAmple99"], "password: [REDACTED:", 1),
+    ("see https://deploy:" + "hunter2" + "S3cret@example.com/x", ["hunter2S3cret"], "https://deploy:[REDACTED:", 1),
+]
+
+# ordinary documentation that must come through untouched
+KEEP = [
+    'password = "${DB_PASSWORD}"',
+    'api_key = os.environ["OPENAI_API_KEY"]',
+    'client = Client(api_key="YOUR_API_KEY_HERE")',
+    "sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "Connect to 93.184.216.34 on port 443.",
+    "The `httpx.AsyncClient` supports HTTP/2 since 0.28; set http2=True.",
+    "commit 698e2bf29c7d fixed the parser",
+    'api_key = "[REDACTED:openai-key]"',
+]
+
+
+@pytest.mark.parametrize("text,gone,kept,count", CASES, ids=[c[2].split()[0] + str(i) for i, c in enumerate(CASES)])
+def test_redacts(text, gone, kept, count):
+    redacted, n = redact_text(text)
+    assert n == count
+    assert kept in redacted
+    for secret in gone:
+        assert secret not in redacted
+
+
+@pytest.mark.parametrize("text", KEEP)
+def test_keeps_ordinary_text(text):
+    assert redact_text(text) == (text, 0)
+
+
+def test_idempotent():
+    text = "\n".join(c[0] for c in CASES)
+    once, n = redact_text(text)
+    assert n == len(CASES)
+    assert redact_text(once) == (once, 0)
+
+
+def test_recorded_secret_literals_case():
+    """Case 06: SkillSpector itself found no secret here (README); we must."""
+    text = (case_dir("06") / "s3-backup" / "SKILL.md").read_text()
+    redacted, n = redact_text(text)
+    assert n == 3
+    assert "AKIA" not in redacted and "ghp_" not in redacted and "fAkE0sEcReT" not in redacted
+    assert "aws s3 sync ./backup" in redacted and redacted.count("\n") == text.count("\n")
+
+
+def test_redact_item_in_place_counts():
+    item = SourceItem(
+        url="https://example.com/post",
+        title=f"Leaked {GHP}",
+        excerpts=["Intro paragraph.", f"aws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}"],
+        code_blocks=[{"text": f'API_KEY = "{OPENAI}"\nprint(1)\n', "language": "python"}, {"text": "ls -la", "language": "bash"}],
+        redactions=1,
+    )
+    assert redact_item(item) == 4
+    assert item.redactions == 5
+    dumped = str(item.to_dict())
+    for secret in (GHP, AWS_ID, AWS_SECRET, OPENAI):
+        assert secret not in dumped
+    assert item.excerpts[0] == "Intro paragraph." and item.code_blocks[1] == {"text": "ls -la", "language": "bash"}
+    assert item.code_blocks[0]["language"] == "python" and "print(1)" in item.code_blocks[0]["text"]
