@@ -12,13 +12,14 @@ import typer
 from synth.vet.correct import secret_findings
 from synth.vet.findings import Finding
 from synth.vet.install import SetupError, setup as run_setup
+from synth.vet.lintcheck import lint_findings
 from synth.vet.record import home_dir
 from synth.vet.report import FORMATS, VetReport, render_json, render_sarif, render_text
 from synth.vet.runner import DEFAULT_TIMEOUT, run_scan
 
-# Hook for other checks (lint): each takes the skill folder and returns findings
-# that are reported and gated exactly like SkillSpector's.
-EXTRA_CHECKS: list[Callable[[Path], list[Finding]]] = []
+# Checks beside SkillSpector: each takes the skill folder and returns findings
+# that are reported and gated exactly like the scanner's (lint errors are MEDIUM: shown, never gating).
+EXTRA_CHECKS: list[Callable[[Path], list[Finding]]] = [lint_findings]
 
 
 def _skill3_version() -> str:
@@ -55,7 +56,7 @@ def vet(
     ),
     timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=1.0, help="Seconds before the scan counts as NOT RUN."),
 ) -> None:
-    """Scan a skill folder with SkillSpector (static, --no-llm) and for secret literals; report.
+    """Scan a skill folder with SkillSpector (static, --no-llm), for secret literals and with `skill3 lint`; report.
 
     Exit 0 clean, 3 HIGH/CRITICAL findings remain, 1 the scan did not run
     (NOT RUN: not scanned, not clean), 2 bad path or option.

@@ -26,9 +26,26 @@ def skill(case: str) -> str:
     return str(next(p for p in case_dir(case).iterdir() if p.is_dir()))
 
 
+@pytest.fixture
+def scanner_only(monkeypatch):
+    """Compare with SkillSpector's own output: leave lint out of `vet`."""
+    from synth import cli_vet
+
+    monkeypatch.setattr(cli_vet, "EXTRA_CHECKS", [])
+
+
+def test_vet_includes_lint(fake_scanner, tmp_path):
+    folder = copy_skill("01", tmp_path).rename(tmp_path / "renamed")  # folder name no longer equals `name`: lint N2
+    fake_scanner.replay("01")
+    data = json.loads(runner.invoke(app, ["vet", str(folder), "--format", "json"]).stdout)
+    lint = {f["rule_id"]: f["severity"] for f in data["findings"] if f["tool"] == "lint"}
+    assert lint.get("N2") == "MEDIUM"  # lint errors are shown, never gating
+    assert data["exit_code"] == 0
+
+
 # case, extra args, exit code, text in stdout
 VET = [
-    ("01", [], 0, "clean: no findings"),
+    ("01", [], 0, "0 HIGH/CRITICAL"),
     ("02", [], 3, "3 HIGH/CRITICAL finding(s) remain: exit 3"),
     ("02", ["--no-fail-on-findings"], 0, "gate disabled (--no-fail-on-findings)"),
     ("03", [], 3, "PE3"),  # exit 0 from the scanner, HIGH findings: still gated
@@ -101,7 +118,7 @@ def test_vet_bad_format(fake_scanner):
     assert result.exit_code == 2 and "unknown --format 'xml'" in result.stderr
 
 
-def test_vet_json(fake_scanner):
+def test_vet_json(fake_scanner, scanner_only):
     fake_scanner.replay("05")
     result = runner.invoke(app, ["vet", skill("05"), "--format", "json"])
     data = json.loads(result.stdout)
@@ -116,7 +133,7 @@ def test_vet_json_not_run_has_status_finding(no_scanner):
 
 
 @pytest.mark.parametrize("case", ["02", "05"])
-def test_vet_sarif_agrees_with_skillspectors_own_sarif(fake_scanner, case):
+def test_vet_sarif_agrees_with_skillspectors_own_sarif(fake_scanner, scanner_only, case):
     fake_scanner.replay(case)
     ours = json.loads(runner.invoke(app, ["vet", skill(case), "--format", "sarif"]).stdout)
     theirs = json.loads((case_dir(case) / "stdout-sarif.txt").read_text())
