@@ -3,6 +3,7 @@
 BOT_NAME = "skill3"
 SPIDER_MODULES = ["skill3crawl.spiders"]
 NEWSPIDER_MODULE = "skill3crawl.spiders"
+COMMANDS_MODULE = "skill3crawl.commands"  # `scrapy crawl` with skill3's exit codes
 
 USER_AGENT = "skill3/0.1 (+https://github.com/skill3/skill3; polite docs crawler)"
 ROBOTSTXT_OBEY = True
@@ -35,7 +36,30 @@ HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
 
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
+LOG_FORMATTER = "skill3crawl.logformatter.Skill3LogFormatter"
 
 # Never crawl loopback/private/link-local/metadata addresses unless this is set
 # (the env var SKILL3_ALLOW_PRIVATE_NETWORKS also enables it).
 SKILL3_ALLOW_PRIVATE_NETWORKS = False
+
+# Link following stays shallow; max_pages (-a) bounds the pages written.
+DEPTH_LIMIT = 3
+DEPTH_STATS_VERBOSE = False
+
+ITEM_PIPELINES = {
+    "skill3crawl.pipelines.ContentPipeline": 100,
+    "skill3crawl.pipelines.DatesPipeline": 200,
+    "skill3crawl.pipelines.ScoringPipeline": 300,
+    "skill3crawl.pipelines.DuplicatePipeline": 400,
+    "skill3crawl.pipelines.ConsensusPipeline": 500,
+    "skill3crawl.pipelines.LimitPipeline": 800,
+    "skill3crawl.pipelines.ReleasePipeline": 900,
+}
+EXTENSIONS = {
+    "skill3crawl.extensions.CrawlOutput": 500,
+    "skill3crawl.extensions.SynthTrigger": 510,
+}
+# Per-page CPU work (trafilatura, htmldate, extruct): 0 = inline, N = N worker processes.
+SKILL3_EXTRACT_WORKERS = 0
+# Seconds the query planner may wait for the model.
+SKILL3_PLANNER_TIMEOUT = 120
