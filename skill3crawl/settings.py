@@ -12,7 +12,7 @@ ROBOTSTXT_OBEY = True
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
 DOWNLOAD_DELAY = 0.5
-RANDOMIZE_DOWNLOAD_DELAY = True
+DOWNLOAD_DELAY_JITTER = 0.5  # ±50% (RANDOMIZE_DOWNLOAD_DELAY is deprecated in 2.19)
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
@@ -63,3 +63,26 @@ EXTENSIONS = {
 SKILL3_EXTRACT_WORKERS = 0
 # Seconds the query planner may wait for the model.
 SKILL3_PLANNER_TIMEOUT = 120
+
+DOWNLOADER_MIDDLEWARES = {
+    # Before robots.txt (100): a blocked target is never contacted, not even for robots.txt.
+    "skill3crawl.netguard.NetworkGuardMiddleware": 50,
+    # After robots.txt, so the host's Crawl-delay is known before its first page.
+    "skill3crawl.middlewares.CrawlDelayMiddleware": 110,
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "skill3crawl.middlewares.RetryAfterMiddleware": 550,
+    # Closest to the downloader: a name resolving only to blocked addresses is ignored, not retried.
+    "skill3crawl.netguard.NetworkGuardRefusalMiddleware": 950,
+}
+# Checks the addresses names resolve to when the crawler connects (network guard).
+TWISTED_DNS_RESOLVER = "skill3crawl.netguard.GuardedResolver"
+# {"name" or "*.suffix": "ip"}: pin names to addresses (like curl --resolve); still guarded.
+SKILL3_RESOLVE = {}
+# Extra trusted endpoints (URLs) besides BRAVE_SEARCH_URL and the proxies.
+SKILL3_TRUSTED_ENDPOINTS = []
+SKILL3_RETRY_AFTER_MAX = 60
+SKILL3_MAX_CRAWL_DELAY = 60
+# The search API gets its own slot: one request at a time, at most one per second.
+DOWNLOAD_SLOTS = {"skill3-search-api": {"concurrency": 1, "delay": 1.0, "jitter": 0.0}}
+# Fewer unique search results than this → also crawl the authoritative hosts / start URLs directly.
+SKILL3_MIN_SEARCH_RESULTS = 5

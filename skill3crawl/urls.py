@@ -27,6 +27,8 @@ def canonical_url(url: str) -> str:
     parts = urlsplit(url.strip())
     query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_tracking(k)])
     host = (parts.hostname or "").lower()
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
     port = parts.port
     default = {"http": 80, "https": 443}.get(parts.scheme.lower())
     netloc = host if port in (None, default) else f"{host}:{port}"

@@ -16,7 +16,8 @@ DENY_EXTENSIONS = [
 
 def in_site_links(response, path_prefix: str = "") -> list[str]:
     host = urlsplit(response.url).hostname or ""
-    extractor = LinkExtractor(allow_domains=[host], deny_extensions=DENY_EXTENSIONS, unique=True)
+    # Host compared by hostname below (LinkExtractor.allow_domains compares netlocs, ports included).
+    extractor = LinkExtractor(deny_extensions=DENY_EXTENSIONS, unique=True)
     out = []
     for link in extractor.extract_links(response):
         p = urlsplit(link.url)

@@ -215,7 +215,7 @@ class LearnSpider(scrapy.Spider):
         if self.pending_searches > 0 or self.fallback_started:
             return
         self.crawler.stats.set_value("skill3/search/unique_urls", self.search_results)
-        if self.search_results < MIN_SEARCH_RESULTS and (self.args.authoritative or self.args.start_urls):
+        if self.search_results < self.settings.getint("SKILL3_MIN_SEARCH_RESULTS", MIN_SEARCH_RESULTS) and (self.args.authoritative or self.args.start_urls):
             logger.info("skill3: search found %d pages; adding the direct crawl of authoritative hosts/start URLs", self.search_results)
             yield from self._direct_requests()
 
@@ -240,7 +240,9 @@ class LearnSpider(scrapy.Spider):
             self.follow_hosts.add(urlsplit(root).hostname)
             yield scrapy.Request(llms_txt_url(root), callback=self.parse_llms_txt, errback=self.aux_failed, priority=20)
             yield scrapy.Request(sitemap_url(root), callback=self.parse_sitemap, errback=self.aux_failed, priority=20)
-        for u in a.start_urls or [r for r in self.direct_seeds()]:
+        covered = {urlsplit(u).hostname for u in a.start_urls}
+        pages = [*a.start_urls, *(r for r in self.direct_seeds() if urlsplit(r).hostname not in covered)]
+        for u in pages:
             req = self._page_request(u, "start")
             if req is not None:
                 yield req
@@ -304,7 +306,7 @@ class LearnSpider(scrapy.Spider):
             return
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
         path = urlsplit(response.url).path.lower()
-        if "html" in ctype or "xml" in ctype and "xhtml" in ctype:
+        if "html" in ctype:
             html = response.text
         elif "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
             html = markdown_to_html(response.text, info.get("title") or "")
