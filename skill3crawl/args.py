@@ -179,6 +179,15 @@ class LearnArgs(BaseModel):
             return self.brave_key.get_secret_value()
         return os.environ.get("BRAVE_SEARCH_API_KEY") or None
 
+    def discovery_problem(self) -> str | None:
+        """One line when there is nothing to discover from (no corpus, no search key, no sites)."""
+        if self.corpus is None and not self.brave_token() and not self.authoritative and not self.start_urls:
+            return (
+                "nothing to crawl: set BRAVE_SEARCH_API_KEY (or -a brave_key=…), "
+                "or pass -a authoritative=HOSTS / -a start_urls=URLS, or -a input_file=PATH"
+            )
+        return None
+
     def public_dict(self) -> dict[str, Any]:
         """The arguments as given, secrets removed (for crawl.json and logs)."""
         data = self.model_dump(exclude={"cutoff", "corpus", *SECRET_ARGS})

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scrapy import signals
+from scrapy.utils.misc import load_object
 
 from skill3crawl.state import get_state
 
@@ -146,10 +147,11 @@ class SynthTrigger:
         state = get_state(self.crawler)
         if args is None or not args.synth or state.exit_code:
             return
+        path = self.crawler.settings.get("SKILL3_SYNTH_FUNCTION", "synth.run.run_synth")
         try:
-            from synth.run import run_synth
-        except ImportError:
-            logger.warning("skill3: synthesis is not installed (synth.run missing); run.jsonl is the result")
+            run_synth = load_object(path)
+        except (ImportError, NameError, AttributeError, ValueError):
+            logger.warning("skill3: synthesis is not available (%s missing); run.jsonl is the result", path)
             self.crawler.stats.set_value("skill3/synth", "unavailable")
             return
         logger.info("skill3: synthesizing into %s", args.output_dir)

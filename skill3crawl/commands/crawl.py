@@ -21,9 +21,11 @@ class Command(ScrapyCrawl):
             from skill3crawl.args import ArgsError, parse_args
 
             try:
-                parse_args(opts.spargs)
+                problem = parse_args(opts.spargs).discovery_problem()
             except ArgsError as exc:
-                print(f"scrapy crawl learn: {exc}", file=sys.stderr)
+                problem = str(exc)
+            if problem:
+                print(f"scrapy crawl learn: {problem}", file=sys.stderr)
                 sys.exit(2)
 
     def run(self, args, opts) -> None:

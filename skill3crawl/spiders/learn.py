@@ -106,11 +106,9 @@ class LearnSpider(scrapy.Spider):
             return
 
         key = a.brave_token()
-        if not key and not a.authoritative and not a.start_urls:
-            logger.error(
-                "skill3: nothing to crawl: set BRAVE_SEARCH_API_KEY (or -a brave_key=…), "
-                "or pass -a authoritative=HOSTS / -a start_urls=URLS, or -a input_file=PATH"
-            )
+        problem = a.discovery_problem()
+        if problem:
+            logger.error("skill3: %s", problem)
             self._fail(EXIT_BAD_USAGE, "nothing_to_crawl")
             return
 

@@ -102,6 +102,7 @@ def test_bad_arguments_are_one_line_and_exit_2(tmp_path):
         (("topic=mcp", "cutoff_time=2026-1x"), "cutoff_time"),
         (("topic=mcp", f"input_file={bad}"), "block 1 has no 'url:'"),
         (("topic=mcp", "max_pages=many"), "max_pages"),
+        (("topic=mcp",), "nothing to crawl: set BRAVE_SEARCH_API_KEY"),
     ]
     for args, needle in cases:
         proc = scrapy_crawl(*args, "synth=0", f"output_dir={tmp_path / 'never'}")
@@ -109,3 +110,14 @@ def test_bad_arguments_are_one_line_and_exit_2(tmp_path):
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and needle in lines[0], (args, proc.stderr)
         assert not (tmp_path / "never").exists()
+
+
+def test_spider_itself_reports_bad_arguments_without_raising():
+    """For runners other than `scrapy crawl` (CrawlerProcess): the spider keeps the one-line error."""
+    from skill3crawl.spiders.learn import LearnSpider
+
+    spider = LearnSpider(topic="mcp", cutoff_time="13-2026", brave_key="k-123")
+    assert spider.args is None and "cutoff_time" in spider.args_error
+    assert not hasattr(spider, "brave_key")  # -a values are not copied onto the spider
+    ok = LearnSpider(topic="mcp", brave_key="k-123")
+    assert ok.args.brave_token() == "k-123" and not hasattr(ok, "brave_key")
