@@ -23,6 +23,7 @@ answers are still checked.
 from __future__ import annotations
 
 import ipaddress
+import json
 import logging
 import os
 import socket
@@ -125,14 +126,20 @@ def _endpoint(url: str) -> tuple[str, int] | None:
         return None
 
 
-def trusted_endpoints(settings: Any = None) -> set[tuple[str, int]]:
-    """(host, port) of configured services: the search API, proxies, SKILL3_TRUSTED_ENDPOINTS."""
+def trusted_endpoints(settings: Any = None, proxies: bool = True) -> set[tuple[str, int]]:
+    """(host, port) of configured services: the search API, SKILL3_TRUSTED_ENDPOINTS and (for the
+    resolver, which also resolves the proxy the crawler connects to) the proxies. A crawled URL
+    that names a proxy's address is crawl input like any other, so the middleware leaves proxies out."""
     urls: list[str] = []
     brave = os.environ.get("BRAVE_SEARCH_URL") or (settings.get("BRAVE_SEARCH_URL") if settings is not None else None)
     urls.append(brave or "https://api.search.brave.com/")
-    urls += [v for k, v in getproxies().items() if k in ("http", "https") and v]
+    if proxies:
+        urls += [v for k, v in getproxies().items() if k in ("http", "https") and v]
     if settings is not None:
-        urls += settings.getlist("SKILL3_TRUSTED_ENDPOINTS")
+        value = settings.get("SKILL3_TRUSTED_ENDPOINTS") or []
+        if isinstance(value, str):  # -s SKILL3_TRUSTED_ENDPOINTS='["http://a:1"]' or 'http://a:1,http://b:2'
+            value = json.loads(value) if value.strip().startswith("[") else value.split(",")
+        urls += [str(v).strip() for v in value if str(v).strip()]
     return {e for e in (_endpoint(u) for u in urls) if e}
 
 
@@ -142,7 +149,7 @@ class NetworkGuardMiddleware:
     def __init__(self, crawler: Any):
         self.crawler = crawler
         self.allow = allow_private(crawler.settings)
-        self.trusted = trusted_endpoints(crawler.settings)
+        self.trusted = trusted_endpoints(crawler.settings, proxies=False)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> "NetworkGuardMiddleware":

@@ -82,6 +82,7 @@ def test_trusted_endpoints_are_configuration(monkeypatch):
     trusted = trusted_endpoints(Settings({"SKILL3_TRUSTED_ENDPOINTS": ["https://llm.internal:8443/v1"]}))
     assert {("127.0.0.1", 8800), ("10.0.0.5", 3128), ("llm.internal", 8443)} <= trusted
     assert ("127.0.0.1", 80) not in trusted
+    assert ("10.0.0.5", 3128) not in trusted_endpoints(Settings(), proxies=False)
 
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=timezone.utc)

@@ -173,6 +173,11 @@ def site_routes(srv: Server, host: str, path: str, query: dict, body: bytes):
         if path in ("/old-post", "/older-post"):
             return 200, HTML, page("Old post " + path, prose("Blog" + path), '<meta property="article:published_time" content="2025-03-01">')
         return NOT_FOUND
+    if host == "redirector.test":  # a trusted endpoint in the guard test whose redirects point inside
+        targets = {"/go-ip": f"http://127.0.0.1:{srv.port}/redirected.html", "/go-name": f"http://docs.example.test:{srv.port}/api.html"}
+        if path in targets:
+            return 302, {"Location": targets[path], "Content-Type": "text/plain"}, "moved"
+        return NOT_FOUND
     if host == "github.com":
         if path == "/acme/alpha/releases":
             return 200, HTML, page("Releases · acme/alpha", prose("Releases") + '<p>v3.0.0 released <relative-time datetime="2026-10-01T12:00:00Z">Oct 1</relative-time></p>')
