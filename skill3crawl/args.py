@@ -162,6 +162,9 @@ class LearnArgs(BaseModel):
         object.__setattr__(self, "corpus", corpus)
         if self.output_dir is None:
             object.__setattr__(self, "output_dir", str(Path("output") / topic_slug(self.topic)))
+        out = Path(self.output_dir)
+        if out.exists() and not out.is_dir():
+            raise ArgsError(f"bad argument output_dir: {self.output_dir!r} is a file; pass a directory")
         return self
 
     # ----------------------------------------------------------------- helpers

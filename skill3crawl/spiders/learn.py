@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import TextResponse
+from scrapy.http import HtmlResponse, TextResponse
 
 from skill3crawl.args import ArgsError, LearnArgs, parse_args
 from skill3crawl.corpus import markdown_to_html, source_html
@@ -204,9 +204,17 @@ class LearnSpider(scrapy.Spider):
         yield from self._maybe_fallback()
 
     def search_failed(self, failure: Any) -> Any:
+        from scrapy.spidermiddlewares.httperror import HttpError
+
         self.pending_searches -= 1
         self.crawler.stats.inc_value("skill3/search/failed")
-        logger.warning("skill3: search request failed: %s", failure.getErrorMessage()[:200])
+        status = failure.value.response.status if failure.check(HttpError) else None
+        if status in (401, 403):
+            logger.error("skill3: the search API rejected the key (HTTP %d): check BRAVE_SEARCH_API_KEY / -a brave_key", status)
+        elif status is not None:
+            logger.warning("skill3: the search API answered HTTP %d", status)
+        else:
+            logger.warning("skill3: search request failed: %s", failure.getErrorMessage()[:200])
         yield from self._maybe_fallback()
 
     def _maybe_fallback(self) -> Any:
@@ -304,7 +312,7 @@ class LearnSpider(scrapy.Spider):
             return
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
         path = urlsplit(response.url).path.lower()
-        if "html" in ctype:
+        if "html" in ctype or (not ctype and isinstance(response, HtmlResponse)):
             html = response.text
         elif "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
             html = markdown_to_html(response.text, info.get("title") or "")

@@ -100,3 +100,10 @@ def test_input_file_is_parsed_up_front(tmp_path):
 @pytest.mark.parametrize("topic, slug", [("mcp", "mcp"), ("JDK 26!", "jdk-26"), ("a/b//c", "a-b-c"), ("ÅÄÖ x", "x")])
 def test_topic_slug(topic, slug):
     assert topic_slug(topic) == slug
+
+
+def test_output_dir_must_not_be_a_file(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(ArgsError, match="output_dir"):
+        parse_args({"topic": "t", "output_dir": str(f)})

@@ -12,7 +12,7 @@ import pytest
 
 from synth.item import SourceItem
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.world import Server, brave_routes, llm_routes, site_routes
+from tests.crawl.world import Server, brave_rejecting, brave_routes, llm_routes, site_routes
 
 KEY = "test-key-SECRET-4711"
 QUERIES = ["alpha release notes 2026", "alpha api changes"]
@@ -331,6 +331,27 @@ def test_http_cache_and_crawl_delay_under_autothrottle(tmp_path):
             assert i == by_url[i["url"]], i["url"]
         stored = [f for f in cache.rglob("*") if f.is_file()]
         assert stored and not any(KEY.encode() in f.read_bytes() for f in stored)
+    finally:
+        sites.stop()
+        brave.stop()
+
+
+def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
+    sites = Server("sites", site_routes).start()
+    brave = Server("brave", brave_rejecting).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl(
+            "topic=alpha", "cutoff_time=2026-01", f"start_urls=http://docs.example.test:{sites.port}/api.html", f"output_dir={out}",
+            f"brave_key={KEY}", "llm_provider=extractive", "synth=0", "max_pages=1",
+            settings={**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"},
+            env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"},
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "the search API rejected the key (HTTP 401)" in proc.stderr and KEY not in proc.stderr
+        assert len(brave.seen) == 1  # 401 is not retried
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert crawl["discovery"] == ["brave", "direct"] and crawl["summary"]["items_written"] == 1
     finally:
         sites.stop()
         brave.stop()

@@ -203,6 +203,10 @@ def brave_routes(results_for: Callable[[str], list[dict]]):
     return routes
 
 
+def brave_rejecting(srv: Server, host, path, query, body):
+    return 401, {"Content-Type": "application/json"}, json.dumps({"type": "ErrorResponse", "error": {"code": "SUBSCRIPTION_TOKEN_INVALID", "status": 401}})
+
+
 def llm_routes(reply: str):
     def routes(srv: Server, host, path, query, body):
         if path != "/v1/chat/completions":
