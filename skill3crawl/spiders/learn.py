@@ -66,6 +66,7 @@ class LearnSpider(scrapy.Spider):
         self.search_results = 0
         self.fallback_started = False
         self.page_requests = 0
+        self.items_yielded = 0
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> "LearnSpider":
@@ -291,7 +292,7 @@ class LearnSpider(scrapy.Spider):
         if canon in self.seen_urls:
             self.crawler.stats.inc_value("skill3/discovery/duplicate_url")
             return None
-        if self.page_requests >= self.args.max_pages * 3 or self.crawler.stats.get_value("item_scraped_count", 0) >= self.args.max_pages:
+        if self.page_requests >= self.args.max_pages * 3 or self._items_alive() >= self.args.max_pages:
             self.crawler.stats.inc_value("skill3/discovery/over_budget")
             return None
         self.seen_urls.add(canon)
@@ -303,9 +304,16 @@ class LearnSpider(scrapy.Spider):
             meta={"skill3": {"discovery": discovery, "query": query, "title": title, "lastmod": lastmod, "url": canon}},
         )
 
+    def _items_alive(self) -> int:
+        """Items yielded and not dropped: written, or still in the pipelines."""
+        return self.items_yielded - self.crawler.stats.get_value("item_dropped_count", 0)
+
     def parse_page(self, response: Any) -> Any:
         info = response.meta["skill3"]
         self.crawler.stats.inc_value("skill3/pages_fetched")
+        if self._items_alive() >= self.args.max_pages:
+            self.crawler.stats.inc_value("skill3/discovery/over_budget")
+            return  # enough pages are written or in the pipelines: skip the extraction work
         self.crawler.stats.inc_value(f"skill3/discovery/{info['discovery']}")
         if not isinstance(response, TextResponse):
             self.crawler.stats.inc_value("skill3/dropped/not_text")
@@ -319,6 +327,7 @@ class LearnSpider(scrapy.Spider):
         else:
             self.crawler.stats.inc_value("skill3/dropped/not_html")
             return
+        self.items_yielded += 1
         yield self._item(info["url"], response.url, html, _headers(response), info["discovery"], info["query"],
                          lastmod=info.get("lastmod"), title_hint=info.get("title") or "")
         host = urlsplit(response.url).hostname
