@@ -182,8 +182,12 @@ class LearnArgs(BaseModel):
             return self.brave_key.get_secret_value()
         return os.environ.get("BRAVE_SEARCH_API_KEY") or None
 
-    def discovery_problem(self) -> str | None:
-        """One line when there is nothing to discover from (no corpus, no search key, no sites)."""
+    def usage_problem(self) -> str | None:
+        """One line for what the environment makes unusable: nothing to discover from (no corpus,
+        no search key, no sites), or a hosted model without its key."""
+        needs_model = self.synth or (self.corpus is None and self.brave_token() is not None)  # synthesis or planning
+        if needs_model and self.llm_provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
+            return "llm_provider anthropic needs a key: set ANTHROPIC_API_KEY"
         if self.corpus is None and not self.brave_token() and not self.authoritative and not self.start_urls:
             return (
                 "nothing to crawl: set BRAVE_SEARCH_API_KEY (or -a brave_key=…), "

@@ -107,7 +107,7 @@ class LearnSpider(scrapy.Spider):
             return
 
         key = a.brave_token()
-        problem = a.discovery_problem()
+        problem = a.usage_problem()
         if problem:
             logger.error("skill3: %s", problem)
             self._fail(EXIT_BAD_USAGE, "nothing_to_crawl")
