@@ -81,3 +81,24 @@ def test_summary_line_and_figures():
         "skill3 crawl summary: pages fetched 5, robots-denied 2, blocked by network guard 0, "
         "dropped 3 (duplicate 2, no_content 1), failed 1, items written 2"
     )
+
+
+def test_extractor_runs_the_pure_functions_in_a_process_pool():
+    """The seam for SKILL3_EXTRACT_WORKERS: same result inline and in a worker process."""
+    import asyncio
+    import os
+
+    from skill3crawl.extract.content import extract_content
+    from skill3crawl.extract.executor import Extractor
+
+    paras = "".join(f"<p>Paragraph {i} has enough distinct words to count as content for the extractor.</p>" for i in range(6))
+    html = "<html><body><article><h1>T</h1>" + paras + "</article></body></html>"
+    inline, pool = Extractor(0), Extractor(1)
+    try:
+        a = asyncio.run(inline.run(extract_content, html, "https://a.example/"))
+        b = asyncio.run(pool.run(extract_content, html, "https://a.example/"))
+        pid = asyncio.run(pool.run(os.getpid))
+    finally:
+        pool.close()
+    assert a == b and a["drop_reason"] is None
+    assert pid != os.getpid()
