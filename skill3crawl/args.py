@@ -224,7 +224,8 @@ def _one_line(exc: ValidationError) -> str:
 
 def parse_args(raw: dict[str, Any]) -> LearnArgs:
     """Validate ``-a`` arguments; raise :class:`ArgsError` with one line on the first problem."""
-    raw = dict(raw)
+    # Runner bookkeeping such as scrapyd's _job/_version is not a skill3 argument.
+    raw = {k: v for k, v in raw.items() if not str(k).startswith("_")}
     for derived in ("cutoff", "corpus"):
         if derived in raw:
             raise ArgsError(f"unknown argument {derived!r}: did you mean cutoff_time?" if derived == "cutoff" else f"unknown argument {derived!r}: did you mean input_file?")

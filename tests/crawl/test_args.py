@@ -120,3 +120,7 @@ def test_usage_problems_depend_on_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "k")
     assert parse_args({"topic": "t"}).usage_problem() is None
     assert "ANTHROPIC_API_KEY" in parse_args(no_model).usage_problem()  # planning needs the model
+
+
+def test_runner_bookkeeping_arguments_are_ignored():
+    assert parse_args({"topic": "t", "_job": "abc123"}).topic == "t"

@@ -355,3 +355,7 @@ def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
     finally:
         sites.stop()
         brave.stop()
+
+
+def test_no_warnings_in_the_crawl_log(world):
+    assert "Warning:" not in world["proc"].stderr and "py.warnings" not in world["proc"].stderr
