@@ -343,14 +343,17 @@ def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
         out = tmp_path / "out"
         proc = scrapy_crawl(
             "topic=alpha", "cutoff_time=2026-01", f"start_urls=http://docs.example.test:{sites.port}/api.html", f"output_dir={out}",
-            f"brave_key={KEY}", "llm_provider=extractive", "synth=0", "max_pages=1",
+            f"brave_key={KEY}", "llm_endpoint=http://127.0.0.1:9/v1", "synth=0", "max_pages=1",  # nothing listens on port 9
             settings={**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"},
             env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"},
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert "the search API rejected the key (HTTP 401)" in proc.stderr and KEY not in proc.stderr
         assert len(brave.seen) == 1  # 401 is not retried
+        assert brave.seen[0].query["q"] == ["alpha"]  # the model was unreachable: the bare topic
+        assert "query planning failed" in proc.stderr and "searching for the bare topic" in proc.stderr
         crawl = json.loads((out / "crawl.json").read_text())
+        assert crawl["planner"]["status"] == "fallback" and crawl["queries"] == ["alpha"]
         assert crawl["discovery"] == ["brave", "direct"] and crawl["summary"]["items_written"] == 1
     finally:
         sites.stop()
