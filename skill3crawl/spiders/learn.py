@@ -32,7 +32,6 @@ logger = logging.getLogger(__name__)
 MIN_SEARCH_RESULTS = 5  # fewer unique results than this → also run the direct fallback
 MAX_SITEMAP_FILES = 10
 EXIT_BAD_USAGE = 2
-EXIT_FAILURE = 1
 
 
 def _now() -> str:
@@ -57,9 +56,13 @@ class LearnSpider(scrapy.Spider):
         self.args: LearnArgs | None = None
         self.args_error: str | None = None
         try:
-            self.args = parse_args(kwargs)
+            args = parse_args(kwargs)
+            problem = args.usage_problem()
+            if problem:
+                raise ArgsError(problem)
+            self.args = args
         except ArgsError as exc:
-            self.args_error = str(exc)
+            self.args_error = str(exc)  # start() logs it; no feed is configured, nothing is fetched
         self.seen_urls: set[str] = set()
         self.follow_hosts: set[str] = set()
         self.pending_searches = 0
@@ -107,12 +110,6 @@ class LearnSpider(scrapy.Spider):
             return
 
         key = a.brave_token()
-        problem = a.usage_problem()
-        if problem:
-            logger.error("skill3: %s", problem)
-            self._fail(EXIT_BAD_USAGE, "nothing_to_crawl")
-            return
-
         if key:
             plan = await asyncio.to_thread(self._plan)
             state.queries = plan.queries
