@@ -19,7 +19,9 @@ def _root() -> None:
 
 
 def main() -> None:
-    app()
+    from synth.cli_synth import app as registered  # registers `synth` and `learn` (also under `python -m`)
+
+    registered()
 
 
 if __name__ == "__main__":
