@@ -267,7 +267,7 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
         except ContextLengthError as exc:
             if shrunk is not None:
                 raise SynthFailure(1, f"{exc} (already retried with a {budget}-token bundle; lower --context-tokens)") from None
-            shrunk = {"from": budget, "to": max(MIN_BUDGET, budget // 2), "reason": str(exc)}
+            shrunk = {"from": budget, "to": max(MIN_BUDGET, min(budget, sel.tokens) // 2), "reason": str(exc)}
             err.print(f"skill3 synth: warning: {exc}; retrying once with the bundle halved to {shrunk['to']} tokens", markup=False)
             budget = shrunk["to"]
         except LLMError as exc:
