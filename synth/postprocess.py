@@ -36,7 +36,7 @@ MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 MAX_BODY_LINES = 500
 SPLIT_TARGET_LINES = 450
-MIN_CONTENT_CHARS = 60
+MIN_CONTENT_WORDS = 15
 FOOTER_PREFIX = "_Created with skill3"
 NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -370,6 +370,36 @@ def strip_trailing_chatter(body: str) -> tuple[str, list[str]]:
     return "\n".join(lines), (["removed closing chatter after the skill"] if removed else [])
 
 
+_EMPTY_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s*$")
+MAX_REPEAT = 2
+
+
+def drop_degenerate_lines(body: str) -> tuple[str, list[str]]:
+    """Remove empty list items and collapse runs of identical lines (a small model's loops), outside fences."""
+    out: list[str] = []
+    empty = repeated = 0
+    run = 0
+    for line, fenced in _lines_with_fence_state(body):
+        if not fenced and _EMPTY_ITEM.match(line):
+            empty += 1
+            continue
+        if not fenced and line.strip() and out and line == out[-1]:
+            run += 1
+            if run >= MAX_REPEAT:
+                repeated += 1
+                continue
+        else:
+            run = 0
+        out.append(line)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out))
+    fixes = []
+    if empty:
+        fixes.append(f"removed {empty} empty list item(s)")
+    if repeated:
+        fixes.append(f"removed {repeated} repeated line(s)")
+    return text, fixes
+
+
 def remove_extra_frontmatter(body: str) -> tuple[str, list[str]]:
     """Remove secondary frontmatter blocks (``---`` + key lines + ``---``) outside fences."""
     fixes: list[str] = []
@@ -530,12 +560,13 @@ def _ensure_title(body: str, ctx: SkillContext) -> tuple[str, list[str]]:
     return f"{title}\n\n{body.lstrip()}", ["added a title heading"]
 
 
-def _content_chars(body: str) -> int:
+def _content_words(body: str) -> int:
+    """Words of real content: prose and code, not headings, citations or the footer."""
     n = 0
     for line, fenced in _lines_with_fence_state(body):
         if not fenced and (_HEADING.match(line) or line.startswith(FOOTER_PREFIX)):
             continue
-        n += len(line.strip())
+        n += len(re.findall(r"[^\W\d_]{2,}", _CITE.sub("", line)))
     return n
 
 
@@ -566,12 +597,14 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
     fixes += f
     body, f = close_fences(body)
     fixes += f
+    body, f = drop_degenerate_lines(body)
+    fixes += f
     body, f = _ensure_title(body, ctx)
     fixes += f
     body, removed = remove_section(body, re.compile(r"^sources\b|^references\s*$", re.I))
     body = "\n".join(l for l in body.split("\n") if not l.startswith(FOOTER_PREFIX)).rstrip()
-    if _content_chars(body) < MIN_CONTENT_CHARS:
-        raise PostProcessError(["the draft has no skill content (empty or only headings)"])
+    if _content_words(body) < MIN_CONTENT_WORDS:
+        raise PostProcessError([f"the draft has no skill content (fewer than {MIN_CONTENT_WORDS} words outside headings)"])
 
     urls = {s["url"]: int(s.get("n", i)) for i, s in enumerate(ctx.sources, 1)}
     body, cited, f = fix_citations(body, len(ctx.sources), urls)

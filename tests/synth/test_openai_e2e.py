@@ -42,7 +42,7 @@ def skill_reply(body: dict) -> str:
     if "condense one web page" in system:
         return "Notes: the SDK renamed FastMCP to MCPServer; tasks are stable."
     if "check a SKILL.md draft" in system:
-        return "---\nname: mcp\ndescription: Verified changes to MCP after January 2026, for building MCP servers.\n---\n# MCP\n\n## Overview / When to use\nThe Python SDK 2.0 renamed FastMCP to MCPServer [2]. Tasks are announced, not shipped [3].\n"
+        return "---\nname: mcp\ndescription: Verified changes to MCP after January 2026, for building MCP servers.\n---\n# MCP\n\n## Overview / When to use\nThe Python SDK 2.0 renamed FastMCP to MCPServer [2]. Tasks are announced, not shipped [3]. Servers may run stateless behind a load balancer when they return no session header [3].\n"
     return SKILL
 
 
@@ -183,6 +183,16 @@ def test_verify_regrounds_and_is_post_processed(feed, tmp_path):
     assert "announced, not shipped" in text
     assert json.loads((tmp_path / "run.json").read_text())["verify"]["status"] == "done"
     agentskills_validate(tmp_path / "mcp")
+
+
+def test_verify_output_that_cannot_be_fixed_keeps_the_draft(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        stub.script = [SKILL, "I checked it, looks fine!"]
+        code, _, err = synth(feed, stub, "--verify")
+    assert code == 0, err
+    assert "kept the unverified skill" in err
+    assert json.loads((tmp_path / "run.json").read_text())["verify"]["status"] == "rejected"
+    assert "renamed FastMCP to MCPServer" in (tmp_path / "mcp" / "SKILL.md").read_text()
 
 
 def test_auto_uses_the_endpoint_when_it_answers_else_extractive(feed, tmp_path):

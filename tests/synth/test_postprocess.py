@@ -119,6 +119,13 @@ def test_degenerate_description_derived_from_overview():
     assert "Use when" in skill.frontmatter["description"]
 
 
+def test_degenerate_loops_are_collapsed():
+    raw = GOOD.replace("## Instructions\n", "## Instructions\n" + "- \n" * 40 + "Use it.\n" * 30)
+    skill = postprocess(raw, CTX)
+    assert skill.body.count("Use it.") == 2 and "\n- \n" not in skill.body
+    assert any("empty list item" in f for f in skill.fixes) and any("repeated line" in f for f in skill.fixes)
+
+
 def test_idempotent():
     once = postprocess(GOOD, CTX)
     twice = postprocess(once.skill_md(), CTX)
@@ -139,7 +146,12 @@ def test_long_body_split_into_references():
         assert close_fences(text)[0] == text
 
 
-@pytest.mark.parametrize("raw", ["", "   \n", "Sorry, I cannot help with that.", "---\nname: x\ndescription: y\n---\n# Title\n## Instructions\n"])
+@pytest.mark.parametrize(
+    "raw",
+    ["", "   \n", "Sorry, I cannot help with that.", "---\nname: x\ndescription: y\n---\n# Title\n## Instructions\n",
+     "# Title\n\n" + "-\n" * 500, "## A\n1.\n2.\n3.\n[1] [2] [3]\n", "# T\n\nok ok\nok ok\nok ok\nok ok\nok ok\nok ok\nok ok\nok ok\n"],
+    ids=["empty", "blank", "refusal", "headings only", "empty bullets", "numbers and citations", "one line looped"],
+)
 def test_unfixable_drafts_raise(raw):
     with pytest.raises(PostProcessError):
         postprocess(raw, CTX)
