@@ -374,6 +374,43 @@ _EMPTY_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s*$")
 MAX_REPEAT = 2
 
 
+_SCAFFOLD = re.compile(
+    r"<<<\s*(?:END\s+)?(?:SOURCE|DRAFT)\b[^\n]*?>>>|^\s*(?:Write the SKILL\.md now\.|Output the corrected SKILL\.md\.|"
+    r"SOURCES \((?:quoted pages|condensed notes)[^)]*\):|Today is \d{4}-\d{2}-\d{2}\. Topic: .*)\s*$",
+    re.I,
+)
+
+
+def remove_scaffolding(body: str) -> tuple[str, list[str]]:
+    """Remove prompt scaffolding a model echoed back: source/draft markers and the prompt's own instruction lines."""
+    out, n = [], 0
+    for line, _fenced in _lines_with_fence_state(body):
+        if _SCAFFOLD.search(line):
+            n += 1
+            continue
+        out.append(line)
+    return "\n".join(out), ([f"removed {n} line(s) of echoed prompt scaffolding"] if n else [])
+
+
+def drop_empty_fences(body: str) -> tuple[str, list[str]]:
+    """Remove code blocks with nothing inside."""
+    lines = body.split("\n")
+    out: list[str] = []
+    n = 0
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m and i + 1 < len(lines):
+            nxt = _FENCE.match(lines[i + 1])
+            if nxt and not nxt.group("info").strip() and nxt.group("fence")[0] == m.group("fence")[0] and len(nxt.group("fence")) >= len(m.group("fence")):
+                n += 1
+                i += 2
+                continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out), ([f"removed {n} empty code block(s)"] if n else [])
+
+
 def drop_degenerate_lines(body: str) -> tuple[str, list[str]]:
     """Remove empty list items and collapse runs of identical lines (a small model's loops), outside fences."""
     out: list[str] = []
@@ -593,9 +630,13 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
         fixes.append(f"name {raw_name!r} → {name!r}")
 
     body = body.strip("\n")
+    body, f = remove_scaffolding(body)
+    fixes += f
     body, f = strip_trailing_chatter(body)
     fixes += f
     body, f = close_fences(body)
+    fixes += f
+    body, f = drop_empty_fences(body)
     fixes += f
     body, f = drop_degenerate_lines(body)
     fixes += f

@@ -76,6 +76,7 @@ def adversarial_cases():
         ("bogus citations", GOOD.replace("[2]", "[2][9] and [0]")),
         ("model wrote its own Sources", GOOD + "\n## Sources\n- [1] https://evil.example/\n- https://unrelated.example\n"),
         ("crlf", GOOD.replace("\n", "\r\n")),
+        ("echoed prompt scaffolding", GOOD.replace("## Examples", "<<<END SOURCE 3 6782f4e75d>>>\nWrite the SKILL.md now.\n<<<SOURCE 1 ab12>>>\n```\n```\n## Examples")),
     ]
 
 
@@ -97,6 +98,7 @@ def test_adversarial_drafts_become_valid_skills(label, raw):
     assert "evil.example" not in sources and "https://example.org/unused" not in sources
     assert "Hope this helps" not in text and "Let me know" not in text and "<think>" not in text
     assert "[9]" not in body and "[0]" not in body
+    assert "<<<" not in body and "Write the SKILL.md now" not in body and "```\n```" not in body
 
 
 def test_sources_list_exactly_the_cited(tmp_path):
