@@ -161,6 +161,14 @@ def run_synth(
     except SynthFailure as exc:
         err.print(f"skill3 synth: error: {exc}", markup=False)
         return exc.code
+    except OSError as exc:  # unwritable output folder, disk full, unreadable input
+        err.print(f"skill3 synth: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), markup=False)
+        return 1
+    except Exception as exc:  # a bug: one line, the traceback with SKILL3_DEBUG=1
+        if os.environ.get("SKILL3_DEBUG"):
+            raise
+        err.print(f"skill3 synth: error: internal error ({type(exc).__name__}: {exc}); rerun with SKILL3_DEBUG=1 for the traceback", markup=False)
+        return 1
 
 
 def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_endpoint, llm_model, verify,
@@ -247,7 +255,8 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     map_reduce_info: dict = {}
     while True:
         with state.phase("select"):
-            sel = select_evidence(ranked.candidates, budget, can_condense=model is not None)
+            # after a context-length error the bundle is shrunk (trimmed), not condensed with more calls
+            sel = select_evidence(ranked.candidates, budget, can_condense=model is not None and shrunk is None)
             bundle = to_bundle(sel, skill_name=name_hint, target_model=target_model, cutoff=cut.month)
             _vet_input(bundle, state)
         skill_ctx = SkillContext(topic=topic, target_model=target_model, cutoff=cut.month, learned_date=today_s, sources=bundle["sources"])

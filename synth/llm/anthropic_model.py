@@ -9,6 +9,7 @@ import anthropic
 from synth.llm.base import MAX_RETRIES, ContextLengthError, LLMError, Message, is_context_length_message, one_line
 
 # Models that reject sampling parameters (temperature, top_p, top_k): never send them.
+# (Opus 4.8 answers HTTP 400 to them; the seed's ARCHITECTURE notes the same.)
 NO_SAMPLING_PREFIXES = ("claude-opus-4-8",)
 
 
@@ -37,7 +38,8 @@ class AnthropicModel:
         if system:
             kwargs["system"] = system
         if temperature is not None and not self.model.startswith(NO_SAMPLING_PREFIXES):
-            kwargs["temperature"] = temperature
+            # anthropic SDK 2.x has no sampling arguments; models that still accept them get them in the body
+            kwargs["extra_body"] = {"temperature": temperature}
         return kwargs
 
     def complete(
