@@ -8,7 +8,7 @@ from typing import Callable, Iterator
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from synth.bundle import estimate_tokens
+from synth.bundle import CHARS_PER_TOKEN
 
 
 @contextmanager
@@ -31,6 +31,6 @@ def generation_progress(label: str, console: Console | None = None, enabled: boo
 
         def on_text(text: str) -> None:
             received["chars"] += len(text)
-            progress.update(task, tokens=estimate_tokens("x" * received["chars"]))
+            progress.update(task, tokens=int(received["chars"] / CHARS_PER_TOKEN))
 
         yield on_text

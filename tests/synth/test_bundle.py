@@ -150,3 +150,24 @@ def test_bundle_shape_follows_spec(tmp_path):
 @pytest.mark.parametrize("text, tokens", [("", 0), ("abcdefg", 2), ("x" * 3500, 1000)])
 def test_token_heuristic(text, tokens):
     assert estimate_tokens(text) == tokens
+
+
+def test_memory_does_not_grow_with_the_crawl(tmp_path):
+    import random
+    import tracemalloc
+
+    def feed(n):
+        rng = random.Random(n)
+        words = [f"w{i}" for i in range(3000)]
+        items = [make_item(f"https://h{i % 700}.example/p{i}", published=f"2026-0{1 + i % 9}-1{i % 9}",
+                           excerpts=[" ".join(rng.choice(words) for _ in range(60)) + "."] * 2) for i in range(n)]
+        return write_jsonl(tmp_path / f"r{n}.jsonl", items)
+
+    peaks = {}
+    for n in (300, 2400):
+        path = feed(n)
+        tracemalloc.start()
+        rank_sources([str(path)], cutoff_start=START, today=TODAY)
+        peaks[n] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peaks[2400] < peaks[300] * 1.5, peaks  # 8x the items, about the same peak
