@@ -13,7 +13,7 @@ from typing import Optional
 import typer
 
 from synth.cli import app
-from synth.llm.base import DEFAULT_ENDPOINT, LLMError, check_provider
+from synth.llm.base import DEFAULT_ENDPOINT, LLMError, check_provider, resolve_auto
 from synth.postprocess import slugify
 
 PROVIDER_HELP = "auto (openai if the endpoint answers, else extractive), openai, anthropic or extractive"
@@ -114,10 +114,16 @@ def learn_cmd(
         check_provider(llm_provider, llm_endpoint or (DEFAULT_ENDPOINT if llm_provider == "openai" else None))
     except LLMError as exc:
         _fail(2, str(exc))
+    crawl_provider = llm_provider
+    if llm_provider == "auto":  # the spider takes a concrete provider for its query planner
+        crawl_provider, reason = resolve_auto(llm_endpoint)
+        if reason:
+            typer.secho(f"skill3: WARNING: no LLM answers ({reason}): planning falls back to the bare topic and synthesis "
+                        "to the extractive synthesizer (quotes only, no model)", err=True, fg="yellow", bold=True)
     kwargs = learn_spider_kwargs(
         topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff,
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
-        output_dir=output_dir, llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
+        output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
         verify=verify, brave_key=brave_key,
     )
     out = Path(kwargs["output_dir"])
@@ -139,20 +145,34 @@ def learn_cmd(
 
 
 def run_crawl(spider_kwargs: dict[str, str]) -> int:
-    """Run the Scrapy ``learn`` spider in this process; 0 when it finished, else an exit code."""
+    """Run the Scrapy ``learn`` spider in this process; returns the crawl's exit code (0 when it finished)."""
+    import os
+
+    os.environ.setdefault("SCRAPY_SETTINGS_MODULE", "skill3crawl.settings")
     try:
         from scrapy.crawler import CrawlerProcess
         from scrapy.utils.project import get_project_settings
     except ImportError as exc:  # pragma: no cover - scrapy is a dependency
         _fail(1, f"Scrapy is not installed: {exc}")
-    settings = get_project_settings()
-    process = CrawlerProcess(settings)
+    try:  # the spider's own argument check, before Scrapy starts: one line, exit 2
+        from skill3crawl.args import ArgsError, parse_args
+    except ImportError:
+        parse_args = None
+    if parse_args is not None:
+        try:
+            problem = parse_args(dict(spider_kwargs)).discovery_problem()
+        except ArgsError as exc:
+            problem = str(exc)
+        if problem:
+            _fail(2, problem)
+    process = CrawlerProcess(get_project_settings())
     try:
-        process.crawl("learn", **spider_kwargs)
+        crawler = process.create_crawler("learn")
     except KeyError:
-        _fail(1, "the Scrapy spider 'learn' is not available (run from the project folder with scrapy.cfg)")
+        _fail(1, "the Scrapy spider 'learn' is not available (is skill3crawl installed?)")
+    process.crawl(crawler, **spider_kwargs)
     process.start()
-    failed = [c for c in process.crawlers if getattr(c.spider, "skill3_error", None)]
-    if failed:
-        _fail(2, str(failed[0].spider.skill3_error))
-    return 0
+    if getattr(process, "bootstrap_failed", False):
+        return 1
+    code = crawler.stats.get_value("skill3/exit_code") if crawler.stats else None
+    return int(code or 0)

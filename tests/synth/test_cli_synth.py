@@ -146,3 +146,12 @@ def test_learn_missing_key_fails_before_any_crawl(monkeypatch):
     monkeypatch.setattr(cs, "run_crawl", lambda kw: pytest.fail("crawl started"))
     r = CliRunner().invoke(app, ["learn", "mcp", "--llm-provider", "anthropic"])
     assert r.exit_code == 2 and "ANTHROPIC_API_KEY" in r.stderr
+
+
+def test_run_synth_accepts_the_crawl_triggers_keyword_call(feed, tmp_path):
+    from synth.run import run_synth
+
+    code = run_synth(paths=[str(feed)], output_dir=str(tmp_path / "out"), topic="mcp", target_model=None, cutoff="2026-01",
+                     llm_provider="extractive", llm_endpoint=None, llm_model=None, verify=False, strict_cutoff=False,
+                     context_tokens=None, dry_run=False, fail_on_findings=True, progress=False)
+    assert code == 0 and (tmp_path / "out" / "mcp" / "SKILL.md").is_file()
