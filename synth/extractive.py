@@ -13,6 +13,7 @@ import re
 
 from synth.bundle import STRUCTURE_ONLY_BELOW
 from synth.consensus import claim_sentences
+from synth.postprocess import display_topic
 
 MAX_INSTRUCTIONS = 18
 MAX_PER_SOURCE = 4
@@ -86,7 +87,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
     for s in fresh[:5]:
         for h in _headings(s.get("excerpts", []))[:2]:
             topics.append(_quote(h))
-    topic_title = topic.strip() or "this topic"
+    topic_title = display_topic(topic)
     covered = "; ".join(dict.fromkeys(topics)) or f"{len(fresh)} fresh source(s)"
     description = (
         f"What changed in {topic_title} after the {cutoff} training cutoff, quoted from fresh sources: {covered}. "

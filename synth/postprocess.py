@@ -586,6 +586,14 @@ def _is_stub(lines: list[str], s: tuple[int, int, str]) -> bool:
 # --------------------------------------------------------------------------- the pipeline
 
 
+def display_topic(topic: str) -> str:
+    """'mcp' → 'MCP', 'tidewire' → 'Tidewire'; a topic with capitals is kept as written."""
+    t = " ".join((topic or "").split()) or "Skill"
+    if t != t.lower():
+        return t
+    return t.upper() if len(t) <= 4 and t.isalnum() else t[:1].upper() + t[1:]
+
+
 def _ensure_title(body: str, ctx: SkillContext) -> tuple[str, list[str]]:
     for line, fenced in _lines_with_fence_state(body):
         if fenced or not line.strip():
@@ -593,7 +601,7 @@ def _ensure_title(body: str, ctx: SkillContext) -> tuple[str, list[str]]:
         if re.match(r"^#[ \t]+\S", line):
             return body, []
         break
-    title = f"# {ctx.topic.strip().title() or 'Skill'}: what changed after {ctx.cutoff}"
+    title = f"# {display_topic(ctx.topic)}: what changed after {ctx.cutoff}"
     return f"{title}\n\n{body.lstrip()}", ["added a title heading"]
 
 

@@ -161,6 +161,9 @@ def run_synth(
     except SynthFailure as exc:
         err.print(f"skill3 synth: error: {exc}", markup=False)
         return exc.code
+    except KeyboardInterrupt:
+        err.print("skill3 synth: error: interrupted; nothing was written", markup=False)
+        return 1
     except OSError as exc:  # unwritable output folder, disk full, unreadable input
         err.print(f"skill3 synth: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), markup=False)
         return 1
@@ -298,6 +301,7 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     lint_info, vet_info = _lint_and_vet_output(skill, state)
 
     # ---------------------------------------------------------------- write
+    previous = _previous_skill_dir(out_dir)
     with state.phase("write"):
         skill_dir, validation = write_skill(out_dir, skill)
     man = manifest_mod.build(
@@ -315,9 +319,23 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
 
     atomic_write_text(out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
     atomic_write_text(out_dir / "index.html", render_preview(skill, man))
+    if previous is not None and previous.resolve() != skill_dir.resolve():
+        shutil.rmtree(previous, ignore_errors=True)  # the last run's skill under its old name
     print(f"skill3: wrote {skill_dir / 'SKILL.md'} ({len(bundle['sources'])} sources, provider {provider}); "
           f"manifest {out_dir / 'run.json'}, preview {out_dir / 'index.html'}")
     return 0
+
+
+def _previous_skill_dir(out_dir: Path) -> Path | None:
+    """The skill folder the previous run.json names, when it is a direct child of ``out_dir`` holding a SKILL.md."""
+    try:
+        prev = json.loads((out_dir / "run.json").read_text(encoding="utf-8"))["skill"]["name"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(prev, str) or not prev or "/" in prev or prev.startswith("."):
+        return None
+    path = out_dir / prev
+    return path if (path / "SKILL.md").is_file() else None
 
 
 def _progress(enabled: bool, label: str, err: Console):

@@ -155,3 +155,10 @@ def test_run_synth_accepts_the_crawl_triggers_keyword_call(feed, tmp_path):
                      llm_provider="extractive", llm_endpoint=None, llm_model=None, verify=False, strict_cutoff=False,
                      context_tokens=None, dry_run=False, fail_on_findings=True, progress=False)
     assert code == 0 and (tmp_path / "out" / "mcp" / "SKILL.md").is_file()
+
+
+def test_a_renamed_skill_replaces_the_previous_folder(feed, tmp_path):
+    assert run_cli(feed, "--llm-provider", "extractive")[0] == 0
+    assert (tmp_path / "mcp").is_dir()
+    assert run_cli(feed, "--llm-provider", "extractive", "--topic", "Model Context Protocol")[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["model-context-protocol"]
