@@ -323,6 +323,11 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
         shutil.rmtree(previous, ignore_errors=True)  # the last run's skill under its old name
     print(f"skill3: wrote {skill_dir / 'SKILL.md'} ({len(bundle['sources'])} sources, provider {provider}); "
           f"manifest {out_dir / 'run.json'}, preview {out_dir / 'index.html'}")
+    blocking = man["gate"]["blocking"]
+    if blocking:
+        err.print(f"skill3 synth: {blocking} high-severity finding(s) remain (see run.json lint/vet)", markup=False)
+        if fail_on_findings:
+            return 3
     return 0
 
 
