@@ -151,6 +151,10 @@ def run_synth(
 ) -> int:
     """Synthesise a skill from run.jsonl files; returns the exit code (0/1/2/3)."""
     err = console or Console(stderr=True, highlight=False, soft_wrap=True)
+    import logging
+
+    for noisy in ("httpx2", "httpx", "openai", "anthropic"):  # per-request INFO lines (under Scrapy's logging)
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         return _run(
             paths, output_dir=output_dir, topic=topic, target_model=target_model, cutoff=cutoff,
