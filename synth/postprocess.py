@@ -428,6 +428,8 @@ def drop_degenerate_lines(body: str) -> tuple[str, list[str]]:
         else:
             run = 0
         out.append(line)
+    out, looped = _collapse_periodic(out)
+    repeated += looped
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(out))
     fixes = []
     if empty:
@@ -435,6 +437,41 @@ def drop_degenerate_lines(body: str) -> tuple[str, list[str]]:
     if repeated:
         fixes.append(f"removed {repeated} repeated line(s)")
     return text, fixes
+
+
+MAX_PERIOD = 8
+
+
+def _collapse_periodic(lines: list[str]) -> tuple[list[str], int]:
+    """Keep one copy of a block of 2..8 lines that repeats three or more times in a row (outside fences)."""
+    fenced = [f for _l, f in _lines_with_fence_state("\n".join(lines))]
+    removed = 0
+    i = 0
+    out: list[str] = []
+    n = len(lines)
+    while i < n:
+        collapsed = False
+        if not fenced[i] and lines[i].strip():
+            for p in range(2, MAX_PERIOD + 1):
+                block = lines[i : i + p]
+                if len(block) < p or any(fenced[i : i + p]):
+                    break
+                k = 1
+                while lines[i + k * p : i + (k + 1) * p] == block and not any(fenced[i + k * p : i + (k + 1) * p]):
+                    k += 1
+                if k >= 3:
+                    tail = 0  # a cut-off last copy of the block
+                    while tail < p - 1 and i + k * p + tail < n and lines[i + k * p + tail] == block[tail] and not fenced[i + k * p + tail]:
+                        tail += 1
+                    out.extend(block)
+                    removed += (k - 1) * p + tail
+                    i += k * p + tail
+                    collapsed = True
+                    break
+        if not collapsed:
+            out.append(lines[i])
+            i += 1
+    return out, removed
 
 
 def remove_extra_frontmatter(body: str) -> tuple[str, list[str]]:

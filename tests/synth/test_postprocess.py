@@ -128,6 +128,12 @@ def test_degenerate_loops_are_collapsed():
     assert any("empty list item" in f for f in skill.fixes) and any("repeated line" in f for f in skill.fixes)
 
 
+def test_periodic_loops_are_collapsed():
+    loop = "# Install the SDK\npython3 -m pip install sdk\n\n# Create a server\npython3 -m pip install sdk\n\n" * 12
+    skill = postprocess(GOOD + "\n" + loop, CTX)
+    assert skill.body.count("# Install the SDK") == 1 and skill.body.count("python3 -m pip install sdk") == 2
+
+
 def test_idempotent():
     once = postprocess(GOOD, CTX)
     twice = postprocess(once.skill_md(), CTX)
