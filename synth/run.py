@@ -300,7 +300,8 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
             err.print("skill3 synth: warning: --verify skipped: the extractive provider has no model", markup=False)
         else:
             with state.phase("verify"):
-                skill, verify_info = _verify(model, bundle, skill, skill_ctx, today_s, ctx_tokens, state, progress, err)
+                skill, verify_info = _verify(model, ranked.candidates, sel, bundle, skill, skill_ctx, today_s, ctx_tokens,
+                                             state, progress, err)
 
     lint_info, vet_info = _lint_and_vet_output(skill, state)
 
@@ -396,11 +397,31 @@ def _postprocess_or_repair(draft, skill_ctx, model, messages, state: RunState, c
         raise SynthFailure(1, f"the model did not produce a valid skill after one re-prompt: {exc}") from None
 
 
-def _verify(model, bundle, skill: Skill, skill_ctx, today_s, ctx_tokens, state: RunState, progress, err):
-    messages = verify_messages(bundle, skill.skill_md(), today=today_s)
+def _verify(model, candidates, sel: Selection, bundle, skill: Skill, skill_ctx, today_s, ctx_tokens, state: RunState, progress, err):
+    """One call re-grounds the draft against its sources; the sources are trimmed so sources + draft fit the context."""
+    draft = skill.skill_md()
+    room = sel.budget - estimate_tokens(draft)
+    if room < MIN_BUDGET:
+        msg = f"--verify skipped: the draft (~{estimate_tokens(draft)} tokens) leaves no room for its sources in --context-tokens {ctx_tokens}"
+        err.print(f"skill3 synth: warning: {msg}", markup=False)
+        state.warnings.append(msg)
+        return skill, {"status": "skipped", "reason": msg}
+    verify_bundle = bundle
+    if sel.tokens > room:  # keep the same source numbers: trim each source, never renumber
+        keep = {c.url: c for c in select_evidence(sel.sources, room, can_condense=False).sources}
+        verify_bundle = {**bundle, "sources": [
+            {**src, "excerpts": keep[src["url"]].excerpts, "code_blocks": [cb["text"] for cb in keep[src["url"]].code_blocks],
+             "code_languages": [cb.get("language", "") for cb in keep[src["url"]].code_blocks]}
+            for src in bundle["sources"] if src["url"] in keep]}
+    messages = verify_messages(verify_bundle, draft, today=today_s)
     try:
         with _progress(progress, "verifying against the sources", err) as on_text:
             text = state.log.call(model, "verify", messages, max_tokens=output_reserve(ctx_tokens), on_text=on_text)
+    except ContextLengthError as exc:
+        msg = f"--verify skipped: {exc}"
+        err.print(f"skill3 synth: warning: {msg}", markup=False)
+        state.warnings.append(msg)
+        return skill, {"status": "skipped", "reason": msg}
     except LLMError as exc:
         raise SynthFailure(1, f"--verify failed: {exc}") from None
     try:
@@ -410,7 +431,8 @@ def _verify(model, bundle, skill: Skill, skill_ctx, today_s, ctx_tokens, state: 
         err.print(f"skill3 synth: warning: {msg}", markup=False)
         state.warnings.append(msg)
         return skill, {"status": "rejected", "reason": str(exc)}
-    return verified, {"status": "done", "fixes": verified.fixes, "changed": verified.body != skill.body}
+    return verified, {"status": "done", "fixes": verified.fixes, "changed": verified.body != skill.body,
+                      "sources_trimmed": verify_bundle is not bundle}
 
 
 # --------------------------------------------------------------------------- writing

@@ -205,3 +205,13 @@ def test_auto_uses_the_endpoint_when_it_answers_else_extractive(feed, tmp_path):
     assert r.exit_code == 0 and "WARNING" in r.stderr and "extractive" in r.stderr
     man = json.loads((tmp_path / "run.json").read_text())
     assert man["model"]["used"] == "extractive" and man["model"]["auto_fallback_reason"]
+
+
+def test_verify_that_does_not_fit_is_skipped_with_a_warning(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        stub.script = [SKILL, {"status": 400, "message": "maximum context length is 2048 tokens"}]
+        code, _, err = synth(feed, stub, "--verify")
+    assert code == 0, err
+    assert "--verify skipped" in err
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["verify"]["status"] == "skipped" and man["warnings"]
