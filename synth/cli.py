@@ -19,9 +19,12 @@ def _root() -> None:
 
 
 def main() -> None:
-    from synth.cli_synth import app as registered  # registers `synth` and `learn` (also under `python -m`)
+    app()
 
-    registered()
+
+from synth import cli_synth  # noqa: E402  (registers `synth` and `learn`)
+
+cli_synth.register(app)
 
 
 if __name__ == "__main__":

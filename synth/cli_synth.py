@@ -12,7 +12,6 @@ from typing import Optional
 
 import typer
 
-from synth.cli import app
 from synth.llm.base import DEFAULT_ENDPOINT, LLMError, check_provider, resolve_auto
 from synth.postprocess import slugify
 
@@ -24,7 +23,6 @@ def _fail(code: int, message: str) -> None:
     raise typer.Exit(code)
 
 
-@app.command("synth")
 def synth_cmd(
     run_jsonl: list[Path] = typer.Argument(..., help="run.jsonl file(s) written by the crawl (several workers: pass them all)"),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="where the skill, run.json and index.html go (default: the first file's folder)"),
@@ -90,7 +88,6 @@ def default_output_dir(topic: str) -> str:
     return str(Path("output") / (slugify(topic) or "topic"))
 
 
-@app.command("learn")
 def learn_cmd(
     topic: str = typer.Argument(..., help="technology or concept to learn, e.g. mcp"),
     target_model: Optional[str] = typer.Option(None, "--target-model", help="the model the skill is for (cutoff lookup only)"),
@@ -176,3 +173,9 @@ def run_crawl(spider_kwargs: dict[str, str]) -> int:
         return 1
     code = crawler.stats.get_value("skill3/exit_code") if crawler.stats else None
     return int(code or 0)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `synth` and `learn` to the `skill3` app."""
+    app.command("synth")(synth_cmd)
+    app.command("learn")(learn_cmd)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli_synth import app, learn_spider_kwargs
+from synth.cli import app
+from synth.cli_synth import learn_spider_kwargs
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli_synth import app
+from synth.cli import app
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 from tests.synth.llm_stub import StubLLM
 
