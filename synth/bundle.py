@@ -163,6 +163,17 @@ class Candidate:
     def url(self) -> str:
         return self.item.final_url or self.item.url
 
+    def to_item(self) -> SourceItem:
+        """A SourceItem carrying the consensus-filtered text (what a model would see), e.g. for input vetting."""
+        return SourceItem(**{**self.item.to_dict(), "excerpts": list(self.excerpts),
+                             "code_blocks": [{"text": cb["text"], "language": cb.get("language", "")} for cb in self.code_blocks]})
+
+    def update_from_item(self, item: SourceItem) -> None:
+        """Take back text changed in place by a vetting step (redactions); consensus counts are kept."""
+        self.excerpts = list(item.excerpts)
+        self.code_blocks = [{**old, "text": new.get("text", "")} for old, new in zip(self.code_blocks, item.code_blocks)]
+        self.item.redactions = item.redactions
+
     def rank_key(self) -> tuple:
         # Highest combined score first; then authority, freshness, date; URL breaks ties deterministically.
         return (-self.combined_score, -self.authority, not self.post_cutoff, _neg_date(self.item.published), self.url)

@@ -260,12 +260,13 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     shrunk = None
     reprompted = False
     map_reduce_info: dict = {}
+    with state.phase("vet_input"):
+        candidates = _vet_input(ranked.candidates, state)
     while True:
         with state.phase("select"):
             # after a context-length error the bundle is shrunk (trimmed), not condensed with more calls
-            sel = select_evidence(ranked.candidates, budget, can_condense=model is not None and shrunk is None)
+            sel = select_evidence(candidates, budget, can_condense=model is not None and shrunk is None)
             bundle = to_bundle(sel, skill_name=name_hint, target_model=target_model, cutoff=cut.month)
-            _vet_input(bundle, state)
         skill_ctx = SkillContext(topic=topic, target_model=target_model, cutoff=cut.month, learned_date=today_s, sources=bundle["sources"])
         try:
             with state.phase("synthesize"):
@@ -352,8 +353,15 @@ def _progress(enabled: bool, label: str, err: Console):
     return generation_progress(label, console=err) if enabled else nullcontext(None)
 
 
-def _vet_input(bundle: dict, state: RunState) -> None:
-    """Input vetting hook (redact, scan, quarantine) — not wired yet; recorded as not run in run.json."""
+def _vet_input(candidates: list, state: RunState) -> list:
+    """Input vetting hook, before any model sees a source: not wired yet (run.json says "not run").
+
+    Wiring: ``items = [c.to_item() for c in candidates]``; ``result = vet_sources(items)`` (redacts in
+    place, scans, quarantines; raises when every source is quarantined → SynthFailure(1)); then
+    ``c.update_from_item(item)`` for the kept ones and return them in rank order, so the next-best
+    candidates take a quarantined source's place in the selection.
+    """
+    return candidates
 
 
 def _lint_and_vet_output(skill: Skill, state: RunState) -> tuple[dict, dict]:

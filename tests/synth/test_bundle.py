@@ -171,3 +171,17 @@ def test_memory_does_not_grow_with_the_crawl(tmp_path):
         peaks[n] = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     assert peaks[2400] < peaks[300] * 1.5, peaks  # 8x the items, about the same peak
+
+
+def test_candidate_item_round_trip_for_vetting(tmp_path):
+    items = [make_item("https://github.com/o/r", excerpts=[PARA + " key sk-live-123456"], code=[("python", CODE)]),
+             make_item("https://mirror.example/r", code=[("python", CODE)])]
+    c = rank(tmp_path, items).candidates[0]
+    item = c.to_item()
+    assert item.excerpts == c.excerpts and item.code_blocks[0]["text"] == CODE
+    item.excerpts = [e.replace("sk-live-123456", "[REDACTED]") for e in item.excerpts]
+    item.code_blocks[0]["text"] = CODE.replace("weather", "[REDACTED]")
+    item.redactions = 2
+    c.update_from_item(item)
+    assert "[REDACTED]" in c.excerpts[0] and c.code_blocks[0]["consensus"] == 2 and "[REDACTED]" in c.code_blocks[0]["text"]
+    assert c.item.redactions == 2
