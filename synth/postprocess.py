@@ -130,7 +130,7 @@ def sanitize_name(raw: str | None, topic: str) -> str:
 def _plain(text: str) -> str:
     text = re.sub(r"`([^`]*)`", r"\1", text)
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = _CITE.sub("", text)
+    text = re.sub(r"\s*" + _CITE.pattern, "", text)
     text = re.sub(r"[*_]{1,3}([^*_]+)[*_]{1,3}", r"\1", text)
     return clean_text(text)
 
@@ -310,6 +310,11 @@ def split_frontmatter(text: str) -> tuple[dict, str, list[str]]:
     """(frontmatter mapping, body, fixes). Invalid YAML falls back to reading ``key: value`` lines."""
     fixes: list[str] = []
     lines = text.split("\n")
+    first_content = next((l for l in lines[1:] if l.strip()), "")
+    if lines and lines[0].strip() == "---" and not _YAMLISH.match(first_content):
+        lines = lines[1:]  # a horizontal rule, not a frontmatter block
+        text = "\n".join(lines)
+        fixes.append("removed a leading horizontal rule")
     if not lines or lines[0].strip() != "---":
         if text.strip():
             fixes.append("added a frontmatter block (the draft had none)")
@@ -631,6 +636,18 @@ def display_topic(topic: str) -> str:
     return t.upper() if len(t) <= 4 and t.isalnum() else t[:1].upper() + t[1:]
 
 
+def normalize_rules(body: str) -> tuple[str, list[str]]:
+    """A '---' horizontal rule in the body becomes '***' so no reader mistakes it for a frontmatter delimiter."""
+    lines = body.split("\n")
+    fenced = [f for _l, f in _lines_with_fence_state(body)]
+    n = 0
+    for i, line in enumerate(lines):
+        if not fenced[i] and line.strip() == "---" and (i == 0 or not lines[i - 1].strip()):
+            lines[i] = "***"
+            n += 1
+    return "\n".join(lines), ([f"rewrote {n} '---' rule(s) as '***'"] if n else [])
+
+
 def _ensure_title(body: str, ctx: SkillContext) -> tuple[str, list[str]]:
     for line, fenced in _lines_with_fence_state(body):
         if fenced or not line.strip():
@@ -682,6 +699,8 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
     body, f = close_fences(body)
     fixes += f
     body, f = drop_empty_fences(body)
+    fixes += f
+    body, f = normalize_rules(body)
     fixes += f
     body, f = drop_degenerate_lines(body)
     fixes += f

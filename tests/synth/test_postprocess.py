@@ -76,6 +76,7 @@ def adversarial_cases():
         ("bogus citations", GOOD.replace("[2]", "[2][9] and [0]")),
         ("model wrote its own Sources", GOOD + "\n## Sources\n- [1] https://evil.example/\n- https://unrelated.example\n"),
         ("crlf", GOOD.replace("\n", "\r\n")),
+        ("leading horizontal rule", "---\n" + BODY + "\n---\n\nMore text after a rule [1].\n"),
         ("echoed prompt scaffolding", GOOD.replace("## Examples", "<<<END SOURCE 3 6782f4e75d>>>\nWrite the SKILL.md now.\n<<<SOURCE 1 ab12>>>\n```\n```\n## Examples")),
     ]
 
