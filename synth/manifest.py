@@ -3,7 +3,8 @@
 Shape (top-level keys): schema, skill3_version, created_at, topic, target_model,
 cutoff{month,source}, today, strict_cutoff, inputs{files,crawl_json,read},
 crawl (the crawl's crawl.json, when present), queries, sources (the ranked
-candidates with scores, dates and whether they made the bundle), bundle{mode,
+candidates with scores, dates and whether they made the bundle), used_sources
+(the URLs the model saw, numbered [1..n] in order), bundle{mode,
 context_tokens, output_reserve, budget_tokens, tokens, note, trimmed, excluded,
 shrunk, map_reduce, content (SPEC §4.1.1)}, model{requested, used, endpoint,
 model, auto_fallback_reason}, prompts{version, calls[{phase, prompt_hash, token
@@ -83,6 +84,7 @@ def build(*, topic, target_model, cutoff, today, started, paths, crawl_meta, cra
         "crawl": crawl_meta or None,
         "queries": queries,
         "sources": ranking,
+        "used_sources": [src["url"] for src in bundle["sources"]],
         "bundle": {
             "mode": selection.mode,
             "context_tokens": context_tokens,

@@ -53,6 +53,7 @@ def test_extractive_end_to_end_writes_a_valid_skill(feed, tmp_path):
     assert man["inputs"]["read"]["malformed"] == 1
     assert man["skill"]["name"] == "mcp" and man["validation"]["errors"] == []
     assert [s["url"] for s in man["bundle"]["content"]["sources"]][:1] == [man["sources"][0]["url"]]
+    assert man["used_sources"] == [s["url"] for s in man["bundle"]["content"]["sources"]]
     assert set(man["timings"]) >= {"read_and_rank", "select", "synthesize", "postprocess", "write"}
 
 
