@@ -46,7 +46,9 @@ from synth.llm.base import (
     MissingKeyError,
     check_provider,
     make_chat_model,
+    pick_model,
     resolve_auto,
+    served_models,
 )
 from synth.llm.progress import generation_progress
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess, sanitize_name
@@ -245,6 +247,8 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
 
     if provider == "auto":
         provider, fallback_reason = resolve_auto(llm_endpoint)
+        if provider == "openai" and not llm_model:
+            llm_model = pick_model(None, served_models(llm_endpoint or DEFAULT_ENDPOINT))
         if fallback_reason:
             msg = f"no LLM answers ({fallback_reason}): falling back to the extractive synthesizer (quotes only, no model)"
             err.print(f"[bold yellow]skill3 synth: WARNING: {msg}[/]")

@@ -139,6 +139,27 @@ def make_chat_model(
 
 def probe_openai_endpoint(endpoint: str, timeout: float = 3.0) -> str | None:
     """None when an OpenAI-compatible server answers ``GET /models``; else a one-line reason."""
+    return _probe(endpoint, timeout)[0]
+
+
+def served_models(endpoint: str, timeout: float = 3.0) -> list[str]:
+    """Model ids an OpenAI-compatible server lists at ``GET /models`` ([] when it does not answer)."""
+    return _probe(endpoint, timeout)[1]
+
+
+def pick_model(requested: str | None, served: list[str]) -> str | None:
+    """The model to ask for: the requested one; else the default when served (Ollama adds ':tag'); else the first served."""
+    if requested:
+        return requested
+    if not served:
+        return None
+    for m in served:
+        if m == DEFAULT_OPENAI_MODEL or m.split(":", 1)[0] == DEFAULT_OPENAI_MODEL:
+            return m
+    return served[0]
+
+
+def _probe(endpoint: str, timeout: float) -> tuple[str | None, list[str]]:
     import httpx2
 
     url = endpoint.rstrip("/") + "/models"
@@ -147,10 +168,15 @@ def probe_openai_endpoint(endpoint: str, timeout: float = 3.0) -> str | None:
     try:
         r = httpx2.get(url, timeout=timeout, headers=headers)
     except Exception as exc:  # any transport failure means "does not answer"
-        return f"{endpoint} does not answer ({type(exc).__name__})"
+        return f"{endpoint} does not answer ({type(exc).__name__})", []
     if r.status_code >= 500:
-        return f"{endpoint} answered HTTP {r.status_code}"
-    return None
+        return f"{endpoint} answered HTTP {r.status_code}", []
+    try:
+        data = r.json().get("data", [])
+        models = [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
+    except (ValueError, AttributeError, TypeError):
+        models = []
+    return None, models
 
 
 def resolve_auto(endpoint: str | None) -> tuple[str, str | None]:

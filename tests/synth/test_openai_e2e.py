@@ -215,3 +215,21 @@ def test_verify_that_does_not_fit_is_skipped_with_a_warning(feed, tmp_path):
     assert "--verify skipped" in err
     man = json.loads((tmp_path / "run.json").read_text())
     assert man["verify"]["status"] == "skipped" and man["warnings"]
+
+
+@pytest.mark.parametrize(
+    "requested, served, expected",
+    [("m", ["a"], "m"), (None, ["llama3", "qwen2.5-coder:latest"], "qwen2.5-coder:latest"), (None, ["gemma3-270m"], "gemma3-270m"),
+     (None, [], None)],
+)
+def test_pick_model(requested, served, expected):
+    from synth.llm.base import pick_model
+
+    assert pick_model(requested, served) == expected
+
+
+def test_auto_asks_for_a_model_the_server_lists(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        r = CliRunner().invoke(app, ["synth", str(feed), "--llm-endpoint", stub.url, "--quiet"])
+        assert r.exit_code == 0, r.stderr
+        assert stub.chat_requests()[0]["body"]["model"] == "stub-model"
