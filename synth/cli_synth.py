@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from synth.llm.base import DEFAULT_ENDPOINT, LLMError, check_provider, resolve_auto
+from synth.llm.base import DEFAULT_ENDPOINT, LLMError, check_provider, pick_model, resolve_auto, served_models
 from synth.postprocess import slugify
 
 PROVIDER_HELP = "auto (openai if the endpoint answers, else extractive), openai, anthropic or extractive"
@@ -114,6 +114,8 @@ def learn_cmd(
     crawl_provider = llm_provider
     if llm_provider == "auto":  # the spider takes a concrete provider for its query planner
         crawl_provider, reason = resolve_auto(llm_endpoint)
+        if crawl_provider == "openai" and not llm_model:
+            llm_model = pick_model(None, served_models(llm_endpoint or DEFAULT_ENDPOINT))
         if reason:
             typer.secho(f"skill3: WARNING: no LLM answers ({reason}): planning falls back to the bare topic and synthesis "
                         "to the extractive synthesizer (quotes only, no model)", err=True, fg="yellow", bold=True)
