@@ -63,3 +63,17 @@ def test_renders_in_headless_chromium(tmp_path):
                    capture_output=True, timeout=90)
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_generation_progress_on_a_terminal():
+    import io
+
+    from rich.console import Console
+
+    from synth.llm.progress import generation_progress
+
+    buf = io.StringIO()
+    with generation_progress("synthesising", console=Console(file=buf, force_terminal=True, width=80)) as on_text:
+        for _ in range(50):
+            on_text("x" * 35)
+    assert "synthesising" in buf.getvalue() and "~500 tokens" in buf.getvalue()
