@@ -298,6 +298,10 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
         skill = _postprocess_or_repair(draft, skill_ctx, model, messages, state, ctx_tokens, progress, err)
         reprompted = any(c["phase"] == "repair" for c in state.log.calls)
 
+    if model is not None and not skill.cited:
+        msg = "the model cited no source: the skill's statements are not traceable (consider --llm-provider extractive or a stronger model)"
+        err.print(f"skill3 synth: warning: {msg}", markup=False)
+        state.warnings.append(msg)
     verify_info: dict = {"status": "not requested"}
     if verify:
         if model is None:

@@ -233,3 +233,11 @@ def test_auto_asks_for_a_model_the_server_lists(feed, tmp_path):
         r = CliRunner().invoke(app, ["synth", str(feed), "--llm-endpoint", stub.url, "--quiet"])
         assert r.exit_code == 0, r.stderr
         assert stub.chat_requests()[0]["body"]["model"] == "stub-model"
+
+
+def test_an_uncited_model_skill_is_written_with_a_warning(feed, tmp_path):
+    uncited = re.sub(r" ?\[\d\]", "", SKILL)
+    with StubLLM(uncited) as stub:
+        code, _, err = synth(feed, stub)
+    assert code == 0 and "cited no source" in err
+    assert any("cited no source" in w for w in json.loads((tmp_path / "run.json").read_text())["warnings"])
