@@ -28,5 +28,10 @@ def main() -> None:
     app()
 
 
+from synth import cli_synth  # noqa: E402  (registers `synth` and `learn`)
+
+cli_synth.register(app)
+
+
 if __name__ == "__main__":
     main()

@@ -1,9 +1,24 @@
 """One chat-model interface used by planning, synthesis, verification and revision.
 
 Providers: ``openai`` (any OpenAI-compatible endpoint: Ollama, llama.cpp, vLLM,
-gateways), ``anthropic`` (native Messages API) and ``extractive`` (no model).
+gateways), ``anthropic`` (native Messages API), ``extractive`` (no model) and
+``auto`` (openai when the endpoint answers, else extractive with a warning).
 """
 
-from synth.llm.base import ChatModel, LLMError, Message, make_chat_model, DEFAULT_ENDPOINT
+from synth.llm.base import (
+    DEFAULT_ENDPOINT,
+    PROVIDERS,
+    ChatModel,
+    ContextLengthError,
+    LLMError,
+    Message,
+    MissingKeyError,
+    check_provider,
+    make_chat_model,
+    resolve_auto,
+)
 
-__all__ = ["ChatModel", "LLMError", "Message", "make_chat_model", "DEFAULT_ENDPOINT"]
+__all__ = [
+    "ChatModel", "ContextLengthError", "LLMError", "Message", "MissingKeyError", "make_chat_model",
+    "check_provider", "resolve_auto", "DEFAULT_ENDPOINT", "PROVIDERS",
+]

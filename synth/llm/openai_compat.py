@@ -1,4 +1,4 @@
-"""OpenAI-compatible chat completions through the openai SDK."""
+"""OpenAI-compatible chat completions through the openai SDK (Ollama, llama.cpp, vLLM, gateways)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,32 @@ from typing import Callable
 
 import openai
 
-from synth.llm.base import LLMError, Message
+from synth.llm.base import MAX_RETRIES, ContextLengthError, LLMError, Message, is_context_length_message, one_line
+
+
+def _error_text(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict):
+            return str(err.get("message") or err.get("code") or err)
+        return str(err)
+    return str(body or exc.message)
 
 
 class OpenAICompatModel:
     provider = "openai"
 
-    def __init__(self, endpoint: str, model: str, api_key: str | None, timeout: float = 600.0):
+    def __init__(self, endpoint: str, model: str, api_key: str | None, timeout: float = 600.0, max_retries: int = MAX_RETRIES):
         self.endpoint = endpoint.rstrip("/")
         self.model = model
-        # Local servers need no key; the SDK insists on a non-empty one.
-        self._client = openai.OpenAI(base_url=self.endpoint, api_key=api_key or "not-needed", timeout=timeout, max_retries=2)
+        self.max_retries = max_retries
+        self.last_usage: dict | None = None
+        # Local servers need no key; the SDK insists on a non-empty one. The SDK retries with
+        # exponential backoff (and honours Retry-After) on connection errors, 408, 409, 429 and 5xx.
+        self._client = openai.OpenAI(
+            base_url=self.endpoint, api_key=api_key or "not-needed", timeout=timeout, max_retries=max_retries
+        )
 
     def complete(
         self,
@@ -29,19 +44,42 @@ class OpenAICompatModel:
         kwargs: dict = {"model": self.model, "messages": messages, "max_tokens": max_tokens}
         if temperature is not None:
             kwargs["temperature"] = temperature
+        self.last_usage = None
         try:
             if on_text is None:
                 resp = self._client.chat.completions.create(**kwargs)
+                if resp.usage is not None:
+                    self.last_usage = {"prompt_tokens": resp.usage.prompt_tokens, "completion_tokens": resp.usage.completion_tokens}
+                if not resp.choices:
+                    raise LLMError(f"LLM endpoint {self.endpoint} returned no choices")
                 return resp.choices[0].message.content or ""
             parts: list[str] = []
             for chunk in self._client.chat.completions.create(stream=True, **kwargs):
+                if getattr(chunk, "usage", None) is not None:
+                    self.last_usage = {"prompt_tokens": chunk.usage.prompt_tokens, "completion_tokens": chunk.usage.completion_tokens}
                 if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
                     parts.append(chunk.choices[0].delta.content)
                     on_text(parts[-1])
             return "".join(parts)
         except openai.APIConnectionError as exc:
-            raise LLMError(f"LLM endpoint {self.endpoint} unreachable: start the server or pass --llm-endpoint") from exc
+            raise LLMError(
+                f"LLM endpoint {self.endpoint} unreachable after {self.max_retries} retries: start the server or pass --llm-endpoint"
+            ) from exc
         except openai.NotFoundError as exc:
-            raise LLMError(f"model {self.model!r} not found at {self.endpoint}: pass --llm-model with a served model") from exc
+            raise LLMError(
+                f"model {self.model!r} not found at {self.endpoint} (HTTP 404): pass --llm-model with a served model"
+            ) from exc
+        except openai.AuthenticationError as exc:
+            raise LLMError(f"LLM endpoint {self.endpoint} rejected the key (HTTP 401): check LLM_API_KEY") from exc
+        except openai.RateLimitError as exc:
+            raise LLMError(f"LLM endpoint {self.endpoint} rate-limited the call (HTTP 429) after {self.max_retries} retries") from exc
         except openai.APIStatusError as exc:
-            raise LLMError(f"LLM endpoint {self.endpoint} answered HTTP {exc.status_code}") from exc
+            text = _error_text(exc)
+            if exc.status_code in (400, 413, 422) and is_context_length_message(text):
+                raise ContextLengthError(f"prompt exceeds the model's context window: {one_line(text, 120)}") from exc
+            raise LLMError(f"LLM endpoint {self.endpoint} answered HTTP {exc.status_code}: {one_line(text, 120)}") from exc
+        except openai.APIError as exc:  # e.g. an error event inside a stream
+            text = str(exc.message)
+            if is_context_length_message(text):
+                raise ContextLengthError(f"prompt exceeds the model's context window: {one_line(text, 120)}") from exc
+            raise LLMError(f"LLM endpoint {self.endpoint} failed: {one_line(text, 120)}") from exc

@@ -1,0 +1,112 @@
+"""Bundle building over a generated 100,000-item run.jsonl: wall time and peak RSS,
+against a plain ``json.loads`` pass over the same file. Each measurement runs in its
+own subprocess so the peak RSS figures are clean. Numbers are printed, not asserted.
+
+    PYTHONPATH=. python bench/bench_bundle.py [--items 100000] [--keep FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+_SYLLABLES = "ka lo mi ne ru ta so vi pe da ge fo hu ji ze".split()
+# ~3,400 distinct words (a technical page's vocabulary is thousands of words; a tiny vocabulary would make
+# every snippet look like a near-duplicate of every other and measure a pathological case)
+WORDS = tuple(a + b + c for a in _SYLLABLES for b in _SYLLABLES for c in _SYLLABLES) + tuple(("protocol server client transport session tool resource prompt registry token stream http stateless "
+         "request response schema version release deprecated removed added stable task result cache publisher "
+         "authorization metadata endpoint sdk python typescript model context capability notification sampling").split())
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(10, 24))).capitalize() + "."
+
+
+def generate(path: str, n: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    shared_code = ["from mcp.server.mcpserver import MCPServer\nserver = MCPServer('w')\nserver.run(transport='streamable-http')"]
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(n):
+            host = f"site{rng.randint(0, 5000)}.example.org" if rng.random() > 0.1 else "github.com"
+            day = f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}" if rng.random() > 0.2 else None
+            excerpts = ["## " + " ".join(rng.choice(WORDS) for _ in range(4))]
+            excerpts += [" ".join(sentence(rng) for _ in range(rng.randint(2, 4))) for _ in range(rng.randint(2, 5))]
+            code = [{"text": rng.choice(shared_code) if rng.random() < 0.05 else "\n".join(sentence(rng) for _ in range(3)), "language": "python"}]
+            auth = 0.7 if host == "github.com" else 0.5
+            item = {"url": f"https://{host}/page/{i}", "final_url": f"https://{host}/page/{i}", "host": host,
+                    "title": f"Page {i}", "topic": "mcp", "cutoff": "2026-01", "published": day, "date_source": "meta" if day else None,
+                    "discovery": "brave", "query": "mcp 2026", "authority": auth, "authority_reason": "bench",
+                    "post_cutoff": bool(day), "recency_weight": 0.8 if day else 0.3, "combined_score": 0.0,
+                    "excerpts": excerpts, "code_blocks": code, "consensus_count": 1}
+            fh.write(json.dumps(item) + "\n")
+
+
+CHILD_PLAIN = """
+import json, sys, time, resource
+t = time.perf_counter(); n = 0
+with open(sys.argv[1], encoding="utf-8") as fh:
+    for line in fh:
+        json.loads(line); n += 1
+print(json.dumps({"seconds": time.perf_counter() - t, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "items": n}))
+"""
+
+CHILD_BUNDLE = """
+import json, sys, time, resource
+from datetime import date
+t0 = time.perf_counter()
+from synth.bundle import rank_sources, select_evidence, to_bundle
+t = time.perf_counter()
+r = rank_sources([sys.argv[1]], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29))
+sel = select_evidence(r.candidates, 5500, can_condense=True)
+b = to_bundle(sel, skill_name="mcp", target_model="claude-opus-4-8", cutoff="2026-01")
+print(json.dumps({"seconds": time.perf_counter() - t, "import_seconds": t - t0,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "items": r.report.items,
+                  "candidates": len(r.candidates), "bundle_sources": len(b["sources"]), "mode": sel.mode}))
+"""
+
+CHILD_BASELINE = """
+import json, resource, sys
+import synth.bundle
+print(json.dumps({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def child(code: str, *args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--items", type=int, default=100_000)
+    ap.add_argument("--keep", help="write the generated JSONL here instead of a temp file")
+    args = ap.parse_args()
+    path = args.keep or tempfile.mkstemp(suffix=".jsonl")[1]
+    try:
+        t = time.perf_counter()
+        generate(path, args.items)
+        size = os.path.getsize(path) / 1e6
+        print(f"generated {args.items} items, {size:.1f} MB in {time.perf_counter() - t:.1f}s: {path}")
+        plain = child(CHILD_PLAIN, path)
+        base = child(CHILD_BASELINE)
+        bundle = child(CHILD_BUNDLE, path)
+        print(f"json.loads pass     : {plain['seconds']:7.2f} s  peak RSS {plain['rss_mb']:6.1f} MB")
+        print(f"bundle (2 passes)   : {bundle['seconds']:7.2f} s  peak RSS {bundle['rss_mb']:6.1f} MB "
+              f"(imports alone {base['rss_mb']:.1f} MB; {bundle['candidates']} candidates kept, "
+              f"{bundle['bundle_sources']} in the bundle, mode {bundle['mode']})")
+        print(f"ratio               : {bundle['seconds'] / plain['seconds']:7.1f}x time, "
+              f"+{bundle['rss_mb'] - base['rss_mb']:.1f} MB over the imports")
+    finally:
+        if not args.keep:
+            os.unlink(path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""``<output_dir>/run.json``: the provenance manifest of one synthesis run.
+
+Shape (top-level keys): schema, skill3_version, created_at, topic, target_model,
+cutoff{month,source}, today, strict_cutoff, inputs{files,crawl_json,read},
+crawl (the crawl's crawl.json, when present), queries, sources (the ranked
+candidates with scores, dates and whether they made the bundle), used_sources
+(the URLs the model saw, numbered [1..n] in order), bundle{mode,
+context_tokens, output_reserve, budget_tokens, tokens, note, trimmed, excluded,
+shrunk, map_reduce, content (SPEC §4.1.1)}, model{requested, used, endpoint,
+model, auto_fallback_reason}, prompts{version, calls[{phase, prompt_hash, token
+counts, seconds}]}, tokens{totals}, postprocess{fixes, reprompted}, verify,
+lint, vet, gate{fail_on_findings, blocking}, skill{name, path, files, cited,
+lines}, validation, timings (seconds per phase), warnings, tool_versions.
+
+``lint`` and ``vet`` are filled by the later stages; until they run they say
+``{"status": "not run", ...}`` — never "clean".
+"""
+
+from __future__ import annotations
+
+import platform
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+SCHEMA = "skill3.run/1"
+TOOLS = ("skill3", "openai", "anthropic", "datasketch", "skills-ref", "rich", "typer", "pyyaml", "markdown-it-py", "scrapy")
+
+
+def not_run(stage: str) -> dict:
+    reason = {
+        "lint": "the SKILL.md linter is not wired into synthesis yet",
+        "vet": "SkillSpector vetting is not wired into synthesis yet",
+    }[stage]
+    return {"status": "not run", "reason": reason, "findings": [], "blocking": None}
+
+
+def tool_versions() -> dict:
+    out = {"python": platform.python_version()}
+    for name in TOOLS:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def safe_endpoint(url: str | None) -> str | None:
+    """An endpoint without credentials (user:password@ and query strings are dropped)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def build(*, topic, target_model, cutoff, today, started, paths, crawl_meta, crawl_json, report, ranking, selection,
+          bundle, context_tokens, output_reserve, shrunk, map_reduce, provider, calls, skill, skill_dir: Path,
+          out_dir: Path, validation, postprocess, verify, lint, vet, timings, warnings, strict_cutoff,
+          fail_on_findings) -> dict:
+    queries = crawl_meta.get("queries") or crawl_meta.get("planned_queries") or sorted(
+        {r["query"] for r in ranking if r.get("query")}
+    )
+    prompt_est = sum(c.get("prompt_tokens_estimated") or 0 for c in calls)
+    completion_est = sum(c.get("completion_tokens_estimated") or 0 for c in calls)
+    reported_prompt = [c.get("prompt_tokens") for c in calls if c.get("prompt_tokens") is not None]
+    reported_completion = [c.get("completion_tokens") for c in calls if c.get("completion_tokens") is not None]
+    files = sorted(skill.files())
+    blocking = [f for stage in (lint, vet) for f in stage.get("findings", []) if f.get("blocking")]
+    return {
+        "schema": SCHEMA,
+        "skill3_version": tool_versions().get("skill3"),
+        "created_at": started.isoformat(timespec="seconds"),
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "topic": topic,
+        "target_model": target_model,
+        "cutoff": {"month": cutoff.month, "source": cutoff.source},
+        "today": today,
+        "strict_cutoff": strict_cutoff,
+        "inputs": {"files": [str(p) for p in paths], "crawl_json": crawl_json, "read": report},
+        "crawl": crawl_meta or None,
+        "queries": queries,
+        "sources": ranking,
+        "used_sources": [src["url"] for src in bundle["sources"]],
+        "bundle": {
+            "mode": selection.mode,
+            "context_tokens": context_tokens,
+            "output_reserve": output_reserve,
+            "budget_tokens": selection.budget,
+            "tokens": selection.tokens,
+            "token_count": "heuristic ceil(chars/3.5), no tokenizer",
+            "note": selection.note,
+            "trimmed": selection.trimmed,
+            "excluded": selection.excluded,
+            "shrunk_after_context_error": shrunk,
+            "map_reduce": map_reduce or None,
+            "content": bundle,
+        },
+        "model": {**provider, "endpoint": safe_endpoint(provider.get("endpoint"))},
+        "prompts": {"version": "synth-1", "calls": calls},
+        "tokens": {
+            "prompt_estimated": prompt_est,
+            "completion_estimated": completion_est,
+            "prompt_reported": sum(reported_prompt) if reported_prompt else None,
+            "completion_reported": sum(reported_completion) if reported_completion else None,
+        },
+        "postprocess": postprocess,
+        "verify": verify,
+        "lint": lint,
+        "vet": vet,
+        "gate": {"fail_on_findings": fail_on_findings, "blocking": len(blocking)},
+        "skill": {
+            "name": skill.name,
+            "path": str(skill_dir),
+            "files": files,
+            "cited": skill.cited,
+            "lines": len(skill.skill_md().splitlines()),
+        },
+        "validation": validation,
+        "timings": timings,
+        "warnings": warnings,
+        "tool_versions": tool_versions(),
+    }

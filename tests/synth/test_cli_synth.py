@@ -1,0 +1,179 @@
+"""`skill3 synth` end to end with the extractive provider (no model), plus usage errors and the dry run."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from synth.cli import app
+from synth.cli_synth import learn_spider_kwargs
+from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args):
+    result = CliRunner().invoke(app, ["synth", *map(str, args), "--quiet"])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def feed(tmp_path):
+    return write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE), ["{truncated"])
+
+
+def validate(skill_dir: Path) -> subprocess.CompletedProcess:
+    exe = shutil.which("agentskills") or str(Path(sys.executable).with_name("agentskills"))
+    return subprocess.run([exe, "validate", str(skill_dir)], capture_output=True, text=True, timeout=60)
+
+
+def test_extractive_end_to_end_writes_a_valid_skill(feed, tmp_path):
+    code, out, err = run_cli(feed, "--llm-provider", "extractive")
+    assert code == 0, err
+    assert "1 malformed line(s) skipped" in err and "run.jsonl:7" in err
+    skill_dir = tmp_path / "mcp"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "mcp", "run.json", "run.jsonl"]
+    assert sorted(p.name for p in skill_dir.iterdir()) == ["SKILL.md"]
+    v = validate(skill_dir)
+    assert v.returncode == 0, v.stdout + v.stderr
+    text = (skill_dir / "SKILL.md").read_text()
+    # every bullet is traceable to a source, and the prompt-injection line of the low-authority blog is not quoted
+    for line in text.splitlines():
+        if line.startswith("- ") and "## Sources" not in text.split(line)[0]:
+            assert line.rstrip().endswith("]"), line
+    assert "Ignore all previous instructions" not in text
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["model"]["used"] == "extractive" and man["bundle"]["mode"] == "direct"
+    assert man["vet"]["status"] == "not run" and man["lint"]["status"] == "not run"
+    assert man["inputs"]["read"]["malformed"] == 1
+    assert man["skill"]["name"] == "mcp" and man["validation"]["errors"] == []
+    assert [s["url"] for s in man["bundle"]["content"]["sources"]][:1] == [man["sources"][0]["url"]]
+    assert man["used_sources"] == [s["url"] for s in man["bundle"]["content"]["sources"]]
+    assert set(man["timings"]) >= {"read_and_rank", "select", "synthesize", "postprocess", "write"}
+
+
+def test_dry_run_prints_ranking_and_writes_nothing(feed, tmp_path):
+    before = sorted(os.listdir(tmp_path))
+    code, out, err = run_cli(feed, "--dry-run", "--llm-provider", "openai", "--llm-endpoint", "http://127.0.0.1:9/v1")
+    assert code == 0, err
+    assert "modelcontextprotocol.io" in out and "bundle:" in out and "no model called" in out
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["missing.jsonl"], 2, "no such file"),
+        (["{feed}", "--llm-provider", "nope"], 2, "unknown llm_provider"),
+        (["{feed}", "--llm-provider", "anthropic"], 2, "ANTHROPIC_API_KEY"),
+        (["{feed}", "--llm-provider", "openai", "--llm-endpoint", "https://api.openai.com/v1"], 2, "LLM_API_KEY"),
+        (["{feed}", "--target-model", "gpt-99", "--llm-provider", "extractive"], 2, "--cutoff-time"),
+        (["{empty}", "--llm-provider", "extractive"], 2, "no valid source item"),
+        (["{stale}", "--llm-provider", "extractive", "--strict-cutoff"], 2, "no usable sources"),
+        (["{feed}", "--context-tokens", "100", "--llm-provider", "extractive"], 2, "--context-tokens"),
+        (["{feed}", "--llm-provider", "openai", "--llm-endpoint", "http://127.0.0.1:9/v1"], 1, "unreachable"),
+    ],
+)
+def test_errors_are_one_line_with_exit_codes(feed, tmp_path, monkeypatch, args, code, message):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("LLM_API_KEY", raising=False)
+    empty = write_jsonl(tmp_path / "empty.jsonl", [], ["not json"])
+    feed = write_jsonl(feed, parse_sources(EXAMPLE))
+    stale = write_jsonl(tmp_path / "stale.jsonl", [make_item("https://x.example/p", published="2024-01-01")])
+    args = [a.format(feed=feed, empty=empty, stale=stale) for a in args]
+    got, out, err = run_cli(*args)
+    assert got == code
+    errors = [l for l in err.splitlines() if "error:" in l]
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in err, err
+    assert all("warning:" in l for l in err.splitlines() if l.strip() and l not in errors)
+    assert not (tmp_path / "mcp").exists() and not (tmp_path / "run.json").exists()
+
+
+def test_failed_run_leaves_the_previous_skill_alone(feed, tmp_path):
+    assert run_cli(feed, "--llm-provider", "extractive")[0] == 0
+    good = (tmp_path / "mcp" / "SKILL.md").read_text()
+    manifest = (tmp_path / "run.json").read_text()
+    code, _, err = run_cli(feed, "--llm-provider", "openai", "--llm-endpoint", "http://127.0.0.1:9/v1")
+    assert code == 1
+    assert (tmp_path / "mcp" / "SKILL.md").read_text() == good
+    assert (tmp_path / "run.json").read_text() == manifest
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_console_script_runs(feed, tmp_path):
+    exe = shutil.which("skill3") or str(Path(sys.executable).with_name("skill3"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run([exe, "synth", str(feed), "--llm-provider", "extractive", "--quiet", "--output-dir", str(tmp_path / "o")],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "o" / "mcp" / "SKILL.md").is_file()
+
+
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        ({}, {"topic": "mcp", "output_dir": "output/mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "llm_provider": "auto"}),
+        ({"target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": True, "authoritative": "a.org,b.org",
+          "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources", "max_pages": 40, "output_dir": "o/x",
+          "llm_provider": "openai", "llm_endpoint": "http://h:1/v1", "llm_model": "m", "verify": True, "brave_key": "k"},
+         {"topic": "mcp", "target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": "1",
+          "authoritative": "a.org,b.org", "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources",
+          "max_pages": "40", "output_dir": "o/x", "llm_provider": "openai", "llm_endpoint": "http://h:1/v1",
+          "llm_model": "m", "verify": "1", "brave_key": "k", "synth": "0"}),
+    ],
+)
+def test_learn_option_to_spider_argument_mapping(options, expected):
+    assert learn_spider_kwargs("mcp", **options) == expected
+
+
+def test_learn_every_option_maps_to_a_spider_argument():
+    import inspect
+
+    from synth.cli_synth import learn_cmd
+
+    spider_side = set(inspect.signature(learn_spider_kwargs).parameters) - {"topic"}
+    cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "context_tokens", "fail_on_findings"}
+    assert cli_side == spider_side
+
+
+def test_learn_missing_key_fails_before_any_crawl(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    import synth.cli_synth as cs
+
+    monkeypatch.setattr(cs, "run_crawl", lambda kw: pytest.fail("crawl started"))
+    r = CliRunner().invoke(app, ["learn", "mcp", "--llm-provider", "anthropic"])
+    assert r.exit_code == 2 and "ANTHROPIC_API_KEY" in r.stderr
+
+
+def test_run_synth_accepts_the_crawl_triggers_keyword_call(feed, tmp_path):
+    from synth.run import run_synth
+
+    code = run_synth(paths=[str(feed)], output_dir=str(tmp_path / "out"), topic="mcp", target_model=None, cutoff="2026-01",
+                     llm_provider="extractive", llm_endpoint=None, llm_model=None, verify=False, strict_cutoff=False,
+                     context_tokens=None, dry_run=False, fail_on_findings=True, progress=False)
+    assert code == 0 and (tmp_path / "out" / "mcp" / "SKILL.md").is_file()
+
+
+def test_a_renamed_skill_replaces_the_previous_folder(feed, tmp_path):
+    assert run_cli(feed, "--llm-provider", "extractive")[0] == 0
+    assert (tmp_path / "mcp").is_dir()
+    assert run_cli(feed, "--llm-provider", "extractive", "--topic", "Model Context Protocol")[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["model-context-protocol"]
+
+
+@pytest.mark.parametrize("extra, code", [([], 3), (["--no-fail-on-findings"], 0)])
+def test_gate_exit_3_when_blocking_findings_remain(feed, tmp_path, monkeypatch, extra, code):
+    import synth.run as run_mod
+
+    finding = {"id": "X1", "severity": "HIGH", "blocking": True}
+    monkeypatch.setattr(run_mod, "_lint_and_vet_output", lambda skill, state: (
+        run_mod.manifest_mod.not_run("lint"), {"status": "done", "findings": [finding], "blocking": 1}))
+    got, _, err = run_cli(feed, "--llm-provider", "extractive", *extra)
+    assert got == code and "1 high-severity finding(s) remain" in err
+    assert (tmp_path / "mcp" / "SKILL.md").is_file()
+    assert json.loads((tmp_path / "run.json").read_text())["gate"] == {"fail_on_findings": not extra, "blocking": 1}

@@ -1,0 +1,243 @@
+"""`skill3 synth` against a real loopback OpenAI-compatible server (the stub), streaming and not."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from synth.cli import app
+from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
+from tests.synth.llm_stub import StubLLM
+
+SKILL = """Here is the skill:
+
+```markdown
+---
+name: Claude MCP!!
+description: <b>MCP</b> after the cutoff
+allowed-tools: Bash
+---
+# MCP since 2026-01
+
+## Overview / When to use
+The Python SDK 2.0 renamed FastMCP to MCPServer [2]. Tasks became stable [3].
+
+## Instructions
+1. Use `MCPServer` [2] and stateless Streamable HTTP [3].
+
+## Examples
+```python
+server.run(transport="streamable-http", stateless=True)
+```
+"""
+
+
+def skill_reply(body: dict) -> str:
+    system = body["messages"][0]["content"]
+    if "condense one web page" in system:
+        return "Notes: the SDK renamed FastMCP to MCPServer; tasks are stable."
+    if "check a SKILL.md draft" in system:
+        return "---\nname: mcp\ndescription: Verified changes to MCP after January 2026, for building MCP servers.\n---\n# MCP\n\n## Overview / When to use\nThe Python SDK 2.0 renamed FastMCP to MCPServer [2]. Tasks are announced, not shipped [3]. Servers may run stateless behind a load balancer when they return no session header [3].\n"
+    return SKILL
+
+
+@pytest.fixture
+def feed(tmp_path):
+    return write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
+
+
+def synth(feed, stub, *extra, quiet=True):
+    args = ["synth", str(feed), "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model", *extra]
+    if quiet:
+        args.append("--quiet")
+    r = CliRunner().invoke(app, args)
+    return r.exit_code, r.stdout, r.stderr
+
+
+def agentskills_validate(path: Path) -> None:
+    exe = shutil.which("agentskills") or str(Path(sys.executable).with_name("agentskills"))
+    r = subprocess.run([exe, "validate", str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("quiet, streamed", [(True, False), (False, True)])
+def test_model_path_streaming_and_not(feed, tmp_path, monkeypatch, quiet, streamed):
+    monkeypatch.setenv("LLM_API_KEY", "sk-test-SECRET-123")
+    with StubLLM(skill_reply) as stub:
+        code, out, err = synth(feed, stub, quiet=quiet)
+        assert code == 0, err
+        [req] = stub.chat_requests()
+    body = req["body"]
+    assert body["model"] == "stub-model" and bool(body.get("stream")) is streamed
+    headers = {k.lower(): v for k, v in req["headers"].items()}
+    assert headers["authorization"] == "Bearer sk-test-SECRET-123"
+    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    assert "untrusted data" in system and "write only the delta" in system.lower()
+    nonce = re.search(r"<<<SOURCE 1 (\w+)>>>", user).group(1)
+    # the blog's injection sentence is inside a fenced source, never outside one
+    inj = user.index("Ignore all previous instructions")
+    opened = user.rfind(f"<<<SOURCE", 0, inj)
+    closed = user.rfind("<<<END SOURCE", 0, inj)
+    assert opened > closed and user.find(f"<<<END SOURCE", inj) > inj and nonce in user[opened:inj]
+    skill_dir = tmp_path / "mcp"
+    agentskills_validate(skill_dir)
+    text = (skill_dir / "SKILL.md").read_text()
+    assert "allowed-tools" not in text and "Here is the skill" not in text
+    assert "- [2]" in text and "- [3]" in text and "- [1]" not in text
+    man_text = (tmp_path / "run.json").read_text()
+    assert "SECRET" not in man_text and "SECRET" not in out + err
+    man = json.loads(man_text)
+    assert man["model"]["used"] == "openai" and man["model"]["model"] == "stub-model"
+    assert man["prompts"]["calls"][0]["prompt_hash"].startswith("sha256:")
+    assert "name 'Claude MCP!!' → 'mcp'" in man["postprocess"]["fixes"]
+
+
+def test_retries_429_and_500_then_succeeds(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        stub.script = [{"status": 429, "message": "slow down"}, {"status": 500, "message": "boom"}]
+        code, _, err = synth(feed, stub)
+        assert code == 0, err
+        assert len(stub.chat_requests()) == 3
+
+
+@pytest.mark.parametrize(
+    "reply, message",
+    [({"status": 404, "message": "model 'stub-model' not found"}, "not found"),
+     ({"status": 503, "message": "overloaded"}, "HTTP 503"),
+     ({"status": 401, "message": "bad key"}, "LLM_API_KEY")],
+)
+def test_model_errors_are_one_line_exit_1(feed, tmp_path, reply, message):
+    with StubLLM(reply) as stub:
+        code, _, err = synth(feed, stub)
+    assert code == 1
+    errors = [l for l in err.splitlines() if "error:" in l]
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in err
+    assert not (tmp_path / "mcp").exists()
+
+
+def test_context_length_exceeded_shrinks_the_bundle_and_retries_once(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        stub.script = [{"status": 400, "message": "Requested tokens (9000) exceed context window of 4096"}]
+        code, _, err = synth(feed, stub)
+        assert code == 0, err
+        first, second = (len(r["body"]["messages"][1]["content"]) for r in stub.chat_requests()[:2])
+    man = json.loads((tmp_path / "run.json").read_text())
+    shrunk = man["bundle"]["shrunk_after_context_error"]
+    assert shrunk["to"] < shrunk["from"] and "context window" in shrunk["reason"]
+    assert second < first
+
+
+def test_context_length_twice_fails_cleanly(feed, tmp_path):
+    ctx = {"status": 400, "message": "This model's maximum context length is 2048 tokens"}
+    with StubLLM(ctx) as stub:
+        code, _, err = synth(feed, stub)
+        assert len(stub.chat_requests()) == 2
+    assert code == 1 and "context" in err and not (tmp_path / "mcp").exists()
+
+
+def test_unfixable_draft_is_reprompted_once(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        stub.script = ["Sorry, I cannot do that."]
+        code, _, err = synth(feed, stub)
+        reqs = stub.chat_requests()
+    assert code == 0, err
+    assert len(reqs) == 2 and "could not be turned into a valid SKILL.md" in reqs[1]["body"]["messages"][-1]["content"]
+    assert json.loads((tmp_path / "run.json").read_text())["postprocess"]["reprompted"] is True
+
+
+def test_unfixable_twice_fails_loudly_and_writes_nothing(feed, tmp_path):
+    with StubLLM("Sorry.") as stub:
+        code, _, err = synth(feed, stub)
+        assert len(stub.chat_requests()) == 2
+    assert code == 1 and "after one re-prompt" in err
+    assert not (tmp_path / "mcp").exists() and not (tmp_path / "run.json").exists()
+
+
+def test_map_reduce_when_evidence_exceeds_the_budget(tmp_path):
+    big = [make_item(f"https://s{i}.example/p", excerpts=[f"Fact {i} about the new transport. " * 120]) for i in range(5)]
+    feed = write_jsonl(tmp_path / "run.jsonl", big)
+    with StubLLM(skill_reply) as stub:
+        code, _, err = synth(feed, stub, "--context-tokens", "2048", "--topic", "mcp")
+        reqs = stub.chat_requests()
+    assert code == 0, err
+    systems = [r["body"]["messages"][0]["content"] for r in reqs]
+    assert sum("condense one web page" in s for s in systems) == 5 and "Agent Skill" in systems[-1]
+    assert "condensed notes" in reqs[-1]["body"]["messages"][1]["content"]
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["bundle"]["mode"] == "map-reduce" and "condensed" in man["bundle"]["note"]
+    assert [c["phase"] for c in man["prompts"]["calls"]][:5] == [f"condense[{i}]" for i in range(1, 6)]
+
+
+def test_verify_regrounds_and_is_post_processed(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        code, _, err = synth(feed, stub, "--verify")
+        reqs = stub.chat_requests()
+    assert code == 0, err
+    assert len(reqs) == 2 and "<<<DRAFT" in reqs[1]["body"]["messages"][1]["content"]
+    text = (tmp_path / "mcp" / "SKILL.md").read_text()
+    assert "announced, not shipped" in text
+    assert json.loads((tmp_path / "run.json").read_text())["verify"]["status"] == "done"
+    agentskills_validate(tmp_path / "mcp")
+
+
+def test_verify_output_that_cannot_be_fixed_keeps_the_draft(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        stub.script = [SKILL, "I checked it, looks fine!"]
+        code, _, err = synth(feed, stub, "--verify")
+    assert code == 0, err
+    assert "kept the unverified skill" in err
+    assert json.loads((tmp_path / "run.json").read_text())["verify"]["status"] == "rejected"
+    assert "renamed FastMCP to MCPServer" in (tmp_path / "mcp" / "SKILL.md").read_text()
+
+
+def test_auto_uses_the_endpoint_when_it_answers_else_extractive(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        r = CliRunner().invoke(app, ["synth", str(feed), "--llm-endpoint", stub.url, "--quiet"])
+        assert r.exit_code == 0, r.stderr
+        assert len(stub.chat_requests()) == 1
+    assert json.loads((tmp_path / "run.json").read_text())["model"]["used"] == "openai"
+    r = CliRunner().invoke(app, ["synth", str(feed), "--llm-endpoint", "http://127.0.0.1:9/v1", "--quiet"])
+    assert r.exit_code == 0 and "WARNING" in r.stderr and "extractive" in r.stderr
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["model"]["used"] == "extractive" and man["model"]["auto_fallback_reason"]
+
+
+def test_verify_that_does_not_fit_is_skipped_with_a_warning(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        stub.script = [SKILL, {"status": 400, "message": "maximum context length is 2048 tokens"}]
+        code, _, err = synth(feed, stub, "--verify")
+    assert code == 0, err
+    assert "--verify skipped" in err
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["verify"]["status"] == "skipped" and man["warnings"]
+
+
+@pytest.mark.parametrize(
+    "requested, served, expected",
+    [("m", ["a"], "m"), (None, ["llama3", "qwen2.5-coder:latest"], "qwen2.5-coder:latest"), (None, ["gemma3-270m"], "gemma3-270m"),
+     (None, [], None)],
+)
+def test_pick_model(requested, served, expected):
+    from synth.llm.base import pick_model
+
+    assert pick_model(requested, served) == expected
+
+
+def test_auto_asks_for_a_model_the_server_lists(feed, tmp_path):
+    with StubLLM(skill_reply) as stub:
+        r = CliRunner().invoke(app, ["synth", str(feed), "--llm-endpoint", stub.url, "--quiet"])
+        assert r.exit_code == 0, r.stderr
+        assert stub.chat_requests()[0]["body"]["model"] == "stub-model"
+
+
+def test_an_uncited_model_skill_is_written_with_a_warning(feed, tmp_path):
+    uncited = re.sub(r" ?\[\d\]", "", SKILL)
+    with StubLLM(uncited) as stub:
+        code, _, err = synth(feed, stub)
+    assert code == 0 and "cited no source" in err
+    assert any("cited no source" in w for w in json.loads((tmp_path / "run.json").read_text())["warnings"])
