@@ -68,7 +68,7 @@ class LearnArgs(BaseModel):
     max_pages: int = 200
     output_dir: str | None = None
     synth: bool = True
-    llm_provider: Literal["openai", "anthropic", "extractive"] = "openai"
+    llm_provider: Literal["auto", "openai", "anthropic", "extractive"] = "auto"
     llm_endpoint: str | None = None
     llm_model: str | None = None
     verify: bool = False

@@ -18,19 +18,15 @@ def _root() -> None:
     """skill3: crawl → synthesize → lint → vet."""
 
 
-from synth import cli_lint, cli_vet  # noqa: E402  (each registers its commands)
+from synth import cli_lint, cli_synth, cli_vet  # noqa: E402  (each registers its commands)
 
+cli_synth.register(app)
 cli_lint.register(app)
 cli_vet.register(app)
 
 
 def main() -> None:
     app()
-
-
-from synth import cli_synth  # noqa: E402  (registers `synth` and `learn`)
-
-cli_synth.register(app)
 
 
 if __name__ == "__main__":

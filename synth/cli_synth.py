@@ -159,7 +159,7 @@ def run_crawl(spider_kwargs: dict[str, str]) -> int:
         parse_args = None
     if parse_args is not None:
         try:
-            problem = parse_args(dict(spider_kwargs)).discovery_problem()
+            problem = parse_args(dict(spider_kwargs)).usage_problem()
         except ArgsError as exc:
             problem = str(exc)
         if problem:

@@ -146,8 +146,18 @@ class LearnSpider(scrapy.Spider):
         from synth.llm.planner import Plan, plan
 
         a = self.args
+        provider, model_name = a.llm_provider, a.llm_model
+        if provider == "auto":  # openai when the endpoint answers, else no planning
+            from synth.llm.base import DEFAULT_ENDPOINT, pick_model, resolve_auto, served_models
+
+            provider, reason = resolve_auto(a.llm_endpoint)
+            if reason:
+                warning = f"no LLM answers ({reason}); searching for the bare topic"
+                logger.warning("skill3: %s", warning)
+                return Plan([a.topic], "fallback", warning)
+            model_name = model_name or pick_model(None, served_models(a.llm_endpoint or DEFAULT_ENDPOINT))
         try:
-            model = make_chat_model(a.llm_provider, a.llm_endpoint, a.llm_model, timeout=float(self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", 120)))
+            model = make_chat_model(provider, a.llm_endpoint, model_name, timeout=float(self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", 120)))
         except LLMError as exc:
             logger.warning("skill3: query planning unavailable (%s); searching for the bare topic", exc)
             return Plan([a.topic], "fallback", str(exc))

@@ -44,7 +44,7 @@ def test_defaults_and_derived_values(monkeypatch):
     a = parse_args({"topic": "Model Context Protocol"})
     assert a.output_dir == str(Path("output") / "model-context-protocol")
     assert a.feed_path == Path("output/model-context-protocol/run.jsonl")
-    assert (a.max_pages, a.synth, a.llm_provider, a.role, a.verify, a.strict_cutoff) == (200, True, "openai", "main", False, False)
+    assert (a.max_pages, a.synth, a.llm_provider, a.role, a.verify, a.strict_cutoff) == (200, True, "auto", "main", False, False)
     assert a.cutoff.month == "2026-01"  # the table's default model
     assert a.brave_token() is None
 

@@ -90,7 +90,8 @@ def test_crawl_succeeds_and_writes_items_in_field_order(world):
 
 
 def test_planner_asked_the_llm_and_queries_reach_brave(world):
-    (call,) = world["llm"].seen
+    probe, call = world["llm"].seen  # llm_provider auto (the default): GET /models, then one chat call
+    assert probe.path == "/v1/models"
     assert call.path == "/v1/chat/completions"
     assert "Alpha toolkit" in call.body.decode() and "2026-01" in call.body.decode()
     searches = world["brave"].seen
@@ -351,7 +352,7 @@ def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
         assert "the search API rejected the key (HTTP 401)" in proc.stderr and KEY not in proc.stderr
         assert len(brave.seen) == 1  # 401 is not retried
         assert brave.seen[0].query["q"] == ["alpha"]  # the model was unreachable: the bare topic
-        assert "query planning failed" in proc.stderr and "searching for the bare topic" in proc.stderr
+        assert "no LLM answers" in proc.stderr and "searching for the bare topic" in proc.stderr  # llm_provider auto
         crawl = json.loads((out / "crawl.json").read_text())
         assert crawl["planner"]["status"] == "fallback" and crawl["queries"] == ["alpha"]
         assert crawl["discovery"] == ["brave", "direct"] and crawl["summary"]["items_written"] == 1
