@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from markdown_it import MarkdownIt
+
 MARKER = "=== SOURCE ==="
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:\s*(.*)$")
 KNOWN_HEADERS = ("url", "title", "date")
@@ -91,8 +93,7 @@ def read_corpus(path: str | Path, name: str = "input_file") -> list[CorpusSource
 
 
 _HTML_HINT = re.compile(r"<(html|body|article|main|div|p|h[1-6]|pre|section)\b", re.I)
-_FENCE = re.compile(r"^(```+|~~~+)\s*([\w+#.-]*)")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_MARKDOWN = MarkdownIt("commonmark", {"html": False})
 
 
 def looks_like_html(body: str) -> bool:
@@ -100,48 +101,13 @@ def looks_like_html(body: str) -> bool:
 
 
 def markdown_to_html(body: str, title: str = "") -> str:
-    """Plain text or markdown → minimal HTML (headings, paragraphs, fenced code with language).
+    """Plain text or markdown → HTML with markdown-it-py (CommonMark; raw HTML in the markdown is escaped).
 
-    Code is escaped, never reformatted, so the extractor recovers it byte-exact.
+    Fenced code keeps its text byte-exact and its language as ``class="language-x"``,
+    inline code becomes ``<code>``, so the extractor recovers both.
     """
-    out: list[str] = []
-    para: list[str] = []
-
-    def flush() -> None:
-        if para:
-            out.append("<p>" + html_lib.escape(" ".join(s.strip() for s in para)) + "</p>")
-            para.clear()
-
-    lines = body.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        fence = _FENCE.match(line.strip())
-        if fence:
-            flush()
-            mark, lang = fence.group(1), fence.group(2)
-            code: list[str] = []
-            i += 1
-            while i < len(lines) and not lines[i].strip().startswith(mark):
-                code.append(lines[i])
-                i += 1
-            cls = f' class="language-{html_lib.escape(lang)}"' if lang else ""
-            out.append(f"<pre><code{cls}>" + html_lib.escape("\n".join(code) + "\n") + "</code></pre>")
-            i += 1
-            continue
-        heading = _HEADING.match(line.strip())
-        if heading:
-            flush()
-            level = len(heading.group(1))
-            out.append(f"<h{level}>{html_lib.escape(heading.group(2))}</h{level}>")
-        elif not line.strip():
-            flush()
-        else:
-            para.append(line)
-        i += 1
-    flush()
     head = f"<title>{html_lib.escape(title)}</title>" if title else ""
-    return f"<html><head>{head}</head><body><main>{''.join(out)}</main></body></html>"
+    return f"<html><head>{head}</head><body><main>{_MARKDOWN.render(body)}</main></body></html>"
 
 
 def source_html(src: CorpusSource) -> str:

@@ -44,3 +44,11 @@ def test_markdown_code_survives_byte_exact_through_extraction():
     out = extract_content(markdown_to_html(md, "T"), "https://a.example/x")
     assert out["code_blocks"] == [{"text": code, "language": "python"}]
     assert "# Title here" in out["excerpts"]
+
+
+def test_markdown_inline_code_and_lists_come_through_unescaped():
+    md = "The SDK renames the `FastMCP` class to `MCPServer` in version 2.0, which is a breaking change.\n\n- first item of the list, long enough to count\n- second item <script>alert(1)</script>\n"
+    out = extract_content(markdown_to_html(md, "T"), "https://a.example/x")
+    text = "\n".join(out["excerpts"])
+    assert "`FastMCP`" in text and "\\`" not in text
+    assert "<script>" not in markdown_to_html(md)  # raw HTML in markdown is escaped, not rendered
