@@ -72,6 +72,7 @@ class LearnArgs(BaseModel):
     llm_endpoint: str | None = None
     llm_model: str | None = None
     verify: bool = False
+    fail_on_findings: bool = True  # synthesis' exit-3 gate (skill3 learn --no-fail-on-findings)
     brave_key: SecretStr | None = None
     role: Literal["main", "worker"] = "main"
 
@@ -89,7 +90,7 @@ class LearnArgs(BaseModel):
             raise ValueError("is longer than 200 characters")
         return s
 
-    @field_validator("strict_cutoff", "synth", "verify", mode="before")
+    @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", mode="before")
     @classmethod
     def _flags(cls, v: Any, info) -> bool:
         return _bool(v, info.field_name)

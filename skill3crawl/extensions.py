@@ -176,6 +176,8 @@ class SynthTrigger:
             verify=args.verify,
             strict_cutoff=args.strict_cutoff,
         )
+        if _accepts(run_synth, "fail_on_findings"):  # -a fail_on_findings=0 turns the exit-3 gate off
+            kwargs["fail_on_findings"] = args.fail_on_findings
         if _accepts(run_synth, "today"):  # the crawl's "today" (SKILL3_TODAY) also bounds synthesis
             kwargs["today"] = state.today.isoformat()
         try:

@@ -9,11 +9,14 @@ context_tokens, output_reserve, budget_tokens, tokens, note, trimmed, excluded,
 shrunk, map_reduce, content (SPEC §4.1.1)}, model{requested, used, endpoint,
 model, auto_fallback_reason}, prompts{version, calls[{phase, prompt_hash, token
 counts, seconds}]}, tokens{totals}, postprocess{fixes, reprompted}, verify,
-lint, vet, gate{fail_on_findings, blocking}, skill{name, path, files, cited,
+lint, vet, gate{fail_on_findings, blocking, rules}, skill{name, path, files, cited,
 lines}, validation, timings (seconds per phase), warnings, tool_versions.
 
-``lint`` and ``vet`` are filled by the later stages; until they run they say
-``{"status": "not run", ...}`` — never "clean".
+``lint``: the final skill's ``LintResult.to_dict()`` (skill, name, counts, findings,
+skipped) plus status, advisory_rules, draft (the draft's lint result when it had
+errors, else null), fixes, reprompted. ``vet``: ``synth.vet.vetting_record`` (input,
+output, extra_findings, not_run, gate) plus status ("done", or "partial" when a scan
+did not run). A stage that did not run says ``{"status": "not run", ...}`` — never "clean".
 """
 
 from __future__ import annotations
@@ -69,7 +72,12 @@ def build(*, topic, target_model, cutoff, today, started, paths, crawl_meta, cra
     reported_prompt = [c.get("prompt_tokens") for c in calls if c.get("prompt_tokens") is not None]
     reported_completion = [c.get("completion_tokens") for c in calls if c.get("completion_tokens") is not None]
     files = sorted(skill.files())
-    blocking = [f for stage in (lint, vet) for f in stage.get("findings", []) if f.get("blocking")]
+    vet_gate = vet.get("gate") if isinstance(vet.get("gate"), dict) else None
+    if vet_gate is not None:  # the vetting record (synth.vet.vetting_record): both sides, quarantined sources too
+        gate = {"fail_on_findings": fail_on_findings, "blocking": vet_gate["blocking"], "rules": vet_gate["rules"]}
+    else:
+        blocking = [f for stage in (lint, vet) for f in stage.get("findings", []) if f.get("blocking")]
+        gate = {"fail_on_findings": fail_on_findings, "blocking": len(blocking), "rules": []}
     return {
         "schema": SCHEMA,
         "skill3_version": tool_versions().get("skill3"),
@@ -111,7 +119,7 @@ def build(*, topic, target_model, cutoff, today, started, paths, crawl_meta, cra
         "verify": verify,
         "lint": lint,
         "vet": vet,
-        "gate": {"fail_on_findings": fail_on_findings, "blocking": len(blocking)},
+        "gate": gate,
         "skill": {
             "name": skill.name,
             "path": str(skill_dir),

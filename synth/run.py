@@ -1,14 +1,19 @@
 """``run_synth``: run.jsonl files → bundle → model (or extractive) → post-processor → skill folder, run.json, index.html.
 
 Exit codes (DESIGN §3): 0 done; 1 failure with a one-line reason; 2 bad usage or
-bad input; 3 skill written but high-severity findings remain (the vet gate; not
-wired yet, see ``manifest.not_run``).
+bad input; 3 skill written but high-severity findings remain (the vet gate,
+``--no-fail-on-findings`` turns it off).
 
-Where later stages plug in:
-- input vetting (redact, scan, quarantine) goes between ``select_evidence`` and the
-  first model call — ``_vet_input`` below, a no-op recorded as "not run";
-- the output lint/vet correction loop goes after ``postprocess`` and before
-  ``write_skill`` — ``_lint_and_vet_output``, likewise recorded as "not run".
+Where vetting and lint run (the logic is in :mod:`synth.checks`):
+- ``_vet_input``, after ranking and before selection and any model call: every
+  candidate is redacted, the corpus is scanned, sources with HIGH/CRITICAL
+  findings are quarantined (the next-best candidates take their place); every
+  source quarantined → exit 1;
+- ``_lint_and_vet_output``, after ``postprocess`` (and --verify), before
+  ``write_skill``: lint → fixer / one re-prompt (remaining lint errors: exit 1,
+  nothing written), then the SkillSpector correction loop (≤3 rounds, each revision
+  post-processed and linted), the final lint recorded in run.json ``lint``, the
+  vetting record in ``vet``, the gate in ``gate``.
 """
 
 from __future__ import annotations
@@ -265,7 +270,7 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     reprompted = False
     map_reduce_info: dict = {}
     with state.phase("vet_input"):
-        candidates = _vet_input(ranked.candidates, state)
+        candidates, input_vet = _vet_input(ranked.candidates, state, err)
     while True:
         with state.phase("select"):
             # after a context-length error the bundle is shrunk (trimmed), not condensed with more calls
@@ -309,19 +314,26 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
             err.print("skill3 synth: warning: --verify skipped: the extractive provider has no model", markup=False)
         else:
             with state.phase("verify"):
-                skill, verify_info = _verify(model, ranked.candidates, sel, bundle, skill, skill_ctx, today_s, ctx_tokens,
+                skill, verify_info = _verify(model, candidates, sel, bundle, skill, skill_ctx, today_s, ctx_tokens,
                                              state, progress, err)
 
-    lint_info, vet_info = _lint_and_vet_output(skill, state)
+    with state.phase("lint_and_vet"):
+        skill, lint_info, vet_info = _lint_and_vet_output(
+            skill, state, err=err, model=model, messages=messages, skill_ctx=skill_ctx, bundle=bundle,
+            ctx_tokens=ctx_tokens, progress=progress, input_vet=input_vet, fail_on_findings=fail_on_findings)
 
     # ---------------------------------------------------------------- write
     previous = _previous_skill_dir(out_dir)
     with state.phase("write"):
         skill_dir, validation = write_skill(out_dir, skill)
+    quarantined = {id(c) for c in ranked.candidates} - {id(c) for c in candidates}
+    ranking = ranking_rows(ranked.candidates, sel)
+    for row, c in zip(ranking, ranked.candidates):
+        row["quarantined"] = id(c) in quarantined
     man = manifest_mod.build(
         topic=topic, target_model=target_model, cutoff=cut, today=today_s, started=started, paths=paths,
         crawl_meta=crawl_meta, crawl_json=crawl_json, report=rep.to_dict(),
-        ranking=ranking_rows(ranked.candidates, sel), selection=sel, bundle=bundle, context_tokens=ctx_tokens,
+        ranking=ranking, selection=sel, bundle=bundle, context_tokens=ctx_tokens,
         output_reserve=output_reserve(ctx_tokens), shrunk=shrunk, map_reduce=map_reduce_info,
         provider={"requested": requested, "used": provider, "endpoint": getattr(model, "endpoint", None) if model else None,
                   "model": getattr(model, "model", None) if model else None, "auto_fallback_reason": fallback_reason},
@@ -339,7 +351,9 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
           f"manifest {out_dir / 'run.json'}, preview {out_dir / 'index.html'}")
     blocking = man["gate"]["blocking"]
     if blocking:
-        err.print(f"skill3 synth: {blocking} high-severity finding(s) remain (see run.json lint/vet)", markup=False)
+        rules = ", ".join(man["gate"].get("rules") or [])
+        state_s = "exit 3" if fail_on_findings else "gate disabled (--no-fail-on-findings)"
+        err.print(f"skill3 synth: {blocking} HIGH/CRITICAL finding(s) remain ({rules}; see run.json vet): {state_s}", markup=False)
         if fail_on_findings:
             return 3
     return 0
@@ -361,20 +375,56 @@ def _progress(enabled: bool, label: str, err: Console):
     return generation_progress(label, console=err) if enabled else nullcontext(None)
 
 
-def _vet_input(candidates: list, state: RunState) -> list:
-    """Input vetting hook, before any model sees a source: not wired yet (run.json says "not run").
+def _vet_input(candidates: list, state: RunState, err: Console):
+    """Input vetting, before any model sees a source: redact every candidate in place, scan the corpus,
+    quarantine sources with HIGH/CRITICAL findings. Returns (kept candidates in rank order, the result),
+    so the next-best candidates take a quarantined source's place in the selection."""
+    from synth.checks import vet_input
+    from synth.vet import AllSourcesQuarantined
 
-    Wiring: ``items = [c.to_item() for c in candidates]``; ``result = vet_sources(items)`` (redacts in
-    place, scans, quarantines; raises when every source is quarantined → SynthFailure(1)); then
-    ``c.update_from_item(item)`` for the kept ones and return them in rank order, so the next-best
-    candidates take a quarantined source's place in the selection.
-    """
-    return candidates
+    try:
+        return vet_input(candidates, err=err, warnings=state.warnings)
+    except AllSourcesQuarantined as exc:
+        raise SynthFailure(1, str(exc)) from None
 
 
-def _lint_and_vet_output(skill: Skill, state: RunState) -> tuple[dict, dict]:
-    """Output lint + vet correction loop hook — not wired yet; both recorded honestly as not run."""
-    return manifest_mod.not_run("lint"), manifest_mod.not_run("vet")
+def _lint_and_vet_output(skill: Skill, state: RunState, *, err, model, messages, skill_ctx, bundle, ctx_tokens, progress,
+                         input_vet, fail_on_findings) -> tuple[Skill, dict, dict]:
+    """Lint (fixer, one re-prompt) and the SkillSpector correction loop; returns (skill, lint record, vet record)."""
+    from synth.checks import (
+        LINT_ADVISORY, LintFailure, blocking_lint, lint_and_fix, lint_skill_obj, report_output, vet_output,
+    )
+    from synth.lint import Facts
+    from synth.synthesize import revise_messages
+
+    facts = Facts(used_sources=frozenset(src["url"] for src in bundle["sources"]))
+    reprompt = revise = None
+    if model is not None:
+        def reprompt(problems: list[str]) -> str:
+            with _progress(progress, "re-prompting to fix lint errors", err) as on_text:
+                return state.log.call(model, "lint-repair", repair_messages(messages, skill.skill_md(), problems),
+                                      max_tokens=output_reserve(ctx_tokens), on_text=on_text)
+
+        rounds = iter(range(1, 100))
+
+        def revise(text: str, findings: str) -> str:
+            with _progress(progress, "revising the skill for its findings", err) as on_text:
+                return state.log.call(model, f"revise[{next(rounds)}]", revise_messages(text, findings),
+                                      max_tokens=output_reserve(ctx_tokens), on_text=on_text)
+    try:
+        skill, _first, lint_log = lint_and_fix(skill, skill_ctx, facts, reprompt=reprompt, err=err, warnings=state.warnings)
+        skill, correction = vet_output(skill, skill_ctx, facts, revise_model=revise, err=err, warnings=state.warnings)
+        final_lint = lint_skill_obj(skill, facts)
+        if blocking_lint(final_lint):  # a correction round must never leave a malformed skill
+            raise LintFailure("the vetted skill fails lint: " + "; ".join(f"{f.rule} {f.message}" for f in blocking_lint(final_lint)))
+    except LintFailure as exc:
+        raise SynthFailure(1, f"{exc}; nothing was written") from None
+    lint_info = {"status": "done", **final_lint.to_dict(), "advisory_rules": sorted(LINT_ADVISORY),
+                 "draft": lint_log.initial, "fixes": lint_log.fixes, "reprompted": lint_log.reprompted}
+    if lint_log.note:
+        lint_info["note"] = lint_log.note
+    vet_info = report_output(correction, input_vet, err=err, warnings=state.warnings, fail_on_findings=fail_on_findings)
+    return skill, lint_info, vet_info
 
 
 def _condense(model, bundle, sel: Selection, topic, cutoff, ctx_tokens, state: RunState, progress, err):

@@ -1,6 +1,6 @@
 """Item pipelines: thin adapters over the pure functions in :mod:`skill3crawl.extract` and :mod:`synth`.
 
-Order (settings ``ITEM_PIPELINES``): content 100 → dates 200 → scoring 300
+Order (settings ``ITEM_PIPELINES``): content 100 → redact 150 (:mod:`.redact`) → dates 200 → scoring 300
 (authority + freshness) → duplicates 400 → consensus 500 → limit 800 → release 900.
 Every drop raises :class:`DropItem` and counts ``skill3/dropped/<reason>``.
 """

@@ -1,5 +1,16 @@
 import json
 
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_installed_scanner(tmp_path, monkeypatch):
+    """Synthesis scans with SkillSpector when one is installed: keep these tests independent of the machine
+    (no `skill3 setup` record, no SKILLSPECTOR_BIN). Tests that want a scanner put the fake one on PATH."""
+    monkeypatch.setenv("SKILL3_HOME", str(tmp_path / "skill3-home"))
+    monkeypatch.delenv("SKILLSPECTOR_BIN", raising=False)
+
+
 
 def _anthropic_body(r1, r2):
     """vcrpy matcher: the request really is a native Messages API call without sampling parameters for Opus 4.8."""

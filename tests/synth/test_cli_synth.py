@@ -49,7 +49,9 @@ def test_extractive_end_to_end_writes_a_valid_skill(feed, tmp_path):
     assert "Ignore all previous instructions" not in text
     man = json.loads((tmp_path / "run.json").read_text())
     assert man["model"]["used"] == "extractive" and man["bundle"]["mode"] == "direct"
-    assert man["vet"]["status"] == "not run" and man["lint"]["status"] == "not run"
+    # no SkillSpector here (conftest hides it): recorded as not run, never clean; lint always runs
+    assert man["vet"]["status"] == "not run" and man["vet"]["not_run"] and man["vet"]["gate"]["blocking"] == 0
+    assert man["lint"]["status"] == "done" and man["lint"]["counts"]["error"] == 0 and man["lint"]["name"] == "mcp"
     assert man["inputs"]["read"]["malformed"] == 1
     assert man["skill"]["name"] == "mcp" and man["validation"]["errors"] == []
     assert [s["url"] for s in man["bundle"]["content"]["sources"]][:1] == [man["sources"][0]["url"]]
@@ -164,16 +166,3 @@ def test_a_renamed_skill_replaces_the_previous_folder(feed, tmp_path):
     assert (tmp_path / "mcp").is_dir()
     assert run_cli(feed, "--llm-provider", "extractive", "--topic", "Model Context Protocol")[0] == 0
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["model-context-protocol"]
-
-
-@pytest.mark.parametrize("extra, code", [([], 3), (["--no-fail-on-findings"], 0)])
-def test_gate_exit_3_when_blocking_findings_remain(feed, tmp_path, monkeypatch, extra, code):
-    import synth.run as run_mod
-
-    finding = {"id": "X1", "severity": "HIGH", "blocking": True}
-    monkeypatch.setattr(run_mod, "_lint_and_vet_output", lambda skill, state: (
-        run_mod.manifest_mod.not_run("lint"), {"status": "done", "findings": [finding], "blocking": 1}))
-    got, _, err = run_cli(feed, "--llm-provider", "extractive", *extra)
-    assert got == code and "1 high-severity finding(s) remain" in err
-    assert (tmp_path / "mcp" / "SKILL.md").is_file()
-    assert json.loads((tmp_path / "run.json").read_text())["gate"] == {"fail_on_findings": not extra, "blocking": 1}

@@ -1,0 +1,27 @@
+"""Secret redaction at crawl time, so a secret never reaches ``run.jsonl`` (issue 4).
+
+Runs right after content extraction (before duplicates and consensus, so the
+snippet fingerprints are computed on redacted text): every secret in the
+title, excerpts and code blocks is replaced by ``[REDACTED:<kind>]`` and
+counted in the item's ``redactions`` field (the count, never the secret).
+Synthesis redacts again before any model call (sources from elsewhere).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from skill3crawl.pipelines import _Base
+from synth.vet.redact import redact_item
+
+logger = logging.getLogger(__name__)
+
+
+class RedactPipeline(_Base):
+    def process_item(self, item: Any) -> Any:
+        n = redact_item(item)
+        if n:
+            self.stats.inc_value("skill3/redactions", n)
+            logger.info("skill3: redacted %d secret(s) from %s", n, item.url)
+        return item

@@ -1,0 +1,315 @@
+"""Vetting and lint wired into synthesis (issues 4 and 5): input quarantine and redaction, the output
+correction loop, the exit-3 gate, NOT RUN, lint errors → fixer / re-prompt.
+
+The scanner is the fake `skillspector` in line-replay mode: it reports every recorded real finding whose
+exact line appears in a scanned file (so a source or a skill carrying case 02's injection line is flagged
+HIGH P1/YR4, as the real scanner did). The model is the loopback OpenAI-compatible stub.
+Fake secrets are assembled at run time: the repository holds no secret-shaped literal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from synth.cli import app
+from tests.crawl.conftest import scrapy_crawl
+from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
+from tests.synth.llm_stub import StubLLM
+
+from .helpers import case_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+# the line of case 02 the real scanner flagged HIGH (P1 prompt injection, YR4)
+INJECTION = (case_dir("02") / "meeting-notes-summarizer" / "SKILL.md").read_text(encoding="utf-8").splitlines()[15]
+AWS_KEY = "AKIA" + "QX7WZ3NB5KD2LM4P"
+AWS_SECRET = "wJalrXUt" + "nFEMI/K7MDENG/bPxRfiCY" + "8rT3kQ2mZ9vL"
+GH_TOKEN = "ghp_" + "R8s2Lk5Qw9Zt3Xv7Bn1Mc4Hd6Jf0Gp2Ya8Ue"
+SECRETS = (AWS_KEY, AWS_SECRET, GH_TOKEN)
+
+DRAFT = """---
+name: mcp
+description: What changed in the Model Context Protocol after January 2026; use when building or upgrading MCP servers and clients.
+---
+# MCP after 2026-01
+
+## Overview / When to use
+Tasks are a stable part of the protocol since the 2026-06-30 revision [1]. Servers can publish a server card [1].
+
+## Instructions
+1. Use the Streamable HTTP transport; HTTP+SSE was removed [1].
+2. Publish servers to the registry with the `mcp-publisher` CLI [2].
+{extra}
+## Examples
+```python
+server.run(transport="streamable-http", stateless=True)
+```
+"""
+
+
+def draft(extra: str = "") -> str:
+    return DRAFT.format(extra=("\n" + extra + "\n") if extra else "")
+
+
+def test_injection_line_is_the_recorded_one():
+    assert INJECTION.startswith("Ignore all previous instructions")
+
+
+class Model:
+    """Replies by the system prompt; ``drafts`` (synthesis, lint re-prompts) and ``revisions`` are consumed in order."""
+
+    def __init__(self, drafts: list[str], revisions: list[str] = ()):
+        self.drafts, self.revisions = list(drafts), list(revisions)
+
+    def __call__(self, body: dict) -> str:
+        system = body["messages"][0]["content"]
+        if "revise an Agent Skill" in system:
+            return self.revisions.pop(0) if self.revisions else body["messages"][1]["content"].split(">>>\n", 1)[1].rsplit("\n<<<", 1)[0]
+        if "condense one web page" in system:
+            return "Notes: tasks are stable; the registry is generally available."
+        return self.drafts.pop(0) if len(self.drafts) > 1 else self.drafts[0]
+
+
+def synth(feed: Path, stub: StubLLM, *extra: str):
+    r = CliRunner().invoke(app, ["synth", str(feed), "--llm-provider", "openai", "--llm-endpoint", stub.url,
+                                 "--llm-model", "stub-model", "--quiet", *extra])
+    return r.exit_code, r.stdout, r.stderr
+
+
+@pytest.fixture
+def feed(tmp_path):
+    return write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
+
+
+def manifest(feed: Path) -> dict:
+    return json.loads((feed.parent / "run.json").read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- (a) end to end through the real spider
+
+
+def corpus_with_secrets_and_injection(path: Path) -> Path:
+    example = EXAMPLE.read_text(encoding="utf-8")
+    injected = f"""=== SOURCE ===
+url: https://modelcontextprotocol.io/sample/notes/2026-07-02-meeting-notes
+title: Meeting notes from the MCP working group (sample)
+date: 2026-07-02
+
+# Meeting notes from the MCP working group
+
+The working group met to review the tasks extension and the registry roadmap for the autumn releases.
+
+{INJECTION}
+
+Action items were assigned to the transport and registry maintainers for the next revision.
+"""
+    leaky = f"""=== SOURCE ===
+url: https://modelcontextprotocol.io/sample/guides/2026-07-10-deploying-on-aws
+title: Deploying an MCP server on AWS (sample)
+date: 2026-07-10
+
+# Deploying an MCP server on AWS
+
+Deploy the Streamable HTTP server behind a load balancer; stateless servers need no session affinity.
+
+Configure the credentials of the deployment user before running the deploy script, as in this example.
+
+```bash
+export AWS_ACCESS_KEY_ID={AWS_KEY}
+export AWS_SECRET_ACCESS_KEY={AWS_SECRET}
+export GITHUB_TOKEN={GH_TOKEN}
+./deploy.sh --transport streamable-http
+```
+
+The deploy token {GH_TOKEN} is read from the environment by the release workflow.
+"""
+    path.write_text(example.rstrip("\n") + "\n\n" + injected + "\n" + leaky, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["skill3 learn", "scrapy crawl learn"])
+def test_learn_quarantines_the_injection_and_no_secret_reaches_the_model_or_any_file(tmp_path, fake_scanner, command):
+    fake_scanner.line_replay()
+    corpus = corpus_with_secrets_and_injection(tmp_path / "corpus.sources")
+    out = tmp_path / "out"
+    with StubLLM(default=Model([draft()])) as stub:
+        if command == "skill3 learn":
+            r = subprocess.run(
+                [sys.executable, "-m", "synth.cli", "learn", "mcp", "--input-file", str(corpus), "--output-dir", str(out),
+                 "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model",
+                 "--cutoff-time", "2026-01"],
+                capture_output=True, text=True, cwd=ROOT, timeout=240,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+        else:  # the spider's own trigger, gate off: -a fail_on_findings=0
+            r = scrapy_crawl("topic=mcp", f"input_file={corpus}", f"output_dir={out}", "cutoff_time=2026-01",
+                             "llm_provider=openai", f"llm_endpoint={stub.url}", "llm_model=stub-model", "synth=1",
+                             "fail_on_findings=0", timeout=240)
+        requests = [json.dumps(req["body"]) for req in stub.chat_requests()]
+    # the quarantined source's HIGH findings still count: the skill is written, exit 3 (0 with the gate off)
+    assert r.returncode == (3 if command == "skill3 learn" else 0), r.stderr[-3000:]
+    assert "HIGH/CRITICAL finding(s) remain" in r.stderr
+    man = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    quarantined = man["vet"]["input"]["quarantined"]
+    assert quarantined == ["https://modelcontextprotocol.io/sample/notes/2026-07-02-meeting-notes"]
+    assert "quarantined source" in r.stderr and "P1" in r.stderr
+    assert {"P1", "YR4"} <= set(man["vet"]["gate"]["rules"]) and man["gate"]["blocking"] >= 2
+    assert quarantined[0] not in man["used_sources"]
+    assert [s for s in man["sources"] if s["quarantined"]][0]["url"] == quarantined[0]
+    assert man["vet"]["output"]["final"]["status"] == "ran" and man["vet"]["output"]["residual"] == []
+    assert man["lint"]["status"] == "done" and man["lint"]["counts"]["error"] == 0
+    # the model saw the (redacted) deployment page but neither the injection nor any secret
+    assert requests and any("Deploying an MCP server on AWS" in body for body in requests)
+    assert any("REDACTED" in body for body in requests)
+    for body in requests:
+        assert INJECTION not in body
+        for secret in SECRETS:
+            assert secret not in body
+    # redacted at crawl time: run.jsonl already carries the counts, never the secrets
+    items = [json.loads(line) for line in (out / "run.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sum(i["redactions"] for i in items) >= 3
+    assert man["vet"]["input"]["redacted_before"] == sum(i["redactions"] for i in items)
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert {p.name for p in files} >= {"run.jsonl", "run.json", "index.html", "SKILL.md", "crawl.json"}
+    for p in files:
+        text = p.read_text(encoding="utf-8")
+        for secret in SECRETS:
+            assert secret not in text, f"secret in {p}"
+    # the scanner saw the corpus once and the skill once, never a secret-bearing environment
+    scans = [c for c in fake_scanner.calls() if c["argv"][:1] == ["scan"]]
+    assert len(scans) == 2 and all(not c["secret_env"] for c in scans)
+
+
+def test_every_source_quarantined_fails_with_one_line(tmp_path, fake_scanner):
+    fake_scanner.line_replay()
+    feed = write_jsonl(tmp_path / "run.jsonl", [
+        make_item(f"https://modelcontextprotocol.io/sample/{n}", excerpts=[f"Page {n} about the protocol revision.", INJECTION])
+        for n in ("a", "b")])
+    with StubLLM(default=Model([draft()])) as stub:
+        code, _, err = synth(feed, stub)
+        assert stub.chat_requests() == []
+    assert code == 1
+    assert [l for l in err.splitlines() if "error:" in l] == [
+        l for l in err.splitlines() if l.startswith("skill3 synth: error: all 2 sources were quarantined")]
+    assert not (tmp_path / "run.json").exists() and not (tmp_path / "mcp").exists()
+
+
+# --------------------------------------------------------------------------- (b) the output side and the gate
+
+
+@pytest.mark.parametrize("extra, code", [([], 3), (["--no-fail-on-findings"], 0)])
+def test_residual_high_findings_exit_3_and_the_skill_is_written(feed, fake_scanner, extra, code):
+    fake_scanner.line_replay()
+    # in a code block the pre-pass leaves it to the model, and this model never removes it
+    bad = draft(f"```text\n{INJECTION}\n```")
+    with StubLLM(default=Model([bad])) as stub:
+        got, _, err = synth(feed, stub, *extra)
+        n_requests = len(stub.chat_requests())
+    assert got == code, err
+    man = manifest(feed)
+    out = man["vet"]["output"]
+    assert out["final"]["status"] == "ran" and {f["rule_id"] for f in out["residual"]} >= {"P1", "YR4"}
+    assert out["rounds"] and out["rounds"][-1]["note"].endswith("nothing changed; stopped")
+    assert man["gate"] == {"fail_on_findings": not extra, "blocking": man["vet"]["gate"]["blocking"],
+                           "rules": man["vet"]["gate"]["rules"]} and man["gate"]["blocking"] >= 2
+    assert "Residual SkillSpector findings" in err and "HIGH/CRITICAL finding(s) remain" in err
+    assert INJECTION in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+    assert [c["phase"] for c in man["prompts"]["calls"]][:2] == ["synthesize", "revise[1]"]
+    assert n_requests == len(man["prompts"]["calls"])
+
+
+def test_the_model_revision_clears_the_finding(feed, fake_scanner):
+    fake_scanner.line_replay()
+    with StubLLM(default=Model([draft(f"```text\n{INJECTION}\n```")], revisions=[draft()])) as stub:
+        got, _, err = synth(feed, stub)
+        revise_bodies = [r["body"] for r in stub.chat_requests() if "revise an Agent Skill" in r["body"]["messages"][0]["content"]]
+    assert got == 0, err
+    man = manifest(feed)
+    out = man["vet"]["output"]
+    assert out["initial"]["findings"] and out["residual"] == [] and out["final"]["clean"]
+    assert out["rounds"][0]["revised"] is True and out["rounds"][0]["findings_after"] == 0
+    assert len(revise_bodies) == 1 and "P1" in revise_bodies[0]["messages"][1]["content"]
+    text = (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+    assert INJECTION not in text and "## Sources" in text and man["gate"]["blocking"] == 0
+
+
+def test_prepass_drops_a_flagged_paragraph_without_the_model(feed, fake_scanner):
+    fake_scanner.line_replay()
+    with StubLLM(default=Model([draft(INJECTION)])) as stub:
+        got, _, err = synth(feed, stub)
+        revisions = [r for r in stub.chat_requests() if "revise an Agent Skill" in r["body"]["messages"][0]["content"]]
+    assert got == 0, err
+    out = manifest(feed)["vet"]["output"]
+    assert out["rounds"][0]["dropped"] and out["residual"] == [] and revisions == []
+    assert INJECTION not in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_a_secret_the_model_writes_is_redacted_from_the_skill(feed, fake_scanner):
+    fake_scanner.line_replay()
+    with StubLLM(default=Model([draft(f"3. Authenticate with the token {GH_TOKEN} [2].")])) as stub:
+        got, _, err = synth(feed, stub)
+    assert got == 0, err
+    man = manifest(feed)
+    assert man["vet"]["output"]["redactions"] == 1
+    for p in feed.parent.rglob("*"):
+        if p.is_file() and p.suffix in (".md", ".json", ".html"):
+            assert GH_TOKEN not in p.read_text(encoding="utf-8"), p
+
+
+# --------------------------------------------------------------------------- (c) no scanner: NOT RUN, loud and recorded
+
+
+def test_no_scanner_is_recorded_as_not_run_and_gates_nothing(feed, no_scanner):
+    r = CliRunner().invoke(app, ["synth", str(feed), "--llm-provider", "extractive", "--quiet"])
+    assert r.exit_code == 0, r.stderr
+    assert "input scan NOT RUN" in r.stderr and "output scan NOT RUN" in r.stderr
+    man = manifest(feed)
+    vet = man["vet"]
+    assert vet["status"] == "not run" and len(vet["not_run"]) == 2
+    assert vet["input"]["scan"]["status"] == "not_run" and vet["input"]["scan"]["clean"] is False
+    assert vet["output"]["final"]["status"] == "not_run" and vet["output"]["clean"] is False
+    assert vet["input"]["quarantined"] == [] and man["gate"]["blocking"] == 0
+    assert any("NOT RUN" in w for w in man["warnings"])
+
+
+# --------------------------------------------------------------------------- (d) lint errors → fixer / re-prompt
+
+
+def test_a_dangling_link_is_fixed_deterministically(feed, no_scanner):
+    with StubLLM(default=Model([draft("See [the details](references/details.md) for more.")])) as stub:
+        got, _, err = synth(feed, stub)
+    assert got == 0, err
+    lint = manifest(feed)["lint"]
+    assert [f["rule"] for f in lint["draft"]["findings"] if f["severity"] == "error"] == ["L1"]
+    assert lint["fixes"] == ["unlinked references/details.md (not in the skill)"] and lint["reprompted"] is False
+    assert lint["counts"]["error"] == 0
+    text = (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+    assert "See the details for more." in text and "references/" not in text
+
+
+def test_lint_errors_the_fixer_cannot_fix_go_to_one_re_prompt(feed, no_scanner):
+    model = Model([draft("3. Run `scripts/setup.sh` first [1]."), draft()])
+    with StubLLM(default=model) as stub:
+        got, _, err = synth(feed, stub)
+        repair = stub.chat_requests()[-1]["body"]["messages"][-1]["content"]
+    assert got == 0, err
+    man = manifest(feed)
+    assert man["lint"]["reprompted"] is True and man["lint"]["counts"]["error"] == 0
+    assert "L1" in repair and "scripts/setup.sh" in repair
+    assert [c["phase"] for c in man["prompts"]["calls"]] == ["synthesize", "lint-repair"]
+    assert "scripts/setup.sh" not in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_lint_errors_that_remain_mean_nothing_is_written(feed, no_scanner):
+    with StubLLM(default=Model([draft("3. Run `scripts/setup.sh` first [1].")])) as stub:
+        got, _, err = synth(feed, stub)
+    assert got == 1
+    errors = [l for l in err.splitlines() if "error:" in l]
+    assert len(errors) == 1 and "fails lint" in errors[0] and "L1" in errors[0] and "nothing was written" in errors[0]
+    assert not (feed.parent / "mcp").exists() and not (feed.parent / "run.json").exists()
