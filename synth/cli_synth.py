@@ -153,18 +153,18 @@ def run_crawl(spider_kwargs: dict[str, str]) -> int:
         from scrapy.utils.project import get_project_settings
     except ImportError as exc:  # pragma: no cover - scrapy is a dependency
         _fail(1, f"Scrapy is not installed: {exc}")
+    from skill3crawl.args import ArgsError, parse_args
+
     try:  # the spider's own argument check, before Scrapy starts: one line, exit 2
-        from skill3crawl.args import ArgsError, parse_args
-    except ImportError:
-        parse_args = None
-    if parse_args is not None:
-        try:
-            problem = parse_args(dict(spider_kwargs)).usage_problem()
-        except ArgsError as exc:
-            problem = str(exc)
-        if problem:
-            _fail(2, problem)
-    process = CrawlerProcess(get_project_settings())
+        problem = parse_args(dict(spider_kwargs)).usage_problem()
+    except ArgsError as exc:
+        problem = str(exc)
+    if problem:
+        _fail(2, problem)
+    settings = get_project_settings()
+    # Scrapy's start-up listing and stats dump are for `scrapy crawl`; `skill3 learn` prints the summary.
+    settings.set("LOG_LEVEL", os.environ.get("SKILL3_LOG_LEVEL", "WARNING"), priority="cmdline")
+    process = CrawlerProcess(settings)
     try:
         crawler = process.create_crawler("learn")
     except KeyError:
@@ -173,6 +173,14 @@ def run_crawl(spider_kwargs: dict[str, str]) -> int:
     process.start()
     if getattr(process, "bootstrap_failed", False):
         return 1
+    if crawler.stats and crawler.stats.get_value("skill3/pages_fetched") is not None:
+        st = crawler.stats
+        dropped = sum(v for k, v in st.get_stats().items() if k.startswith("skill3/dropped/"))
+        typer.echo(
+            f"skill3: crawl: pages fetched {st.get_value('skill3/pages_fetched', 0)}, robots-denied "
+            f"{st.get_value('skill3/robots_denied', 0)}, dropped {dropped}, items written {st.get_value('skill3/items_written', 0)}",
+            err=True,
+        )
     code = crawler.stats.get_value("skill3/exit_code") if crawler.stats else None
     return int(code or 0)
 
