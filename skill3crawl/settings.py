@@ -39,3 +39,11 @@ LOG_LEVEL = "INFO"
 # Never crawl loopback/private/link-local/metadata addresses unless this is set
 # (the env var SKILL3_ALLOW_PRIVATE_NETWORKS also enables it).
 SKILL3_ALLOW_PRIVATE_NETWORKS = False
+
+# Large crawls (issue 6): JS rendering via scrapy-playwright (-s SKILL3_JS=auto|always|never)
+# and the scrapy-redis profile (-s SKILL3_REDIS_URL=redis://…), both as add-ons.
+SKILL3_JS = "auto"
+ADDONS = {
+    "skill3crawl.jsrender.JsRenderAddon": 100,
+    "skill3crawl.distributed.RedisAddon": 110,
+}

@@ -1,0 +1,1 @@
+"""skill3's spiders."""
