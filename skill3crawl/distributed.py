@@ -92,8 +92,14 @@ def check_role(role: str | None) -> str:
 
 
 def server_from_settings(settings):
+    """A client for ``SKILL3_REDIS_URL`` (usable before the add-on has copied it to ``REDIS_URL``)."""
+    from scrapy_redis import defaults
+
+    url = settings.get("SKILL3_REDIS_URL") or settings.get("REDIS_URL")
+    params = {**defaults.REDIS_PARAMS, **(settings.getdict("REDIS_PARAMS") or {})}
+    params.pop("encoding", None)
     with contained_redis_warnings():
-        return _redis_connection.from_settings(settings)
+        return _redis_connection.get_redis(url=url, **params)
 
 
 class RedisAddon:
@@ -211,6 +217,7 @@ class RedisWorkerIdle:
         self.server = server_from_settings(crawler.settings)
         self.idle_since: float | None = None
         self.saw_work = False
+        self.closing = False
         self.loop = None
 
     @classmethod
@@ -256,6 +263,15 @@ class RedisWorkerIdle:
             slot = getattr(self.crawler.engine, "_slot", None)  # pull shared work now, not at the 5 s heartbeat
             if slot is not None:
                 slot.nextcall.schedule()
+        elif not busy and not self.closing and self._may_close():
+            # the engine re-checks idleness only every 5 s: close as soon as the crawl is done
+            from scrapy.utils.defer import deferred_from_coro
+
+            self.closing = True
+            logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="finished"))
+        if busy:
+            self.idle_since = None
 
     def _others_busy(self) -> bool:
         now = time.time()
@@ -268,17 +284,22 @@ class RedisWorkerIdle:
                 return True
         return False
 
-    def spider_idle(self, spider):
-        self.server.hset(self.key, self.me, json.dumps({"busy": False, "ts": time.time()}))
+    def _may_close(self) -> bool:
+        """Queue drained, nobody busy, and idle for the grace period (or ``max_wait`` before any work)."""
         if self._queue_len() > 0 or self._others_busy():
             self.idle_since = None
-            raise DontCloseSpider
+            return False
         now = time.monotonic()
         if self.idle_since is None:
             self.idle_since = now
         wait = self.grace if self.saw_work else self.max_wait
-        if now - self.idle_since < wait:
+        return now - self.idle_since >= wait
+
+    def spider_idle(self, spider):
+        self.server.hset(self.key, self.me, json.dumps({"busy": False, "ts": time.time()}))
+        if self.closing or not self._may_close():
             raise DontCloseSpider
+        self.closing = True
         logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
 
     def spider_closed(self, spider, reason):

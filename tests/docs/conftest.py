@@ -36,8 +36,12 @@ class CrawlResult:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+# Warnings are errors in the crawl subprocesses too (only the base settings' own deprecation is let through).
+STRICT = ["-W", "error", "-W", "ignore:The RANDOMIZE_DOWNLOAD_DELAY setting is deprecated"]
+
+
 def crawl_cmd(spider_args: dict, settings: dict, spider: str = "docs") -> list[str]:
-    cmd = [sys.executable, "-m", "scrapy", "crawl", spider]
+    cmd = [sys.executable, *STRICT, "-m", "scrapy", "crawl", spider]
     for k, v in spider_args.items():
         cmd += ["-a", f"{k}={v}"]
     for k, v in {**FAST, **settings}.items():
