@@ -85,7 +85,7 @@ def apply_docs_settings(settings, args: dict) -> None:
     settings.set("DEPTH_PRIORITY", 1, priority=prio)
     settings.set("SCHEDULER_DISK_QUEUE", "scrapy.squeues.PickleFifoDiskQueue", priority=prio)
     settings.set("SCHEDULER_MEMORY_QUEUE", "scrapy.squeues.FifoMemoryQueue", priority=prio)
-    settings.set("DEPTH_LIMIT", int(args.get("depth_limit") or DEFAULT_DEPTH_LIMIT), priority=prio)
+    settings.set("DEPTH_LIMIT", 0, priority=prio)  # the link depth below is what is limited
     settings.set("HTTPCACHE_ENABLED", True, priority=prio)
     settings.set("HTTPCACHE_EXPIRATION_SECS", HTTPCACHE_SECS, priority=prio)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", Progress, 500)
@@ -136,7 +136,7 @@ class DocsCrawlMixin:
 
     link_extractor = LinkExtractor(deny_extensions=[], unique=True)
 
-    def setup_docs(self, start_urls, max_pages=None, sitemap_filter=None, locales="skip") -> None:
+    def setup_docs(self, start_urls, max_pages=None, sitemap_filter=None, locales="skip", depth_limit=None) -> None:
         urls = _list_arg(start_urls)
         if not urls:
             raise ValueError("start_urls: at least one URL is required in docs mode")
@@ -145,6 +145,8 @@ class DocsCrawlMixin:
         self.scopes = [Scope.from_start_url(u, filters, skip) for u in urls]
         self.docs_start_urls = urls
         self.max_pages = _int_arg({"max_pages": max_pages}, "max_pages", DEFAULT_MAX_PAGES)
+        # link hops from a start URL, a sitemap or llms.txt entry (those pages are hop 0)
+        self.depth_limit = _int_arg({"depth_limit": depth_limit}, "depth_limit", DEFAULT_DEPTH_LIMIT)
         self.authoritative_hosts = sorted({s.host().split(":")[0] for s in self.scopes})
 
     # -- state -------------------------------------------------------------
@@ -271,12 +273,16 @@ class DocsCrawlMixin:
     def follow_links(self, response):
         if not isinstance(response, HtmlResponse):
             return
+        hops = response.meta.get("skill3_hops", 0) + 1
+        if hops > self.depth_limit:
+            self._drop("depth_limit")
+            return
         for link in self.link_extractor.extract_links(response):
             url = link.url.split("#", 1)[0]
             key = normalize_url(url)
             if isinstance(self.docs_state, LocalState) and key in self.docs_state._s["canonical"]:
                 continue
-            req = self.page_request(url, "link")
+            req = self.page_request(url, "link", skill3_hops=hops)
             if req is not None:
                 yield req
 

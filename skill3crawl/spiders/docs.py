@@ -46,7 +46,7 @@ class DocsSpider(DocsCrawlMixin, scrapy.Spider):
         super().__init__(**kwargs)
         self.role = distributed.check_role(role)
         self.worker_id = distributed.worker_id(worker_id)
-        self.setup_docs(start_urls, max_pages, sitemap_filter, locales)
+        self.setup_docs(start_urls, max_pages, sitemap_filter, locales, depth_limit)
         self.topic = topic or urlsplit(self.docs_start_urls[0]).hostname
         self.cutoff = cutoff or ""
         self.output_dir = output_dir or default_output_dir(self.topic)

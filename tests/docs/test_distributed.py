@@ -19,10 +19,7 @@ from .conftest import ROOT, crawl_cmd, crawl_env
 from .sites import SiteServer, bind, generated_site
 
 REDIS_URL = os.environ.get("SKILL3_TEST_REDIS_URL")
-pytestmark = [
-    pytest.mark.redis,
-    pytest.mark.skipif(not REDIS_URL, reason="SKILL3_TEST_REDIS_URL not set (scripts/test.sh starts redis-server on loopback)"),
-]
+needs_redis = pytest.mark.skipif(not REDIS_URL, reason="SKILL3_TEST_REDIS_URL not set (scripts/test.sh starts redis-server on loopback)")
 PAGES = 120
 
 
@@ -91,6 +88,8 @@ def test_profile_settings_and_bad_url():
     assert distributed.feed_name("worker", "h-1") == "run-h-1.jsonl"
 
 
+@pytest.mark.redis
+@needs_redis
 def test_two_workers_equal_one_and_never_repeat(site, key, tmp_path):
     # one worker alone
     single_out = tmp_path / "single"
@@ -119,6 +118,8 @@ def test_two_workers_equal_one_and_never_repeat(site, key, tmp_path):
     assert "planner, queue" in _log(tmp_path, "planner") and "worker," in _log(tmp_path, "worker")
 
 
+@pytest.mark.redis
+@needs_redis
 def test_closing_one_worker_keeps_the_shared_queue(site, key, tmp_path):
     out = tmp_path / "out"
     planner = _start({"start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 1000, "worker_id": "a"}, _settings(key, tmp_path), tmp_path, "planner")
