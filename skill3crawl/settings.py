@@ -3,6 +3,7 @@
 BOT_NAME = "skill3"
 SPIDER_MODULES = ["skill3crawl.spiders"]
 NEWSPIDER_MODULE = "skill3crawl.spiders"
+COMMANDS_MODULE = "skill3crawl.commands"  # `scrapy crawl` with skill3's exit codes
 
 USER_AGENT = "skill3/0.1 (+https://github.com/skill3/skill3; polite docs crawler)"
 ROBOTSTXT_OBEY = True
@@ -11,7 +12,7 @@ ROBOTSTXT_OBEY = True
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
 DOWNLOAD_DELAY = 0.5
-RANDOMIZE_DOWNLOAD_DELAY = True
+DOWNLOAD_DELAY_JITTER = 0.5  # ±50% (RANDOMIZE_DOWNLOAD_DELAY is deprecated in 2.19)
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
@@ -35,10 +36,58 @@ HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
 
 FEED_EXPORT_ENCODING = "utf-8"
 LOG_LEVEL = "INFO"
+LOG_FORMATTER = "skill3crawl.logformatter.Skill3LogFormatter"
 
 # Never crawl loopback/private/link-local/metadata addresses unless this is set
 # (the env var SKILL3_ALLOW_PRIVATE_NETWORKS also enables it).
 SKILL3_ALLOW_PRIVATE_NETWORKS = False
+
+# Link following stays shallow; max_pages (-a) bounds the pages written.
+DEPTH_LIMIT = 3
+DEPTH_STATS_VERBOSE = False
+
+ITEM_PIPELINES = {
+    "skill3crawl.pipelines.ContentPipeline": 100,
+    "skill3crawl.pipelines.DatesPipeline": 200,
+    "skill3crawl.pipelines.ScoringPipeline": 300,
+    "skill3crawl.pipelines.DuplicatePipeline": 400,
+    "skill3crawl.pipelines.ConsensusPipeline": 500,
+    "skill3crawl.pipelines.LimitPipeline": 800,
+    "skill3crawl.pipelines.ReleasePipeline": 900,
+}
+EXTENSIONS = {
+    "skill3crawl.extensions.CrawlOutput": 500,
+    "skill3crawl.extensions.SynthTrigger": 510,
+}
+# Per-page CPU work (trafilatura, htmldate, extruct): 0 = inline, N = N worker processes.
+SKILL3_EXTRACT_WORKERS = 0
+# Seconds the query planner may wait for the model.
+SKILL3_PLANNER_TIMEOUT = 120
+
+DOWNLOADER_MIDDLEWARES = {
+    # Before robots.txt (100): a blocked target is never contacted, not even for robots.txt.
+    "skill3crawl.netguard.NetworkGuardMiddleware": 50,
+    # After robots.txt, so the host's Crawl-delay is known before its first page.
+    "skill3crawl.middlewares.CrawlDelayMiddleware": 110,
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "skill3crawl.middlewares.RetryAfterMiddleware": 550,
+    # Closest to the downloader: a name resolving only to blocked addresses is ignored, not retried.
+    "skill3crawl.netguard.NetworkGuardRefusalMiddleware": 950,
+}
+# Checks the addresses names resolve to when the crawler connects (network guard).
+TWISTED_DNS_RESOLVER = "skill3crawl.netguard.GuardedResolver"
+# {"name" or "*.suffix": "ip"}: pin names to addresses (like curl --resolve); still guarded.
+SKILL3_RESOLVE = {}
+# Extra trusted endpoints (URLs) besides BRAVE_SEARCH_URL and the proxies.
+SKILL3_TRUSTED_ENDPOINTS = []
+SKILL3_RETRY_AFTER_MAX = 60
+SKILL3_MAX_CRAWL_DELAY = 60
+# The search API gets its own slot: one request at a time, at most one per second.
+DOWNLOAD_SLOTS = {"skill3-search-api": {"concurrency": 1, "delay": 1.0, "jitter": 0.0}}
+# Fewer unique search results than this → also crawl the authoritative hosts / start URLs directly.
+SKILL3_MIN_SEARCH_RESULTS = 5
+# Called when the feed closes (unless -a synth=0): run_synth(paths=[…], output_dir=…, …) -> exit code.
+SKILL3_SYNTH_FUNCTION = "synth.run.run_synth"
 
 # Large crawls (issue 6): JS rendering via scrapy-playwright (-s SKILL3_JS=auto|always|never)
 # and the scrapy-redis profile (-s SKILL3_REDIS_URL=redis://…), both as add-ons.

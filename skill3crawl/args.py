@@ -1,0 +1,229 @@
+"""The `learn` spider's arguments (DESIGN §3) as one typed model.
+
+Every ``skill3 learn --x-y`` option is ``-a x_y=`` on the spider. Values come in
+as strings from ``scrapy crawl -a``; :func:`parse_args` validates them all and
+raises :class:`ArgsError` with one line naming the bad argument and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from skill3crawl.corpus import CorpusError, CorpusSource, read_corpus
+from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
+
+MAX_PAGES_LIMIT = 100_000
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+# Arguments that are secrets: never logged, never written to crawl.json.
+SECRET_ARGS = frozenset({"brave_key"})
+
+
+class ArgsError(ValueError):
+    """A bad spider argument; ``str()`` is one line naming it."""
+
+
+def topic_slug(topic: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", topic.lower()).strip("-")
+    return re.sub(r"-{2,}", "-", slug)[:64].strip("-")
+
+
+def _split_csv(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        items = [str(v) for v in value]
+    else:
+        items = str(value).split(",")
+    return [s.strip() for s in items if s.strip()]
+
+
+def _bool(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    s = str(value).strip().lower()
+    if s in _TRUE:
+        return True
+    if s in _FALSE:
+        return False
+    raise ValueError(f"must be 0 or 1, got {value!r}")
+
+
+class LearnArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    topic: str
+    target_model: str | None = None
+    cutoff_time: str | None = None
+    strict_cutoff: bool = False
+    authoritative: list[str] = Field(default_factory=list)
+    start_urls: list[str] = Field(default_factory=list)
+    input_file: str | None = None
+    max_pages: int = 200
+    output_dir: str | None = None
+    synth: bool = True
+    llm_provider: Literal["openai", "anthropic", "extractive"] = "openai"
+    llm_endpoint: str | None = None
+    llm_model: str | None = None
+    verify: bool = False
+    brave_key: SecretStr | None = None
+    role: Literal["main", "worker"] = "main"
+
+    # Derived in the model validator.
+    cutoff: Cutoff | None = None
+    corpus: list[CorpusSource] | None = None
+
+    @field_validator("topic", mode="before")
+    @classmethod
+    def _topic(cls, v: Any) -> str:
+        s = str(v or "").strip()
+        if not s or not topic_slug(s):
+            raise ValueError("must name a topic with at least one letter or digit, e.g. topic=mcp")
+        if len(s) > 200:
+            raise ValueError("is longer than 200 characters")
+        return s
+
+    @field_validator("strict_cutoff", "synth", "verify", mode="before")
+    @classmethod
+    def _flags(cls, v: Any, info) -> bool:
+        return _bool(v, info.field_name)
+
+    @field_validator("max_pages", mode="before")
+    @classmethod
+    def _max_pages(cls, v: Any) -> int:
+        try:
+            n = int(str(v).strip())
+        except ValueError:
+            raise ValueError(f"must be a whole number of pages, got {v!r}") from None
+        if not 1 <= n <= MAX_PAGES_LIMIT:
+            raise ValueError(f"must be between 1 and {MAX_PAGES_LIMIT}, got {n}")
+        return n
+
+    @field_validator("authoritative", mode="before")
+    @classmethod
+    def _hosts(cls, v: Any) -> list[str]:
+        hosts = []
+        for item in _split_csv(v):
+            host = urlsplit(item if "//" in item else f"//{item}").hostname or ""
+            if not host or not re.fullmatch(r"[a-z0-9.-]+", host) or "." not in host.strip("."):
+                raise ValueError(f"{item!r} is not a host name like docs.example.org")
+            hosts.append(host.strip("."))
+        return hosts
+
+    @field_validator("start_urls", mode="before")
+    @classmethod
+    def _urls(cls, v: Any) -> list[str]:
+        urls = _split_csv(v)
+        for u in urls:
+            p = urlsplit(u)
+            if p.scheme not in ("http", "https") or not p.hostname:
+                raise ValueError(f"{u!r} is not an absolute http(s) URL")
+        return urls
+
+    @field_validator("llm_endpoint", mode="before")
+    @classmethod
+    def _endpoint(cls, v: Any) -> str | None:
+        if v in (None, ""):
+            return None
+        p = urlsplit(str(v))
+        if p.scheme not in ("http", "https") or not p.hostname:
+            raise ValueError(f"{v!r} is not an http(s) URL like http://localhost:11434/v1")
+        return str(v)
+
+    @field_validator("target_model", "cutoff_time", "input_file", "output_dir", "llm_model", mode="before")
+    @classmethod
+    def _blank_is_none(cls, v: Any) -> Any:
+        return None if v is None or str(v).strip() == "" else str(v).strip()
+
+    @field_validator("brave_key", mode="before")
+    @classmethod
+    def _key(cls, v: Any) -> Any:
+        return None if v is None or str(v).strip() == "" else str(v).strip()
+
+    @model_validator(mode="after")
+    def _derive(self) -> "LearnArgs":
+        try:
+            cutoff = resolve_cutoff(self.target_model, self.cutoff_time)
+        except CutoffError as exc:
+            raise ArgsError(str(exc)) from None
+        corpus = None
+        if self.input_file:
+            try:
+                corpus = read_corpus(self.input_file)
+            except CorpusError as exc:
+                raise ArgsError(str(exc)) from None
+        object.__setattr__(self, "cutoff", cutoff)
+        object.__setattr__(self, "corpus", corpus)
+        if self.output_dir is None:
+            object.__setattr__(self, "output_dir", str(Path("output") / topic_slug(self.topic)))
+        return self
+
+    # ----------------------------------------------------------------- helpers
+    @property
+    def slug(self) -> str:
+        return topic_slug(self.topic)
+
+    @property
+    def feed_path(self) -> Path:
+        return Path(self.output_dir) / "run.jsonl"
+
+    def brave_token(self) -> str | None:
+        """The search key: ``-a brave_key`` or ``BRAVE_SEARCH_API_KEY``. Never log it."""
+        if self.brave_key is not None:
+            return self.brave_key.get_secret_value()
+        return os.environ.get("BRAVE_SEARCH_API_KEY") or None
+
+    def discovery_problem(self) -> str | None:
+        """One line when there is nothing to discover from (no corpus, no search key, no sites)."""
+        if self.corpus is None and not self.brave_token() and not self.authoritative and not self.start_urls:
+            return (
+                "nothing to crawl: set BRAVE_SEARCH_API_KEY (or -a brave_key=…), "
+                "or pass -a authoritative=HOSTS / -a start_urls=URLS, or -a input_file=PATH"
+            )
+        return None
+
+    def public_dict(self) -> dict[str, Any]:
+        """The arguments as given, secrets removed (for crawl.json and logs)."""
+        data = self.model_dump(exclude={"cutoff", "corpus", *SECRET_ARGS})
+        data["cutoff"] = self.cutoff.month if self.cutoff else None
+        data["brave_key_set"] = self.brave_token() is not None
+        return data
+
+
+def _one_line(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
+    msg = err.get("msg", "invalid")
+    ctx_err = (err.get("ctx") or {}).get("error")
+    if isinstance(ctx_err, Exception):
+        msg = str(ctx_err)
+    elif msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if err.get("type") == "literal_error":
+        msg = f"must be one of {err['ctx']['expected']}, got {err.get('input')!r}"
+    if err.get("type") == "missing":
+        return f"missing argument {loc}: pass -a {loc}=…"
+    if err.get("type") == "extra_forbidden":
+        known = ", ".join(k for k in LearnArgs.model_fields if k not in ("cutoff", "corpus"))
+        return f"unknown argument {loc!r} (known: {known})"
+    return f"bad argument {loc}: {msg}" if loc else msg
+
+
+def parse_args(raw: dict[str, Any]) -> LearnArgs:
+    """Validate ``-a`` arguments; raise :class:`ArgsError` with one line on the first problem."""
+    raw = dict(raw)
+    for derived in ("cutoff", "corpus"):
+        if derived in raw:
+            raise ArgsError(f"unknown argument {derived!r}: did you mean cutoff_time?" if derived == "cutoff" else f"unknown argument {derived!r}: did you mean input_file?")
+    try:
+        return LearnArgs(**raw)
+    except ArgsError:
+        raise
+    except ValidationError as exc:
+        raise ArgsError(_one_line(exc)) from None

@@ -1,0 +1,36 @@
+"""sitemap.xml: URLs with their ``lastmod`` (a date signal), via Scrapy's sitemap utilities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from scrapy.utils.sitemap import Sitemap
+
+
+@dataclass(frozen=True)
+class SitemapEntry:
+    loc: str
+    lastmod: str | None
+
+
+def sitemap_url(base: str) -> str:
+    p = urlsplit(base)
+    return f"{p.scheme}://{p.netloc}/sitemap.xml"
+
+
+def parse_sitemap(body: bytes) -> tuple[str, list[SitemapEntry]]:
+    """→ (``"urlset"`` | ``"sitemapindex"`` | ``"invalid"``, entries in document order)."""
+    try:
+        sm = Sitemap(body)
+    except Exception:  # lxml on a non-XML body
+        return "invalid", []
+    kind = sm.type or "invalid"
+    if kind not in ("urlset", "sitemapindex"):
+        return "invalid", []
+    entries = []
+    for e in sm:
+        loc = (e.get("loc") or "").strip()
+        if urlsplit(loc).scheme in ("http", "https"):
+            entries.append(SitemapEntry(loc, (e.get("lastmod") or "").strip() or None))
+    return kind, entries

@@ -1,0 +1,178 @@
+"""Extensions: the crawl's closing summary + crawl.json, and the synthesis trigger.
+
+On ``feed_exporter_closed`` (run.jsonl fully stored) :class:`CrawlOutput`
+removes superseded duplicates from run.jsonl and records agreeing URLs, logs
+the summary line, puts the figures in the stats, writes ``crawl.json`` and then
+sends :data:`output_ready`; :class:`SynthTrigger` answers that by calling
+``synth.run.run_synth`` (imported lazily) unless ``synth=0``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from scrapy import signals
+from scrapy.utils.misc import load_object
+
+from skill3crawl.state import get_state
+
+logger = logging.getLogger(__name__)
+
+output_ready = object()  # signal: run.jsonl and crawl.json are complete
+
+
+def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]]) -> int:
+    """Drop superseded lines, add agreeing URLs to kept ones (streaming); → lines written."""
+    if not path.exists():
+        return 0
+    written = 0
+    if not superseded and not agreeing:
+        with path.open("rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".run.", suffix=".jsonl")
+    with os.fdopen(fd, "w", encoding="utf-8") as out, path.open(encoding="utf-8") as src:
+        for line in src:
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            url = item.get("url")
+            if url in superseded:
+                continue
+            extra = agreeing.get(url)
+            if extra:
+                item["agreeing_urls"] = list(dict.fromkeys([*item.get("agreeing_urls", []), *extra]))
+                line = json.dumps(item, ensure_ascii=False) + "\n"
+            out.write(line)
+            written += 1
+    os.replace(tmp, path)
+    return written
+
+
+def summary_figures(stats: dict[str, Any]) -> dict[str, Any]:
+    dropped = {k.rsplit("/", 1)[1]: v for k, v in stats.items() if k.startswith("skill3/dropped/")}
+    failed = {k.rsplit("/", 1)[1]: v for k, v in stats.items() if k.startswith("skill3/failed/")}
+    return {
+        "pages_fetched": stats.get("skill3/pages_fetched", 0),
+        "robots_denied": stats.get("robotstxt/forbidden", 0),
+        "network_guard_blocked": stats.get("skill3/netguard/blocked", 0),
+        "dropped": dict(sorted(dropped.items())),
+        "failed": dict(sorted(failed.items())),
+        "items_written": stats.get("skill3/items_written", 0),
+    }
+
+
+def summary_line(fig: dict[str, Any]) -> str:
+    dropped = ", ".join(f"{k} {v}" for k, v in fig["dropped"].items()) or "none"
+    return (
+        f"skill3 crawl summary: pages fetched {fig['pages_fetched']}, robots-denied {fig['robots_denied']}, "
+        f"blocked by network guard {fig['network_guard_blocked']}, dropped {sum(fig['dropped'].values())} ({dropped}), "
+        f"failed {sum(fig['failed'].values())}, items written {fig['items_written']}"
+    )
+
+
+class CrawlOutput:
+    def __init__(self, crawler: Any):
+        self.crawler = crawler
+        self.done = False
+        crawler.signals.connect(self.feed_closed, signal=signals.feed_exporter_closed)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "CrawlOutput":
+        return cls(crawler)
+
+    def spider_closed(self, spider: Any, reason: str) -> None:
+        self.reason = reason
+        if getattr(spider, "args", None) is None:
+            logger.info("skill3 crawl summary: not run (bad arguments)")
+
+    def feed_closed(self) -> None:
+        spider = self.crawler.spider
+        args = getattr(spider, "args", None)
+        if args is None or self.done:
+            return
+        self.done = True
+        state = get_state(self.crawler)
+        stats = self.crawler.stats
+        written = rewrite_feed(args.feed_path, state.superseded, state.agreeing)
+        stats.set_value("skill3/items_written", written)
+        stats.set_value("skill3/robots_denied", stats.get_value("robotstxt/forbidden", 0))
+        fig = summary_figures(stats.get_stats())
+        logger.info(summary_line(fig))
+        if written == 0 and state.exit_code == 0:
+            logger.error("skill3: no usable sources were written to %s", args.feed_path)
+            state.exit_code = 1
+            stats.set_value("skill3/exit_code", 1)
+        crawl = {
+            "topic": args.topic,
+            "slug": args.slug,
+            "cutoff": args.cutoff.month,
+            "cutoff_source": args.cutoff.source,
+            "today": state.today.isoformat(),
+            "queries": state.queries,
+            "planner": state.planner,
+            "discovery": state.discovery,
+            "args": args.public_dict(),
+            "feed": str(args.feed_path),
+            "started_at": state.started_at,
+            "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "finish_reason": getattr(self, "reason", None),
+            "summary": fig,
+            "duplicates": state.agreeing,
+        }
+        path = Path(args.output_dir) / "crawl.json"
+        path.write_text(json.dumps(crawl, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        self.crawler.signals.send_catch_log(output_ready, crawler=self.crawler)
+
+
+class SynthTrigger:
+    """Runs synthesis on the finished feed (``-a synth=1``, the default); records its exit code."""
+
+    def __init__(self, crawler: Any):
+        self.crawler = crawler
+        crawler.signals.connect(self.output_ready, signal=output_ready)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "SynthTrigger":
+        return cls(crawler)
+
+    def output_ready(self, crawler: Any) -> None:
+        args = getattr(self.crawler.spider, "args", None)
+        state = get_state(self.crawler)
+        if args is None or not args.synth or state.exit_code:
+            return
+        path = self.crawler.settings.get("SKILL3_SYNTH_FUNCTION", "synth.run.run_synth")
+        try:
+            run_synth = load_object(path)
+        except (ImportError, NameError, AttributeError, ValueError):
+            logger.warning("skill3: synthesis is not available (%s missing); run.jsonl is the result", path)
+            self.crawler.stats.set_value("skill3/synth", "unavailable")
+            return
+        logger.info("skill3: synthesizing into %s", args.output_dir)
+        try:
+            code = run_synth(
+                paths=[str(args.feed_path)],
+                output_dir=str(args.output_dir),
+                topic=args.topic,
+                target_model=args.target_model,
+                cutoff=args.cutoff.month,
+                llm_provider=args.llm_provider,
+                llm_endpoint=args.llm_endpoint,
+                llm_model=args.llm_model,
+                verify=args.verify,
+                strict_cutoff=args.strict_cutoff,
+            )
+        except Exception as exc:  # a synthesis crash must not lose the crawl; one line, exit 1
+            logger.error("skill3: synthesis failed: %s: %s", type(exc).__name__, str(exc).splitlines()[0][:300] if str(exc) else "")
+            code = 1
+        code = int(code or 0)
+        self.crawler.stats.set_value("skill3/synth_exit_code", code)
+        if code:
+            state.exit_code = code
+            self.crawler.stats.set_value("skill3/exit_code", code)

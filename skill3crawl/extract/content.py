@@ -1,0 +1,206 @@
+"""Main content → markdown excerpts (headings + paragraphs) and byte-exact code blocks.
+
+Known documentation generators get their content node selected (Sphinx
+``div[role=main]``, MkDocs ``article``, Docusaurus ``.theme-doc-markdown``) and
+converted with markdownify; everything else goes through trafilatura. Code
+blocks always come from the ``<pre>`` elements themselves, never from the
+markdown, so whitespace survives exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from typing import Any
+
+import lxml.html
+import trafilatura
+from lxml import etree
+from markdownify import markdownify
+
+MIN_CONTENT_CHARS = 200
+MAX_EXCERPTS = 200
+MAX_EXCERPT_CHARS = 4000
+MAX_CODE_BLOCKS = 100
+MIN_EXCERPT_CHARS = 20
+
+# (name, CSS-ish XPath) of main-content nodes of known generators, most specific first.
+DOC_GENERATOR_NODES: list[tuple[str, str]] = [
+    ("docusaurus", "//*[contains(concat(' ', normalize-space(@class), ' '), ' theme-doc-markdown ')]"),
+    ("mkdocs", "//div[contains(concat(' ', normalize-space(@class), ' '), ' md-content ')]//article"),
+    ("sphinx", "//div[@role='main']"),
+    ("mkdocs", "//article[contains(concat(' ', normalize-space(@class), ' '), ' md-content__inner ')]"),
+]
+_LANG_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)[-:]([\w+#.-]+)", re.I)
+_BOILERPLATE = {"nav", "header", "footer", "aside", "script", "style", "noscript", "form", "button"}
+_FENCE = re.compile(r"^\s*(```+|~~~+)")
+_WS = re.compile(r"\s+")
+
+
+def _parse(html: str) -> Any:
+    if not html or not html.strip():
+        return None
+    try:
+        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def _title(tree: Any) -> str:
+    for xp in ("//meta[@property='og:title']/@content", "//title/text()", "//h1//text()"):
+        vals = [v.strip() for v in tree.xpath(xp) if v and v.strip()]
+        if vals:
+            return _WS.sub(" ", vals[0])[:300]
+    return ""
+
+
+def _code_text(pre: Any) -> str:
+    """Text of a <pre>, byte-exact: <br> is a newline, everything else is its text."""
+    parts: list[str] = []
+
+    def walk(el: Any) -> None:
+        if el.tag == "br":
+            parts.append("\n")
+        elif el.text and isinstance(el.tag, str):
+            parts.append(el.text)
+        for child in el:
+            if isinstance(child.tag, str):
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(pre)
+    return "".join(parts)
+
+
+def code_language(pre: Any) -> str:
+    """Language from classes/data attributes on the <pre>, its <code>, or up to 3 ancestors."""
+    nodes = [pre, *pre.xpath("./code")]
+    anc = pre.getparent()
+    for _ in range(3):
+        if anc is None:
+            break
+        nodes.append(anc)
+        anc = anc.getparent()
+    for node in nodes:
+        for attr in ("data-lang", "data-language"):
+            if node.get(attr):
+                return node.get(attr).strip().lower()
+        m = _LANG_CLASS.search(node.get("class") or "")
+        if m and m.group(1).lower() not in ("default", "none", "text", "plain", "plaintext"):
+            return m.group(1).lower()
+        if m:
+            return ""
+    return ""
+
+
+def _code_blocks(root: Any) -> list[dict[str, str]]:
+    blocks: list[dict[str, str]] = []
+    for pre in root.iter("pre"):
+        if any(a.tag in _BOILERPLATE for a in pre.iterancestors()):
+            continue
+        text = _code_text(pre)
+        if text.strip():
+            blocks.append({"text": text, "language": code_language(pre)})
+        if len(blocks) >= MAX_CODE_BLOCKS:
+            break
+    return blocks
+
+
+def markdown_blocks(md: str) -> list[str]:
+    """Split markdown into excerpts (headings and paragraphs); fenced code is left out."""
+    out: list[str] = []
+    para: list[str] = []
+    in_fence: str | None = None
+
+    def flush() -> None:
+        text = "\n".join(para).strip()
+        para.clear()
+        if not text:
+            return
+        if text.startswith("#") or len(text) >= MIN_EXCERPT_CHARS:
+            out.append(text[:MAX_EXCERPT_CHARS])
+
+    for line in md.replace("\r\n", "\n").split("\n"):
+        fence = _FENCE.match(line)
+        if in_fence:
+            if fence and fence.group(1).startswith(in_fence[:3]):
+                in_fence = None
+            continue
+        if fence:
+            flush()
+            in_fence = fence.group(1)
+            continue
+        if not line.strip():
+            flush()
+        elif line.lstrip().startswith("#"):
+            flush()
+            para.append(line.strip())
+            flush()
+        else:
+            para.append(line.rstrip())
+    flush()
+    return out[:MAX_EXCERPTS]
+
+
+def _generator_node(tree: Any) -> tuple[str, Any] | tuple[None, None]:
+    for name, xp in DOC_GENERATOR_NODES:
+        nodes = tree.xpath(xp)
+        if nodes:
+            return name, nodes[0]
+    return None, None
+
+
+def content_hash(excerpts: list[str], code_blocks: list[dict[str, str]]) -> str:
+    h = hashlib.sha256()
+    for e in excerpts:
+        h.update(_WS.sub(" ", e).strip().lower().encode("utf-8") + b"\x00")
+    for cb in code_blocks:
+        h.update(b"\x01" + cb["text"].strip().encode("utf-8"))
+    return h.hexdigest()[:32]
+
+
+def extract_content(html: str, url: str) -> dict[str, Any]:
+    """→ ``{title, excerpts, code_blocks, content_hash, extractor, chars, drop_reason}``.
+
+    ``drop_reason`` is ``"no_content"`` when the page has too little main content
+    (fewer than :data:`MIN_CONTENT_CHARS` characters of prose and code) or
+    ``"unparseable"`` when it is not HTML at all.
+    """
+    tree = _parse(html)
+    if tree is None:
+        return {"title": "", "excerpts": [], "code_blocks": [], "content_hash": "", "extractor": "", "chars": 0, "drop_reason": "unparseable"}
+    title = _title(tree)
+    name, node = _generator_node(tree)
+    if node is not None:
+        code_blocks = _code_blocks(node)
+        prose = copy.deepcopy(node)
+        for el in prose.xpath(".//pre|.//script|.//style|.//nav|.//*[contains(@class,'headerlink')]"):
+            el.drop_tree()
+        md = markdownify(lxml.html.tostring(prose, encoding="unicode"), heading_style="ATX", strip=["img"])
+        extractor = name
+    else:
+        cleaned = copy.deepcopy(tree)
+        for el in cleaned.xpath(
+            "//nav|//header[not(ancestor::article or ancestor::main)]|//footer[not(ancestor::article or ancestor::main)]"
+            "|//aside|//script|//style|//noscript|//form"
+        ):
+            el.drop_tree()
+        md = trafilatura.extract(
+            cleaned, url=url, output_format="markdown", include_tables=True, include_comments=False, with_metadata=False
+        ) or ""
+        body = tree.find("body")
+        code_blocks = _code_blocks(body if body is not None else tree)
+        extractor = "trafilatura"
+    excerpts = markdown_blocks(md)
+    chars = sum(len(e) for e in excerpts) + sum(len(c["text"]) for c in code_blocks)
+    return {
+        "title": title,
+        "excerpts": excerpts,
+        "code_blocks": code_blocks,
+        "content_hash": content_hash(excerpts, code_blocks) if chars else "",
+        "extractor": extractor,
+        "chars": chars,
+        "drop_reason": None if chars >= MIN_CONTENT_CHARS else "no_content",
+    }

@@ -1,0 +1,49 @@
+"""Where the per-page CPU work runs: inline (default) or in a process pool.
+
+``SKILL3_EXTRACT_WORKERS=N`` (N > 0) runs the pure extraction functions in N
+spawned worker processes, so trafilatura/htmldate/extruct do not serialise on
+Scrapy's reactor thread; 0 runs them inline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from typing import Any, Callable
+
+from scrapy import signals
+
+
+class Extractor:
+    def __init__(self, workers: int = 0):
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        if workers > 0:
+            self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+    async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if self._pool is None:
+            return fn(*args, **kwargs)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, partial(fn, *args, **kwargs))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def get_extractor(crawler: Any) -> Extractor:
+    ext = getattr(crawler, "_skill3_extractor", None)
+    if ext is None:
+        ext = Extractor(crawler.settings.getint("SKILL3_EXTRACT_WORKERS", 0))
+        crawler._skill3_extractor = ext
+
+        def close_extractor(spider: Any = None) -> None:
+            ext.close()
+
+        crawler._skill3_close_extractor = close_extractor  # keep a strong reference (weak receivers)
+        crawler.signals.connect(close_extractor, signal=signals.engine_stopped)
+    return ext

@@ -1,0 +1,23 @@
+"""The item the spider yields: a :class:`synth.item.SourceItem` plus transient page data.
+
+Only the ``SourceItem`` fields are exported (the feed's ``fields`` option), in
+declaration order; the transient fields carry the fetched page through the
+pipelines and are cleared by the last one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from synth.item import SourceItem
+
+EXPORT_FIELDS = SourceItem.field_names()
+
+
+@dataclass
+class PageItem(SourceItem):
+    html: str = ""  # the page as HTML (markdown/text bodies are converted first)
+    headers: dict[str, str] = field(default_factory=dict)  # response headers (first value, lower-case names)
+    lastmod: str | None = None  # the sitemap's lastmod for this URL
+    date_hint: str | None = None  # the corpus file's date: header
+    title_hint: str = ""  # title from search results or the corpus header

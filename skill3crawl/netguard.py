@@ -1,0 +1,269 @@
+"""The network guard: never fetch loopback, private, link-local or metadata addresses.
+
+Two layers (DESIGN §3):
+
+* :class:`NetworkGuardMiddleware` (downloader middleware, before robots.txt) rejects
+  IP-literal targets in blocked ranges — in every spelling ``getaddrinfo``
+  accepts (``127.1``, ``2130706433``, ``0x7f.0.0.1``, ``[::ffff:127.0.0.1]``) —
+  and well-known internal names. This layer also holds behind an HTTP proxy,
+  where target names are never resolved locally.
+* :class:`GuardedResolver` (``TWISTED_DNS_RESOLVER``) checks the addresses a
+  name resolves to at the moment the crawler connects, and hands on only
+  public ones; a name with none left fails like an unresolvable name (a failed
+  download, not a crash).
+
+``SKILL3_ALLOW_PRIVATE_NETWORKS`` (setting or environment variable) turns both
+off. Configured endpoints — the search API (``BRAVE_SEARCH_URL``), the proxies
+in ``http_proxy``/``https_proxy``, ``SKILL3_TRUSTED_ENDPOINTS`` — are trusted
+configuration, not crawl input, and pass. ``SKILL3_RESOLVE`` (``{"name" or
+"*.suffix": "ip"}``) pins names to addresses, like curl's ``--resolve``; pinned
+answers are still checked.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+import socket
+from typing import Any, Iterable
+from urllib.parse import urlsplit
+from urllib.request import getproxies
+
+from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.address import IPv4Address, IPv6Address
+from twisted.internet.interfaces import IHostnameResolver, IHostResolution, IResolutionReceiver
+from zope.interface import implementer, provider
+
+logger = logging.getLogger(__name__)
+
+_TRUE = {"1", "true", "yes", "on"}
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254")
+)
+BLOCKED_NAMES = ("localhost", "metadata.google.internal", "metadata", "instance-data", "instance-data.ec2.internal")
+BLOCKED_SUFFIXES = (".localhost", ".internal", ".local")
+_NETWORKS = {
+    "shared": ipaddress.ip_network("100.64.0.0/10"),  # carrier-grade NAT, also Alibaba metadata
+    "nat64": ipaddress.ip_network("64:ff9b::/96"),
+}
+
+# Names the resolver refused (read by the spider to count blocked requests).
+refused_names: set[str] = set()
+
+
+def allow_private(settings: Any = None) -> bool:
+    if os.environ.get("SKILL3_ALLOW_PRIVATE_NETWORKS", "").strip().lower() in _TRUE:
+        return True
+    return bool(settings is not None and settings.getbool("SKILL3_ALLOW_PRIVATE_NETWORKS"))
+
+
+def blocked_reason(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why an address may not be crawled (``loopback``, ``private``, ``metadata`` …), or None when public."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        mapped = ip.ipv4_mapped or ip.sixtofour
+        if mapped is not None:
+            return blocked_reason(mapped)
+        if ip in _NETWORKS["nat64"]:
+            return blocked_reason(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    if ip in METADATA_ADDRESSES:
+        return "metadata"
+    if ip.is_loopback:
+        return "loopback"
+    if ip.is_link_local:
+        return "link-local"
+    if ip.is_unspecified:
+        return "unspecified"
+    if ip.is_multicast:
+        return "multicast"
+    if isinstance(ip, ipaddress.IPv4Address) and ip in _NETWORKS["shared"]:
+        return "shared"
+    if ip.is_private:
+        return "private"
+    if ip.is_reserved:
+        return "reserved"
+    return None
+
+
+def ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a host string denotes literally, in any form ``getaddrinfo`` accepts; None for names."""
+    h = (host or "").strip().strip("[]").rstrip(".")
+    if not h:
+        return None
+    try:
+        return ipaddress.ip_address(h.split("%", 1)[0])
+    except ValueError:
+        pass
+    if all(c in "0123456789abcdefxABCDEFX." for c in h) and any(c.isdigit() for c in h):
+        try:  # 127.1, 2130706433, 0x7f000001, 0177.0.0.1 — inet_aton's legacy forms
+            return ipaddress.IPv4Address(socket.inet_aton(h))
+        except OSError:
+            return None
+    return None
+
+
+def host_verdict(host: str) -> str | None:
+    """Why a URL host may not be requested, judged without DNS; None when it may be (resolution is checked later)."""
+    ip = ip_literal(host)
+    if ip is not None:
+        return blocked_reason(ip)
+    h = (host or "").lower().rstrip(".")
+    if h in BLOCKED_NAMES or h.endswith(BLOCKED_SUFFIXES):
+        return "internal name"
+    return None
+
+
+def _endpoint(url: str) -> tuple[str, int] | None:
+    try:
+        p = urlsplit(url if "//" in url else f"//{url}")
+        if not p.hostname:
+            return None
+        return p.hostname.lower(), p.port or (443 if p.scheme == "https" else 80)
+    except ValueError:
+        return None
+
+
+def trusted_endpoints(settings: Any = None) -> set[tuple[str, int]]:
+    """(host, port) of configured services: the search API, proxies, SKILL3_TRUSTED_ENDPOINTS."""
+    urls: list[str] = []
+    brave = os.environ.get("BRAVE_SEARCH_URL") or (settings.get("BRAVE_SEARCH_URL") if settings is not None else None)
+    urls.append(brave or "https://api.search.brave.com/")
+    urls += [v for k, v in getproxies().items() if k in ("http", "https") and v]
+    if settings is not None:
+        urls += settings.getlist("SKILL3_TRUSTED_ENDPOINTS")
+    return {e for e in (_endpoint(u) for u in urls) if e}
+
+
+class NetworkGuardMiddleware:
+    """Downloader middleware: IgnoreRequest for blocked literal targets (counted ``skill3/netguard/blocked``)."""
+
+    def __init__(self, crawler: Any):
+        self.crawler = crawler
+        self.allow = allow_private(crawler.settings)
+        self.trusted = trusted_endpoints(crawler.settings)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "NetworkGuardMiddleware":
+        return cls(crawler)
+
+    def process_request(self, request: Any) -> None:
+        if self.allow:
+            return None
+        p = urlparse_cached(request)
+        host = (p.hostname or "").lower()
+        port = p.port or (443 if p.scheme == "https" else 80)
+        if (host, port) in self.trusted:
+            return None
+        reason = host_verdict(host)
+        if reason:
+            self.crawler.stats.inc_value("skill3/netguard/blocked")
+            self.crawler.stats.inc_value(f"skill3/netguard/blocked/{reason}")
+            logger.warning("network guard: not fetching %s (%s address)", request.url[:200], reason)
+            raise IgnoreRequest(f"network guard: {reason} address")
+        return None
+
+
+class NetworkGuardRefusalMiddleware:
+    """Downloader middleware (closest to the downloader): a name the resolver refused is a blocked
+    request (IgnoreRequest, counted), not a DNS error to retry and log with a traceback."""
+
+    def __init__(self, crawler: Any):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "NetworkGuardRefusalMiddleware":
+        return cls(crawler)
+
+    def process_exception(self, request: Any, exception: Exception) -> None:
+        from scrapy.exceptions import CannotResolveHostError
+        from twisted.internet.error import DNSLookupError
+
+        if isinstance(exception, (CannotResolveHostError, DNSLookupError)):
+            host = (urlparse_cached(request).hostname or "").lower()
+            if host in refused_names:
+                self.crawler.stats.inc_value("skill3/netguard/blocked")
+                self.crawler.stats.inc_value("skill3/netguard/blocked/resolved-private")
+                raise IgnoreRequest(f"network guard: {host} resolves only to blocked addresses")
+        return None
+
+
+@provider(IResolutionReceiver)
+class _FilteringReceiver:
+    def __init__(self, receiver: Any, host: str):
+        self.receiver = receiver
+        self.host = host
+        self.kept: list[Any] = []
+        self.refused: list[str] = []
+
+    def resolutionBegan(self, resolution: Any) -> None:
+        self.receiver.resolutionBegan(resolution)
+
+    def addressResolved(self, address: Any) -> None:
+        reason = blocked_reason(ipaddress.ip_address(address.host.split("%", 1)[0]))
+        if reason:
+            self.refused.append(f"{address.host} ({reason})")
+        else:
+            self.kept.append(address)
+
+    def resolutionComplete(self) -> None:
+        for a in self.kept:
+            self.receiver.addressResolved(a)
+        if self.refused and not self.kept:
+            refused_names.add(self.host.lower())
+            logger.warning("network guard: %s resolves only to blocked addresses: %s", self.host, ", ".join(self.refused[:4]))
+        self.receiver.resolutionComplete()
+
+
+@implementer(IHostResolution)
+class _Resolution:
+    def __init__(self, name: str):
+        self.name = name
+
+    def cancel(self) -> None:  # pragma: no cover - nothing to cancel
+        pass
+
+
+def _pinned(pins: dict[str, str], host: str) -> str | None:
+    host = host.lower().rstrip(".")
+    if host in pins:
+        return pins[host]
+    for pattern, ip in pins.items():
+        if pattern.startswith("*.") and (host.endswith(pattern[1:]) or host == pattern[2:]):
+            return ip
+    return None
+
+
+@implementer(IHostnameResolver)
+class GuardedResolver:
+    """Twisted name resolver that hands on only crawlable addresses (see module doc)."""
+
+    def __init__(self, reactor: Any, allow: bool, trusted: Iterable[tuple[str, int]], pins: dict[str, str]):
+        self.reactor = reactor
+        self.original = reactor.nameResolver
+        self.allow = allow
+        self.trusted = set(trusted)
+        self.pins = {k.lower(): v for k, v in pins.items()}
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, reactor: Any) -> "GuardedResolver":
+        s = crawler.settings
+        return cls(reactor, allow_private(s), trusted_endpoints(s), s.getdict("SKILL3_RESOLVE"))
+
+    def install_on_reactor(self) -> None:
+        self.reactor.installNameResolver(self)
+
+    def resolveHostName(self, receiver: Any, hostName: str, portNumber: int = 0, addressTypes: Any = None, transportSemantics: str = "TCP") -> Any:
+        check = not self.allow and (hostName.lower(), portNumber) not in self.trusted
+        target = receiver if not check else _FilteringReceiver(receiver, hostName)
+        pinned = _pinned(self.pins, hostName)
+        if pinned is not None:
+            resolution = _Resolution(hostName)
+            target.resolutionBegan(resolution)
+            ip = ipaddress.ip_address(pinned)
+            cls = IPv4Address if ip.version == 4 else IPv6Address
+            target.addressResolved(cls("TCP", str(ip), portNumber))
+            target.resolutionComplete()
+            return resolution
+        return self.original.resolveHostName(target, hostName, portNumber, addressTypes, transportSemantics)

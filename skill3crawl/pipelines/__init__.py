@@ -1,0 +1,156 @@
+"""Item pipelines: thin adapters over the pure functions in :mod:`skill3crawl.extract` and :mod:`synth`.
+
+Order (settings ``ITEM_PIPELINES``): content 100 → dates 200 → scoring 300
+(authority + freshness) → duplicates 400 → consensus 500 → limit 800 → release 900.
+Every drop raises :class:`DropItem` and counts ``skill3/dropped/<reason>``.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from typing import Any
+
+from scrapy.exceptions import DropItem
+
+from skill3crawl.extract.content import extract_content
+from skill3crawl.extract.dates import page_dates
+from skill3crawl.extract.executor import get_extractor
+from skill3crawl.state import get_state
+from synth.consensus import ConsensusIndex, item_snippets
+from synth.scoring import authority, combined_score, freshness
+
+logger = logging.getLogger(__name__)
+
+
+class _Base:
+    def __init__(self, crawler: Any):
+        self.crawler = crawler
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Any):
+        return cls(crawler)
+
+    @property
+    def args(self) -> Any:
+        return getattr(self.crawler.spider, "args", None)
+
+    def drop(self, item: Any, reason: str) -> None:
+        self.stats.inc_value(f"skill3/dropped/{reason}")
+        raise DropItem(f"{reason}: {item.url}")
+
+
+class ContentPipeline(_Base):
+    async def process_item(self, item: Any) -> Any:
+        result = await get_extractor(self.crawler).run(extract_content, item.html, item.final_url or item.url)
+        if result["drop_reason"]:
+            self.drop(item, result["drop_reason"])
+        item.title = result["title"] or item.title_hint or item.title
+        item.excerpts = result["excerpts"]
+        item.code_blocks = result["code_blocks"]
+        item.content_hash = result["content_hash"]
+        return item
+
+
+class DatesPipeline(_Base):
+    async def process_item(self, item: Any) -> Any:
+        today = get_state(self.crawler).today
+        result = await get_extractor(self.crawler).run(
+            page_dates, item.html, item.final_url or item.url, item.headers, today=today, lastmod=item.lastmod, hinted=item.date_hint
+        )
+        item.published = result["published"]
+        item.modified = result["modified"]
+        item.date_source = result["date_source"]
+        if item.date_source:
+            self.stats.inc_value(f"skill3/date_source/{item.date_source}")
+        return item
+
+
+class ScoringPipeline(_Base):
+    """Authority (config data + the run's authoritative hosts) and freshness (recency, strict cutoff, future-dated)."""
+
+    def process_item(self, item: Any) -> Any:
+        args = self.args
+        item.authority, item.authority_reason = authority(item.host, args.authoritative)
+        published = date.fromisoformat(item.published) if item.published else None
+        fr = freshness(published, args.cutoff.start, get_state(self.crawler).today, strict=args.strict_cutoff)
+        if fr.drop_reason:
+            self.drop(item, fr.drop_reason)
+        item.recency_weight = fr.recency_weight
+        item.post_cutoff = fr.post_cutoff
+        item.combined_score = combined_score(item.authority, fr.recency_weight)
+        return item
+
+
+class DuplicatePipeline(_Base):
+    """Same content hash → one item. The higher-authority URL is kept; the other is recorded as agreeing.
+
+    A lower-or-equal-authority duplicate is dropped (``duplicate``). A higher-authority
+    duplicate arriving later is written and the earlier line is superseded: the
+    output extension removes it from run.jsonl when the feed closes.
+    """
+
+    def __init__(self, crawler: Any):
+        super().__init__(crawler)
+        self.kept: dict[str, tuple[str, float]] = {}  # content_hash → (url, authority)
+
+    def process_item(self, item: Any) -> Any:
+        state = get_state(self.crawler)
+        seen = self.kept.get(item.content_hash)
+        if seen is None:
+            self.kept[item.content_hash] = (item.url, item.authority)
+            return item
+        kept_url, kept_authority = seen
+        if item.authority > kept_authority:
+            state.superseded.add(kept_url)
+            previous = state.agreeing.pop(kept_url, [])
+            item.agreeing_urls = [*item.agreeing_urls, kept_url, *previous]
+            state.agreeing[item.url] = list(item.agreeing_urls)
+            self.kept[item.content_hash] = (item.url, item.authority)
+            self.stats.inc_value("skill3/dropped/duplicate")
+            return item
+        state.agreeing.setdefault(kept_url, []).append(item.url)
+        self.drop(item, "duplicate")
+
+
+class ConsensusPipeline(_Base):
+    """Annotates agreement so far: the most independent hosts any of the page's snippets recurs on."""
+
+    def __init__(self, crawler: Any):
+        super().__init__(crawler)
+        self.index = ConsensusIndex()
+
+    def process_item(self, item: Any) -> Any:
+        best = 1
+        fps: list[str] = []
+        for _kind, text in item_snippets(item.excerpts, item.code_blocks):
+            verdict = self.index.add(text, item.host, item.authority)
+            fps.append(verdict.fingerprint)
+            best = max(best, self.index.agreement(verdict.cluster))
+        item.consensus_count = best
+        item.snippet_fingerprints = fps
+        return item
+
+
+class LimitPipeline(_Base):
+    """Exactly ``max_pages`` items are written; later ones (in flight when the limit hit) are dropped."""
+
+    def __init__(self, crawler: Any):
+        super().__init__(crawler)
+        self.passed = 0
+
+    def process_item(self, item: Any) -> Any:
+        if self.passed >= self.args.max_pages:
+            self.drop(item, "max_pages")
+        self.passed += 1
+        return item
+
+
+class ReleasePipeline(_Base):
+    """Frees the transient page data (never exported) before the item is written."""
+
+    def process_item(self, item: Any) -> Any:
+        item.html = ""
+        item.headers = {}
+        return item

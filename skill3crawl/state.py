@@ -1,0 +1,32 @@
+"""Per-crawl shared state the spider, pipelines and extensions read (one per crawler)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from typing import Any
+
+
+@dataclass
+class CrawlState:
+    started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    today: date = field(default_factory=lambda: datetime.now(timezone.utc).date())
+    queries: list[str] = field(default_factory=list)
+    planner: dict[str, Any] = field(default_factory=dict)
+    discovery: list[str] = field(default_factory=list)  # modes used: corpus / brave / direct
+    # Duplicate pages (same content hash): kept URL → dropped URLs that agree with it.
+    agreeing: dict[str, list[str]] = field(default_factory=dict)
+    # URLs already written that a higher-authority duplicate replaced.
+    superseded: set[str] = field(default_factory=set)
+    exit_code: int = 0
+
+
+def get_state(crawler: Any) -> CrawlState:
+    state = getattr(crawler, "_skill3_state", None)
+    if state is None:
+        state = CrawlState()
+        today = crawler.settings.get("SKILL3_TODAY")
+        if today:
+            state.today = date.fromisoformat(str(today))
+        crawler._skill3_state = state
+    return state

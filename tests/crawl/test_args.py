@@ -1,0 +1,102 @@
+"""The learn spider's arguments: one typed model, one-line errors naming the argument."""
+
+from pathlib import Path
+
+import pytest
+
+from skill3crawl.args import ArgsError, parse_args, topic_slug
+
+GOOD_CORPUS = "=== SOURCE ===\nurl: https://a.example/x\n\nbody text\n"
+
+
+@pytest.mark.parametrize(
+    "raw, names",
+    [
+        ({}, "topic"),
+        ({"topic": "  "}, "topic"),
+        ({"topic": "mcp", "target_model": "gpt-99"}, "cutoff_time"),
+        ({"topic": "mcp", "cutoff_time": "2026-13"}, "cutoff_time"),
+        ({"topic": "mcp", "cutoff_time": "January"}, "cutoff_time"),
+        ({"topic": "mcp", "max_pages": "lots"}, "max_pages"),
+        ({"topic": "mcp", "max_pages": "0"}, "max_pages"),
+        ({"topic": "mcp", "max_pages": "-3"}, "max_pages"),
+        ({"topic": "mcp", "strict_cutoff": "maybe"}, "strict_cutoff"),
+        ({"topic": "mcp", "synth": "2"}, "synth"),
+        ({"topic": "mcp", "llm_provider": "ollama"}, "llm_provider"),
+        ({"topic": "mcp", "llm_endpoint": "localhost:11434"}, "llm_endpoint"),
+        ({"topic": "mcp", "start_urls": "docs.example.org/x"}, "start_urls"),
+        ({"topic": "mcp", "authoritative": "not a host"}, "authoritative"),
+        ({"topic": "mcp", "role": "boss"}, "role"),
+        ({"topic": "mcp", "input_file": "/nonexistent/corpus.txt"}, "input_file"),
+        ({"topic": "mcp", "max_page": "3"}, "max_page"),
+    ],
+)
+def test_bad_argument_is_one_line_naming_it(raw, names):
+    with pytest.raises(ArgsError) as exc:
+        parse_args(raw)
+    msg = str(exc.value)
+    assert "\n" not in msg
+    assert names in msg
+
+
+def test_defaults_and_derived_values(monkeypatch):
+    monkeypatch.delenv("BRAVE_SEARCH_API_KEY", raising=False)
+    a = parse_args({"topic": "Model Context Protocol"})
+    assert a.output_dir == str(Path("output") / "model-context-protocol")
+    assert a.feed_path == Path("output/model-context-protocol/run.jsonl")
+    assert (a.max_pages, a.synth, a.llm_provider, a.role, a.verify, a.strict_cutoff) == (200, True, "openai", "main", False, False)
+    assert a.cutoff.month == "2026-01"  # the table's default model
+    assert a.brave_token() is None
+
+
+def test_values_are_typed():
+    a = parse_args(
+        {
+            "topic": "mcp",
+            "target_model": "claude-sonnet-4-6",
+            "strict_cutoff": "1",
+            "authoritative": "https://Docs.Example.org/, spec.example.io",
+            "start_urls": "https://docs.example.org/a,https://docs.example.org/b",
+            "max_pages": "25",
+            "synth": "0",
+            "role": "worker",
+            "llm_provider": "extractive",
+        }
+    )
+    assert a.cutoff.month == "2025-08"
+    assert a.strict_cutoff is True and a.synth is False
+    assert a.authoritative == ["docs.example.org", "spec.example.io"]
+    assert a.start_urls == ["https://docs.example.org/a", "https://docs.example.org/b"]
+    assert a.max_pages == 25
+    assert a.role == "worker"
+
+
+def test_cutoff_time_wins_over_model():
+    assert parse_args({"topic": "x", "target_model": "unknown-model", "cutoff_time": "2025-11"}).cutoff.month == "2025-11"
+
+
+def test_brave_key_is_secret(monkeypatch):
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "env-key")
+    a = parse_args({"topic": "mcp"})
+    assert a.brave_token() == "env-key"
+    b = parse_args({"topic": "mcp", "brave_key": "arg-key-123"})
+    assert b.brave_token() == "arg-key-123"
+    assert "arg-key-123" not in repr(b) and "arg-key-123" not in str(b.public_dict())
+    assert b.public_dict()["brave_key_set"] is True
+
+
+def test_input_file_is_parsed_up_front(tmp_path):
+    good = tmp_path / "c.txt"
+    good.write_text(GOOD_CORPUS)
+    assert [s.url for s in parse_args({"topic": "t", "input_file": str(good)}).corpus] == ["https://a.example/x"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("=== SOURCE ===\ntitle: no url\n\nbody\n")
+    with pytest.raises(ArgsError, match="block 1 has no 'url:'"):
+        parse_args({"topic": "t", "input_file": str(bad)})
+    with pytest.raises(ArgsError, match="directory"):
+        parse_args({"topic": "t", "input_file": str(tmp_path)})
+
+
+@pytest.mark.parametrize("topic, slug", [("mcp", "mcp"), ("JDK 26!", "jdk-26"), ("a/b//c", "a-b-c"), ("ÅÄÖ x", "x")])
+def test_topic_slug(topic, slug):
+    assert topic_slug(topic) == slug

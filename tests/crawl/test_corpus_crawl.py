@@ -1,0 +1,123 @@
+"""`scrapy crawl learn -a input_file=…`: the offline corpus goes through the same pipelines, no network."""
+
+import json
+
+from synth.item import SourceItem
+from tests.crawl.conftest import read_jsonl, scrapy_crawl
+
+BODY = "The new streaming API landed in version 3.0 and replaces the old polling helpers for all clients. " * 3
+CORPUS = f"""=== SOURCE ===
+url: https://docs.example.org/guide?utm_source=newsletter#top
+title: Streaming guide
+date: 2026-05-01
+
+# Streaming
+
+{BODY}
+
+```python
+client.stream(  "x" )   # spacing kept
+```
+
+=== SOURCE ===
+url: https://someone.medium.com/old-post
+date: 2025-06-02
+
+<html><body><article><h1>An old post</h1><p>{BODY}</p></article></body></html>
+=== SOURCE ===
+url: https://mirror.example.net/copy
+date: 2026-05-03
+
+# Streaming
+
+{BODY}
+
+```python
+client.stream(  "x" )   # spacing kept
+```
+
+=== SOURCE ===
+url: https://leak.example.org/next-year
+date: 2027-01-10
+
+{BODY}
+=== SOURCE ===
+url: https://empty.example.org/stub
+title: Stub
+
+Too short.
+"""
+
+
+def test_corpus_crawl_writes_scored_items(tmp_path):
+    src = tmp_path / "corpus.txt"
+    src.write_text(CORPUS, encoding="utf-8")
+    out = tmp_path / "out"
+    (out).mkdir()
+    (out / "run.jsonl").write_text('{"url": "stale line from an earlier run"}\n')
+    proc = scrapy_crawl("topic=Streaming API", f"input_file={src}", f"output_dir={out}", "synth=0", "cutoff_time=2026-01",
+                        "authoritative=docs.example.org", settings={"SKILL3_TODAY": "2026-11-29"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    items = read_jsonl(out / "run.jsonl")
+    assert [list(i) for i in items] == [SourceItem.field_names()] * len(items)  # declaration order, nothing extra
+    by_url = {i["url"]: i for i in items}
+    assert set(by_url) == {"https://docs.example.org/guide", "https://someone.medium.com/old-post"}  # overwritten, not appended
+    guide = by_url["https://docs.example.org/guide"]
+    assert guide["title"] == "Streaming guide"
+    assert (guide["published"], guide["date_source"], guide["discovery"]) == ("2026-05-01", "corpus", "corpus")
+    assert (guide["authority"], guide["post_cutoff"]) == (1.0, True)
+    assert guide["code_blocks"] == [{"text": 'client.stream(  "x" )   # spacing kept\n', "language": "python"}]
+    assert guide["agreeing_urls"] == ["https://mirror.example.net/copy"]  # same content, lower authority: dropped
+    assert guide["combined_score"] == round(guide["authority"] * guide["recency_weight"], 4)
+    old = by_url["https://someone.medium.com/old-post"]
+    assert (old["authority"], old["post_cutoff"], old["recency_weight"], old["combined_score"]) == (0.2, False, 0.5, 0.1)
+    assert old["consensus_count"] == 2 and old["snippet_fingerprints"]  # its sentences recur on docs.example.org
+
+    crawl = json.loads((out / "crawl.json").read_text())
+    assert crawl["cutoff"] == "2026-01" and crawl["queries"] == [] and crawl["discovery"] == ["corpus"]
+    assert crawl["summary"]["dropped"] == {"duplicate": 1, "future_dated": 1, "no_content": 1}
+    assert crawl["summary"]["items_written"] == 2 and crawl["summary"]["pages_fetched"] == 5
+    assert "skill3 crawl summary: pages fetched 5" in proc.stderr
+    assert "items written 2" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_strict_cutoff_drops_pre_cutoff_and_undated(tmp_path):
+    src = tmp_path / "c.txt"
+    src.write_text(CORPUS.replace("date: 2026-05-03\n", ""), encoding="utf-8")
+    out = tmp_path / "o"
+    proc = scrapy_crawl("topic=t", f"input_file={src}", f"output_dir={out}", "synth=0", "cutoff_time=2026-01", "strict_cutoff=1",
+                        settings={"SKILL3_TODAY": "2026-11-29"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert [i["url"] for i in read_jsonl(out / "run.jsonl")] == ["https://docs.example.org/guide"]
+    dropped = json.loads((out / "crawl.json").read_text())["summary"]["dropped"]
+    assert dropped == {"future_dated": 1, "no_content": 1, "pre_cutoff_strict": 1, "undated_strict": 1}
+
+
+def test_bad_arguments_are_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("=== SOURCE ===\ntitle: x\n\nbody\n")
+    cases = [
+        (("topic=mcp", "target_model=gpt-99"), "cutoff_time"),
+        (("topic=mcp", "cutoff_time=2026-1x"), "cutoff_time"),
+        (("topic=mcp", f"input_file={bad}"), "block 1 has no 'url:'"),
+        (("topic=mcp", "max_pages=many"), "max_pages"),
+        (("topic=mcp",), "nothing to crawl: set BRAVE_SEARCH_API_KEY"),
+    ]
+    for args, needle in cases:
+        proc = scrapy_crawl(*args, "synth=0", f"output_dir={tmp_path / 'never'}")
+        assert proc.returncode == 2, (args, proc.stderr[-1500:])
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and needle in lines[0], (args, proc.stderr)
+        assert not (tmp_path / "never").exists()
+
+
+def test_spider_itself_reports_bad_arguments_without_raising():
+    """For runners other than `scrapy crawl` (CrawlerProcess): the spider keeps the one-line error."""
+    from skill3crawl.spiders.learn import LearnSpider
+
+    spider = LearnSpider(topic="mcp", cutoff_time="13-2026", brave_key="k-123")
+    assert spider.args is None and "cutoff_time" in spider.args_error
+    assert not hasattr(spider, "brave_key")  # -a values are not copied onto the spider
+    ok = LearnSpider(topic="mcp", brave_key="k-123")
+    assert ok.args.brave_token() == "k-123" and not hasattr(ok, "brave_key")

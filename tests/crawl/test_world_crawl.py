@@ -1,0 +1,268 @@
+"""Real `scrapy crawl learn` runs against the loopback world (see world.py).
+
+Assertions are about what the crawl did: the requests each server saw, the
+items written to run.jsonl, crawl.json, and the closing summary.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from synth.item import SourceItem
+from tests.crawl.conftest import read_jsonl, scrapy_crawl
+from tests.crawl.world import Server, brave_routes, llm_routes, site_routes
+
+KEY = "test-key-SECRET-4711"
+QUERIES = ["alpha release notes 2026", "alpha api changes"]
+TEST_SETTINGS = {
+    "SKILL3_TODAY": "2026-11-29",
+    "AUTOTHROTTLE_ENABLED": "0",
+    "DOWNLOAD_DELAY": "0",
+    "DOWNLOAD_MAXSIZE": "300000",
+    "DOWNLOAD_WARNSIZE": "0",
+    "DOWNLOAD_TIMEOUT": "10",
+    "RETRY_TIMES": "2",
+    "SKILL3_RESOLVE": {"*.test": "127.0.0.1", "stale.medium.com": "127.0.0.1", "github.com": "127.0.0.1"},
+    "LOG_LEVEL": "INFO",
+}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    sites = Server("sites", site_routes).start()
+    p = sites.port
+
+    def results(q: str) -> list[dict]:
+        docs = f"http://docs.example.test:{p}"
+        if q == QUERIES[0]:
+            return [
+                {"url": f"{docs}/guide.html?utm_source=brave#intro", "title": "Guide", "description": "d", "page_age": "2026-03-01"},
+                {"url": f"http://stale.medium.com:{p}/old-post", "title": "Old", "description": "d"},
+                {"url": f"http://stale.medium.com:{p}/older-post", "title": "Older", "description": "d"},
+                {"url": f"http://news.example.test:{p}/future.html", "title": "Future", "description": "d"},
+                {"url": f"{docs}/textdate.html", "title": "Text", "description": "d"},
+            ]
+        return [
+            {"url": f"{docs}/guide.html", "title": "Guide again", "description": "d"},
+            {"url": f"http://github.com:{p}/acme/alpha/releases", "title": "Releases", "description": "d"},
+            {"url": f"http://news.example.test:{p}/mirror.html", "title": "Mirror", "description": "d"},
+            {"url": f"{docs}/flaky429.html", "title": "429", "description": "d"},
+            {"url": f"{docs}/flaky500.html", "title": "500", "description": "d"},
+            {"url": f"{docs}/big.html", "title": "Big", "description": "d"},
+            {"url": f"{docs}/private/secret.html", "title": "Secret", "description": "d"},
+        ]
+
+    brave = Server("brave", brave_routes(results)).start()
+    llm = Server("llm", llm_routes("Sure! Here are the queries:\n```json\n" + json.dumps(QUERIES) + "\n```")).start()
+    out = tmp_path_factory.mktemp("world") / "out"
+    proc = scrapy_crawl(
+        "topic=Alpha toolkit",
+        "cutoff_time=2026-01",
+        f"authoritative=docs.example.test",
+        f"start_urls=http://docs.example.test:{p}/",
+        f"output_dir={out}",
+        f"brave_key={KEY}",
+        f"llm_endpoint=http://127.0.0.1:{llm.port}/v1",
+        "llm_model=stub",
+        "synth=0",
+        settings={**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "SKILL3_MIN_SEARCH_RESULTS": "100"},
+        env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"},
+    )
+    items = read_jsonl(out / "run.jsonl") if (out / "run.jsonl").exists() else []
+    crawl = json.loads((out / "crawl.json").read_text()) if (out / "crawl.json").exists() else {}
+    yield {"sites": sites, "brave": brave, "llm": llm, "proc": proc, "items": {i["url"]: i for i in items},
+           "lines": items, "crawl": crawl, "out": out, "port": p}
+    for s in (sites, brave, llm):
+        s.stop()
+
+
+def u(world, host: str, path: str) -> str:
+    return f"http://{host}:{world['port']}{path}"
+
+
+def test_crawl_succeeds_and_writes_items_in_field_order(world):
+    proc = world["proc"]
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "Traceback" not in proc.stderr
+    assert world["lines"] and all(list(i) == SourceItem.field_names() for i in world["lines"])
+
+
+def test_planner_asked_the_llm_and_queries_reach_brave(world):
+    (call,) = world["llm"].seen
+    assert call.path == "/v1/chat/completions"
+    assert "Alpha toolkit" in call.body.decode() and "2026-01" in call.body.decode()
+    searches = world["brave"].seen
+    assert sorted(s.query["q"][0] for s in searches) == sorted(QUERIES)
+    for s in searches:
+        assert s.query["freshness"] == ["2026-01-01to2026-11-29"] and s.query["count"] == ["20"]
+        assert s.headers["X-Subscription-Token"] == KEY
+    assert searches[1].t - searches[0].t >= 0.9  # the search API slot: at most one request per second
+    assert world["crawl"]["queries"] == QUERIES
+    assert world["crawl"]["planner"]["status"] == "planned"
+
+
+def test_key_is_never_logged_or_written(world):
+    assert KEY not in world["proc"].stderr + world["proc"].stdout
+    for f in world["out"].rglob("*"):
+        if f.is_file():
+            assert KEY not in f.read_text(errors="replace"), f
+    assert world["crawl"]["args"]["brave_key_set"] is True and "brave_key" not in world["crawl"]["args"]
+
+
+def test_search_results_are_deduplicated_and_carry_their_query(world):
+    docs_guide = [s for s in world["sites"].seen if s.host == "docs.example.test" and s.path == "/guide.html"]
+    assert len(docs_guide) == 1  # found twice (tracking params, fragment), fetched once
+    guide = world["items"][u(world, "docs.example.test", "/guide.html")]
+    assert (guide["discovery"], guide["query"]) == ("brave", QUERIES[0])
+    releases = world["items"][u(world, "github.com", "/acme/alpha/releases")]
+    assert releases["query"] == QUERIES[1] and releases["authority"] == 0.7
+    assert releases["published"] == "2026-10-01"
+
+
+def test_direct_fallback_uses_llms_txt_sitemap_and_links(world):
+    docs = world["sites"].paths("docs.example.test")
+    for path in ("/robots.txt", "/llms.txt", "/sitemap.xml", "/", "/guide.md", "/api.html", "/lastmod-only.html", "/linked.html"):
+        assert path in docs, path
+    assert "/foreign.html" not in world["sites"].paths()  # a sitemap lists only its own host
+    items = world["items"]
+    assert items[u(world, "docs.example.test", "/guide.md")]["discovery"] == "llms.txt"
+    assert items[u(world, "docs.example.test", "/lastmod-only.html")]["discovery"] == "sitemap"
+    assert items[u(world, "docs.example.test", "/linked.html")]["discovery"] == "link"
+    assert items[u(world, "docs.example.test", "/")]["discovery"] == "start"
+    assert world["crawl"]["discovery"] == ["brave", "direct"]
+
+
+@pytest.mark.parametrize(
+    "path, published, source",
+    [
+        ("/guide.html", "2026-03-01", "json-ld"),
+        ("/api.html", "2026-02-11", "opengraph"),
+        ("/meta.html", "2026-05-06", "meta"),
+        ("/linked.html", "2026-06-07", "time"),
+        ("/textdate.html", "2026-07-08", "htmldate"),
+        ("/lastmod-only.html", "2026-04-15", "sitemap-lastmod"),
+        ("/guide.md", "2026-08-19", "http-last-modified"),
+    ],
+)
+def test_each_date_signal(world, path, published, source):
+    item = world["items"][u(world, "docs.example.test", path)]
+    assert (item["published"], item["date_source"]) == (published, source)
+    assert item["authority"] == 1.0 and item["post_cutoff"] is True
+
+
+def test_content_fields(world):
+    api = world["items"][u(world, "docs.example.test", "/api.html")]
+    assert api["title"] == "API reference"
+    assert api["excerpts"][0] == "# API reference"
+    assert api["code_blocks"] == [{"text": "from alpha import Client\n\nc = Client(  )\n", "language": "python"}]
+    md = world["items"][u(world, "docs.example.test", "/guide.md")]
+    assert md["code_blocks"] == [{"text": "alpha  serve --port 8080\n", "language": "bash"}]
+    guide = world["items"][u(world, "docs.example.test", "/guide.html")]
+    assert guide["modified"] == "2026-03-10"
+    assert guide["combined_score"] == round(guide["authority"] * guide["recency_weight"], 4)
+    assert guide["consensus_count"] >= 1 and guide["snippet_fingerprints"] and len(guide["content_hash"]) == 32
+
+
+def test_stale_blog_is_low_authority_and_its_crawl_delay_is_honoured(world):
+    old = world["items"][u(world, "stale.medium.com", "/old-post")]
+    assert (old["authority"], old["post_cutoff"], old["recency_weight"], old["combined_score"]) == (0.2, False, 0.5, 0.1)
+    hits = [s.t for s in world["sites"].seen if s.host == "stale.medium.com"]
+    assert len(hits) == 3  # robots.txt + two posts
+    assert min(b - a for a, b in zip(hits, hits[1:])) >= 0.95  # Crawl-delay: 1
+
+
+def test_duplicate_page_keeps_higher_authority_url(world):
+    items = world["items"]
+    assert u(world, "news.example.test", "/mirror.html") not in items
+    guide = items[u(world, "docs.example.test", "/guide.html")]
+    assert guide["agreeing_urls"] == [u(world, "news.example.test", "/mirror.html")]
+    assert len({i["content_hash"] for i in world["lines"]}) == len(world["lines"])
+
+
+def test_future_dated_robots_denied_oversized_and_empty_pages_are_dropped(world):
+    items, seen = world["items"], world["sites"].paths()
+    assert u(world, "news.example.test", "/future.html") not in items and "/future.html" in seen
+    assert not any(p.startswith("/private/") for p in seen)  # robots.txt Disallow
+    assert u(world, "docs.example.test", "/big.html") not in items
+    assert u(world, "docs.example.test", "/empty.html") not in items and "/empty.html" in seen
+    summary = world["crawl"]["summary"]
+    assert summary["dropped"] == {"duplicate": 1, "future_dated": 1, "no_content": 1, "oversized": 1}
+    assert summary["robots_denied"] == 1  # listed by search, sitemap and a link: one request, denied
+    assert summary["items_written"] == len(world["lines"])
+    assert summary["pages_fetched"] == len(world["lines"]) + 3  # + future, mirror, empty (big never completes)
+
+
+def test_429_and_500_are_retried(world):
+    seen = world["sites"].seen
+    r429 = [s.t for s in seen if s.path == "/flaky429.html"]
+    assert len(r429) == 2 and r429[1] - r429[0] >= 0.95  # waited Retry-After: 1
+    assert len([s for s in seen if s.path == "/flaky500.html"]) == 2
+    assert world["items"][u(world, "docs.example.test", "/flaky429.html")]["published"] == "2026-09-01"
+    assert world["items"][u(world, "docs.example.test", "/flaky500.html")]["published"] == "2026-09-02"
+
+
+def test_summary_line_matches_crawl_json(world):
+    s = world["crawl"]["summary"]
+    line = next(line for line in world["proc"].stderr.splitlines() if "skill3 crawl summary:" in line)
+    assert f"pages fetched {s['pages_fetched']}" in line and f"items written {s['items_written']}" in line
+    assert f"robots-denied {s['robots_denied']}" in line
+    assert "'skill3/items_written': %d" % s["items_written"] in world["proc"].stderr  # the stats dump
+
+
+
+def test_without_a_key_the_direct_crawl_runs_alone(tmp_path):
+    sites = Server("sites", site_routes).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl(
+            "topic=alpha", "cutoff_time=2026-01", f"start_urls=http://docs.example.test:{sites.port}/", "llm_provider=openai",
+            "llm_endpoint=http://127.0.0.1:9/v1", f"output_dir={out}", "synth=0", "max_pages=3",
+            settings={**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"},
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        items = read_jsonl(out / "run.jsonl")
+        assert len(items) == 3  # max_pages: pages actually written
+        assert {i["discovery"] for i in items} <= {"start", "llms.txt", "sitemap", "link"}
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert crawl["queries"] == [] and crawl["planner"]["status"] == "skipped" and crawl["discovery"] == ["direct"]
+        assert crawl["summary"]["items_written"] == 3
+        assert "/llms.txt" in sites.paths() and "/sitemap.xml" in sites.paths()
+    finally:
+        sites.stop()
+
+
+def test_network_guard_blocks_private_targets(tmp_path):
+    """Without SKILL3_ALLOW_PRIVATE_NETWORKS nothing private is contacted; the configured search API still is."""
+    sites = Server("sites", site_routes).start()
+    p = sites.port
+    bait = [
+        f"http://docs.example.test:{p}/guide.html",  # a name that resolves to loopback
+        f"http://127.0.0.1:{p}/guide.html",
+        f"http://localhost:{p}/guide.html",
+        "http://169.254.169.254/latest/meta-data/",
+        f"http://[::1]:{p}/x",
+        f"http://2130706433:{p}/y",  # 127.0.0.1 as one number
+        f"http://[::ffff:127.0.0.1]:{p}/z",
+        "http://10.0.0.1/admin",
+    ]
+    brave = Server("brave", brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait])).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl(
+            "topic=alpha", "cutoff_time=2026-01", f"output_dir={out}", f"brave_key={KEY}", "llm_provider=extractive", "synth=0",
+            settings={**TEST_SETTINGS, "RETRY_TIMES": "0", "DOWNLOAD_TIMEOUT": "3"},
+            env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"},
+        )
+        assert sites.seen == []  # not a single request, not even robots.txt
+        assert [s.query["q"][0] for s in brave.seen] == ["alpha"]  # trusted config; planner off → the bare topic
+        assert proc.returncode == 1  # nothing usable was written
+        assert "no usable sources" in proc.stderr
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert crawl["summary"]["network_guard_blocked"] == len(bait) + 1  # docs.example.test twice: robots.txt and the page
+        assert crawl["summary"]["items_written"] == 0 and read_jsonl(out / "run.jsonl") == []
+        assert "Traceback" not in proc.stderr
+    finally:
+        sites.stop()
+        brave.stop()
