@@ -7,7 +7,7 @@ listed in ``ADDONS``). Then:
   that contain its deprecation warnings on Scrapy 2.19), ``SCHEDULER_PERSIST=True``
   (a closing worker never flushes the queue the others are consuming),
   ``REDIS_URL`` set, keys under ``SKILL3_REDIS_KEY`` (default ``skill3:<spider>``).
-* The first process, started with ``-a topic=…`` (role ``planner``, the default),
+* The first process, started with ``-a topic=…`` (``-a role=main``, the default),
   empties the keys left by an earlier crawl, publishes its spider arguments
   (``<key>:config``), plans and seeds. Processes started with ``-a role=worker``
   never plan or seed: their ``start()`` yields nothing, they read the planner's
@@ -40,7 +40,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 logger = logging.getLogger(__name__)
 
-ROLES = ("planner", "worker")
+ROLES = ("main", "worker")
 HEARTBEAT_SECS = 1.0
 STALE_SECS = 10.0
 
@@ -80,14 +80,14 @@ def worker_id(value: str | None = None) -> str:
 
 
 def feed_name(role: str, wid: str) -> str:
-    """``run.jsonl`` for the planner (and single-machine crawls), ``run-<worker_id>.jsonl`` for workers."""
+    """``run.jsonl`` for the main process (and single-machine crawls), ``run-<worker_id>.jsonl`` for workers."""
     return "run.jsonl" if role != "worker" else f"run-{wid}.jsonl"
 
 
 def check_role(role: str | None) -> str:
-    role = (role or "planner").strip().lower()
+    role = (role or "main").strip().lower()
     if role not in ROLES:
-        raise ValueError(f"role must be planner or worker (got {role!r})")
+        raise ValueError(f"role must be main or worker (got {role!r})")
     return role
 
 
@@ -150,12 +150,12 @@ class RedisScheduler(_Scheduler):
         self.queue_key = redis_key(spider.settings, spider.name) + ":requests"
         with contained_redis_warnings():
             super().open(spider)
-        if check_role(getattr(spider, "role", None)) == "planner":
+        if spider_role(spider) == "main":
             base = redis_key(spider.settings, spider.name)
             self.flush()
             # a fresh crawl: forget the shared state of an earlier one (not ":config", already written)
             self.server.delete(base + ":state:pages", base + ":state:canonical", base + ":state:count")
-            logger.info("distributed crawl: planner, queue %s emptied", self.queue_key)
+            logger.info("distributed crawl: main process (plans and seeds), queue %s emptied", self.queue_key)
         else:
             logger.info("distributed crawl: worker, %d requests waiting in %s", len(self.queue), self.queue_key)
 
@@ -166,6 +166,11 @@ class RedisScheduler(_Scheduler):
     def next_request(self):
         with contained_redis_warnings():
             return super().next_request()
+
+
+def spider_role(spider) -> str:
+    args = getattr(spider, "args", None)
+    return check_role(getattr(args, "role", None) or getattr(spider, "role", None))
 
 
 def publish_config(settings, spider_name: str, args: dict) -> None:
@@ -206,6 +211,9 @@ class RedisSharedState:
     def add_canonical(self, key: str) -> bool:
         return bool(self.server.sadd(self.canonical, key))
 
+    def has_canonical(self, key: str) -> bool:
+        return bool(self.server.sismember(self.canonical, key))
+
 
 class RedisWorkerIdle:
     """Close an idle worker only when the shared queue is drained and no other worker is busy."""
@@ -236,7 +244,8 @@ class RedisWorkerIdle:
 
         self.spider = spider
         self.key = redis_key(spider.settings, spider.name) + ":workers"
-        self.me = getattr(spider, "worker_id", None) or worker_id()
+        args = getattr(spider, "args", None)
+        self.me = getattr(args, "worker_id", None) or getattr(spider, "worker_id", None) or worker_id()
         self.opened = time.monotonic()
         self._beat()
         self.loop = task.LoopingCall(self._beat)

@@ -1,8 +1,12 @@
-"""Docs mode as a spider mixin: sitemap-first, then llms.txt, then in-prefix links, breadth-first.
+"""Docs mode: a whole documentation site, sitemap-first, then llms.txt, then in-prefix links, breadth-first.
 
-Used by the ``docs`` spider (and by ``learn`` when it crawls ``start_urls``).
-State that must survive ``-s JOBDIR=…`` pause/resume — the page budget and
-the canonical URLs already seen — lives in ``spider.state`` (pickled by Scrapy's
+:class:`DocsCrawlMixin` replaces the ``learn`` spider's direct discovery
+(``_direct_requests`` / ``_page_request`` / ``parse_page``); the page items are
+the same :class:`~skill3crawl.items.PageItem` and go through the same
+pipelines (content extraction and dates in the process pool).
+
+State that must survive ``-s JOBDIR=…`` pause/resume — the page budget and the
+canonical URLs already seen — lives in ``spider.state`` (pickled by Scrapy's
 SpiderState extension); in a distributed crawl it lives in Redis instead.
 """
 
@@ -10,11 +14,12 @@ from __future__ import annotations
 
 import logging
 import os
-from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from scrapy import Request
+import scrapy
+from pydantic import Field, ValidationError, field_validator
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spidermiddlewares.httperror import HttpError
@@ -22,28 +27,75 @@ from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from skill3crawl import distributed
-from skill3crawl.cpu import run_cpu
-from skill3crawl.docs import (
-    Scope,
-    is_markdown,
-    lastmod_date,
-    llms_candidates,
-    md_variant,
-    normalize_url,
-    parse_llms_txt,
-    sitemap_candidates,
-)
-from skill3crawl.docs_extract import extract_page
+from skill3crawl.args import ArgsError, LearnArgs, _one_line, _split_csv
+from skill3crawl.corpus import markdown_to_html
+from skill3crawl.docs import Scope, lastmod_date, llms_candidates, md_variant, normalize_url, parse_llms_txt, sitemap_candidates
 from skill3crawl.progress import Progress
-from synth.item import SourceItem
-from synth.scoring import authority
+from skill3crawl.state import get_state
+from skill3crawl.urls import canonical_url
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MAX_PAGES = 200
 DEFAULT_DEPTH_LIMIT = 20
 HTTPCACHE_SECS = 7 * 24 * 3600
 _PRIO = {"robots": 300, "sitemap": 200, "llms": 100, "page": 0}
+# Arguments a planner publishes for its workers (never secrets, never per-process ones).
+SHARED_ARGS = ("topic", "target_model", "cutoff_time", "strict_cutoff", "authoritative", "start_urls", "max_pages",
+               "output_dir", "llm_provider", "llm_endpoint", "llm_model", "depth_limit", "sitemap_filter", "locales")
+
+
+class DocsArgs(LearnArgs):
+    """``learn``'s arguments plus docs mode's own."""
+
+    depth_limit: int = DEFAULT_DEPTH_LIMIT  # link hops from a start URL / sitemap / llms.txt entry
+    sitemap_filter: list[str] = Field(default_factory=list)  # path prefixes
+    locales: Literal["skip", "keep"] = "skip"
+    worker_id: str | None = None
+    feed_name: str = "run.jsonl"
+
+    @field_validator("depth_limit", mode="before")
+    @classmethod
+    def _depth(cls, v: Any) -> int:
+        try:
+            n = int(str(v).strip())
+        except ValueError:
+            raise ValueError(f"must be a whole number of link hops, got {v!r}") from None
+        if not 0 <= n <= 1000:
+            raise ValueError(f"must be between 0 and 1000, got {n}")
+        return n
+
+    @field_validator("sitemap_filter", mode="before")
+    @classmethod
+    def _filters(cls, v: Any) -> list[str]:
+        return ["/" + f.lstrip("/") for f in _split_csv(v)]
+
+    @field_validator("worker_id", mode="before")
+    @classmethod
+    def _wid(cls, v: Any) -> str | None:
+        return None if v in (None, "") else distributed.worker_id(str(v))
+
+    @property
+    def feed_path(self) -> Path:
+        return Path(self.output_dir) / self.feed_name
+
+
+def parse_docs_args(raw: dict[str, Any], feed_name: str = "run.jsonl") -> DocsArgs:
+    """Validate; the topic defaults to the first start URL's host; the start hosts are authoritative by default."""
+    raw = dict(raw)
+    urls = _split_csv(raw.get("start_urls"))
+    if not raw.get("topic") and urls:
+        raw["topic"] = urlsplit(urls[0]).hostname or ""
+    if not raw.get("authoritative") and urls:
+        raw["authoritative"] = ",".join(dict.fromkeys(urlsplit(u).hostname or "" for u in urls))
+    if not urls and raw.get("role") != "worker":
+        raise ArgsError("missing argument start_urls: docs mode needs -a start_urls=URL[,URL…]")
+    raw["feed_name"] = feed_name
+    try:
+        return DocsArgs(**raw)
+    except ArgsError:
+        raise
+    except ValidationError as exc:
+        raise ArgsError(_one_line(exc)) from None
 
 
 class LocalState:
@@ -78,17 +130,21 @@ class LocalState:
         s["canonical"].add(key)
         return True
 
+    def has_canonical(self, key: str) -> bool:
+        return key in self._s["canonical"]
 
-def apply_docs_settings(settings, args: dict) -> None:
+
+def apply_docs_settings(settings) -> None:
     """Docs-mode settings at spider priority (``-s`` on the command line still wins)."""
     prio = "spider"
-    settings.set("DEPTH_PRIORITY", 1, priority=prio)
-    settings.set("SCHEDULER_DISK_QUEUE", "scrapy.squeues.PickleFifoDiskQueue", priority=prio)
+    settings.set("DEPTH_PRIORITY", 1, priority=prio)  # breadth-first ...
+    settings.set("SCHEDULER_DISK_QUEUE", "scrapy.squeues.PickleFifoDiskQueue", priority=prio)  # ... with FIFO queues
     settings.set("SCHEDULER_MEMORY_QUEUE", "scrapy.squeues.FifoMemoryQueue", priority=prio)
-    settings.set("DEPTH_LIMIT", 0, priority=prio)  # the link depth below is what is limited
+    settings.set("DEPTH_LIMIT", 0, priority=prio)  # the link-hop limit (depth_limit) is what is limited
     settings.set("HTTPCACHE_ENABLED", True, priority=prio)
     settings.set("HTTPCACHE_EXPIRATION_SECS", HTTPCACHE_SECS, priority=prio)
-    settings.setdefault_in_component_priority_dict("EXTENSIONS", Progress, 500)
+    settings.set("SKILL3_EXTRACT_WORKERS", os.cpu_count() or 1, priority=prio)
+    settings.setdefault_in_component_priority_dict("EXTENSIONS", Progress, 520)
 
 
 def resuming(settings) -> bool:
@@ -96,58 +152,14 @@ def resuming(settings) -> bool:
     return bool(jobdir) and Path(jobdir, "spider.state").exists()
 
 
-def configure_feed(settings, output_dir: str, role: str, wid: str) -> str:
-    """One feed per process: ``run.jsonl`` (planner / single machine) or ``run-<worker_id>.jsonl``.
-
-    Overwritten on a fresh run; appended to when ``JOBDIR`` holds a paused crawl, so
-    after a resume the feed holds every page of the whole crawl exactly once.
-    """
-    name = distributed.feed_name(role, wid) if distributed.redis_enabled(settings) else "run.jsonl"
-    path = Path(output_dir) / name
-    feeds = dict(settings.getdict("FEEDS"))
-    feeds[str(path)] = {"format": "jsonlines", "encoding": "utf-8", "overwrite": not resuming(settings)}
-    settings.set("FEEDS", feeds, priority="spider")
-    return str(path)
-
-
-def _int_arg(args: dict, name: str, default: int) -> int:
-    raw = args.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer (got {raw!r})") from None
-    if value < 1:
-        raise ValueError(f"{name} must be ≥1 (got {value})")
-    return value
-
-
-def _list_arg(value) -> list[str]:
-    if not value:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [v.strip() for v in value if v and v.strip()]
-    return [v.strip() for v in str(value).split(",") if v.strip()]
-
-
 class DocsCrawlMixin:
-    """The docs-mode crawl; the host spider provides ``topic`` and item bookkeeping."""
+    """Docs-mode discovery for a spider shaped like ``learn`` (``args``, ``_item``, ``page_failed``)."""
 
     link_extractor = LinkExtractor(deny_extensions=[], unique=True)
 
-    def setup_docs(self, start_urls, max_pages=None, sitemap_filter=None, locales="skip", depth_limit=None) -> None:
-        urls = _list_arg(start_urls)
-        if not urls:
-            raise ValueError("start_urls: at least one URL is required in docs mode")
-        filters = _list_arg(sitemap_filter)
-        skip = str(locales or "skip").lower() not in ("keep", "all", "0", "false")
-        self.scopes = [Scope.from_start_url(u, filters, skip) for u in urls]
-        self.docs_start_urls = urls
-        self.max_pages = _int_arg({"max_pages": max_pages}, "max_pages", DEFAULT_MAX_PAGES)
-        # link hops from a start URL, a sitemap or llms.txt entry (those pages are hop 0)
-        self.depth_limit = _int_arg({"depth_limit": depth_limit}, "depth_limit", DEFAULT_DEPTH_LIMIT)
-        self.authoritative_hosts = sorted({s.host().split(":")[0] for s in self.scopes})
+    def setup_docs(self) -> None:
+        a = self.args
+        self.scopes = [Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in a.start_urls]
 
     # -- state -------------------------------------------------------------
     @property
@@ -172,45 +184,61 @@ class DocsCrawlMixin:
                 reason = why
         return None, reason
 
-    def page_request(self, url: str, discovery: str, **meta) -> Request | None:
-        """A request for a page, or None (out of scope, already claimed, over budget)."""
-        url = url.split("#", 1)[0]
-        scope, why = self._scope_for(url)
+    # -- requests ------------------------------------------------------------
+    def _page_request(self, url: str, discovery: str, *, query: str | None = None, title: str = "",
+                      lastmod: str | None = None, hops: int = 0, html_url: str | None = None):
+        if discovery == "brave":
+            return super()._page_request(url, discovery, query=query, title=title, lastmod=lastmod)
+        try:
+            canon = canonical_url(url)
+        except ValueError:
+            return None
+        scope, why = self._scope_for(canon)
         if scope is None:
             self._drop(why)
             return None
-        if not self.docs_state.claim_page(normalize_url(url), self.max_pages):
-            if self.docs_state.pages_claimed() > self.max_pages:
+        if discovery == "link" and self.docs_state.has_canonical(normalize_url(canon)):
+            return None  # a page already written under its canonical URL
+        if not self.docs_state.claim_page(normalize_url(canon), self.args.max_pages):
+            if self.docs_state.pages_claimed() > self.args.max_pages:
                 self._drop("max_pages")
             return None
-        meta.update(skill3_kind="page", skill3_discovery=discovery)
-        return Request(url, callback=self.parse_doc, errback=self.doc_failed, meta=meta, priority=_PRIO["page"])
+        item_url = canonical_url(html_url) if html_url else canon
+        meta = {
+            "skill3": {"discovery": discovery, "query": query, "title": title, "lastmod": lastmod, "url": item_url},
+            "skill3_kind": "page",
+            "skill3_hops": hops,
+        }
+        if html_url:
+            meta["skill3_html_url"] = html_url
+        return scrapy.Request(canon, callback=self.parse_page, errback=self.docs_page_failed, meta=meta, priority=_PRIO["page"])
 
-    # -- discovery ----------------------------------------------------------
-    def docs_seed_requests(self):
-        for scope, url in zip(self.scopes, self.docs_start_urls):
-            yield Request(scope.origin + "/robots.txt", callback=self.parse_robots_sitemaps, errback=self.aux_failed,
-                          meta={"skill3_kind": "robots", "skill3_scope": scope.origin + scope.prefix}, priority=_PRIO["robots"])
+    def _direct_requests(self):
+        self.fallback_started = True
+        get_state(self.crawler).discovery.append("docs")
+        for scope, url in zip(self.scopes, self.args.start_urls):
+            yield scrapy.Request(scope.origin + "/robots.txt", callback=self.parse_robots_sitemaps, errback=self.aux_failed,
+                                 meta={"skill3_kind": "robots", "skill3_scope": scope.origin + scope.prefix}, priority=_PRIO["robots"])
             for llms in llms_candidates(scope):
-                yield Request(llms, callback=self.parse_llms, errback=self.aux_failed,
-                              meta={"skill3_kind": "llms"}, priority=_PRIO["llms"])
-            req = self.page_request(url, "start")
+                yield scrapy.Request(llms, callback=self.parse_llms_txt, errback=self.aux_failed,
+                                     meta={"skill3_kind": "llms"}, priority=_PRIO["llms"])
+            req = self._page_request(url, "start")
             if req is not None:
                 yield req
+
+    def aux_failed(self, failure):
+        self.crawler.stats.inc_value(f"skill3/discovery/aux_missing/{failure.request.meta.get('skill3_kind', 'other')}")
 
     def parse_robots_sitemaps(self, response):
         listed = list(sitemap_urls_from_robots(response.body, base_url=response.url)) if isinstance(response, TextResponse) else []
         scope, _ = self._scope_for(response.meta["skill3_scope"])
         for url in sitemap_candidates(scope, listed) if scope else listed:
-            yield Request(url, callback=self.parse_sitemap, errback=self.aux_failed,
-                          meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
-
-    def aux_failed(self, failure):
-        self.crawler.stats.inc_value(f"skill3/aux_missing/{failure.request.meta.get('skill3_kind', 'other')}")
+            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.aux_failed,
+                                 meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
 
     def parse_sitemap(self, response):
         body = response.body
-        if response.url.endswith(".gz") or body[:2] == b"\x1f\x8b":
+        if body[:2] == b"\x1f\x8b":
             try:
                 body = gunzip(body, max_size=self.settings.getint("DOWNLOAD_MAXSIZE"))
             except OSError:
@@ -222,125 +250,103 @@ class DocsCrawlMixin:
             self._drop("bad_sitemap")
             return
         host = urlsplit(response.url).netloc
+        count = 0
         for entry in sitemap:
-            loc = entry.get("loc")
-            if not loc:
-                continue
+            loc = (entry.get("loc") or "").strip()
+            if not loc or urlsplit(loc).netloc != host:
+                continue  # a sitemap may only list its own host's pages
             if sitemap.type == "sitemapindex":
-                if urlsplit(loc).netloc == host:
-                    yield Request(loc, callback=self.parse_sitemap, errback=self.aux_failed,
-                                  meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
+                yield scrapy.Request(loc, callback=self.parse_sitemap, errback=self.aux_failed,
+                                     meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
             elif sitemap.type == "urlset":
-                req = self.page_request(loc, "sitemap", skill3_lastmod=lastmod_date(entry.get("lastmod")))
+                count += 1
+                req = self._page_request(loc, "sitemap", lastmod=lastmod_date(entry.get("lastmod")))
                 if req is not None:
                     yield req
+        self.crawler.stats.inc_value("skill3/discovery/sitemap_urls", count)
 
-    def parse_llms(self, response):
-        if not isinstance(response, TextResponse):
+    def parse_llms_txt(self, response):
+        if response.status != 200 or not isinstance(response, TextResponse):
             return
         links = parse_llms_txt(response.text, response.url)
-        self.crawler.stats.inc_value("skill3/llms_txt/links", len(links))
-        for _, url in links:
+        self.crawler.stats.inc_value("skill3/discovery/llms_txt_links", len(links))
+        for title, url in links:
             path = urlsplit(url).path
-            if path.endswith("llms-full.txt"):
-                req = self.page_request(url, "llms.txt")
-            elif path.endswith(".md"):
-                req = self.page_request(url, "llms.txt")
+            md = None if path.endswith((".md", ".txt")) else md_variant(url)
+            if md is not None and self._scope_for(url)[0] is not None:
+                # prefer the .md twin (llmstxt.org); fall back to the HTML page when the site has none
+                req = self._page_request(md, "llms.txt", title=title, html_url=url)
             else:
-                md = md_variant(url)
-                scope, _ = self._scope_for(url)
-                if scope is None or md is None:
-                    req = self.page_request(url, "llms.txt")
-                else:
-                    # prefer the .md twin; fall back to the HTML page when the site has none
-                    req = self.page_request(md, "llms.txt", skill3_html_url=url)
-                    if req is not None:
-                        req.meta["playwright"] = False
+                req = self._page_request(url, "llms.txt", title=title)
             if req is not None:
                 yield req
 
-    def doc_failed(self, failure):
-        request = failure.request
-        html_url = request.meta.get("skill3_html_url")
+    def docs_page_failed(self, failure):
+        html_url = failure.request.meta.get("skill3_html_url")
         if html_url and failure.check(HttpError):
-            self.crawler.stats.inc_value("skill3/llms_txt/md_missing")
-            req = self.page_request(html_url, "llms.txt")
+            self.crawler.stats.inc_value("skill3/discovery/md_twin_missing")
+            info = failure.request.meta["skill3"]
+            req = self._page_request(html_url, "llms.txt", title=info.get("title") or "")
             if req is not None:
                 yield req
             return
-        self._drop("fetch_failed")
+        self.page_failed(failure)
 
     def follow_links(self, response):
         if not isinstance(response, HtmlResponse):
             return
         hops = response.meta.get("skill3_hops", 0) + 1
-        if hops > self.depth_limit:
+        if hops > self.args.depth_limit:
             self._drop("depth_limit")
             return
         for link in self.link_extractor.extract_links(response):
-            url = link.url.split("#", 1)[0]
-            key = normalize_url(url)
-            if isinstance(self.docs_state, LocalState) and key in self.docs_state._s["canonical"]:
-                continue
-            req = self.page_request(url, "link", skill3_hops=hops)
+            req = self._page_request(link.url, "link", hops=hops)
             if req is not None:
                 yield req
 
-    async def parse_doc(self, response):
-        meta = response.meta
-        for req in self.follow_links(response):
-            yield req
-        with_dates = self.settings.getbool("SKILL3_DOCS_DATES", True)
-        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")
-        data = await run_cpu(self.crawler, extract_page, response.body, response.url, content_type, with_dates)
-        canonical = data.get("canonical")
+    def _canonical_keys(self, response) -> tuple[str, set[str]]:
+        """The page's canonical key (``<link rel=canonical>`` on the same host, else its URL) and its aliases."""
         keys = {normalize_url(response.url), normalize_url(response.request.url)}
-        if canonical:
-            canon_abs = response.urljoin(canonical)
-            if urlsplit(canon_abs).netloc == urlsplit(response.url).netloc:
-                keys = {normalize_url(canon_abs)} | keys
-        if meta.get("skill3_html_url"):
-            keys.add(normalize_url(meta["skill3_html_url"]))
-        primary = normalize_url(response.urljoin(canonical)) if canonical else normalize_url(response.url)
+        if response.meta.get("skill3_html_url"):
+            keys.add(normalize_url(response.meta["skill3_html_url"]))
+        primary = normalize_url(response.meta.get("skill3_html_url") or response.url)
+        if isinstance(response, HtmlResponse):
+            href = response.xpath("//link[@rel='canonical']/@href").get()
+            if href:
+                target = response.urljoin(href.strip())
+                if urlsplit(target).netloc == urlsplit(response.url).netloc:
+                    primary = normalize_url(target)
+        return primary, keys - {primary}
+
+    def parse_page(self, response):
+        info = response.meta["skill3"]
+        if info["discovery"] == "brave":
+            yield from super().parse_page(response)
+            return
+        stats = self.crawler.stats
+        stats.inc_value("skill3/pages_fetched")
+        stats.inc_value(f"skill3/discovery/{info['discovery']}")
+        if not isinstance(response, TextResponse):
+            self._drop("not_text")
+            return
+        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        path = urlsplit(response.url).path.lower()
+        if "html" in ctype:
+            html = response.text
+            yield from self.follow_links(response)  # breadth-first: links are queued before the item is processed
+        elif "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
+            html = markdown_to_html(response.text, info.get("title") or "")
+        else:
+            self._drop("not_html")
+            return
+        primary, aliases = self._canonical_keys(response)
         fresh = self.docs_state.add_canonical(primary)
-        for key in keys - {primary}:
+        for key in aliases:
             self.docs_state.add_canonical(key)
         if not fresh:
             self._drop("canonical_duplicate")
             return
-        if not data["excerpts"] and not data["code_blocks"]:
-            self._drop("no_content")
-            return
-        yield self.make_doc_item(response, data)
+        from skill3crawl.spiders.learn import _headers
 
-    def make_doc_item(self, response, data: dict) -> SourceItem:
-        published, source = data.get("published"), "htmldate" if data.get("published") else None
-        if not published and response.meta.get("skill3_lastmod"):
-            published, source = response.meta["skill3_lastmod"], "sitemap_lastmod"
-        host = urlsplit(response.url).hostname or ""
-        weight, reason = authority(host, self.authoritative_hosts)
-        return SourceItem(
-            url=response.meta.get("skill3_html_url") or response.request.url,
-            final_url=response.url,
-            host=host,
-            title=data.get("title") or "",
-            topic=getattr(self, "topic", "") or "",
-            cutoff=getattr(self, "cutoff", "") or "",
-            fetched_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            published=published,
-            modified=data.get("modified") or response.meta.get("skill3_lastmod"),
-            date_source=source,
-            discovery=response.meta.get("skill3_discovery", "link"),
-            authority=weight,
-            authority_reason=reason,
-            excerpts=data["excerpts"],
-            code_blocks=data["code_blocks"],
-            content_hash=data["content_hash"],
-        )
-
-
-def default_output_dir(topic: str) -> str:
-    import re
-
-    slug = re.sub(r"[^a-z0-9]+", "-", (topic or "docs").lower()).strip("-") or "docs"
-    return os.path.join("output", slug)
+        yield self._item(info["url"], response.url, html, _headers(response), info["discovery"], info["query"],
+                         lastmod=info.get("lastmod"), title_hint=info.get("title") or "")

@@ -27,11 +27,19 @@ MIN_EXCERPT_CHARS = 20
 
 # (name, CSS-ish XPath) of main-content nodes of known generators, most specific first.
 DOC_GENERATOR_NODES: list[tuple[str, str]] = [
+    # Read the Docs theme (Sphinx): the article body inside .rst-content
+    ("readthedocs", "//div[@itemprop='articleBody']"),
+    # GitBook: the page's content editor node
+    ("gitbook", "//*[@data-testid='page.contentEditor']"),
     ("docusaurus", "//*[contains(concat(' ', normalize-space(@class), ' '), ' theme-doc-markdown ')]"),
     ("mkdocs", "//div[contains(concat(' ', normalize-space(@class), ' '), ' md-content ')]//article"),
     ("sphinx", "//div[@role='main']"),
     ("mkdocs", "//article[contains(concat(' ', normalize-space(@class), ' '), ' md-content__inner ')]"),
+    # Sphinx themes without role=main (alabaster, classic): div.body
+    ("sphinx", "//div[contains(@class,'bodywrapper')]//div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]"),
 ]
+# <pre>s that are not code: line-number gutters (Pygments/MkDocs tables, Docusaurus)
+_NOT_CODE = ("linenos", "linenodiv")
 _LANG_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)[-:]([\w+#.-]+)", re.I)
 _BOILERPLATE = {"nav", "header", "footer", "aside", "script", "style", "noscript", "form", "button"}
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
@@ -75,10 +83,10 @@ def _code_text(pre: Any) -> str:
 
 
 def code_language(pre: Any) -> str:
-    """Language from classes/data attributes on the <pre>, its <code>, or up to 3 ancestors."""
+    """Language from classes/data attributes on the <pre>, its <code>, or up to 5 ancestors (MkDocs line-number tables nest deep)."""
     nodes = [pre, *pre.xpath("./code")]
     anc = pre.getparent()
-    for _ in range(3):
+    for _ in range(5):
         if anc is None:
             break
         nodes.append(anc)
@@ -99,6 +107,8 @@ def _code_blocks(root: Any) -> list[dict[str, str]]:
     blocks: list[dict[str, str]] = []
     for pre in root.iter("pre"):
         if any(a.tag in _BOILERPLATE for a in pre.iterancestors()):
+            continue
+        if any(c in (a.get("class") or "") for a in (pre, *pre.iterancestors()) for c in _NOT_CODE):
             continue
         text = _code_text(pre)
         if text.strip():

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FAST = {
     "DOWNLOAD_DELAY": "0",
     "AUTOTHROTTLE_ENABLED": "0",
-    "SKILL3_CPU_WORKERS": "0",
+    "SKILL3_EXTRACT_WORKERS": "0",
     "SKILL3_PROGRESS_INTERVAL": "1",
     "LOG_LEVEL": "INFO",
     "STATS_CLASS": "tests.docs.statsdump.JsonFileStatsCollector",
@@ -36,12 +36,13 @@ class CrawlResult:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-# Warnings are errors in the crawl subprocesses too (only the base settings' own deprecation is let through).
-STRICT = ["-W", "error", "-W", "ignore:The RANDOMIZE_DOWNLOAD_DELAY setting is deprecated"]
+# Warnings are errors in the crawl subprocesses too.
+STRICT = ["-W", "error"]
 
 
 def crawl_cmd(spider_args: dict, settings: dict, spider: str = "docs") -> list[str]:
     cmd = [sys.executable, *STRICT, "-m", "scrapy", "crawl", spider]
+    spider_args = {"synth": "0", **spider_args}
     for k, v in spider_args.items():
         cmd += ["-a", f"{k}={v}"]
     for k, v in {**FAST, **settings}.items():

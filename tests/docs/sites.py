@@ -113,7 +113,7 @@ def generated_site(n: int, prefix: str = "/docs/", sitemap: bool = False) -> dic
     ctype = "text/html; charset=utf-8"
     for i in range(n):
         routes[f"{prefix}p{i}.html"] = (200, ctype, sphinx_page(i, n, prefix))
-    routes[prefix] = (200, ctype, html("Demo docs", f"<div role='main'><h1>Demo</h1><p>Start here for the demo documentation index.</p><a href='{prefix}p0.html'>Begin</a></div>"))
+    routes[prefix] = (200, ctype, html("Demo docs", f"<div role='main'><h1>Demo</h1>{'<p>Start here for the demo documentation index: it lists the guides, the reference and the tutorials.</p>' * 3}<a href='{prefix}p0.html'>Begin</a></div>"))
     if sitemap:
         urls = "".join(f"<url><loc>SITE{prefix}p{i}.html</loc><lastmod>2026-0{1 + i % 9}-15</lastmod></url>" for i in range(n))
         routes["/sitemap.xml"] = (200, "application/xml", f"<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>{urls}</urlset>".encode())

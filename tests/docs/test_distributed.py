@@ -115,7 +115,7 @@ def test_two_workers_equal_one_and_never_repeat(site, key, tmp_path):
     assert set(all_urls) == single_urls
     assert feeds["run-b.jsonl"] and feeds["run.jsonl"], "both workers must have crawled pages"
     assert max(site.page_hits().values()) == 1  # no page fetched twice across workers
-    assert "planner, queue" in _log(tmp_path, "planner") and "worker," in _log(tmp_path, "worker")
+    assert "main process (plans and seeds)" in _log(tmp_path, "planner") and "worker," in _log(tmp_path, "worker")
 
 
 @pytest.mark.redis

@@ -10,9 +10,10 @@ from .conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
 from .sites import SiteServer, bind, generated_site, html
 
 HTML = "text/html; charset=utf-8"
-PROSE = "<p>This paragraph explains the configuration of the example service in enough words to be real content.</p>"
+PROSE = "<p>This paragraph explains the configuration of the example service in enough words to be real content.</p>" * 3
 GUIDE_MD = (
-    "# Guide\n\nInstall the tool and configure it.\n\n"
+    "# Guide\n\nInstall the tool and configure it. This guide walks through installing, configuring and running the tool "
+    "on a fresh machine, with the options that matter most for a first deployment and what each one changes.\n\n"
     "```python title=\"x.py\"\ndef f(x):\n\treturn  x  # tab and two spaces\n```\n\n"
     "## Next\n\nMore words about the next step.\n"
 )
@@ -61,7 +62,7 @@ def test_docs_mode_discovery_order_scope_and_dedupe(run_crawl):
     assert len(b_like) == 1  # one canonical page, one item
     assert set(by_url) - b_like == {"/docs/", "/docs/a.html", "/docs/c.html", "/docs/d.html", "/docs/guide.html", "/docs/nomd.html"}
     # sitemap index followed, lastmod kept as the date signal
-    assert by_url["/docs/a.html"]["published"] == "2026-03-04" and by_url["/docs/a.html"]["date_source"] == "sitemap_lastmod"
+    assert by_url["/docs/a.html"]["published"] == "2026-03-04" and by_url["/docs/a.html"]["date_source"] == "sitemap-lastmod"
     assert by_url["/docs/a.html"]["discovery"] == "sitemap"
     # llms.txt: the .md twin preferred (HTML never fetched), fallback to HTML when there is none
     guide = by_url["/docs/guide.html"]

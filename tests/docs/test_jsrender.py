@@ -130,7 +130,8 @@ CHROMIUM = os.environ.get("SKILL3_CHROMIUM", "/usr/bin/chromium")
 APP_JS = b"""
 document.getElementById('root').innerHTML =
   '<h1>Rendered guide</h1><p>The marker ZEBRA-7F3A only exists after JavaScript ran in a real browser engine.</p>' +
-  '<p>Second paragraph with enough words to count as content for the extractor of documentation pages.</p>';
+  '<p>Second paragraph with enough words to count as content for the extractor of documentation pages.</p>' +
+  '<p>Third paragraph: the rendered guide explains how the client application loads its data and draws the page.</p>';
 """
 
 
