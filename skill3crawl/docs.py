@@ -66,7 +66,7 @@ class Scope:
             return "outside_prefix"
         if self.filters and not any(path.startswith(f) for f in self.filters):
             return "sitemap_filter"
-        if _NON_PAGE_EXT.search(path) and not path.endswith((".md", ".txt")):
+        if _NON_PAGE_EXT.search(path) and not path.endswith((".md", "llms-full.txt")):
             return "not_a_page"
         if self.skip_locales:
             loc = locale_of(path)

@@ -16,12 +16,11 @@ import logging
 import os
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from pydantic import Field, ValidationError, field_validator
 from scrapy.http import HtmlResponse, TextResponse
-from scrapy.linkextractors import LinkExtractor
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
@@ -155,8 +154,6 @@ def resuming(settings) -> bool:
 class DocsCrawlMixin:
     """Docs-mode discovery for a spider shaped like ``learn`` (``args``, ``_item``, ``page_failed``)."""
 
-    link_extractor = LinkExtractor(deny_extensions=[], unique=True)
-
     def setup_docs(self) -> None:
         a = self.args
         self.scopes = [Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in a.start_urls]
@@ -189,13 +186,13 @@ class DocsCrawlMixin:
                       lastmod: str | None = None, hops: int = 0, html_url: str | None = None):
         if discovery == "brave":
             return super()._page_request(url, discovery, query=query, title=title, lastmod=lastmod)
+        scope, why = self._scope_for(url)  # cheap checks before canonicalisation
+        if scope is None:
+            self._drop(why)
+            return None
         try:
             canon = canonical_url(url)
         except ValueError:
-            return None
-        scope, why = self._scope_for(canon)
-        if scope is None:
-            self._drop(why)
             return None
         if discovery == "link" and self.docs_state.has_canonical(normalize_url(canon)):
             return None  # a page already written under its canonical URL
@@ -293,14 +290,27 @@ class DocsCrawlMixin:
         self.page_failed(failure)
 
     def follow_links(self, response):
+        """In-scope links of a page, each URL considered once per crawl (no per-link canonicalisation cost)."""
         if not isinstance(response, HtmlResponse):
             return
         hops = response.meta.get("skill3_hops", 0) + 1
         if hops > self.args.depth_limit:
             self._drop("depth_limit")
             return
-        for link in self.link_extractor.extract_links(response):
-            req = self._page_request(link.url, "link", hops=hops)
+        seen = self.__dict__.setdefault("_links_seen", set())
+        base = response.url
+        base_href = response.xpath("//base/@href").get()
+        if base_href:
+            base = response.urljoin(base_href.strip())
+        hrefs = {h.strip().split("#", 1)[0] for h in response.xpath("//a/@href").getall()}
+        for href in sorted(hrefs):  # sorted: a deterministic order for breadth-first runs
+            if not href or href.startswith(("mailto:", "javascript:", "tel:", "data:")):
+                continue
+            url = urljoin(base, href)
+            if url in seen:
+                continue
+            seen.add(url)
+            req = self._page_request(url, "link", hops=hops)
             if req is not None:
                 yield req
 

@@ -48,6 +48,13 @@ MIDDLEWARE = "skill3crawl.jsrender.JsRenderMiddleware"
 SHELL_MAX_TEXT = 200
 _ROOT_IDS = {"root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "q-app"}
 _WS = re.compile(r"\s+")
+# Quick reject without building a tree (this runs on the reactor thread for every page):
+# markup minus scripts/styles/tags, whitespace removed.
+_QUICK_STRIP = re.compile(
+    rb"<(script|style|noscript|template|svg)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.S | re.I
+)
+_QUICK_SCRIPT = re.compile(rb"<script\b", re.I)
+_QUICK_WS = re.compile(rb"\s+")
 
 
 def _visible_text(doc) -> str:
@@ -69,7 +76,13 @@ def looks_like_app_shell(html: str | bytes) -> bool:
     ``data-reactroot``/``ng-version``/``data-server-rendered`` marker, or a body
     whose only element children are scripts and one empty div.
     """
-    if not html or not (html.strip() if isinstance(html, str) else html.strip()):
+    if not html or not html.strip():
+        return False
+    raw = html.encode("utf-8", "replace") if isinstance(html, str) else html
+    if not _QUICK_SCRIPT.search(raw):
+        return False
+    # plenty of text already in the first 32 KB (entities and multi-byte characters only make this larger)
+    if len(_QUICK_WS.sub(b"", _QUICK_STRIP.sub(b" ", raw[:32768]))) > 4 * SHELL_MAX_TEXT:
         return False
     try:
         doc = lxml_html.document_fromstring(html)
