@@ -29,6 +29,10 @@ _WS = re.compile(r"\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 MIN_CLAIM_CHARS = 40
+# At most this many LSH candidates get the exact check, and a snippet that already has this
+# many candidates is not indexed itself: templated pages (API references, generated docs)
+# produce families of thousands of near-variants, and unbounded that is O(n²) per crawl.
+MAX_CANDIDATES = 64
 MAX_CLAIMS_PER_ITEM = 40
 
 
@@ -127,7 +131,8 @@ class ConsensusIndex:
         fp = fingerprint(text)
         mh = self._minhash(sh)
         best: tuple[float, int] | None = None
-        for key in self._lsh.query(mh):
+        candidates = self._lsh.query(mh)
+        for key in sorted(candidates)[:MAX_CANDIDATES] if len(candidates) > MAX_CANDIDATES else candidates:
             j = jaccard(sh, self._clusters[key].shingles)
             if best is None or j > best[0]:
                 best = (j, key)
@@ -140,7 +145,8 @@ class ConsensusIndex:
                 conflict = variant_of.best_authority >= AUTHORITATIVE and authority < AUTHORITATIVE
             cid = len(self._clusters)
             self._clusters.append(_Cluster(sh))
-            self._lsh.insert(cid, mh)
+            if len(candidates) < MAX_CANDIDATES:
+                self._lsh.insert(cid, mh)
         cluster = self._clusters[cid]
         cluster.hosts.add(independent_host(host))
         cluster.best_authority = max(cluster.best_authority, authority)
