@@ -162,6 +162,9 @@ class LearnArgs(BaseModel):
         object.__setattr__(self, "corpus", corpus)
         if self.output_dir is None:
             object.__setattr__(self, "output_dir", str(Path("output") / topic_slug(self.topic)))
+        out = Path(self.output_dir)
+        if out.exists() and not out.is_dir():
+            raise ArgsError(f"bad argument output_dir: {self.output_dir!r} is a file; pass a directory")
         return self
 
     # ----------------------------------------------------------------- helpers
@@ -179,8 +182,12 @@ class LearnArgs(BaseModel):
             return self.brave_key.get_secret_value()
         return os.environ.get("BRAVE_SEARCH_API_KEY") or None
 
-    def discovery_problem(self) -> str | None:
-        """One line when there is nothing to discover from (no corpus, no search key, no sites)."""
+    def usage_problem(self) -> str | None:
+        """One line for what the environment makes unusable: nothing to discover from (no corpus,
+        no search key, no sites), or a hosted model without its key."""
+        needs_model = self.synth or (self.corpus is None and self.brave_token() is not None)  # synthesis or planning
+        if needs_model and self.llm_provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
+            return "llm_provider anthropic needs a key: set ANTHROPIC_API_KEY"
         if self.corpus is None and not self.brave_token() and not self.authoritative and not self.start_urls:
             return (
                 "nothing to crawl: set BRAVE_SEARCH_API_KEY (or -a brave_key=…), "
@@ -217,7 +224,8 @@ def _one_line(exc: ValidationError) -> str:
 
 def parse_args(raw: dict[str, Any]) -> LearnArgs:
     """Validate ``-a`` arguments; raise :class:`ArgsError` with one line on the first problem."""
-    raw = dict(raw)
+    # Runner bookkeeping such as scrapyd's _job/_version is not a skill3 argument.
+    raw = {k: v for k, v in raw.items() if not str(k).startswith("_")}
     for derived in ("cutoff", "corpus"):
         if derived in raw:
             raise ArgsError(f"unknown argument {derived!r}: did you mean cutoff_time?" if derived == "cutoff" else f"unknown argument {derived!r}: did you mean input_file?")

@@ -9,6 +9,7 @@ sends :data:`output_ready`; :class:`SynthTrigger` answers that by calling
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import os
@@ -131,6 +132,14 @@ class CrawlOutput:
         self.crawler.signals.send_catch_log(output_ready, crawler=self.crawler)
 
 
+def _accepts(fn: Any, name: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 class SynthTrigger:
     """Runs synthesis on the finished feed (``-a synth=1``, the default); records its exit code."""
 
@@ -155,19 +164,22 @@ class SynthTrigger:
             self.crawler.stats.set_value("skill3/synth", "unavailable")
             return
         logger.info("skill3: synthesizing into %s", args.output_dir)
+        kwargs = dict(
+            paths=[str(args.feed_path)],
+            output_dir=str(args.output_dir),
+            topic=args.topic,
+            target_model=args.target_model,
+            cutoff=args.cutoff.month,
+            llm_provider=args.llm_provider,
+            llm_endpoint=args.llm_endpoint,
+            llm_model=args.llm_model,
+            verify=args.verify,
+            strict_cutoff=args.strict_cutoff,
+        )
+        if _accepts(run_synth, "today"):  # the crawl's "today" (SKILL3_TODAY) also bounds synthesis
+            kwargs["today"] = state.today.isoformat()
         try:
-            code = run_synth(
-                paths=[str(args.feed_path)],
-                output_dir=str(args.output_dir),
-                topic=args.topic,
-                target_model=args.target_model,
-                cutoff=args.cutoff.month,
-                llm_provider=args.llm_provider,
-                llm_endpoint=args.llm_endpoint,
-                llm_model=args.llm_model,
-                verify=args.verify,
-                strict_cutoff=args.strict_cutoff,
-            )
+            code = run_synth(**kwargs)
         except Exception as exc:  # a synthesis crash must not lose the crawl; one line, exit 1
             logger.error("skill3: synthesis failed: %s: %s", type(exc).__name__, str(exc).splitlines()[0][:300] if str(exc) else "")
             code = 1

@@ -3,14 +3,16 @@
 Scrapy parses robots.txt but does not honour ``Crawl-delay``;
 :class:`CrawlDelayMiddleware` hooks ``robots_parsed`` and sets the host's
 download slot delay (no jitter, AutoThrottle kept off it). :class:`RetryAfterMiddleware`
-is Scrapy's RetryMiddleware (same counting, same ``RETRY_*`` settings) that first
-waits what a 429/503 ``Retry-After`` asks for (capped by ``SKILL3_RETRY_AFTER_MAX``;
-a longer wait gives up on the page).
+is Scrapy's RetryMiddleware (same counting, same ``RETRY_*`` settings) that honours
+a 429/503 ``Retry-After`` (capped by ``SKILL3_RETRY_AFTER_MAX``; a longer wait gives
+up on the page) by pausing the host's download slot for that long, so the retry and
+every other request to the host wait.
 """
 
 from __future__ import annotations
 
 import logging
+from time import monotonic
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -106,8 +108,21 @@ class RetryAfterMiddleware(RetryMiddleware):
                 return response
             stats.inc_value("skill3/retry_after/waits")
             stats.inc_value("skill3/retry_after/seconds", wait)
-            await _sleep(wait)
+            if not self._pause_slot(request, wait):
+                await _sleep(wait)
         return self._retry(request, response_status_message(response.status)) or response
+
+    def _pause_slot(self, request: Any, wait: float) -> bool:
+        """Pause the host's download slot for ``wait`` seconds: the retry and every other queued
+        request to the host wait (the slot's next download is due ``delay`` after ``lastseen``)."""
+        downloader = getattr(self.crawler.engine, "downloader", None)
+        slot = downloader.slots.get(downloader.get_slot_key(request)) if downloader is not None else None
+        if slot is None:
+            return False
+        slot.lastseen = max(slot.lastseen, monotonic() + wait)
+        if not slot.delay:
+            slot.delay = 0.001  # the downloader only consults lastseen for slots with a delay
+        return True
 
 
 async def _sleep(seconds: float) -> None:

@@ -23,6 +23,7 @@ answers are still checked.
 from __future__ import annotations
 
 import ipaddress
+import json
 import logging
 import os
 import socket
@@ -31,6 +32,7 @@ from urllib.parse import urlsplit
 from urllib.request import getproxies
 
 from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.datatypes import LocalCache
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.interfaces import IHostnameResolver, IHostResolution, IResolutionReceiver
@@ -125,14 +127,20 @@ def _endpoint(url: str) -> tuple[str, int] | None:
         return None
 
 
-def trusted_endpoints(settings: Any = None) -> set[tuple[str, int]]:
-    """(host, port) of configured services: the search API, proxies, SKILL3_TRUSTED_ENDPOINTS."""
+def trusted_endpoints(settings: Any = None, proxies: bool = True) -> set[tuple[str, int]]:
+    """(host, port) of configured services: the search API, SKILL3_TRUSTED_ENDPOINTS and (for the
+    resolver, which also resolves the proxy the crawler connects to) the proxies. A crawled URL
+    that names a proxy's address is crawl input like any other, so the middleware leaves proxies out."""
     urls: list[str] = []
     brave = os.environ.get("BRAVE_SEARCH_URL") or (settings.get("BRAVE_SEARCH_URL") if settings is not None else None)
     urls.append(brave or "https://api.search.brave.com/")
-    urls += [v for k, v in getproxies().items() if k in ("http", "https") and v]
+    if proxies:
+        urls += [v for k, v in getproxies().items() if k in ("http", "https") and v]
     if settings is not None:
-        urls += settings.getlist("SKILL3_TRUSTED_ENDPOINTS")
+        value = settings.get("SKILL3_TRUSTED_ENDPOINTS") or []
+        if isinstance(value, str):  # -s SKILL3_TRUSTED_ENDPOINTS='["http://a:1"]' or 'http://a:1,http://b:2'
+            value = json.loads(value) if value.strip().startswith("[") else value.split(",")
+        urls += [str(v).strip() for v in value if str(v).strip()]
     return {e for e in (_endpoint(u) for u in urls) if e}
 
 
@@ -142,27 +150,32 @@ class NetworkGuardMiddleware:
     def __init__(self, crawler: Any):
         self.crawler = crawler
         self.allow = allow_private(crawler.settings)
-        self.trusted = trusted_endpoints(crawler.settings)
+        self.trusted = trusted_endpoints(crawler.settings, proxies=False)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> "NetworkGuardMiddleware":
         return cls(crawler)
 
     def process_request(self, request: Any) -> None:
+        p = urlparse_cached(request)
+        if p.scheme not in ("http", "https"):  # file://, ftp://, s3://, data: are never crawl targets
+            self._block(request, f"{p.scheme or 'no'} scheme")
         if self.allow:
             return None
-        p = urlparse_cached(request)
         host = (p.hostname or "").lower()
         port = p.port or (443 if p.scheme == "https" else 80)
         if (host, port) in self.trusted:
             return None
         reason = host_verdict(host)
         if reason:
-            self.crawler.stats.inc_value("skill3/netguard/blocked")
-            self.crawler.stats.inc_value(f"skill3/netguard/blocked/{reason}")
-            logger.warning("network guard: not fetching %s (%s address)", request.url[:200], reason)
-            raise IgnoreRequest(f"network guard: {reason} address")
+            self._block(request, f"{reason} address")
         return None
+
+    def _block(self, request: Any, why: str) -> None:
+        self.crawler.stats.inc_value("skill3/netguard/blocked")
+        self.crawler.stats.inc_value(f"skill3/netguard/blocked/{why}")
+        logger.warning("network guard: not fetching %s (%s)", request.url[:200], why)
+        raise IgnoreRequest(f"network guard: {why}")
 
 
 class NetworkGuardRefusalMiddleware:
@@ -191,9 +204,11 @@ class NetworkGuardRefusalMiddleware:
 
 @provider(IResolutionReceiver)
 class _FilteringReceiver:
-    def __init__(self, receiver: Any, host: str):
+    def __init__(self, receiver: Any, host: str, check: bool = True, cache: Any = None):
         self.receiver = receiver
         self.host = host
+        self.check = check
+        self.cache = cache
         self.kept: list[Any] = []
         self.refused: list[str] = []
 
@@ -201,7 +216,7 @@ class _FilteringReceiver:
         self.receiver.resolutionBegan(resolution)
 
     def addressResolved(self, address: Any) -> None:
-        reason = blocked_reason(ipaddress.ip_address(address.host.split("%", 1)[0]))
+        reason = blocked_reason(ipaddress.ip_address(address.host.split("%", 1)[0])) if self.check else None
         if reason:
             self.refused.append(f"{address.host} ({reason})")
         else:
@@ -210,6 +225,8 @@ class _FilteringReceiver:
     def resolutionComplete(self) -> None:
         for a in self.kept:
             self.receiver.addressResolved(a)
+        if self.kept and self.cache is not None and self.check:
+            self.cache[self.host.lower()] = [a.host for a in self.kept]
         if self.refused and not self.kept:
             refused_names.add(self.host.lower())
             logger.warning("network guard: %s resolves only to blocked addresses: %s", self.host, ", ".join(self.refused[:4]))
@@ -239,31 +256,36 @@ def _pinned(pins: dict[str, str], host: str) -> str | None:
 class GuardedResolver:
     """Twisted name resolver that hands on only crawlable addresses (see module doc)."""
 
-    def __init__(self, reactor: Any, allow: bool, trusted: Iterable[tuple[str, int]], pins: dict[str, str]):
+    def __init__(self, reactor: Any, allow: bool, trusted: Iterable[tuple[str, int]], pins: dict[str, str], cache_size: int = 0):
         self.reactor = reactor
         self.original = reactor.nameResolver
         self.allow = allow
         self.trusted = set(trusted)
         self.pins = {k.lower(): v for k, v in pins.items()}
+        # Checked (public) answers only, like Scrapy's DNSCACHE_* for its own resolvers.
+        self.cache = LocalCache(cache_size) if cache_size else None
 
     @classmethod
     def from_crawler(cls, crawler: Any, reactor: Any) -> "GuardedResolver":
         s = crawler.settings
-        return cls(reactor, allow_private(s), trusted_endpoints(s), s.getdict("SKILL3_RESOLVE"))
+        size = s.getint("DNSCACHE_SIZE") if s.getbool("DNSCACHE_ENABLED") else 0
+        return cls(reactor, allow_private(s), trusted_endpoints(s), s.getdict("SKILL3_RESOLVE"), size)
 
     def install_on_reactor(self) -> None:
         self.reactor.installNameResolver(self)
 
     def resolveHostName(self, receiver: Any, hostName: str, portNumber: int = 0, addressTypes: Any = None, transportSemantics: str = "TCP") -> Any:
         check = not self.allow and (hostName.lower(), portNumber) not in self.trusted
-        target = receiver if not check else _FilteringReceiver(receiver, hostName)
-        pinned = _pinned(self.pins, hostName)
-        if pinned is not None:
+        target = _FilteringReceiver(receiver, hostName, check, self.cache)
+        known = _pinned(self.pins, hostName)
+        answers = [known] if known is not None else (self.cache.get(hostName.lower()) if self.cache is not None and check else None)
+        if answers:
             resolution = _Resolution(hostName)
             target.resolutionBegan(resolution)
-            ip = ipaddress.ip_address(pinned)
-            cls = IPv4Address if ip.version == 4 else IPv6Address
-            target.addressResolved(cls("TCP", str(ip), portNumber))
+            for answer in answers:
+                ip = ipaddress.ip_address(answer)
+                cls = IPv4Address if ip.version == 4 else IPv6Address
+                target.addressResolved(cls("TCP", str(ip), portNumber))
             target.resolutionComplete()
             return resolution
         return self.original.resolveHostName(target, hostName, portNumber, addressTypes, transportSemantics)

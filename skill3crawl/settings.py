@@ -88,6 +88,8 @@ DOWNLOAD_SLOTS = {"skill3-search-api": {"concurrency": 1, "delay": 1.0, "jitter"
 SKILL3_MIN_SEARCH_RESULTS = 5
 # Called when the feed closes (unless -a synth=0): run_synth(paths=[…], output_dir=…, …) -> exit code.
 SKILL3_SYNTH_FUNCTION = "synth.run.run_synth"
+# Only HTTP(S) is ever fetched (the network guard also refuses other schemes).
+DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}
 
 # Large crawls (issue 6): JS rendering via scrapy-playwright (-s SKILL3_JS=auto|always|never)
 # and the scrapy-redis profile (-s SKILL3_REDIS_URL=redis://…), both as add-ons.

@@ -21,7 +21,7 @@ class Command(ScrapyCrawl):
             from skill3crawl.args import ArgsError, parse_args
 
             try:
-                problem = parse_args(opts.spargs).discovery_problem()
+                problem = parse_args(opts.spargs).usage_problem()
             except ArgsError as exc:
                 problem = str(exc)
             if problem:

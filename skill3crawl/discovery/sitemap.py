@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
+
+MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # the sitemaps.org limit, uncompressed
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,11 @@ def sitemap_url(base: str) -> str:
 
 def parse_sitemap(body: bytes) -> tuple[str, list[SitemapEntry]]:
     """→ (``"urlset"`` | ``"sitemapindex"`` | ``"invalid"``, entries in document order)."""
+    if body[:2] == b"\x1f\x8b":  # sitemap.xml.gz
+        try:
+            body = gunzip(body, max_size=MAX_SITEMAP_BYTES)
+        except Exception:  # corrupt or over the cap
+            return "invalid", []
     try:
         sm = Sitemap(body)
     except Exception:  # lxml on a non-XML body

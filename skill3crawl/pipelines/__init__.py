@@ -46,7 +46,10 @@ class ContentPipeline(_Base):
         result = await get_extractor(self.crawler).run(extract_content, item.html, item.final_url or item.url)
         if result["drop_reason"]:
             self.drop(item, result["drop_reason"])
-        item.title = result["title"] or item.title_hint or item.title
+        if item.discovery == "corpus":  # the curated file's title header wins
+            item.title = item.title_hint or result["title"]
+        else:
+            item.title = result["title"] or item.title_hint or item.title
         item.excerpts = result["excerpts"]
         item.code_blocks = result["code_blocks"]
         item.content_hash = result["content_hash"]

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import TextResponse
+from scrapy.http import HtmlResponse, TextResponse
 
 from skill3crawl.args import ArgsError, LearnArgs, parse_args
 from skill3crawl.corpus import markdown_to_html, source_html
@@ -32,7 +32,6 @@ logger = logging.getLogger(__name__)
 MIN_SEARCH_RESULTS = 5  # fewer unique results than this → also run the direct fallback
 MAX_SITEMAP_FILES = 10
 EXIT_BAD_USAGE = 2
-EXIT_FAILURE = 1
 
 
 def _now() -> str:
@@ -57,15 +56,20 @@ class LearnSpider(scrapy.Spider):
         self.args: LearnArgs | None = None
         self.args_error: str | None = None
         try:
-            self.args = parse_args(kwargs)
+            args = parse_args(kwargs)
+            problem = args.usage_problem()
+            if problem:
+                raise ArgsError(problem)
+            self.args = args
         except ArgsError as exc:
-            self.args_error = str(exc)
+            self.args_error = str(exc)  # start() logs it; no feed is configured, nothing is fetched
         self.seen_urls: set[str] = set()
         self.follow_hosts: set[str] = set()
         self.pending_searches = 0
         self.search_results = 0
         self.fallback_started = False
         self.page_requests = 0
+        self.items_yielded = 0
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> "LearnSpider":
@@ -106,12 +110,6 @@ class LearnSpider(scrapy.Spider):
             return
 
         key = a.brave_token()
-        problem = a.discovery_problem()
-        if problem:
-            logger.error("skill3: %s", problem)
-            self._fail(EXIT_BAD_USAGE, "nothing_to_crawl")
-            return
-
         if key:
             plan = await asyncio.to_thread(self._plan)
             state.queries = plan.queries
@@ -204,9 +202,17 @@ class LearnSpider(scrapy.Spider):
         yield from self._maybe_fallback()
 
     def search_failed(self, failure: Any) -> Any:
+        from scrapy.spidermiddlewares.httperror import HttpError
+
         self.pending_searches -= 1
         self.crawler.stats.inc_value("skill3/search/failed")
-        logger.warning("skill3: search request failed: %s", failure.getErrorMessage()[:200])
+        status = failure.value.response.status if failure.check(HttpError) else None
+        if status in (401, 403):
+            logger.error("skill3: the search API rejected the key (HTTP %d): check BRAVE_SEARCH_API_KEY / -a brave_key", status)
+        elif status is not None:
+            logger.warning("skill3: the search API answered HTTP %d", status)
+        else:
+            logger.warning("skill3: search request failed: %s", failure.getErrorMessage()[:200])
         yield from self._maybe_fallback()
 
     def _maybe_fallback(self) -> Any:
@@ -283,7 +289,7 @@ class LearnSpider(scrapy.Spider):
         if canon in self.seen_urls:
             self.crawler.stats.inc_value("skill3/discovery/duplicate_url")
             return None
-        if self.page_requests >= self.args.max_pages * 3 or self.crawler.stats.get_value("item_scraped_count", 0) >= self.args.max_pages:
+        if self.page_requests >= self.args.max_pages * 3 or self._items_alive() >= self.args.max_pages:
             self.crawler.stats.inc_value("skill3/discovery/over_budget")
             return None
         self.seen_urls.add(canon)
@@ -295,22 +301,30 @@ class LearnSpider(scrapy.Spider):
             meta={"skill3": {"discovery": discovery, "query": query, "title": title, "lastmod": lastmod, "url": canon}},
         )
 
+    def _items_alive(self) -> int:
+        """Items yielded and not dropped: written, or still in the pipelines."""
+        return self.items_yielded - self.crawler.stats.get_value("item_dropped_count", 0)
+
     def parse_page(self, response: Any) -> Any:
         info = response.meta["skill3"]
         self.crawler.stats.inc_value("skill3/pages_fetched")
+        if self._items_alive() >= self.args.max_pages:
+            self.crawler.stats.inc_value("skill3/discovery/over_budget")
+            return  # enough pages are written or in the pipelines: skip the extraction work
         self.crawler.stats.inc_value(f"skill3/discovery/{info['discovery']}")
         if not isinstance(response, TextResponse):
             self.crawler.stats.inc_value("skill3/dropped/not_text")
             return
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
         path = urlsplit(response.url).path.lower()
-        if "html" in ctype:
+        if "html" in ctype or (not ctype and isinstance(response, HtmlResponse)):
             html = response.text
         elif "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
             html = markdown_to_html(response.text, info.get("title") or "")
         else:
             self.crawler.stats.inc_value("skill3/dropped/not_html")
             return
+        self.items_yielded += 1
         yield self._item(info["url"], response.url, html, _headers(response), info["discovery"], info["query"],
                          lastmod=info.get("lastmod"), title_hint=info.get("title") or "")
         host = urlsplit(response.url).hostname

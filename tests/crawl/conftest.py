@@ -15,7 +15,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def scrapy_crawl(*args: str, settings: dict | None = None, env: dict | None = None, timeout: float = 90, cwd: Path | None = None):
     """`scrapy crawl learn ARGS` → CompletedProcess; settings become -s flags (dicts as JSON)."""
-    cmd = [sys.executable, "-m", "scrapy", "crawl", "learn"]
+    script = Path(sys.executable).with_name("scrapy")  # the real `scrapy` command of this interpreter
+    cmd = [str(script) if script.exists() else sys.executable, *([] if script.exists() else ["-m", "scrapy"]), "crawl", "learn"]
     for a in args:
         cmd += ["-a", a]
     for k, v in (settings or {}).items():

@@ -100,3 +100,27 @@ def test_input_file_is_parsed_up_front(tmp_path):
 @pytest.mark.parametrize("topic, slug", [("mcp", "mcp"), ("JDK 26!", "jdk-26"), ("a/b//c", "a-b-c"), ("ÅÄÖ x", "x")])
 def test_topic_slug(topic, slug):
     assert topic_slug(topic) == slug
+
+
+def test_output_dir_must_not_be_a_file(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(ArgsError, match="output_dir"):
+        parse_args({"topic": "t", "output_dir": str(f)})
+
+
+def test_usage_problems_depend_on_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("BRAVE_SEARCH_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert "nothing to crawl" in parse_args({"topic": "t"}).usage_problem()
+    assert parse_args({"topic": "t", "authoritative": "docs.example.org"}).usage_problem() is None
+    assert "ANTHROPIC_API_KEY" in parse_args({"topic": "t", "authoritative": "a.example.org", "llm_provider": "anthropic"}).usage_problem()
+    no_model = {"topic": "t", "authoritative": "a.example.org", "llm_provider": "anthropic", "synth": "0"}
+    assert parse_args(no_model).usage_problem() is None  # no search (no planning) and no synthesis
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "k")
+    assert parse_args({"topic": "t"}).usage_problem() is None
+    assert "ANTHROPIC_API_KEY" in parse_args(no_model).usage_problem()  # planning needs the model
+
+
+def test_runner_bookkeeping_arguments_are_ignored():
+    assert parse_args({"topic": "t", "_job": "abc123"}).topic == "t"

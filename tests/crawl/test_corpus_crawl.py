@@ -112,7 +112,7 @@ def test_bad_arguments_are_one_line_and_exit_2(tmp_path):
         assert not (tmp_path / "never").exists()
 
 
-def test_spider_itself_reports_bad_arguments_without_raising():
+def test_spider_itself_reports_bad_arguments_without_raising(monkeypatch):
     """For runners other than `scrapy crawl` (CrawlerProcess): the spider keeps the one-line error."""
     from skill3crawl.spiders.learn import LearnSpider
 
@@ -121,3 +121,6 @@ def test_spider_itself_reports_bad_arguments_without_raising():
     assert not hasattr(spider, "brave_key")  # -a values are not copied onto the spider
     ok = LearnSpider(topic="mcp", brave_key="k-123")
     assert ok.args.brave_token() == "k-123" and not hasattr(ok, "brave_key")
+    monkeypatch.delenv("BRAVE_SEARCH_API_KEY", raising=False)
+    nothing = LearnSpider(topic="mcp", synth="0")  # no key, no sites, no corpus
+    assert nothing.args is None and "nothing to crawl" in nothing.args_error

@@ -198,3 +198,11 @@ def test_sitemap_entries_keep_lastmod():
     index = b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>https://docs.example.org/s1.xml</loc></sitemap></sitemapindex>'
     assert parse_sitemap(index)[0] == "sitemapindex"
     assert parse_sitemap(b"<html>not found</html>") == ("invalid", [])
+
+
+def test_gzipped_sitemap():
+    import gzip
+
+    body = gzip.compress(b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://d.example.org/z</loc><lastmod>2026-05-01</lastmod></url></urlset>')
+    assert parse_sitemap(body) == ("urlset", [type(parse_sitemap(body)[1][0])("https://d.example.org/z", "2026-05-01")])
+    assert parse_sitemap(b"\x1f\x8bnot really gzip") == ("invalid", [])

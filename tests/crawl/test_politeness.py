@@ -82,6 +82,7 @@ def test_trusted_endpoints_are_configuration(monkeypatch):
     trusted = trusted_endpoints(Settings({"SKILL3_TRUSTED_ENDPOINTS": ["https://llm.internal:8443/v1"]}))
     assert {("127.0.0.1", 8800), ("10.0.0.5", 3128), ("llm.internal", 8443)} <= trusted
     assert ("127.0.0.1", 80) not in trusted
+    assert ("10.0.0.5", 3128) not in trusted_endpoints(Settings(), proxies=False)
 
 
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=timezone.utc)
@@ -103,3 +104,109 @@ NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=timezone.utc)
 )
 def test_parse_retry_after(value, seconds):
     assert parse_retry_after(value, NOW) == seconds
+
+
+@pytest.mark.parametrize(
+    "url, allowed_private, blocked",
+    [
+        ("http://169.254.169.254/latest/meta-data/", False, True),
+        ("http://127.1:8080/", False, True),
+        ("http://localhost/", False, True),
+        ("http://docs.example.org/", False, False),  # names: checked by the resolver at connect time
+        ("file:///etc/passwd", False, True),
+        ("ftp://example.org/x", False, True),
+        ("file:///etc/passwd", True, True),  # other schemes stay refused even when private networks are allowed
+        ("http://127.0.0.1:8080/", True, False),
+        ("https://api.search.brave.com/res/v1/web/search?q=x", False, False),
+    ],
+)
+def test_guard_middleware(url, allowed_private, blocked, monkeypatch):
+    from scrapy import Request
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.utils.test import get_crawler
+
+    from skill3crawl.netguard import NetworkGuardMiddleware
+
+    monkeypatch.delenv("SKILL3_ALLOW_PRIVATE_NETWORKS", raising=False)
+    monkeypatch.delenv("BRAVE_SEARCH_URL", raising=False)
+    crawler = get_crawler(settings_dict={"SKILL3_ALLOW_PRIVATE_NETWORKS": allowed_private})
+    crawler.stats.open_spider()
+    mw = NetworkGuardMiddleware.from_crawler(crawler)
+    if blocked:
+        with pytest.raises(IgnoreRequest):
+            mw.process_request(Request(url))
+        assert crawler.stats.get_value("skill3/netguard/blocked") == 1
+    else:
+        assert mw.process_request(Request(url)) is None
+
+
+class _Recorder:
+    def __init__(self):
+        self.addresses, self.done = [], False
+
+    def resolutionBegan(self, resolution):
+        pass
+
+    def addressResolved(self, address):
+        self.addresses.append(address.host)
+
+    def resolutionComplete(self):
+        self.done = True
+
+
+class _FakeOriginal:
+    """The reactor's own resolver, answering from a table."""
+
+    def __init__(self, table):
+        self.table, self.calls = table, []
+
+    def resolveHostName(self, receiver, host, port=0, addressTypes=None, transportSemantics="TCP"):
+        from twisted.internet.address import IPv4Address
+
+        self.calls.append(host)
+        receiver.resolutionBegan(None)
+        for ip in self.table.get(host, []):
+            receiver.addressResolved(IPv4Address("TCP", ip, port))
+        receiver.resolutionComplete()
+
+
+@pytest.mark.parametrize(
+    "host, port, allow, expected",
+    [
+        ("public.example", 80, False, ["93.184.216.34"]),
+        ("mixed.example", 80, False, ["93.184.216.34"]),  # the private answer is withheld
+        ("internal.example", 80, False, []),  # only private answers: fails like an unknown name
+        ("internal.example", 80, True, ["10.0.0.7"]),
+        ("proxy.corp", 3128, False, ["10.0.0.9"]),  # a trusted endpoint (host, port)
+        ("proxy.corp", 80, False, []),  # … only on its configured port
+        ("pinned.test", 80, False, []),  # pins are checked too
+        ("pinned.test", 80, True, ["127.0.0.1"]),
+    ],
+)
+def test_guarded_resolver(host, port, allow, expected):
+    from skill3crawl.netguard import GuardedResolver, refused_names
+
+    class Reactor:
+        nameResolver = _FakeOriginal({"public.example": ["93.184.216.34"], "mixed.example": ["10.0.0.1", "93.184.216.34"],
+                                      "internal.example": ["10.0.0.7"], "proxy.corp": ["10.0.0.9"]})
+
+    r = GuardedResolver(Reactor(), allow, {("proxy.corp", 3128)}, {"*.test": "127.0.0.1"}, cache_size=10)
+    refused_names.discard(host)
+    rec = _Recorder()
+    r.resolveHostName(rec, host, port)
+    assert rec.done and rec.addresses == expected
+    assert (host in refused_names) == (not expected and not allow)
+
+
+def test_guarded_resolver_caches_checked_answers():
+    from skill3crawl.netguard import GuardedResolver
+
+    class Reactor:
+        nameResolver = _FakeOriginal({"public.example": ["93.184.216.34"]})
+
+    r = GuardedResolver(Reactor(), False, set(), {}, cache_size=10)
+    for port in (80, 443):
+        rec = _Recorder()
+        r.resolveHostName(rec, "public.example", port)
+        assert rec.addresses == ["93.184.216.34"]
+    assert Reactor.nameResolver.calls == ["public.example"]

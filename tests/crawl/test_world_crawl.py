@@ -12,7 +12,7 @@ import pytest
 
 from synth.item import SourceItem
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.world import Server, brave_routes, llm_routes, site_routes
+from tests.crawl.world import Server, brave_rejecting, brave_routes, llm_routes, site_routes
 
 KEY = "test-key-SECRET-4711"
 QUERIES = ["alpha release notes 2026", "alpha api changes"]
@@ -246,23 +246,119 @@ def test_network_guard_blocks_private_targets(tmp_path):
         f"http://2130706433:{p}/y",  # 127.0.0.1 as one number
         f"http://[::ffff:127.0.0.1]:{p}/z",
         "http://10.0.0.1/admin",
+        f"http://redirector.test:{p}/go-ip",  # trusted endpoint redirecting to a loopback literal
+        f"http://redirector.test:{p}/go-name",  # … and to a name that resolves to loopback
     ]
     brave = Server("brave", brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait])).start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl(
             "topic=alpha", "cutoff_time=2026-01", f"output_dir={out}", f"brave_key={KEY}", "llm_provider=extractive", "synth=0",
-            settings={**TEST_SETTINGS, "RETRY_TIMES": "0", "DOWNLOAD_TIMEOUT": "3"},
+            settings={**TEST_SETTINGS, "RETRY_TIMES": "0", "DOWNLOAD_TIMEOUT": "3",
+                      "SKILL3_TRUSTED_ENDPOINTS": [f"http://redirector.test:{p}"]},
             env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"},
         )
-        assert sites.seen == []  # not a single request, not even robots.txt
+        # Not a single request reached a private target, not even robots.txt; redirects were re-checked.
+        assert sorted(s.path for s in sites.seen) == ["/go-ip", "/go-name", "/robots.txt"]
+        assert {s.host for s in sites.seen} == {"redirector.test"}
         assert [s.query["q"][0] for s in brave.seen] == ["alpha"]  # trusted config; planner off → the bare topic
         assert proc.returncode == 1  # nothing usable was written
         assert "no usable sources" in proc.stderr
         crawl = json.loads((out / "crawl.json").read_text())
-        assert crawl["summary"]["network_guard_blocked"] == len(bait) + 1  # docs.example.test twice: robots.txt and the page
+        # The 8 direct targets, docs.example.test's robots.txt, and the 2 redirect targets.
+        assert crawl["summary"]["network_guard_blocked"] == 11
         assert crawl["summary"]["items_written"] == 0 and read_jsonl(out / "run.jsonl") == []
         assert "Traceback" not in proc.stderr
     finally:
         sites.stop()
         brave.stop()
+
+
+def test_network_guard_behind_a_proxy(tmp_path):
+    """Behind http_proxy names are resolved by the proxy, not locally: IP-literal targets are still refused."""
+    sites = Server("sites", site_routes).start()  # doubles as the forward proxy (absolute-URI requests)
+    p = sites.port
+    bait = [f"http://127.0.0.1:{p}/guide.html", "http://169.254.169.254/latest/meta-data/", f"http://[::1]:{p}/x"]
+    good = [f"http://docs.example.test:{p}/guide.html"]
+    brave = Server("brave", brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait + good])).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl(
+            "topic=alpha", "cutoff_time=2026-01", f"output_dir={out}", f"brave_key={KEY}", "llm_provider=extractive", "synth=0",
+            settings={**TEST_SETTINGS, "SKILL3_RESOLVE": {}, "RETRY_TIMES": "0"},
+            env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search", "http_proxy": f"http://127.0.0.1:{p}",
+                 "no_proxy": "127.0.0.1"},
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert {s.host for s in sites.seen} == {"docs.example.test"}  # only the name went through the proxy
+        assert sorted(s.path for s in sites.seen) == ["/guide.html", "/robots.txt"]
+        assert [i["url"] for i in read_jsonl(out / "run.jsonl")] == good
+        assert json.loads((out / "crawl.json").read_text())["summary"]["network_guard_blocked"] == len(bait)
+    finally:
+        sites.stop()
+        brave.stop()
+
+
+def test_http_cache_and_crawl_delay_under_autothrottle(tmp_path):
+    """-s HTTPCACHE_ENABLED=1: a re-run fetches no page again (search is never cached, its key never stored);
+    with AutoThrottle on and pushing for speed, robots.txt's Crawl-delay still holds."""
+    sites = Server("sites", site_routes).start()
+    p = sites.port
+    urls = [f"http://docs.example.test:{p}/guide.html", f"http://stale.medium.com:{p}/old-post", f"http://stale.medium.com:{p}/older-post"]
+    brave = Server("brave", brave_routes(lambda q: [{"url": x, "title": "t", "description": "d"} for x in urls])).start()
+    cache = tmp_path / "cache"
+    settings = {**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "HTTPCACHE_ENABLED": "1", "HTTPCACHE_DIR": str(cache),
+                "AUTOTHROTTLE_ENABLED": "1", "AUTOTHROTTLE_START_DELAY": "0", "AUTOTHROTTLE_TARGET_CONCURRENCY": "16"}
+    env = {"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"}
+    args = ("topic=alpha", "cutoff_time=2026-01", f"brave_key={KEY}", "llm_provider=extractive", "synth=0")
+    try:
+        first = scrapy_crawl(*args, f"output_dir={tmp_path / 'one'}", settings=settings, env=env)
+        assert first.returncode == 0, first.stderr[-3000:]
+        fetched = len(sites.seen)
+        medium = [s.t for s in sites.seen if s.host == "stale.medium.com"]
+        assert len(medium) == 3 and min(b - a for a, b in zip(medium, medium[1:])) >= 0.95
+        second = scrapy_crawl(*args, f"output_dir={tmp_path / 'two'}", settings=settings, env=env)
+        assert second.returncode == 0, second.stderr[-3000:]
+        assert len(sites.seen) == fetched  # everything came from the cache
+        assert len(brave.seen) == 2  # the search ran both times
+        # consensus_count is agreement *so far*: it depends on the order pages arrive in.
+        volatile = ("fetched_at", "consensus_count")
+        one = [{k: v for k, v in i.items() if k not in volatile} for i in read_jsonl(tmp_path / "one" / "run.jsonl")]
+        two = [{k: v for k, v in i.items() if k not in volatile} for i in read_jsonl(tmp_path / "two" / "run.jsonl")]
+        by_url = {i["url"]: i for i in two}
+        assert len(one) == 3
+        for i in one:
+            assert i == by_url[i["url"]], i["url"]
+        stored = [f for f in cache.rglob("*") if f.is_file()]
+        assert stored and not any(KEY.encode() in f.read_bytes() for f in stored)
+    finally:
+        sites.stop()
+        brave.stop()
+
+
+def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
+    sites = Server("sites", site_routes).start()
+    brave = Server("brave", brave_rejecting).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl(
+            "topic=alpha", "cutoff_time=2026-01", f"start_urls=http://docs.example.test:{sites.port}/api.html", f"output_dir={out}",
+            f"brave_key={KEY}", "llm_endpoint=http://127.0.0.1:9/v1", "synth=0", "max_pages=1",  # nothing listens on port 9
+            settings={**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"},
+            env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"},
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "the search API rejected the key (HTTP 401)" in proc.stderr and KEY not in proc.stderr
+        assert len(brave.seen) == 1  # 401 is not retried
+        assert brave.seen[0].query["q"] == ["alpha"]  # the model was unreachable: the bare topic
+        assert "query planning failed" in proc.stderr and "searching for the bare topic" in proc.stderr
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert crawl["planner"]["status"] == "fallback" and crawl["queries"] == ["alpha"]
+        assert crawl["discovery"] == ["brave", "direct"] and crawl["summary"]["items_written"] == 1
+    finally:
+        sites.stop()
+        brave.stop()
+
+
+def test_no_warnings_in_the_crawl_log(world):
+    assert "Warning:" not in world["proc"].stderr and "py.warnings" not in world["proc"].stderr

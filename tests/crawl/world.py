@@ -88,7 +88,11 @@ class Server:
             do_GET = _handle
             do_POST = _handle
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Quiet(ThreadingHTTPServer):
+            def handle_error(self, request, client_address):  # a client that hung up (e.g. the oversized page)
+                pass
+
+        self.httpd = Quiet(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         return self
@@ -173,6 +177,11 @@ def site_routes(srv: Server, host: str, path: str, query: dict, body: bytes):
         if path in ("/old-post", "/older-post"):
             return 200, HTML, page("Old post " + path, prose("Blog" + path), '<meta property="article:published_time" content="2025-03-01">')
         return NOT_FOUND
+    if host == "redirector.test":  # a trusted endpoint in the guard test whose redirects point inside
+        targets = {"/go-ip": f"http://127.0.0.1:{srv.port}/redirected.html", "/go-name": f"http://docs.example.test:{srv.port}/api.html"}
+        if path in targets:
+            return 302, {"Location": targets[path], "Content-Type": "text/plain"}, "moved"
+        return NOT_FOUND
     if host == "github.com":
         if path == "/acme/alpha/releases":
             return 200, HTML, page("Releases · acme/alpha", prose("Releases") + '<p>v3.0.0 released <relative-time datetime="2026-10-01T12:00:00Z">Oct 1</relative-time></p>')
@@ -196,6 +205,10 @@ def brave_routes(results_for: Callable[[str], list[dict]]):
         return 200, {"Content-Type": "application/json"}, json.dumps({"type": "search", "query": {"original": q}, "web": {"type": "search", "results": results_for(q)}})
 
     return routes
+
+
+def brave_rejecting(srv: Server, host, path, query, body):
+    return 401, {"Content-Type": "application/json"}, json.dumps({"type": "ErrorResponse", "error": {"code": "SUBSCRIPTION_TOKEN_INVALID", "status": 401}})
 
 
 def llm_routes(reply: str):
