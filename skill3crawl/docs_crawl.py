@@ -80,21 +80,30 @@ class DocsArgs(LearnArgs):
 
 def parse_docs_args(raw: dict[str, Any], feed_name: str = "run.jsonl") -> DocsArgs:
     """Validate; the topic defaults to the first start URL's host; the start hosts are authoritative by default."""
-    raw = dict(raw)
+    raw = {k: v for k, v in raw.items() if not str(k).startswith("_")}  # runner bookkeeping (_job …)
     urls = _split_csv(raw.get("start_urls"))
+    if not urls and raw.get("role") != "worker":
+        # the authoritative-host fallback: crawl each authoritative host from its root
+        urls = [f"https://{h}/" for h in _split_csv(raw.get("authoritative"))]
+        if urls:
+            raw["start_urls"] = ",".join(urls)
     if not raw.get("topic") and urls:
         raw["topic"] = urlsplit(urls[0]).hostname or ""
     if not raw.get("authoritative") and urls:
         raw["authoritative"] = ",".join(dict.fromkeys(urlsplit(u).hostname or "" for u in urls))
     if not urls and raw.get("role") != "worker":
-        raise ArgsError("missing argument start_urls: docs mode needs -a start_urls=URL[,URL…]")
+        raise ArgsError("missing argument start_urls: docs mode needs -a start_urls=URL[,URL…] (or -a authoritative=HOSTS)")
     raw["feed_name"] = feed_name
     try:
-        return DocsArgs(**raw)
+        args = DocsArgs(**raw)
     except ArgsError:
         raise
     except ValidationError as exc:
         raise ArgsError(_one_line(exc)) from None
+    problem = args.usage_problem() if hasattr(args, "usage_problem") else None
+    if problem:
+        raise ArgsError(problem)
+    return args
 
 
 class LocalState:
@@ -133,7 +142,15 @@ class LocalState:
         return key in self._s["canonical"]
 
 
-def apply_docs_settings(settings) -> None:
+def single_publisher(args) -> bool:
+    """All start URLs under one registrable domain and no search: no independent hosts to agree."""
+    from synth.consensus import independent_host
+
+    hosts = {independent_host(urlsplit(u).hostname or "") for u in args.start_urls}
+    return len(hosts) <= 1 and not args.brave_token() and args.corpus is None
+
+
+def apply_docs_settings(settings, args=None) -> None:
     """Docs-mode settings at spider priority (``-s`` on the command line still wins)."""
     prio = "spider"
     settings.set("DEPTH_PRIORITY", 1, priority=prio)  # breadth-first ...
@@ -144,6 +161,13 @@ def apply_docs_settings(settings) -> None:
     settings.set("HTTPCACHE_EXPIRATION_SECS", HTTPCACHE_SECS, priority=prio)
     settings.set("SKILL3_EXTRACT_WORKERS", os.cpu_count() or 1, priority=prio)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", Progress, 520)
+    pipelines = settings.getdict("ITEM_PIPELINES")
+    consensus = "skill3crawl.pipelines.ConsensusPipeline"
+    if args is not None and consensus in pipelines and single_publisher(args):
+        # constant memory for one publisher's site (see skill3crawl.docs_pipelines)
+        order = pipelines.pop(consensus)
+        pipelines["skill3crawl.docs_pipelines.SnippetFingerprintPipeline"] = order
+        settings.set("ITEM_PIPELINES", pipelines, priority=max(settings.getpriority("ITEM_PIPELINES") or 0, 30))
 
 
 def resuming(settings) -> bool:

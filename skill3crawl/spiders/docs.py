@@ -43,8 +43,8 @@ class DocsSpider(DocsCrawlMixin, LearnSpider):
         except ValueError as exc:
             kwargs = {"_error": str(exc)}
         spider = super().from_crawler(crawler, *args, **kwargs)
-        apply_docs_settings(settings)
         a = spider.args
+        apply_docs_settings(settings, a)
         if a is not None:
             crawler.settings.set(
                 "FEEDS",

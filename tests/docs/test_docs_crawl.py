@@ -6,6 +6,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from .conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
 from .sites import SiteServer, bind, generated_site, html
 
@@ -78,6 +80,9 @@ def test_docs_mode_discovery_order_scope_and_dedupe(run_crawl):
     assert st["skill3/dropped/canonical_duplicate"] == 1
     assert st["skill3/dropped/locale"] >= 2 and st["skill3/dropped/outside_prefix"] >= 2 and st["skill3/dropped/depth_limit"] >= 1
     assert "progress: " in res.log and "pages done" in res.log
+    # one publisher: fingerprints without the crawl-time consensus index
+    assert "SnippetFingerprintPipeline" in res.log and "ConsensusPipeline" not in res.log
+    assert all(i["snippet_fingerprints"] and i["consensus_count"] == 1 for i in items)
 
 
 def test_max_pages_bounds_fetches(run_crawl):
@@ -135,3 +140,28 @@ def test_pause_with_sigint_and_resume_with_jobdir(tmp_path):
     urls = [i["url"] for i in items]
     assert len(urls) == len(set(urls)) == n + 1  # the feed was appended to on resume: the whole crawl, once
     assert [i["url"] for i in items[: len(paused)]] == [i["url"] for i in paused]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"start_urls": "http://127.0.0.1:9/docs/", "depth_limit": "deep"}, "bad argument depth_limit: must be a whole number of link hops"),
+        ({"start_urls": "http://127.0.0.1:9/docs/", "locales": "some"}, "bad argument locales"),
+        ({"topic": "x"}, "missing argument start_urls"),
+        ({"role": "worker"}, "role=worker needs -s SKILL3_REDIS_URL"),
+    ],
+)
+def test_bad_docs_arguments_are_one_line_and_exit_2(run_crawl, args, message):
+    res = run_crawl(args)
+    assert res.returncode == 2, res.log[-2000:]
+    errors = [line for line in res.log.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1 and message in errors[0], errors
+
+
+def test_docs_args_authoritative_fallback_and_defaults():
+    from skill3crawl.docs_crawl import parse_docs_args
+
+    a = parse_docs_args({"authoritative": "docs.example.org", "synth": "0"})
+    assert a.start_urls == ["https://docs.example.org/"] and a.topic == "docs.example.org"
+    b = parse_docs_args({"start_urls": "https://d.example.org/guide/", "synth": "0", "_job": "1"})
+    assert b.authoritative == ["d.example.org"] and b.depth_limit == 20 and b.locales == "skip"
