@@ -81,8 +81,11 @@ def looks_like_app_shell(html: str | bytes) -> bool:
     raw = html.encode("utf-8", "replace") if isinstance(html, str) else html
     if not _QUICK_SCRIPT.search(raw):
         return False
-    # plenty of text already in the first 32 KB (entities and multi-byte characters only make this larger)
-    if len(_QUICK_WS.sub(b"", _QUICK_STRIP.sub(b" ", raw[:32768]))) > 4 * SHELL_MAX_TEXT:
+    # plenty of text already in the first 32 KB (entities and multi-byte characters only make this larger);
+    # not when the window ends inside a script (a framework's inline state can be that big)
+    window = raw[:32768]
+    low = window.lower()
+    if low.rfind(b"<script") <= low.rfind(b"</script") and len(_QUICK_WS.sub(b"", _QUICK_STRIP.sub(b" ", window))) > 4 * SHELL_MAX_TEXT:
         return False
     try:
         doc = lxml_html.document_fromstring(html)

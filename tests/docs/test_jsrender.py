@@ -21,6 +21,8 @@ SHELLS = {
     "angular": "<html><body><app-root></app-root><script src='main.js'></script></body></html>",
     "unnamed-mount": "<html><body><div></div><script src='bundle.js'></script></body></html>",
     "uppercase-id": "<html><body><div id='Root'></div><script src='/a.js'></script></body></html>",
+    "next-big-inline-state": "<html><body><div id='__next'></div><script id='__NEXT_DATA__' type='application/json'>"
+    + '{"props": "' + "state data " * 5000 + "\"}</script><script src='/_next/main.js'></script></body></html>",
 }
 NOT_SHELLS = {
     "static-no-scripts": "<html><body><div id='root'></div></body></html>",
