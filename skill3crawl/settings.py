@@ -91,3 +91,11 @@ SKILL3_MIN_SEARCH_RESULTS = 5
 SKILL3_SYNTH_FUNCTION = "synth.run.run_synth"
 # Only HTTP(S) is ever fetched (the network guard also refuses other schemes).
 DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}
+
+# Large crawls (issue 6): JS rendering via scrapy-playwright (-s SKILL3_JS=auto|always|never)
+# and the scrapy-redis profile (-s SKILL3_REDIS_URL=redis://…), both as add-ons.
+SKILL3_JS = "auto"
+ADDONS = {
+    "skill3crawl.jsrender.JsRenderAddon": 100,
+    "skill3crawl.distributed.RedisAddon": 110,
+}

@@ -29,6 +29,10 @@ _WS = re.compile(r"\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[])")
 MIN_CLAIM_CHARS = 40
+# At most this many LSH candidates get the exact check, and a snippet that already has this
+# many candidates is not indexed itself: templated pages (API references, generated docs)
+# produce families of thousands of near-variants, and unbounded that is O(n²) per crawl.
+MAX_CANDIDATES = 64
 MAX_CLAIMS_PER_ITEM = 40
 
 
@@ -112,9 +116,13 @@ class ConsensusIndex:
         self._num_perm = num_perm
         self._lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=num_perm)
         self._clusters: list[_Cluster] = []
+        # The seeded permutations are the same for every MinHash: build them once (datasketch
+        # regenerates them per instance otherwise, ~0.3 ms each — the crawl's hottest line).
+        proto = MinHash(num_perm=num_perm)
+        self._perms, self._scheme = proto.permutations, proto.scheme
 
     def _minhash(self, sh: frozenset[str]) -> MinHash:
-        m = MinHash(num_perm=self._num_perm)
+        m = MinHash(num_perm=self._num_perm, permutations=self._perms, scheme=self._scheme)
         m.update_batch([s.encode("utf-8") for s in sh])
         return m
 
@@ -123,7 +131,8 @@ class ConsensusIndex:
         fp = fingerprint(text)
         mh = self._minhash(sh)
         best: tuple[float, int] | None = None
-        for key in self._lsh.query(mh):
+        candidates = self._lsh.query(mh)
+        for key in sorted(candidates)[:MAX_CANDIDATES] if len(candidates) > MAX_CANDIDATES else candidates:
             j = jaccard(sh, self._clusters[key].shingles)
             if best is None or j > best[0]:
                 best = (j, key)
@@ -136,7 +145,8 @@ class ConsensusIndex:
                 conflict = variant_of.best_authority >= AUTHORITATIVE and authority < AUTHORITATIVE
             cid = len(self._clusters)
             self._clusters.append(_Cluster(sh))
-            self._lsh.insert(cid, mh)
+            if len(candidates) < MAX_CANDIDATES:
+                self._lsh.insert(cid, mh)
         cluster = self._clusters[cid]
         cluster.hosts.add(independent_host(host))
         cluster.best_authority = max(cluster.best_authority, authority)

@@ -2,7 +2,7 @@
 
 Known documentation generators get their content node selected (Sphinx
 ``div[role=main]``, MkDocs ``article``, Docusaurus ``.theme-doc-markdown``) and
-converted with markdownify; everything else goes through trafilatura. Code
+converted to markdown on the lxml tree (:mod:`.fastmd`); everything else goes through trafilatura. Code
 blocks always come from the ``<pre>`` elements themselves, never from the
 markdown, so whitespace survives exactly.
 """
@@ -17,7 +17,8 @@ from typing import Any
 import lxml.html
 import trafilatura
 from lxml import etree
-from markdownify import markdownify
+
+from skill3crawl.extract.fastmd import to_markdown
 
 MIN_CONTENT_CHARS = 200
 MAX_EXCERPTS = 200
@@ -27,11 +28,19 @@ MIN_EXCERPT_CHARS = 20
 
 # (name, CSS-ish XPath) of main-content nodes of known generators, most specific first.
 DOC_GENERATOR_NODES: list[tuple[str, str]] = [
+    # Read the Docs theme (Sphinx): the article body inside .rst-content
+    ("readthedocs", "//div[@itemprop='articleBody']"),
+    # GitBook: the page's content editor node
+    ("gitbook", "//*[@data-testid='page.contentEditor']"),
     ("docusaurus", "//*[contains(concat(' ', normalize-space(@class), ' '), ' theme-doc-markdown ')]"),
     ("mkdocs", "//div[contains(concat(' ', normalize-space(@class), ' '), ' md-content ')]//article"),
     ("sphinx", "//div[@role='main']"),
     ("mkdocs", "//article[contains(concat(' ', normalize-space(@class), ' '), ' md-content__inner ')]"),
+    # Sphinx themes without role=main (alabaster, classic): div.body
+    ("sphinx", "//div[contains(@class,'bodywrapper')]//div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]"),
 ]
+# <pre>s that are not code: line-number gutters (Pygments/MkDocs tables, Docusaurus)
+_NOT_CODE = ("linenos", "linenodiv")
 _LANG_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)[-:]([\w+#.-]+)", re.I)
 _BOILERPLATE = {"nav", "header", "footer", "aside", "script", "style", "noscript", "form", "button"}
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
@@ -75,10 +84,10 @@ def _code_text(pre: Any) -> str:
 
 
 def code_language(pre: Any) -> str:
-    """Language from classes/data attributes on the <pre>, its <code>, or up to 3 ancestors."""
+    """Language from classes/data attributes on the <pre>, its <code>, or up to 5 ancestors (MkDocs line-number tables nest deep)."""
     nodes = [pre, *pre.xpath("./code")]
     anc = pre.getparent()
-    for _ in range(3):
+    for _ in range(5):
         if anc is None:
             break
         nodes.append(anc)
@@ -99,6 +108,8 @@ def _code_blocks(root: Any) -> list[dict[str, str]]:
     blocks: list[dict[str, str]] = []
     for pre in root.iter("pre"):
         if any(a.tag in _BOILERPLATE for a in pre.iterancestors()):
+            continue
+        if any(c in (a.get("class") or "") for a in (pre, *pre.iterancestors()) for c in _NOT_CODE):
             continue
         text = _code_text(pre)
         if text.strip():
@@ -178,7 +189,7 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         prose = copy.deepcopy(node)
         for el in prose.xpath(".//pre|.//script|.//style|.//nav|.//*[contains(@class,'headerlink')]"):
             el.drop_tree()
-        md = markdownify(lxml.html.tostring(prose, encoding="unicode"), heading_style="ATX", strip=["img"])
+        md = to_markdown(prose)  # on the lxml tree: markdownify's re-parse cost ~95% of the page's time
         extractor = name
     else:
         cleaned = copy.deepcopy(tree)

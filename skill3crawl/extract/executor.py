@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any, Callable
@@ -16,12 +17,20 @@ from typing import Any, Callable
 from scrapy import signals
 
 
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches the whole process group; the crawl shuts down gracefully and
+    # still needs its workers to finish the pages in flight (JOBDIR pause/resume).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Extractor:
     def __init__(self, workers: int = 0):
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
         if workers > 0:
-            self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_sigint
+            )
 
     async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self._pool is None:

@@ -1,0 +1,317 @@
+"""Distributed crawl on scrapy-redis: one shared request queue and dupefilter, many workers.
+
+Switched on by ``-s SKILL3_REDIS_URL=redis://host:port/db`` (:class:`RedisAddon`,
+listed in ``ADDONS``). Then:
+
+* ``SCHEDULER`` / ``DUPEFILTER_CLASS`` are scrapy-redis's (thin subclasses here
+  that contain its deprecation warnings on Scrapy 2.19), ``SCHEDULER_PERSIST=True``
+  (a closing worker never flushes the queue the others are consuming),
+  ``REDIS_URL`` set, keys under ``SKILL3_REDIS_KEY`` (default ``skill3:<spider>``).
+* The first process, started with ``-a topic=…`` (``-a role=main``, the default),
+  empties the keys left by an earlier crawl, publishes its spider arguments
+  (``<key>:config``), plans and seeds. Processes started with ``-a role=worker``
+  never plan or seed: their ``start()`` yields nothing, they read the planner's
+  arguments from Redis (waiting for them up to ``MAX_IDLE_TIME_BEFORE_CLOSE``) and
+  consume the shared queue.
+* Feeds: the planner writes ``<output_dir>/run.jsonl`` (the single-machine
+  contract); each worker writes ``<output_dir>/run-<worker_id>.jsonl``
+  (``-a worker_id=``, default ``<hostname>-<pid>``). ``skill3 synth
+  output/T/run*.jsonl`` merges them.
+* Closing: :class:`RedisWorkerIdle` keeps an idle worker open while the shared
+  queue has requests or another worker is busy (workers heartbeat in
+  ``<key>:workers``), and closes it once everything has been idle for
+  ``SKILL3_REDIS_IDLE_GRACE`` seconds (default 3); a worker that never saw any work
+  waits at most ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds (default 60).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import socket
+import time
+import warnings
+from contextlib import contextmanager
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, NotConfigured
+
+logger = logging.getLogger(__name__)
+
+ROLES = ("main", "worker")
+HEARTBEAT_SECS = 1.0
+STALE_SECS = 10.0
+
+
+@contextmanager
+def contained_redis_warnings():
+    """scrapy-redis 0.9.1 calls Scrapy APIs deprecated in 2.19 (spider= arguments, start_requests,
+    from_settings); contain exactly those, here, so the test suite keeps warnings as errors."""
+    from scrapy.exceptions import ScrapyDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ScrapyDeprecationWarning, module=r"scrapy(_redis)?(\.|$)")
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"scrapy_redis(\.|$)")
+        yield
+
+
+with contained_redis_warnings():
+    from scrapy_redis import connection as _redis_connection
+    from scrapy_redis.dupefilter import RFPDupeFilter as _RFPDupeFilter
+    from scrapy_redis.scheduler import Scheduler as _Scheduler
+
+
+def redis_enabled(settings) -> bool:
+    return bool(settings.get("SKILL3_REDIS_URL"))
+
+
+def redis_key(settings, spider_name: str) -> str:
+    return settings.get("SKILL3_REDIS_KEY") or f"skill3:{spider_name}"
+
+
+def worker_id(value: str | None = None) -> str:
+    raw = value or f"{socket.gethostname()}-{os.getpid()}"
+    clean = re.sub(r"[^A-Za-z0-9_.-]+", "-", raw).strip("-.")
+    if not clean:
+        raise ValueError(f"worker_id: not usable in a file name: {value!r}")
+    return clean
+
+
+def feed_name(role: str, wid: str) -> str:
+    """``run.jsonl`` for the main process (and single-machine crawls), ``run-<worker_id>.jsonl`` for workers."""
+    return "run.jsonl" if role != "worker" else f"run-{wid}.jsonl"
+
+
+def check_role(role: str | None) -> str:
+    role = (role or "main").strip().lower()
+    if role not in ROLES:
+        raise ValueError(f"role must be main or worker (got {role!r})")
+    return role
+
+
+def server_from_settings(settings):
+    """A client for ``SKILL3_REDIS_URL`` (usable before the add-on has copied it to ``REDIS_URL``)."""
+    from scrapy_redis import defaults
+
+    url = settings.get("SKILL3_REDIS_URL") or settings.get("REDIS_URL")
+    params = {**defaults.REDIS_PARAMS, **(settings.getdict("REDIS_PARAMS") or {})}
+    params.pop("encoding", None)
+    with contained_redis_warnings():
+        return _redis_connection.get_redis(url=url, **params)
+
+
+class RedisAddon:
+    """Scrapy add-on: the scrapy-redis profile when ``SKILL3_REDIS_URL`` is set."""
+
+    def update_settings(self, settings) -> None:
+        url = settings.get("SKILL3_REDIS_URL")
+        if not url:
+            return
+        if not str(url).startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"SKILL3_REDIS_URL must be a redis:// URL (got {url!r})")
+        if settings.get("JOBDIR"):
+            raise ValueError("JOBDIR and SKILL3_REDIS_URL exclude each other: the Redis queue is already persistent")
+        prio = "addon"
+        settings.set("REDIS_URL", url, priority=prio)
+        settings.set("SCHEDULER", "skill3crawl.distributed.RedisScheduler", priority=prio)
+        settings.set("DUPEFILTER_CLASS", "skill3crawl.distributed.RedisDupeFilter", priority=prio)
+        settings.set("SCHEDULER_PERSIST", True, priority=prio)
+        settings.set("SCHEDULER_FLUSH_ON_START", False, priority=prio)  # the planner flushes, workers never
+        settings.set("SCHEDULER_QUEUE_CLASS", "scrapy_redis.queue.PriorityQueue", priority=prio)
+        settings.setdefault_in_component_priority_dict("EXTENSIONS", RedisWorkerIdle, 600)
+
+
+class RedisDupeFilter(_RFPDupeFilter):
+    @classmethod
+    def from_spider(cls, spider):
+        key = redis_key(spider.settings, spider.name) + ":dupefilter"
+        server = server_from_settings(spider.settings)
+        return cls(server, key=key, debug=spider.settings.getbool("DUPEFILTER_DEBUG"))
+
+    def log(self, request, spider):
+        with contained_redis_warnings():
+            return super().log(request, spider)
+
+
+class RedisScheduler(_Scheduler):
+    """scrapy-redis's scheduler with skill3's keys; the planner starts from empty keys."""
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        with contained_redis_warnings():
+            instance = cls.from_settings(crawler.settings)
+        instance.stats = crawler.stats
+        instance.crawler = crawler
+        return instance
+
+    def open(self, spider):
+        self.queue_key = redis_key(spider.settings, spider.name) + ":requests"
+        with contained_redis_warnings():
+            super().open(spider)
+        if spider_role(spider) == "main":
+            base = redis_key(spider.settings, spider.name)
+            self.flush()
+            # a fresh crawl: forget the shared state of an earlier one (not ":config", already written)
+            self.server.delete(base + ":state:pages", base + ":state:canonical", base + ":state:count")
+            logger.info("distributed crawl: main process (plans and seeds), queue %s emptied", self.queue_key)
+        else:
+            logger.info("distributed crawl: worker, %d requests waiting in %s", len(self.queue), self.queue_key)
+
+    def enqueue_request(self, request):
+        with contained_redis_warnings():
+            return super().enqueue_request(request)
+
+    def next_request(self):
+        with contained_redis_warnings():
+            return super().next_request()
+
+
+def spider_role(spider) -> str:
+    args = getattr(spider, "args", None)
+    return check_role(getattr(args, "role", None) or getattr(spider, "role", None))
+
+
+def publish_config(settings, spider_name: str, args: dict) -> None:
+    server = server_from_settings(settings)
+    server.set(redis_key(settings, spider_name) + ":config", json.dumps(args, sort_keys=True))
+
+
+def load_config(settings, spider_name: str, wait: float) -> dict:
+    """The planner's spider arguments, waiting up to ``wait`` seconds for a planner to publish them."""
+    server = server_from_settings(settings)
+    key = redis_key(settings, spider_name) + ":config"
+    deadline = time.monotonic() + wait
+    while True:
+        raw = server.get(key)
+        if raw:
+            return json.loads(raw)
+        if time.monotonic() >= deadline:
+            raise ValueError(f"role=worker: no planner has published {key} in Redis (start one with -a topic=…)")
+        time.sleep(0.2)
+
+
+class RedisSharedState:
+    """Crawl-wide state shared by all workers: page budget and seen canonical URLs."""
+
+    def __init__(self, settings, spider_name: str):
+        self.server = server_from_settings(settings)
+        base = redis_key(settings, spider_name)
+        self.pages, self.count, self.canonical = base + ":state:pages", base + ":state:count", base + ":state:canonical"
+
+    def claim_page(self, url: str, limit: int) -> bool:
+        if not self.server.sadd(self.pages, url):
+            return False
+        return self.server.incr(self.count) <= limit
+
+    def pages_claimed(self) -> int:
+        return int(self.server.get(self.count) or 0)
+
+    def add_canonical(self, key: str) -> bool:
+        return bool(self.server.sadd(self.canonical, key))
+
+    def has_canonical(self, key: str) -> bool:
+        return bool(self.server.sismember(self.canonical, key))
+
+
+class RedisWorkerIdle:
+    """Close an idle worker only when the shared queue is drained and no other worker is busy."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self.grace = crawler.settings.getfloat("SKILL3_REDIS_IDLE_GRACE", 3.0)
+        self.max_wait = crawler.settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 60.0) or 60.0
+        self.server = server_from_settings(crawler.settings)
+        self.idle_since: float | None = None
+        self.saw_work = False
+        self.closing = False
+        self.loop = None
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not redis_enabled(crawler.settings):
+            raise NotConfigured
+        ext = cls(crawler)
+        crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(ext.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(ext.response_received, signal=signals.response_received)
+        return ext
+
+    def spider_opened(self, spider):
+        from twisted.internet import task
+
+        self.spider = spider
+        self.key = redis_key(spider.settings, spider.name) + ":workers"
+        args = getattr(spider, "args", None)
+        self.me = getattr(args, "worker_id", None) or getattr(spider, "worker_id", None) or worker_id()
+        self.opened = time.monotonic()
+        self._beat()
+        self.loop = task.LoopingCall(self._beat)
+        self.loop.start(HEARTBEAT_SECS, now=False)
+
+    def response_received(self, response, request, spider):
+        self.saw_work = True
+
+    def _busy(self) -> bool:
+        engine = self.crawler.engine
+        try:
+            return not engine.spider_is_idle()
+        except RuntimeError:
+            return True
+
+    def _queue_len(self) -> int:
+        sched = self.crawler.engine.scheduler
+        return len(sched) if sched is not None else 0
+
+    def _beat(self):
+        busy = self._busy()
+        self.server.hset(self.key, self.me, json.dumps({"busy": busy, "ts": time.time()}))
+        if self._queue_len() > 0:
+            slot = getattr(self.crawler.engine, "_slot", None)  # pull shared work now, not at the 5 s heartbeat
+            if slot is not None:
+                slot.nextcall.schedule()
+        elif not busy and not self.closing and self._may_close():
+            # the engine re-checks idleness only every 5 s: close as soon as the crawl is done
+            from scrapy.utils.defer import deferred_from_coro
+
+            self.closing = True
+            logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="finished"))
+        if busy:
+            self.idle_since = None
+
+    def _others_busy(self) -> bool:
+        now = time.time()
+        for wid, raw in self.server.hgetall(self.key).items():
+            wid = wid.decode() if isinstance(wid, bytes) else wid
+            if wid == self.me:
+                continue
+            beat = json.loads(raw)
+            if beat.get("busy") and now - beat.get("ts", 0) < STALE_SECS:
+                return True
+        return False
+
+    def _may_close(self) -> bool:
+        """Queue drained, nobody busy, and idle for the grace period (or ``max_wait`` before any work)."""
+        if self._queue_len() > 0 or self._others_busy():
+            self.idle_since = None
+            return False
+        now = time.monotonic()
+        if self.idle_since is None:
+            self.idle_since = now
+        wait = self.grace if self.saw_work else self.max_wait
+        return now - self.idle_since >= wait
+
+    def spider_idle(self, spider):
+        self.server.hset(self.key, self.me, json.dumps({"busy": False, "ts": time.time()}))
+        if self.closing or not self._may_close():
+            raise DontCloseSpider
+        self.closing = True
+        logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
+
+    def spider_closed(self, spider, reason):
+        if self.loop is not None and self.loop.running:
+            self.loop.stop()
+        self.server.hdel(self.key, self.me)

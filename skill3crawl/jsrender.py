@@ -1,0 +1,199 @@
+"""JavaScript-rendered pages: detect an empty application shell, re-request it through Chromium.
+
+``-s SKILL3_JS=auto|always|never`` (default ``auto``):
+
+* ``auto``   — every page is downloaded plainly; a response that looks like an
+  application shell (:func:`looks_like_app_shell`) is re-requested once through
+  scrapy-playwright (``meta={"playwright": True}``). Pages that do not need it
+  never touch the browser.
+* ``always`` — every page request goes through the browser.
+* ``never``  — the browser is never used; scrapy-playwright's handler is not installed.
+
+Stats: ``skill3/js/static`` (pages served without the browser) and
+``skill3/js/rendered`` (pages rendered by Chromium).
+
+The browser is Debian's ``chromium`` (``SKILL3_CHROMIUM`` env or setting,
+default ``/usr/bin/chromium``); ``playwright install`` cannot download here.
+:class:`JsRenderAddon` wires the handler, launch options and middleware; it is
+listed in ``ADDONS`` in :mod:`skill3crawl.settings`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+
+from lxml import html as lxml_html
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse
+
+logger = logging.getLogger(__name__)
+
+MODES = ("auto", "always", "never")
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+PLAYWRIGHT_HANDLER = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+MIDDLEWARE = "skill3crawl.jsrender.JsRenderMiddleware"
+
+# A shell: at most this much visible text ...
+SHELL_MAX_TEXT = 200
+_ROOT_IDS = {"root", "app", "__next", "__nuxt", "___gatsby", "svelte", "main-app", "q-app"}
+_WS = re.compile(r"\s+")
+# Quick reject without building a tree (this runs on the reactor thread for every page):
+# markup minus scripts/styles/tags, whitespace removed.
+_QUICK_STRIP = re.compile(
+    rb"<(script|style|noscript|template|svg)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.S | re.I
+)
+_QUICK_SCRIPT = re.compile(rb"<script\b", re.I)
+_QUICK_WS = re.compile(rb"\s+")
+
+
+def _visible_text(doc) -> str:
+    body = doc.find("body")
+    if body is None:
+        body = doc
+    for bad in body.xpath(".//script|.//style|.//noscript|.//template|.//svg"):
+        bad.drop_tree()
+    return _WS.sub(" ", body.text_content()).strip()
+
+
+def looks_like_app_shell(html: str | bytes) -> bool:
+    """True when a page is an empty client-side application shell.
+
+    Three signals must agree: little visible text (≤200 characters outside
+    script/style/noscript), scripts present (an inline script or a ``src``), and a
+    mount point — an element whose id is a common framework root (``root``,
+    ``app``, ``__next``, ``__nuxt``, ``___gatsby`` …) or that carries a
+    ``data-reactroot``/``ng-version``/``data-server-rendered`` marker, or a body
+    whose only element children are scripts and one empty div.
+    """
+    if not html or not html.strip():
+        return False
+    raw = html.encode("utf-8", "replace") if isinstance(html, str) else html
+    if not _QUICK_SCRIPT.search(raw):
+        return False
+    # plenty of text already in the first 32 KB (entities and multi-byte characters only make this larger);
+    # not when the window ends inside a script (a framework's inline state can be that big)
+    window = raw[:32768]
+    low = window.lower()
+    if low.rfind(b"<script") <= low.rfind(b"</script") and len(_QUICK_WS.sub(b"", _QUICK_STRIP.sub(b" ", window))) > 4 * SHELL_MAX_TEXT:
+        return False
+    try:
+        doc = lxml_html.document_fromstring(html)
+    except Exception:  # lxml raises ParserError/ValueError on junk
+        return False
+    scripts = doc.xpath("//script[@src or normalize-space(string(.))!='']")
+    if not scripts:
+        return False
+    mount = any(
+        (el.get("id") or "").lower() in _ROOT_IDS
+        or el.tag == "app-root"
+        or el.get("data-reactroot") is not None
+        or el.get("ng-version") is not None
+        or el.get("data-server-rendered") is not None
+        for el in doc.iter()
+        if isinstance(el.tag, str)
+    )
+    if not mount:
+        body = doc.find("body")
+        if body is None:
+            return False
+        children = [c for c in body if isinstance(c.tag, str)]
+        non_script = [c for c in children if c.tag not in ("script", "noscript", "style", "link")]
+        if len(non_script) != 1 or non_script[0].tag not in ("div", "main") or len(non_script[0]) > 0:
+            return False
+    return len(_visible_text(doc)) <= SHELL_MAX_TEXT
+
+
+def js_mode(settings) -> str:
+    mode = str(settings.get("SKILL3_JS") or "auto").strip().lower()
+    if mode not in MODES:
+        raise ValueError(f"SKILL3_JS must be one of auto, always, never (got {mode!r})")
+    return mode
+
+
+def chromium_path(settings) -> str:
+    return settings.get("SKILL3_CHROMIUM") or os.environ.get("SKILL3_CHROMIUM") or DEFAULT_CHROMIUM
+
+
+class JsRenderAddon:
+    """Scrapy add-on: installs scrapy-playwright for http/https unless ``SKILL3_JS=never``."""
+
+    def update_settings(self, settings) -> None:
+        mode = js_mode(settings)
+        if mode == "never":
+            return
+        exe = chromium_path(settings)
+        if not os.access(exe, os.X_OK):
+            if mode == "always":
+                raise ValueError(f"SKILL3_JS=always needs Chromium, not found at {exe} (set SKILL3_CHROMIUM)")
+            logger.warning("JS rendering off: no Chromium at %s (set SKILL3_CHROMIUM or SKILL3_JS=never)", exe)
+            settings.set("SKILL3_JS", "never", priority=settings.getpriority("SKILL3_JS") or 15)
+            return
+        handlers = settings.getdict("DOWNLOAD_HANDLERS")
+        for scheme in ("http", "https"):
+            handlers.setdefault(scheme, PLAYWRIGHT_HANDLER)
+        settings.set("DOWNLOAD_HANDLERS", handlers, priority=max(settings.getpriority("DOWNLOAD_HANDLERS") or 0, 15))
+        settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="addon")
+        launch = dict(settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS"))
+        launch.setdefault("executable_path", exe)
+        launch.setdefault("headless", True)
+        launch.setdefault("args", list(CHROMIUM_ARGS))
+        settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="addon")
+        settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("PLAYWRIGHT_MAX_CONTEXTS") or 1, priority="addon")
+        settings.set("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT", settings.getint("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT") or 2, priority="addon")
+        settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", JsRenderMiddleware, 580)
+
+
+def _is_page_request(request) -> bool:
+    """Only document pages are rendered: never robots.txt, sitemaps, llms.txt, .md or API calls."""
+    if request.meta.get("skill3_kind", "page") != "page":
+        return False
+    path = request.url.split("?", 1)[0].lower()
+    return not path.endswith((".xml", ".txt", ".md", ".json", ".xml.gz", ".pdf"))
+
+
+class JsRenderMiddleware:
+    """Downloader middleware: route shells (auto) or every page (always) through Chromium."""
+
+    def __init__(self, crawler):
+        self.mode = js_mode(crawler.settings)
+        if self.mode == "never":
+            raise NotConfigured
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    def process_request(self, request):
+        if self.mode == "always" and not request.meta.get("playwright") and _is_page_request(request):
+            request.meta["playwright"] = True
+            request.meta["dont_cache"] = True  # the HTTP cache keys by URL: it would answer with the plain page
+        return None
+
+    def process_response(self, request, response):
+        if not _is_page_request(request) or not isinstance(response, HtmlResponse):
+            return response
+        if request.meta.get("playwright"):
+            self.stats.inc_value("skill3/js/rendered")
+            return response
+        if self.mode == "auto" and response.status == 200 and looks_like_app_shell(response.body):
+            self.stats.inc_value("skill3/js/shell_detected")
+            logger.debug("application shell, rendering with Chromium: %s", response.url)
+            meta = dict(request.meta)
+            meta["playwright"] = True
+            meta["skill3_js_rerender"] = True
+            meta["dont_cache"] = True  # else HttpCacheMiddleware answers the re-request with the cached shell
+            return request.replace(meta=meta, dont_filter=True)
+        self.stats.inc_value("skill3/js/static")
+        return response

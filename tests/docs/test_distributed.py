@@ -1,0 +1,143 @@
+"""Distributed crawl: real scrapy-redis workers (subprocesses) against one loopback site and a real Redis."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from skill3crawl import distributed
+
+from .conftest import ROOT, crawl_cmd, crawl_env
+from .sites import SiteServer, bind, generated_site
+
+REDIS_URL = os.environ.get("SKILL3_TEST_REDIS_URL")
+needs_redis = pytest.mark.skipif(not REDIS_URL, reason="SKILL3_TEST_REDIS_URL not set (scripts/test.sh starts redis-server on loopback)")
+PAGES = 120
+
+
+def _redis():
+    import redis
+
+    return redis.Redis.from_url(REDIS_URL)
+
+
+def _settings(key: str, tmp_path: Path) -> dict:
+    return {
+        "SKILL3_REDIS_URL": REDIS_URL,
+        "SKILL3_REDIS_KEY": key,
+        "HTTPCACHE_ENABLED": "0",
+        "SKILL3_REDIS_IDLE_GRACE": "1.5",
+        "MAX_IDLE_TIME_BEFORE_CLOSE": "30",
+    }
+
+
+def _start(args: dict, settings: dict, tmp_path: Path, tag: str) -> subprocess.Popen:
+    with open(tmp_path / f"{tag}.log", "w") as log:  # the child keeps its own descriptor
+        return subprocess.Popen(crawl_cmd(args, settings), cwd=ROOT, env=crawl_env(tmp_path, tag), stdout=log, stderr=subprocess.STDOUT)
+
+
+def _feeds(out: Path) -> dict[str, list[str]]:
+    return {
+        p.name: [json.loads(line)["url"] for line in p.read_text().splitlines() if line.strip()]
+        for p in sorted(out.glob("run*.jsonl"))
+    }
+
+
+def _log(tmp_path: Path, tag: str) -> str:
+    return (tmp_path / f"{tag}.log").read_text()
+
+
+@pytest.fixture
+def site():
+    server = SiteServer(delay=0.02)
+    server.routes = bind(generated_site(PAGES, sitemap=True), server.url)
+    with server:
+        yield server
+
+
+@pytest.fixture
+def key():
+    k = f"skill3test:{uuid.uuid4().hex[:8]}"
+    yield k
+    r = _redis()
+    for name in r.scan_iter(k + ":*"):
+        r.delete(name)
+
+
+def test_profile_settings_and_bad_url():
+    from scrapy.settings import Settings
+
+    s = Settings({"SKILL3_REDIS_URL": "redis://127.0.0.1:6390/0"})
+    distributed.RedisAddon().update_settings(s)
+    assert s["SCHEDULER"] == "skill3crawl.distributed.RedisScheduler"
+    assert s["DUPEFILTER_CLASS"] == "skill3crawl.distributed.RedisDupeFilter"
+    assert s.getbool("SCHEDULER_PERSIST") is True and s["REDIS_URL"] == "redis://127.0.0.1:6390/0"
+    with pytest.raises(ValueError, match="SKILL3_REDIS_URL must be a redis:// URL"):
+        distributed.RedisAddon().update_settings(Settings({"SKILL3_REDIS_URL": "http://x"}))
+    with pytest.raises(ValueError, match="JOBDIR and SKILL3_REDIS_URL"):
+        distributed.RedisAddon().update_settings(Settings({"SKILL3_REDIS_URL": "redis://x", "JOBDIR": "/tmp/j"}))
+    assert distributed.feed_name("planner", "h-1") == "run.jsonl"
+    assert distributed.feed_name("worker", "h-1") == "run-h-1.jsonl"
+
+
+@pytest.mark.redis
+@needs_redis
+def test_two_workers_equal_one_and_never_repeat(site, key, tmp_path):
+    # one worker alone
+    single_out = tmp_path / "single"
+    p = _start({"start_urls": f"{site.url}/docs/", "output_dir": single_out, "max_pages": 1000}, _settings(key + "s", tmp_path), tmp_path, "single")
+    assert p.wait(120) == 0, _log(tmp_path, "single")[-3000:]
+    single = _feeds(single_out)
+    assert list(single) == ["run.jsonl"]
+    single_urls = set(single["run.jsonl"])
+    assert len(single_urls) == PAGES + 1  # every generated page and the index
+    site.hits.clear()
+
+    # a planner and a worker sharing the queue
+    out = tmp_path / "two"
+    planner = _start({"start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 1000, "worker_id": "a"}, _settings(key, tmp_path), tmp_path, "planner")
+    time.sleep(0.5)
+    worker = _start({"role": "worker", "worker_id": "b"}, _settings(key, tmp_path), tmp_path, "worker")
+    assert planner.wait(120) == 0, _log(tmp_path, "planner")[-3000:]
+    assert worker.wait(120) == 0, _log(tmp_path, "worker")[-3000:]
+    feeds = _feeds(out)  # the worker took output_dir from the planner's published arguments
+    assert sorted(feeds) == ["run-b.jsonl", "run.jsonl"]
+    all_urls = [u for urls in feeds.values() for u in urls]
+    assert len(all_urls) == len(set(all_urls)), [u for u, n in Counter(all_urls).items() if n > 1]
+    assert set(all_urls) == single_urls
+    assert feeds["run-b.jsonl"] and feeds["run.jsonl"], "both workers must have crawled pages"
+    assert max(site.page_hits().values()) == 1  # no page fetched twice across workers
+    assert "main process (plans and seeds)" in _log(tmp_path, "planner") and "worker," in _log(tmp_path, "worker")
+
+
+@pytest.mark.redis
+@needs_redis
+def test_closing_one_worker_keeps_the_shared_queue(site, key, tmp_path):
+    out = tmp_path / "out"
+    planner = _start({"start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 1000, "worker_id": "a"}, _settings(key, tmp_path), tmp_path, "planner")
+    worker = _start({"role": "worker", "worker_id": "b"}, _settings(key, tmp_path), tmp_path, "worker")
+    deadline = time.monotonic() + 60
+    while sum(site.page_hits().values()) < 25:
+        assert time.monotonic() < deadline, "crawl did not start"
+        assert planner.poll() is None, _log(tmp_path, "planner")[-3000:]
+        time.sleep(0.05)
+    planner.send_signal(signal.SIGINT)  # graceful stop of one worker mid-crawl
+    assert planner.wait(60) == 0, _log(tmp_path, "planner")[-3000:]
+    left = _redis().zcard(key + ":requests")
+    assert left > 0, "the queue must still hold requests when the planner has closed"
+    assert worker.wait(120) == 0, _log(tmp_path, "worker")[-3000:]
+    assert _redis().zcard(key + ":requests") == 0
+    feeds = _feeds(out)
+    all_urls = [u for urls in feeds.values() for u in urls]
+    assert len(all_urls) == len(set(all_urls))
+    assert len(set(all_urls)) == PAGES + 1, "the worker must finish what the closed planner left queued"
+    assert len(feeds["run-b.jsonl"]) >= left  # everything left queued was crawled by the worker
+    assert max(site.page_hits().values()) == 1
