@@ -24,6 +24,19 @@ _EM = {"em", "i", "cite", "dfn"}
 _STRONG = {"strong", "b"}
 
 
+def _decorate(tag: str, text: str, el) -> str:
+    """Emphasis, strong and link markup around an inline element's text."""
+    if tag in _EM:
+        return f"*{text}*"
+    if tag in _STRONG:
+        return f"**{text}**"
+    if tag == "a":
+        href = (el.get("href") or "").strip()
+        if href and not href.startswith(("#", "javascript:")):
+            return f"[{text}]({href})"
+    return text
+
+
 def _inline(el, out: list[str]) -> None:
     """Inline text of ``el``'s content (not its tail) into ``out``."""
     if el.text:
@@ -42,14 +55,7 @@ def _inline(el, out: list[str]) -> None:
                 _inline(child, inner)
                 text = _WS.sub(" ", "".join(inner)).strip()
                 if text:
-                    if tag in _EM:
-                        text = f"*{text}*"
-                    elif tag in _STRONG:
-                        text = f"**{text}**"
-                    elif tag == "a":
-                        href = (child.get("href") or "").strip()
-                        if href and not href.startswith(("#", "javascript:")):
-                            text = f"[{text}]({href})"
+                    text = _decorate(tag, text, child)
                     out.append(text if tag not in _BLOCKS else "\n" + text + "\n")
         if child.tail:
             out.append(child.tail)
@@ -135,15 +141,7 @@ def _inline_one(child, out: list[str]) -> None:
     text = _text(child)
     if not text:
         return
-    if tag in _EM:
-        text = f"*{text}*"
-    elif tag in _STRONG:
-        text = f"**{text}**"
-    elif tag == "a":
-        href = (child.get("href") or "").strip()
-        if href and not href.startswith(("#", "javascript:")):
-            text = f"[{text}]({href})"
-    out.append(text)
+    out.append(_decorate(tag, text, child))
 
 
 def to_markdown(node) -> str:
