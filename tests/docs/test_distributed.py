@@ -124,16 +124,27 @@ def test_closing_one_worker_keeps_the_shared_queue(site, key, tmp_path):
     out = tmp_path / "out"
     planner = _start({"start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 1000, "worker_id": "a"}, _settings(key, tmp_path), tmp_path, "planner")
     worker = _start({"role": "worker", "worker_id": "b"}, _settings(key, tmp_path), tmp_path, "worker")
-    deadline = time.monotonic() + 60
-    while sum(site.page_hits().values()) < 25:
-        assert time.monotonic() < deadline, "crawl did not start"
-        assert planner.poll() is None, _log(tmp_path, "planner")[-3000:]
-        time.sleep(0.05)
-    planner.send_signal(signal.SIGINT)  # graceful stop of one worker mid-crawl
-    assert planner.wait(60) == 0, _log(tmp_path, "planner")[-3000:]
-    left = _redis().zcard(key + ":requests")
-    assert left > 0, "the queue must still hold requests when the planner has closed"
-    assert worker.wait(120) == 0, _log(tmp_path, "worker")[-3000:]
+    try:
+        deadline = time.monotonic() + 60
+        while sum(site.page_hits().values()) < 25:
+            assert time.monotonic() < deadline, "crawl did not start"
+            assert planner.poll() is None, _log(tmp_path, "planner")[-3000:]
+            time.sleep(0.05)
+        # Freeze the other worker while the planner shuts down, so only a flush could empty the queue
+        # (otherwise the worker may drain it first on a busy machine and the check proves nothing).
+        worker.send_signal(signal.SIGSTOP)
+        planner.send_signal(signal.SIGINT)  # graceful stop of one worker mid-crawl
+        assert planner.wait(60) == 0, _log(tmp_path, "planner")[-3000:]
+        left = _redis().zcard(key + ":requests")
+        assert left > 0, "the queue must still hold requests when the planner has closed"
+        worker.send_signal(signal.SIGCONT)
+        assert worker.wait(120) == 0, _log(tmp_path, "worker")[-3000:]
+    finally:
+        for proc in (planner, worker):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.kill()
+                proc.wait(10)
     assert _redis().zcard(key + ":requests") == 0
     feeds = _feeds(out)
     all_urls = [u for urls in feeds.values() for u in urls]
