@@ -692,18 +692,10 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
         fixes.append(f"name {raw_name!r} → {name!r}")
 
     body = body.strip("\n")
-    body, f = remove_scaffolding(body)
-    fixes += f
-    body, f = strip_trailing_chatter(body)
-    fixes += f
-    body, f = close_fences(body)
-    fixes += f
-    body, f = drop_empty_fences(body)
-    fixes += f
-    body, f = normalize_rules(body)
-    fixes += f
-    body, f = drop_degenerate_lines(body)
-    fixes += f
+    for step in (remove_scaffolding, strip_trailing_chatter, close_fences, drop_empty_fences, normalize_rules,
+                 drop_degenerate_lines):
+        body, f = step(body)
+        fixes += f
     body, f = _ensure_title(body, ctx)
     fixes += f
     body, removed = remove_section(body, re.compile(r"^sources\b|^references\s*$", re.I))
