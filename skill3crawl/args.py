@@ -19,6 +19,7 @@ from skill3crawl.corpus import CorpusError, CorpusSource, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
 
 MAX_PAGES_LIMIT = 100_000
+DEFAULT_DEPTH_LIMIT = 20
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 # Arguments that are secrets: never logged, never written to crawl.json.
@@ -75,6 +76,13 @@ class LearnArgs(BaseModel):
     fail_on_findings: bool = True  # synthesis' exit-3 gate (skill3 learn --no-fail-on-findings)
     brave_key: SecretStr | None = None
     role: Literal["main", "worker"] = "main"
+    # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.docs_crawl).
+    depth_limit: int = DEFAULT_DEPTH_LIMIT  # link hops from a start URL / sitemap / llms.txt entry
+    sitemap_filter: list[str] = Field(default_factory=list)  # path prefixes
+    locales: Literal["skip", "keep"] = "skip"
+    # Distributed crawls (skill3crawl.distributed): this worker's id, and the feed file it writes.
+    worker_id: str | None = None
+    feed_name: str = "run.jsonl"
 
     # Derived in the model validator.
     cutoff: Cutoff | None = None
@@ -105,6 +113,29 @@ class LearnArgs(BaseModel):
         if not 1 <= n <= MAX_PAGES_LIMIT:
             raise ValueError(f"must be between 1 and {MAX_PAGES_LIMIT}, got {n}")
         return n
+
+    @field_validator("depth_limit", mode="before")
+    @classmethod
+    def _depth(cls, v: Any) -> int:
+        try:
+            n = int(str(v).strip())
+        except ValueError:
+            raise ValueError(f"must be a whole number of link hops, got {v!r}") from None
+        if not 0 <= n <= 1000:
+            raise ValueError(f"must be between 0 and 1000, got {n}")
+        return n
+
+    @field_validator("sitemap_filter", mode="before")
+    @classmethod
+    def _filters(cls, v: Any) -> list[str]:
+        return ["/" + f.lstrip("/") for f in _split_csv(v)]
+
+    @field_validator("worker_id", mode="before")
+    @classmethod
+    def _wid(cls, v: Any) -> str | None:
+        from skill3crawl.distributed import worker_id
+
+        return None if v in (None, "") else worker_id(str(v))
 
     @field_validator("authoritative", mode="before")
     @classmethod
@@ -175,7 +206,16 @@ class LearnArgs(BaseModel):
 
     @property
     def feed_path(self) -> Path:
-        return Path(self.output_dir) / "run.jsonl"
+        return Path(self.output_dir) / self.feed_name
+
+    def site_roots(self, *, authoritative: bool = True) -> list[str]:
+        """Where the direct crawl starts: the start URLs, then (``authoritative``) the root of
+        each authoritative host no start URL is on."""
+        roots = list(self.start_urls)
+        if authoritative:
+            covered = {urlsplit(u).hostname for u in roots}
+            roots += [f"https://{h}/" for h in self.authoritative if h not in covered]
+        return list(dict.fromkeys(roots))
 
     def brave_token(self) -> str | None:
         """The search key: ``-a brave_key`` or ``BRAVE_SEARCH_API_KEY``. Never log it."""
@@ -218,20 +258,42 @@ def _one_line(exc: ValidationError) -> str:
     if err.get("type") == "missing":
         return f"missing argument {loc}: pass -a {loc}=…"
     if err.get("type") == "extra_forbidden":
-        known = ", ".join(k for k in LearnArgs.model_fields if k not in ("cutoff", "corpus"))
+        known = ", ".join(k for k in LearnArgs.model_fields if k not in ("cutoff", "corpus", "feed_name"))
         return f"unknown argument {loc!r} (known: {known})"
     return f"bad argument {loc}: {msg}" if loc else msg
 
 
-def parse_args(raw: dict[str, Any]) -> LearnArgs:
-    """Validate ``-a`` arguments; raise :class:`ArgsError` with one line on the first problem."""
+def docs_defaults(raw: dict[str, Any]) -> dict[str, Any]:
+    """``scrapy crawl docs``: authoritative hosts stand in for missing start URLs (crawled from their
+    root), the topic defaults to the first start URL's host, the start hosts are authoritative."""
+    raw = dict(raw)
+    urls = _split_csv(raw.get("start_urls"))
+    if not urls and raw.get("role") != "worker":  # a worker's start URLs come with the planner's arguments
+        urls = [f"https://{h}/" for h in _split_csv(raw.get("authoritative"))]
+        if not urls:
+            raise ArgsError("missing argument start_urls: docs mode needs -a start_urls=URL[,URL…] (or -a authoritative=HOSTS)")
+        raw["start_urls"] = ",".join(urls)
+    if not raw.get("topic") and urls:
+        raw["topic"] = urlsplit(urls[0]).hostname or ""
+    if not raw.get("authoritative") and urls:
+        raw["authoritative"] = ",".join(dict.fromkeys(urlsplit(u).hostname or "" for u in urls))
+    return raw
+
+
+def parse_args(raw: dict[str, Any], *, docs: bool = False, feed_name: str = "run.jsonl") -> LearnArgs:
+    """Validate ``-a`` arguments (``docs``: with :func:`docs_defaults`); raise :class:`ArgsError`
+    with one line on the first problem. The environment is checked by :meth:`LearnArgs.usage_problem`."""
     # Runner bookkeeping such as scrapyd's _job/_version is not a skill3 argument.
     raw = {k: v for k, v in raw.items() if not str(k).startswith("_")}
-    for derived in ("cutoff", "corpus"):
+    for derived in ("cutoff", "corpus", "feed_name"):
         if derived in raw:
-            raise ArgsError(f"unknown argument {derived!r}: did you mean cutoff_time?" if derived == "cutoff" else f"unknown argument {derived!r}: did you mean input_file?")
+            hint = {"cutoff": "did you mean cutoff_time?", "corpus": "did you mean input_file?",
+                    "feed_name": "the feed is <output_dir>/run.jsonl (run-<worker_id>.jsonl for workers)"}[derived]
+            raise ArgsError(f"unknown argument {derived!r}: {hint}")
+    if docs:
+        raw = docs_defaults(raw)
     try:
-        return LearnArgs(**raw)
+        return LearnArgs(**raw, feed_name=feed_name)
     except ArgsError:
         raise
     except ValidationError as exc:

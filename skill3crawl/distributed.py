@@ -154,7 +154,7 @@ class RedisScheduler(_Scheduler):
             base = redis_key(spider.settings, spider.name)
             self.flush()
             # a fresh crawl: forget the shared state of an earlier one (not ":config", already written)
-            self.server.delete(base + ":state:pages", base + ":state:canonical", base + ":state:count")
+            self.server.delete(*(base + f":state:{k}" for k in ("pages", "canonical", "count", "waiting")))
             logger.info("distributed crawl: main process (plans and seeds), queue %s emptied", self.queue_key)
         else:
             logger.info("distributed crawl: worker, %d requests waiting in %s", len(self.queue), self.queue_key)
@@ -193,26 +193,49 @@ def load_config(settings, spider_name: str, wait: float) -> dict:
 
 
 class RedisSharedState:
-    """Crawl-wide state shared by all workers: page budget and seen canonical URLs."""
+    """Crawl-wide state shared by all workers: the page budget, its waiting list, the seen canonical URLs
+    (the same contract as :class:`skill3crawl.docs_crawl.LocalState`)."""
 
     def __init__(self, settings, spider_name: str):
         self.server = server_from_settings(settings)
         base = redis_key(settings, spider_name)
         self.pages, self.count, self.canonical = base + ":state:pages", base + ":state:count", base + ":state:canonical"
+        self.waiting = base + ":state:waiting"
 
-    def claim_page(self, url: str, limit: int) -> bool:
-        if not self.server.sadd(self.pages, url):
-            return False
-        return self.server.incr(self.count) <= limit
+    def claim(self, key: str, limit: int, entry: list) -> str:
+        if not self.server.sadd(self.pages, key):
+            return "seen"
+        if self.server.incr(self.count) <= limit:
+            return "new"
+        self.server.decr(self.count)
+        if self.server.llen(self.waiting) < waiting_cap(limit):
+            self.server.rpush(self.waiting, json.dumps(entry))
+            return "waiting"
+        return "over"
 
-    def pages_claimed(self) -> int:
-        return int(self.server.get(self.count) or 0)
+    def transfer(self, key: str) -> bool:
+        return bool(self.server.sadd(self.pages, key))
+
+    def release(self) -> list | None:
+        raw = self.server.lpop(self.waiting)
+        if raw:
+            return json.loads(raw)  # the released budget slot passes to the waiting page
+        self.server.decr(self.count)
+        return None
+
+    def waiting_count(self) -> int:
+        return int(self.server.llen(self.waiting))
 
     def add_canonical(self, key: str) -> bool:
         return bool(self.server.sadd(self.canonical, key))
 
     def has_canonical(self, key: str) -> bool:
         return bool(self.server.sismember(self.canonical, key))
+
+
+def waiting_cap(limit: int) -> int:
+    """How many over-budget pages wait to replace pages that end without an item."""
+    return max(limit, 1000)
 
 
 class RedisWorkerIdle:

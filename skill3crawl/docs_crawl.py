@@ -1,9 +1,10 @@
-"""Docs mode: a whole documentation site, sitemap-first, then llms.txt, then in-prefix links, breadth-first.
+"""Docs mode: the direct crawl of whole documentation sites, sitemap-first, then llms.txt, then in-prefix links, breadth-first.
 
-:class:`DocsCrawlMixin` replaces the ``learn`` spider's direct discovery
-(``_direct_requests`` / ``_page_request`` / ``parse_page``); the page items are
-the same :class:`~skill3crawl.items.PageItem` and go through the same
-pipelines (content extraction and dates in the process pool).
+:class:`DocsCrawlMixin` is the ``learn`` spider's direct discovery — for
+``-a start_urls=…``, the authoritative-host fallback, and ``scrapy crawl docs``.
+Pages found by search never go through it (they are on arbitrary hosts). The
+page items are the same :class:`~skill3crawl.items.PageItem` and go through the
+same pipelines (content extraction and dates in the process pool).
 
 State that must survive ``-s JOBDIR=…`` pause/resume — the page budget and the
 canonical URLs already seen — lives in ``spider.state`` (pickled by Scrapy's
@@ -14,28 +15,25 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import deque
 from pathlib import Path
-from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
-from pydantic import Field, ValidationError, field_validator
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from skill3crawl import distributed
-from skill3crawl.args import ArgsError, LearnArgs, _one_line, _split_csv
-from skill3crawl.corpus import markdown_to_html
 from skill3crawl.docs import Scope, lastmod_date, llms_candidates, md_variant, normalize_url, parse_llms_txt, sitemap_candidates
+from skill3crawl.items import response_headers
 from skill3crawl.progress import Progress
 from skill3crawl.state import get_state
 from skill3crawl.urls import canonical_url
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_DEPTH_LIMIT = 20
 HTTPCACHE_SECS = 7 * 24 * 3600
 _PRIO = {"robots": 300, "sitemap": 200, "llms": 100, "page": 0}
 # Arguments a planner publishes for its workers (never secrets, never per-process ones).
@@ -43,71 +41,15 @@ SHARED_ARGS = ("topic", "target_model", "cutoff_time", "strict_cutoff", "authori
                "output_dir", "llm_provider", "llm_endpoint", "llm_model", "depth_limit", "sitemap_filter", "locales")
 
 
-class DocsArgs(LearnArgs):
-    """``learn``'s arguments plus docs mode's own."""
-
-    depth_limit: int = DEFAULT_DEPTH_LIMIT  # link hops from a start URL / sitemap / llms.txt entry
-    sitemap_filter: list[str] = Field(default_factory=list)  # path prefixes
-    locales: Literal["skip", "keep"] = "skip"
-    worker_id: str | None = None
-    feed_name: str = "run.jsonl"
-
-    @field_validator("depth_limit", mode="before")
-    @classmethod
-    def _depth(cls, v: Any) -> int:
-        try:
-            n = int(str(v).strip())
-        except ValueError:
-            raise ValueError(f"must be a whole number of link hops, got {v!r}") from None
-        if not 0 <= n <= 1000:
-            raise ValueError(f"must be between 0 and 1000, got {n}")
-        return n
-
-    @field_validator("sitemap_filter", mode="before")
-    @classmethod
-    def _filters(cls, v: Any) -> list[str]:
-        return ["/" + f.lstrip("/") for f in _split_csv(v)]
-
-    @field_validator("worker_id", mode="before")
-    @classmethod
-    def _wid(cls, v: Any) -> str | None:
-        return None if v in (None, "") else distributed.worker_id(str(v))
-
-    @property
-    def feed_path(self) -> Path:
-        return Path(self.output_dir) / self.feed_name
-
-
-def parse_docs_args(raw: dict[str, Any], feed_name: str = "run.jsonl") -> DocsArgs:
-    """Validate; the topic defaults to the first start URL's host; the start hosts are authoritative by default."""
-    raw = {k: v for k, v in raw.items() if not str(k).startswith("_")}  # runner bookkeeping (_job …)
-    urls = _split_csv(raw.get("start_urls"))
-    if not urls and raw.get("role") != "worker":
-        # the authoritative-host fallback: crawl each authoritative host from its root
-        urls = [f"https://{h}/" for h in _split_csv(raw.get("authoritative"))]
-        if urls:
-            raw["start_urls"] = ",".join(urls)
-    if not raw.get("topic") and urls:
-        raw["topic"] = urlsplit(urls[0]).hostname or ""
-    if not raw.get("authoritative") and urls:
-        raw["authoritative"] = ",".join(dict.fromkeys(urlsplit(u).hostname or "" for u in urls))
-    if not urls and raw.get("role") != "worker":
-        raise ArgsError("missing argument start_urls: docs mode needs -a start_urls=URL[,URL…] (or -a authoritative=HOSTS)")
-    raw["feed_name"] = feed_name
-    try:
-        args = DocsArgs(**raw)
-    except ArgsError:
-        raise
-    except ValidationError as exc:
-        raise ArgsError(_one_line(exc)) from None
-    problem = args.usage_problem() if hasattr(args, "usage_problem") else None
-    if problem:
-        raise ArgsError(problem)
-    return args
-
-
 class LocalState:
-    """Budget and canonical set in ``spider.state`` (persisted with JOBDIR)."""
+    """The page budget, its waiting list and the canonical set in ``spider.state`` (persisted with JOBDIR).
+
+    ``max_pages`` bounds the pages *written*: a budget slot is held by a page from
+    its request until its item is written; a page that ends without an item
+    (failed, robots-denied, not HTML, a duplicate, dropped by a pipeline) passes
+    its slot to the first waiting page. Pages over budget wait in a bounded list
+    (:func:`~skill3crawl.distributed.waiting_cap`); beyond it they are dropped.
+    """
 
     def __init__(self, spider):
         self.spider = spider
@@ -118,18 +60,41 @@ class LocalState:
         st.setdefault("pages", set())
         st.setdefault("canonical", set())
         st.setdefault("count", 0)
+        st.setdefault("waiting", deque())
         return st
 
-    def claim_page(self, url: str, limit: int) -> bool:
+    def claim(self, key: str, limit: int, entry: list) -> str:
+        """``new`` (fetch it now), ``waiting``, ``over`` (dropped) or ``seen``."""
         s = self._s
-        if url in s["pages"]:
-            return False
-        s["pages"].add(url)
-        s["count"] += 1
-        return s["count"] <= limit
+        if key in s["pages"]:
+            return "seen"
+        s["pages"].add(key)
+        if s["count"] < limit:
+            s["count"] += 1
+            return "new"
+        if len(s["waiting"]) < distributed.waiting_cap(limit):
+            s["waiting"].append(entry)
+            return "waiting"
+        return "over"
 
-    def pages_claimed(self) -> int:
-        return self._s["count"]
+    def transfer(self, key: str) -> bool:
+        """A page takes over the slot of the page it replaces (an ``.md`` twin's HTML page); False when seen."""
+        s = self._s
+        if key in s["pages"]:
+            return False
+        s["pages"].add(key)
+        return True
+
+    def release(self) -> list | None:
+        """A page ended without an item: its slot passes to the first waiting page (returned), else frees."""
+        s = self._s
+        if s["waiting"]:
+            return s["waiting"].popleft()
+        s["count"] -= 1
+        return None
+
+    def waiting_count(self) -> int:
+        return len(self._s["waiting"])
 
     def add_canonical(self, key: str) -> bool:
         s = self._s
@@ -176,11 +141,14 @@ def resuming(settings) -> bool:
 
 
 class DocsCrawlMixin:
-    """Docs-mode discovery for a spider shaped like ``learn`` (``args``, ``_item``, ``page_failed``)."""
+    """Docs-mode discovery for the ``learn`` spider (uses its ``args``, ``_item``, ``_fail``, ``page_failed``)."""
 
-    def setup_docs(self) -> None:
+    crawl_authoritative_roots = True  # the authoritative hosts no start URL is on are crawled from their root
+
+    def setup_site_crawl(self) -> None:
         a = self.args
-        self.scopes = [Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in a.start_urls]
+        self.site_roots = a.site_roots(authoritative=self.crawl_authoritative_roots)
+        self.scopes = [Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in self.site_roots]
 
     # -- state -------------------------------------------------------------
     @property
@@ -206,10 +174,10 @@ class DocsCrawlMixin:
         return None, reason
 
     # -- requests ------------------------------------------------------------
-    def _page_request(self, url: str, discovery: str, *, query: str | None = None, title: str = "",
-                      lastmod: str | None = None, hops: int = 0, html_url: str | None = None):
-        if discovery == "brave":
-            return super()._page_request(url, discovery, query=query, title=title, lastmod=lastmod)
+    def _site_request(self, url: str, discovery: str, *, title: str = "", lastmod: str | None = None,
+                      hops: int = 0, html_url: str | None = None, slot_held: bool = False):
+        """A request for an in-scope page that takes a budget slot (``slot_held``: the slot of the page it
+        replaces), or None: out of scope, already seen, or waiting for a slot."""
         scope, why = self._scope_for(url)  # cheap checks before canonicalisation
         if scope is None:
             self._drop(why)
@@ -218,32 +186,70 @@ class DocsCrawlMixin:
             canon = canonical_url(url)
         except ValueError:
             return None
-        if discovery == "link" and self.docs_state.has_canonical(normalize_url(canon)):
-            return None  # a page already written under its canonical URL
-        if not self.docs_state.claim_page(normalize_url(canon), self.args.max_pages):
-            if self.docs_state.pages_claimed() > self.args.max_pages:
-                self._drop("max_pages")
+        if canon in self.seen_urls:  # already requested as a search result
             return None
+        key = normalize_url(canon)
+        if discovery == "link" and self.docs_state.has_canonical(key):
+            return None  # a page already written under its canonical URL
+        entry = [canon, discovery, title, lastmod, hops, html_url]
+        if slot_held:
+            if not self.docs_state.transfer(key):
+                self.release_slot()
+                return None
+            return self._entry_request(entry)
+        status = self.docs_state.claim(key, self.args.max_pages, entry)
+        if status == "over":
+            self._drop("max_pages")
+        elif status == "waiting":
+            self.crawler.stats.inc_value("skill3/discovery/waiting")
+        return self._entry_request(entry) if status == "new" else None
+
+    def _entry_request(self, entry: list):
+        canon, discovery, title, lastmod, hops, html_url = entry
         item_url = canonical_url(html_url) if html_url else canon
         meta = {
-            "skill3": {"discovery": discovery, "query": query, "title": title, "lastmod": lastmod, "url": item_url},
+            "skill3": {"discovery": discovery, "query": None, "title": title, "lastmod": lastmod, "url": item_url},
             "skill3_kind": "page",
             "skill3_hops": hops,
+            "skill3_slot": True,
         }
         if html_url:
             meta["skill3_html_url"] = html_url
-        return scrapy.Request(canon, callback=self.parse_page, errback=self.docs_page_failed, meta=meta, priority=_PRIO["page"])
+        return scrapy.Request(canon, callback=self.parse_site_page, errback=self.site_page_failed, meta=meta, priority=_PRIO["page"])
+
+    def release_slot(self) -> None:
+        """A page ended without an item: schedule the first waiting page in its place."""
+        entry = self.docs_state.release()
+        if entry is not None:
+            self.crawler.engine.crawl(self._entry_request(entry))
+
+    def slot_item_dropped(self, item, response, exception, spider=None) -> None:
+        """``item_dropped``: a pipeline dropped a page that held a budget slot (not for the budget itself)."""
+        if response is not None and response.meta.get("skill3_slot") and not str(exception).startswith("max_pages:"):
+            self.release_slot()
+
+    def slot_request_dropped(self, request, spider=None) -> None:
+        """``request_dropped``: the scheduler's duplicate filter refused a page that held a budget slot."""
+        if request.meta.get("skill3_slot"):
+            self.release_slot()
+
+    def closed(self, reason: str) -> None:
+        if self.args is not None and reason != "shutdown" and not distributed.redis_enabled(self.settings):
+            left = self.docs_state.waiting_count()  # never fetched: the budget was spent
+            if left:
+                self.crawler.stats.inc_value("skill3/dropped/max_pages", left)
 
     def _direct_requests(self):
+        """Robots.txt (for its sitemaps), llms.txt, and the start page of every site root."""
         self.fallback_started = True
-        get_state(self.crawler).discovery.append("docs")
-        for scope, url in zip(self.scopes, self.args.start_urls):
+        get_state(self.crawler).discovery.append("direct")
+        for scope, url in zip(self.scopes, self.site_roots):
             yield scrapy.Request(scope.origin + "/robots.txt", callback=self.parse_robots_sitemaps, errback=self.aux_failed,
                                  meta={"skill3_kind": "robots", "skill3_scope": scope.origin + scope.prefix}, priority=_PRIO["robots"])
             for llms in llms_candidates(scope):
                 yield scrapy.Request(llms, callback=self.parse_llms_txt, errback=self.aux_failed,
                                      meta={"skill3_kind": "llms"}, priority=_PRIO["llms"])
-            req = self._page_request(url, "start")
+            req = self._site_request(url, "start")
             if req is not None:
                 yield req
 
@@ -281,7 +287,7 @@ class DocsCrawlMixin:
                                      meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
             elif sitemap.type == "urlset":
                 count += 1
-                req = self._page_request(loc, "sitemap", lastmod=lastmod_date(entry.get("lastmod")))
+                req = self._site_request(loc, "sitemap", lastmod=lastmod_date(entry.get("lastmod")))
                 if req is not None:
                     yield req
         self.crawler.stats.inc_value("skill3/discovery/sitemap_urls", count)
@@ -296,21 +302,22 @@ class DocsCrawlMixin:
             md = None if path.endswith((".md", ".txt")) else md_variant(url)
             if md is not None and self._scope_for(url)[0] is not None:
                 # prefer the .md twin (llmstxt.org); fall back to the HTML page when the site has none
-                req = self._page_request(md, "llms.txt", title=title, html_url=url)
+                req = self._site_request(md, "llms.txt", title=title, html_url=url)
             else:
-                req = self._page_request(url, "llms.txt", title=title)
+                req = self._site_request(url, "llms.txt", title=title)
             if req is not None:
                 yield req
 
-    def docs_page_failed(self, failure):
+    def site_page_failed(self, failure):
         html_url = failure.request.meta.get("skill3_html_url")
         if html_url and failure.check(HttpError):
             self.crawler.stats.inc_value("skill3/discovery/md_twin_missing")
             info = failure.request.meta["skill3"]
-            req = self._page_request(html_url, "llms.txt", title=info.get("title") or "")
+            req = self._site_request(html_url, "llms.txt", title=info.get("title") or "", slot_held=True)
             if req is not None:
                 yield req
             return
+        self.release_slot()
         self.page_failed(failure)
 
     def follow_links(self, response):
@@ -334,7 +341,7 @@ class DocsCrawlMixin:
             if url in seen:
                 continue
             seen.add(url)
-            req = self._page_request(url, "link", hops=hops)
+            req = self._site_request(url, "link", hops=hops)
             if req is not None:
                 yield req
 
@@ -352,35 +359,25 @@ class DocsCrawlMixin:
                     primary = normalize_url(target)
         return primary, keys - {primary}
 
-    def parse_page(self, response):
+    def parse_site_page(self, response):
         info = response.meta["skill3"]
-        if info["discovery"] == "brave":
-            yield from super().parse_page(response)
-            return
         stats = self.crawler.stats
         stats.inc_value("skill3/pages_fetched")
         stats.inc_value(f"skill3/discovery/{info['discovery']}")
-        if not isinstance(response, TextResponse):
-            self._drop("not_text")
+        html = self.page_html(response, info)
+        if html is None:
+            self.release_slot()
             return
-        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
-        path = urlsplit(response.url).path.lower()
-        if "html" in ctype:
-            html = response.text
+        if isinstance(response, HtmlResponse):
             yield from self.follow_links(response)  # breadth-first: links are queued before the item is processed
-        elif "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
-            html = markdown_to_html(response.text, info.get("title") or "")
-        else:
-            self._drop("not_html")
-            return
         primary, aliases = self._canonical_keys(response)
         fresh = self.docs_state.add_canonical(primary)
         for key in aliases:
             self.docs_state.add_canonical(key)
         if not fresh:
             self._drop("canonical_duplicate")
+            self.release_slot()
             return
-        from skill3crawl.spiders.learn import _headers
-
-        yield self._item(info["url"], response.url, html, _headers(response), info["discovery"], info["query"],
+        self.items_yielded += 1
+        yield self._item(info["url"], response.url, html, response_headers(response), info["discovery"], None,
                          lastmod=info.get("lastmod"), title_hint=info.get("title") or "")

@@ -8,6 +8,7 @@ pipelines and are cleared by the last one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from synth.item import SourceItem
 
@@ -21,3 +22,12 @@ class PageItem(SourceItem):
     lastmod: str | None = None  # the sitemap's lastmod for this URL
     date_hint: str | None = None  # the corpus file's date: header
     title_hint: str = ""  # title from search results or the corpus header
+
+
+def response_headers(response: Any) -> dict[str, str]:
+    """A response's headers for :attr:`PageItem.headers`: lower-case names, first values."""
+    out = {}
+    for k, v in response.headers.items():
+        if v:
+            out[k.decode("latin-1").lower()] = v[0].decode("latin-1", "replace")
+    return out

@@ -132,3 +132,36 @@ async def _sleep(seconds: float) -> None:
     from scrapy.utils.defer import maybe_deferred_to_future
 
     await maybe_deferred_to_future(deferLater(reactor, seconds, lambda: None))
+
+
+SEARCH_KEY_HEADER = b"X-Subscription-Token"
+
+
+class SearchKeyMiddleware:
+    """Adds the search API key to search requests just before download and strips it from
+    them afterwards, so the key never sits in a request that is queued — on disk with
+    ``JOBDIR``, in Redis in a distributed crawl, or re-queued by a retry."""
+
+    def __init__(self, crawler: Any):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "SearchKeyMiddleware":
+        return cls(crawler)
+
+    def _key(self) -> str | None:
+        args = getattr(self.crawler.spider, "args", None)
+        return args.brave_token() if args is not None else None
+
+    def process_request(self, request: Any) -> None:
+        if request.meta.get("skill3_search"):
+            key = self._key()
+            if key:
+                request.headers[SEARCH_KEY_HEADER] = key
+
+    def process_response(self, request: Any, response: Any) -> Any:
+        request.headers.pop(SEARCH_KEY_HEADER, None)
+        return response
+
+    def process_exception(self, request: Any, exception: Exception) -> None:
+        request.headers.pop(SEARCH_KEY_HEADER, None)

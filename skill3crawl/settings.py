@@ -72,6 +72,8 @@ DOWNLOADER_MIDDLEWARES = {
     "skill3crawl.middlewares.CrawlDelayMiddleware": 110,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "skill3crawl.middlewares.RetryAfterMiddleware": 550,
+    # Its responses pass before the retry middleware's: the key is stripped before a retry is queued.
+    "skill3crawl.middlewares.SearchKeyMiddleware": 560,
     # Closest to the downloader: a name resolving only to blocked addresses is ignored, not retried.
     "skill3crawl.netguard.NetworkGuardRefusalMiddleware": 950,
 }

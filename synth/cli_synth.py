@@ -67,13 +67,16 @@ def learn_spider_kwargs(
     llm_model: str | None = None,
     verify: bool = False,
     brave_key: str | None = None,
+    depth_limit: int | None = None,
+    sitemap_filter: str | None = None,
+    locales: str | None = None,
 ) -> dict[str, str]:
     """`skill3 learn --x-y V` → spider ``-a x_y=V`` (DESIGN §3); ``synth=0``: this command synthesises itself."""
     kw: dict[str, str] = {"topic": topic, "output_dir": output_dir or default_output_dir(topic), "synth": "0"}
     optional = {
         "target_model": target_model, "cutoff_time": cutoff_time, "authoritative": authoritative,
         "start_urls": start_urls, "input_file": input_file, "llm_endpoint": llm_endpoint, "llm_model": llm_model,
-        "brave_key": brave_key,
+        "brave_key": brave_key, "depth_limit": depth_limit, "sitemap_filter": sitemap_filter, "locales": locales,
     }
     kw.update({k: str(v) for k, v in optional.items() if v not in (None, "")})
     if max_pages is not None:
@@ -94,7 +97,10 @@ def learn_cmd(
     cutoff_time: Optional[str] = typer.Option(None, "--cutoff-time", help="cutoff month YYYY-MM; wins over --target-model"),
     strict_cutoff: bool = typer.Option(False, "--strict-cutoff", help="drop pre-cutoff and undated sources"),
     authoritative: Optional[str] = typer.Option(None, "--authoritative", help="comma-separated authoritative hosts (weight 1.0)"),
-    start_urls: Optional[str] = typer.Option(None, "--start-urls", help="comma-separated URLs to crawl directly"),
+    start_urls: Optional[str] = typer.Option(None, "--start-urls", help="comma-separated URLs to crawl directly, each within its path prefix (docs mode)"),
+    depth_limit: Optional[int] = typer.Option(None, "--depth-limit", help="link hops from a start URL, sitemap or llms.txt entry (default 20)"),
+    sitemap_filter: Optional[str] = typer.Option(None, "--sitemap-filter", help="comma-separated path prefixes sitemap and link URLs must start with"),
+    locales: Optional[str] = typer.Option(None, "--locales", help="skip (default): leave /ja/, /zh-cn/ … translations out; keep"),
     input_file: Optional[str] = typer.Option(None, "--input-file", help="offline corpus in the === SOURCE === format"),
     max_pages: Optional[int] = typer.Option(None, "--max-pages", help="page budget for the crawl"),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="output folder (default output/<topic>)"),
@@ -123,7 +129,7 @@ def learn_cmd(
         topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff,
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
         output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
-        verify=verify, brave_key=brave_key,
+        verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,
     )
     out = Path(kwargs["output_dir"])
     code = run_crawl(kwargs)

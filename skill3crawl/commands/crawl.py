@@ -17,7 +17,7 @@ class Command(ScrapyCrawl):
     def process_options(self, args, opts) -> None:
         super().process_options(args, opts)
         # Before Scrapy sets up logging and the crawler process: one line, exit 2.
-        if args == ["learn"]:
+        if args == ["learn"] and opts.spargs.get("role") != "worker":  # a worker's arguments come from Redis
             from skill3crawl.args import ArgsError, parse_args
 
             try:

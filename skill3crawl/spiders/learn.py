@@ -1,7 +1,16 @@
-"""The `learn` spider: plan queries → Brave search → pages; or the direct docs fallback; or an offline corpus.
+"""The `learn` spider: plan queries → Brave search → pages; the direct docs crawl; or an offline corpus.
 
 Arguments are validated as one model (:mod:`skill3crawl.args`). A bad argument
 is one ERROR line, nothing is fetched, and ``scrapy crawl`` exits 2.
+
+Discovery: with a search key, the planned queries go to Brave Search and its
+results are fetched (never followed further: they are on arbitrary hosts). The
+start URLs and authoritative hosts are crawled in docs mode
+(:class:`~skill3crawl.docs_crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
+links, canonical and locale de-duplication) — directly when there is no key,
+else when search found fewer than ``SKILL3_MIN_SEARCH_RESULTS`` pages.
+``-a role=worker`` with ``-s SKILL3_REDIS_URL=…`` joins a distributed crawl
+(:mod:`skill3crawl.distributed`).
 """
 
 from __future__ import annotations
@@ -14,23 +23,22 @@ from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import scrapy
+from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, TextResponse
 
+from skill3crawl import distributed
 from skill3crawl.args import ArgsError, LearnArgs, parse_args
 from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import brave
-from skill3crawl.discovery.links import in_site_links
-from skill3crawl.discovery.llmstxt import llms_txt_url, parse_llms_txt
-from skill3crawl.discovery.sitemap import parse_sitemap, sitemap_url
-from skill3crawl.items import EXPORT_FIELDS, PageItem
+from skill3crawl.docs_crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
+from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
 from skill3crawl.urls import canonical_url, host_of
 
 logger = logging.getLogger(__name__)
 
-MIN_SEARCH_RESULTS = 5  # fewer unique results than this → also run the direct fallback
-MAX_SITEMAP_FILES = 10
+MIN_SEARCH_RESULTS = 5  # fewer unique results than this → also run the direct crawl
 EXIT_BAD_USAGE = 2
 
 
@@ -38,59 +46,77 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _headers(response: Any) -> dict[str, str]:
-    out = {}
-    for k, v in response.headers.items():
-        if v:
-            out[k.decode("latin-1").lower()] = v[0].decode("latin-1", "replace")
-    return out
-
-
-class LearnSpider(scrapy.Spider):
+class LearnSpider(DocsCrawlMixin, scrapy.Spider):
     name = "learn"
+    docs_defaults = False  # `scrapy crawl docs`: start URLs required, topic and authority from them
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> "LearnSpider":
+        settings = crawler.settings
+        try:
+            kwargs = cls._distributed_kwargs(settings, kwargs)
+        except ValueError as exc:
+            kwargs = {"_error": str(exc)}
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        a = spider.args
+        if a is None:
+            return spider
+        crawler.signals.connect(spider.slot_item_dropped, signal=signals.item_dropped)
+        crawler.signals.connect(spider.slot_request_dropped, signal=signals.request_dropped)
+        if a.corpus is None and spider.site_roots:
+            apply_docs_settings(settings, a)
+        settings.set(
+            "FEEDS",
+            {str(a.feed_path): {"format": "jsonlines", "encoding": "utf-8", "store_empty": True, "fields": EXPORT_FIELDS,
+                                # a resumed JOBDIR crawl appends: the feed then holds the whole crawl, each page once
+                                "overwrite": not resuming(settings)}},
+            priority="spider",
+        )
+        settings.set("CLOSESPIDER_ITEMCOUNT", a.max_pages, priority="spider")
+        return spider
+
+    @classmethod
+    def _distributed_kwargs(cls, settings: Any, kwargs: dict) -> dict:
+        """The spider arguments in a distributed crawl: workers read the planner's; the planner publishes its own."""
+        role = distributed.check_role(kwargs.get("role"))
+        redis = distributed.redis_enabled(settings)
+        if role == "worker" and not redis:
+            raise ValueError("role=worker needs -s SKILL3_REDIS_URL=redis://…")
+        if role == "worker":
+            wait = settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 60.0) or 60.0
+            shared = distributed.load_config(settings, cls.name, wait)
+            kwargs = {**shared, **kwargs, "synth": "0"}  # workers never synthesize: run `skill3 synth run*.jsonl`
+            kwargs.setdefault("worker_id", distributed.worker_id())
+        elif redis:
+            distributed.publish_config(settings, cls.name, {k: kwargs[k] for k in SHARED_ARGS if k in kwargs})
+        feed = distributed.feed_name(role, kwargs.get("worker_id") or "") if redis else "run.jsonl"
+        return {**kwargs, "_feed_name": feed}
 
     def __init__(self, **kwargs: Any):
         # Deliberately not passing kwargs to Spider.__init__: it would copy them
         # (brave_key included) onto the spider as attributes.
         super().__init__(name=self.name)
         self.args: LearnArgs | None = None
-        self.args_error: str | None = None
-        try:
-            args = parse_args(kwargs)
-            problem = args.usage_problem()
-            if problem:
-                raise ArgsError(problem)
-            self.args = args
-        except ArgsError as exc:
-            self.args_error = str(exc)  # start() logs it; no feed is configured, nothing is fetched
-        self.seen_urls: set[str] = set()
-        self.follow_hosts: set[str] = set()
+        self.args_error: str | None = kwargs.pop("_error", None)
+        feed_name = kwargs.pop("_feed_name", "run.jsonl")
+        self.site_roots: list[str] = []
+        if self.args_error is None:
+            try:
+                args = parse_args(kwargs, docs=self.docs_defaults, feed_name=feed_name)
+                problem = args.usage_problem()
+                if problem:
+                    raise ArgsError(problem)
+                self.args = args
+                self.setup_site_crawl()
+            except (ArgsError, ValueError) as exc:
+                self.args, self.args_error = None, str(exc)  # start() logs it; nothing is fetched
+        self.state: dict = {}  # replaced by the saved state when JOBDIR holds one
+        self.seen_urls: set[str] = set()  # search results requested
         self.pending_searches = 0
         self.search_results = 0
         self.fallback_started = False
         self.page_requests = 0
         self.items_yielded = 0
-
-    @classmethod
-    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> "LearnSpider":
-        spider = super().from_crawler(crawler, *args, **kwargs)
-        a = spider.args
-        if a is not None:
-            crawler.settings.set(
-                "FEEDS",
-                {
-                    str(a.feed_path): {
-                        "format": "jsonlines",
-                        "encoding": "utf-8",
-                        "overwrite": True,
-                        "store_empty": True,
-                        "fields": EXPORT_FIELDS,
-                    }
-                },
-                priority="spider",
-            )
-            crawler.settings.set("CLOSESPIDER_ITEMCOUNT", a.max_pages, priority="spider")
-        return spider
 
     # ------------------------------------------------------------------ start
     async def start(self) -> AsyncIterator[Any]:
@@ -101,7 +127,7 @@ class LearnSpider(scrapy.Spider):
             return
         a = self.args
         if a.role == "worker":
-            logger.warning("skill3: role=worker is reserved for distributed crawls; running as a normal crawl")
+            return  # workers never plan or seed: they consume the shared queue
         if a.corpus is not None:
             state.discovery.append("corpus")
             state.planner = {"status": "skipped", "reason": "input_file"}
@@ -121,7 +147,8 @@ class LearnSpider(scrapy.Spider):
             for q in plan.queries:
                 yield scrapy.Request(
                     brave.search_url(endpoint, q, a.cutoff.start, state.today),
-                    headers={"X-Subscription-Token": key, "Accept": "application/json"},
+                    # the key header is added at download time (SearchKeyMiddleware): never in a queue on disk or in Redis
+                    headers={"Accept": "application/json"},
                     callback=self.parse_search,
                     errback=self.search_failed,
                     dont_filter=True,
@@ -132,6 +159,7 @@ class LearnSpider(scrapy.Spider):
                         "dont_cache": True,  # the cache would store the key header on disk
                         "autothrottle_dont_adjust_delay": True,
                         "skill3_search": True,
+                        "skill3_kind": "search",
                     },
                 )
         else:
@@ -205,7 +233,7 @@ class LearnSpider(scrapy.Spider):
             results = []
         self.crawler.stats.inc_value("skill3/search/results", len(results))
         for r in results:
-            req = self._page_request(r.url, "brave", query=query, title=r.title)
+            req = self._search_request(r.url, query=query, title=r.title)
             if req is not None:
                 self.search_results += 1
                 yield req
@@ -226,72 +254,16 @@ class LearnSpider(scrapy.Spider):
         yield from self._maybe_fallback()
 
     def _maybe_fallback(self) -> Any:
-        if self.pending_searches > 0 or self.fallback_started:
+        if self.pending_searches > 0 or self.fallback_started or self.args.role == "worker":
             return
         self.crawler.stats.set_value("skill3/search/unique_urls", self.search_results)
-        if self.search_results < self.settings.getint("SKILL3_MIN_SEARCH_RESULTS", MIN_SEARCH_RESULTS) and (self.args.authoritative or self.args.start_urls):
+        if self.search_results < self.settings.getint("SKILL3_MIN_SEARCH_RESULTS", MIN_SEARCH_RESULTS) and self.site_roots:
             logger.info("skill3: search found %d pages; adding the direct crawl of authoritative hosts/start URLs", self.search_results)
             yield from self._direct_requests()
 
-    # ----------------------------------------------------------------- direct
-    def direct_seeds(self) -> list[str]:
-        """Site roots to discover from: each start URL's site and each authoritative host."""
-        a = self.args
-        roots: list[str] = []
-        for u in a.start_urls:
-            p = urlsplit(u)
-            roots.append(f"{p.scheme}://{p.netloc}/")
-        for host in a.authoritative:
-            if not any(urlsplit(r).hostname == host for r in roots):
-                roots.append(f"https://{host}/")
-        return list(dict.fromkeys(roots))
-
-    def _direct_requests(self) -> Any:
-        self.fallback_started = True
-        get_state(self.crawler).discovery.append("direct")
-        a = self.args
-        for root in self.direct_seeds():
-            self.follow_hosts.add(urlsplit(root).hostname)
-            yield scrapy.Request(llms_txt_url(root), callback=self.parse_llms_txt, errback=self.aux_failed, priority=20)
-            yield scrapy.Request(sitemap_url(root), callback=self.parse_sitemap, errback=self.aux_failed, priority=20)
-        covered = {urlsplit(u).hostname for u in a.start_urls}
-        pages = [*a.start_urls, *(r for r in self.direct_seeds() if urlsplit(r).hostname not in covered)]
-        for u in pages:
-            req = self._page_request(u, "start")
-            if req is not None:
-                yield req
-
-    def parse_llms_txt(self, response: Any) -> Any:
-        if response.status != 200 or not isinstance(response, TextResponse):
-            return
-        links = parse_llms_txt(response.text, response.url)
-        self.crawler.stats.inc_value("skill3/discovery/llms_txt_links", len(links))
-        for url, title in links:
-            req = self._page_request(url, "llms.txt", title=title)
-            if req is not None:
-                yield req
-
-    def parse_sitemap(self, response: Any) -> Any:
-        kind, entries = parse_sitemap(response.body)
-        if kind == "sitemapindex":
-            done = response.meta.get("skill3_sitemaps", 1)
-            for e in entries[: max(0, MAX_SITEMAP_FILES - done)]:
-                yield scrapy.Request(e.loc, callback=self.parse_sitemap, errback=self.aux_failed, priority=20,
-                                     meta={"skill3_sitemaps": done + 1})
-            return
-        self.crawler.stats.inc_value("skill3/discovery/sitemap_urls", len(entries))
-        for e in entries:
-            if host_of(e.loc) != host_of(response.url):
-                continue  # a sitemap may only list its own host's pages
-            req = self._page_request(e.loc, "sitemap", lastmod=e.lastmod)
-            if req is not None:
-                yield req
-
-    def aux_failed(self, failure: Any) -> None:
-        self.crawler.stats.inc_value("skill3/discovery/aux_failed")
-
     # ------------------------------------------------------------------ pages
-    def _page_request(self, url: str, discovery: str, *, query: str | None = None, title: str = "", lastmod: str | None = None):
+    def _search_request(self, url: str, *, query: str, title: str = ""):
+        """A search result's page: fetched once, never followed further."""
         try:
             canon = canonical_url(url)
         except ValueError:
@@ -308,7 +280,7 @@ class LearnSpider(scrapy.Spider):
             canon,
             callback=self.parse_page,
             errback=self.page_failed,
-            meta={"skill3": {"discovery": discovery, "query": query, "title": title, "lastmod": lastmod, "url": canon}},
+            meta={"skill3": {"discovery": "brave", "query": query, "title": title, "lastmod": None, "url": canon}},
         )
 
     def _items_alive(self) -> int:
@@ -322,27 +294,26 @@ class LearnSpider(scrapy.Spider):
             self.crawler.stats.inc_value("skill3/discovery/over_budget")
             return  # enough pages are written or in the pipelines: skip the extraction work
         self.crawler.stats.inc_value(f"skill3/discovery/{info['discovery']}")
+        html = self.page_html(response, info)
+        if html is None:
+            return
+        self.items_yielded += 1
+        yield self._item(info["url"], response.url, html, response_headers(response), info["discovery"], info["query"],
+                         title_hint=info.get("title") or "")
+
+    def page_html(self, response: Any, info: dict) -> str | None:
+        """The page as HTML (markdown and plain-text bodies converted), or None, counted as dropped."""
         if not isinstance(response, TextResponse):
             self.crawler.stats.inc_value("skill3/dropped/not_text")
-            return
+            return None
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
         path = urlsplit(response.url).path.lower()
         if "html" in ctype or (not ctype and isinstance(response, HtmlResponse)):
-            html = response.text
-        elif "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
-            html = markdown_to_html(response.text, info.get("title") or "")
-        else:
-            self.crawler.stats.inc_value("skill3/dropped/not_html")
-            return
-        self.items_yielded += 1
-        yield self._item(info["url"], response.url, html, _headers(response), info["discovery"], info["query"],
-                         lastmod=info.get("lastmod"), title_hint=info.get("title") or "")
-        host = urlsplit(response.url).hostname
-        if info["discovery"] != "brave" and host in self.follow_hosts and "html" in ctype:
-            for url in in_site_links(response):
-                req = self._page_request(url, "link")
-                if req is not None:
-                    yield req
+            return response.text
+        if "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
+            return markdown_to_html(response.text, info.get("title") or "")
+        self.crawler.stats.inc_value("skill3/dropped/not_html")
+        return None
 
     def page_failed(self, failure: Any) -> None:
         from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, CannotResolveHostError

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def scrapy_crawl(*args: str, settings: dict | None = None, env: dict | None = None, timeout: float = 90, cwd: Path | None = None):
-    """`scrapy crawl learn ARGS` → CompletedProcess; settings become -s flags (dicts as JSON)."""
+    """`scrapy crawl learn ARGS` → CompletedProcess; settings become -s flags (dicts as JSON).
+
+    Each call gets its own HTTP cache (direct crawls turn it on): a port reused by a later
+    test must never be answered from an earlier test's pages."""
+    settings = dict(settings or {})
+    if "HTTPCACHE_DIR" not in settings:
+        cache = tempfile.TemporaryDirectory(prefix="skill3-httpcache-")
+        try:
+            return scrapy_crawl(*args, settings={**settings, "HTTPCACHE_DIR": cache.name}, env=env, timeout=timeout, cwd=cwd)
+        finally:
+            cache.cleanup()
     script = Path(sys.executable).with_name("scrapy")  # the real `scrapy` command of this interpreter
     cmd = [str(script) if script.exists() else sys.executable, *([] if script.exists() else ["-m", "scrapy"]), "crawl", "learn"]
     for a in args:

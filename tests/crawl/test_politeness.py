@@ -210,3 +210,29 @@ def test_guarded_resolver_caches_checked_answers():
         r.resolveHostName(rec, "public.example", port)
         assert rec.addresses == ["93.184.216.34"]
     assert Reactor.nameResolver.calls == ["public.example"]
+
+
+def test_search_key_is_only_on_the_request_while_it_downloads(monkeypatch):
+    """The key is never in a request that can be queued (JOBDIR on disk, Redis, a retry)."""
+    from types import SimpleNamespace
+
+    import scrapy
+
+    from skill3crawl.args import parse_args
+    from skill3crawl.middlewares import SearchKeyMiddleware
+
+    monkeypatch.delenv("BRAVE_SEARCH_API_KEY", raising=False)
+    args = parse_args({"topic": "t", "brave_key": "sk-search-123"})
+    mw = SearchKeyMiddleware(SimpleNamespace(spider=SimpleNamespace(args=args)))
+    search = scrapy.Request("https://api.search.example/s?q=t", meta={"skill3_search": True})
+    page = scrapy.Request("https://docs.example.org/")
+    assert "sk-search-123" not in repr(search.to_dict())  # as queued
+    mw.process_request(search)
+    mw.process_request(page)
+    assert search.headers[b"X-Subscription-Token"] == b"sk-search-123"  # on the wire
+    assert b"X-Subscription-Token" not in page.headers  # never sent to a crawled site
+    mw.process_response(search, None)
+    assert "sk-search-123" not in repr(search.to_dict())  # what a retry would queue
+    mw.process_request(search)
+    mw.process_exception(search, TimeoutError())
+    assert b"X-Subscription-Token" not in search.headers

@@ -60,13 +60,13 @@ def crawl_env(tmp_path: Path, tag: str = "") -> dict:
 
 @pytest.fixture
 def run_crawl(tmp_path):
-    """Run `scrapy crawl docs` to completion; returns a CrawlResult."""
+    """Run `scrapy crawl docs` (or ``spider``) to completion; returns a CrawlResult."""
 
-    def _run(spider_args: dict, settings: dict | None = None, tag: str = "", timeout: float = 120) -> CrawlResult:
+    def _run(spider_args: dict, settings: dict | None = None, tag: str = "", timeout: float = 120, spider: str = "docs") -> CrawlResult:
         settings = {"HTTPCACHE_DIR": str(tmp_path / "httpcache"), **(settings or {})}
         out = Path(spider_args.setdefault("output_dir", str(tmp_path / "out")))
         env = crawl_env(tmp_path, tag)
-        proc = subprocess.run(crawl_cmd(spider_args, settings), cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(crawl_cmd(spider_args, settings, spider), cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
         return CrawlResult(proc, tmp_path / f"stats{tag}.json", out)
 
     return _run

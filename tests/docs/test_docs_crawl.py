@@ -51,11 +51,16 @@ def docs_site() -> dict:
     }
 
 
-def test_docs_mode_discovery_order_scope_and_dedupe(run_crawl):
+# `scrapy crawl learn -a start_urls=…` is docs mode too (only its defaults differ).
+SPIDERS = [("docs", {}), ("learn", {"topic": "example"})]
+
+
+@pytest.mark.parametrize("spider,extra", SPIDERS, ids=[s for s, _ in SPIDERS])
+def test_docs_mode_discovery_order_scope_and_dedupe(run_crawl, spider, extra):
     server = SiteServer()
     server.routes = bind(docs_site(), server.url)
     with server as site:
-        res = run_crawl({"start_urls": f"{site.url}/docs/", "depth_limit": 2})
+        res = run_crawl({**extra, "start_urls": f"{site.url}/docs/", "depth_limit": 2}, spider=spider)
     assert res.returncode == 0, res.log[-3000:]
     items = res.items()
     by_url = {i["url"].replace(site.url, ""): i for i in items}
@@ -93,6 +98,27 @@ def test_max_pages_bounds_fetches(run_crawl):
     assert res.returncode == 0, res.log[-3000:]
     assert sum(site.page_hits().values()) == 10
     assert len(res.items()) == 10
+    assert res.stats["skill3/dropped/max_pages"] > 0
+
+
+@pytest.mark.parametrize("spider,extra", SPIDERS, ids=[s for s, _ in SPIDERS])
+def test_max_pages_counts_pages_written_not_attempts(run_crawl, spider, extra):
+    """Pages that end without an item (404, not HTML, a canonical duplicate) pass their budget slot on."""
+    routes = generated_site(30, sitemap=True)
+    for i in (1, 3, 5):
+        del routes[f"/docs/p{i}.html"]  # listed in the sitemap, 404
+    routes["/docs/p7.html"] = (200, "application/pdf", b"%PDF-1.4")  # not a page
+    routes["/docs/p9.html"] = (200, HTML, html("Dup", PROSE, "<link rel='canonical' href='/docs/p0.html'>"))
+    server = SiteServer()
+    server.routes = bind(routes, server.url)
+    with server as site:
+        res = run_crawl({**extra, "start_urls": f"{site.url}/docs/", "max_pages": 12}, spider=spider)
+    assert res.returncode == 0, res.log[-3000:]
+    items = res.items()
+    assert len(items) == 12 and len({i["url"] for i in items}) == 12
+    hits = site.page_hits()
+    assert max(hits.values()) == 1  # no page fetched twice
+    assert 12 < sum(hits.values()) <= 12 + 5  # the failed pages were replaced, nothing more was fetched
     assert res.stats["skill3/dropped/max_pages"] > 0
 
 
@@ -159,7 +185,10 @@ def test_bad_docs_arguments_are_one_line_and_exit_2(run_crawl, args, message):
 
 
 def test_docs_args_authoritative_fallback_and_defaults():
-    from skill3crawl.docs_crawl import parse_docs_args
+    from skill3crawl.args import parse_args
+
+    def parse_docs_args(raw):
+        return parse_args(raw, docs=True)
 
     a = parse_docs_args({"authoritative": "docs.example.org", "synth": "0"})
     assert a.start_urls == ["https://docs.example.org/"] and a.topic == "docs.example.org"

@@ -122,11 +122,13 @@ def test_console_script_runs(feed, tmp_path):
         ({}, {"topic": "mcp", "output_dir": "output/mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "llm_provider": "auto"}),
         ({"target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": True, "authoritative": "a.org,b.org",
           "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources", "max_pages": 40, "output_dir": "o/x",
-          "llm_provider": "openai", "llm_endpoint": "http://h:1/v1", "llm_model": "m", "verify": True, "brave_key": "k"},
+          "llm_provider": "openai", "llm_endpoint": "http://h:1/v1", "llm_model": "m", "verify": True, "brave_key": "k",
+          "depth_limit": 3, "sitemap_filter": "/docs/,/api/", "locales": "keep"},
          {"topic": "mcp", "target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": "1",
           "authoritative": "a.org,b.org", "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources",
           "max_pages": "40", "output_dir": "o/x", "llm_provider": "openai", "llm_endpoint": "http://h:1/v1",
-          "llm_model": "m", "verify": "1", "brave_key": "k", "synth": "0"}),
+          "llm_model": "m", "verify": "1", "brave_key": "k", "synth": "0", "depth_limit": "3",
+          "sitemap_filter": "/docs/,/api/", "locales": "keep"}),
     ],
 )
 def test_learn_option_to_spider_argument_mapping(options, expected):
@@ -141,6 +143,9 @@ def test_learn_every_option_maps_to_a_spider_argument():
     spider_side = set(inspect.signature(learn_spider_kwargs).parameters) - {"topic"}
     cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "context_tokens", "fail_on_findings"}
     assert cli_side == spider_side
+    from skill3crawl.args import LearnArgs
+
+    assert spider_side <= set(LearnArgs.model_fields)  # each one a real -a argument of the spider
 
 
 def test_learn_missing_key_fails_before_any_crawl(monkeypatch):
