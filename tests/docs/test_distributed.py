@@ -39,9 +39,9 @@ def _settings(key: str, tmp_path: Path) -> dict:
     }
 
 
-def _start(args: dict, settings: dict, tmp_path: Path, tag: str) -> subprocess.Popen:
+def _start(args: dict, settings: dict, tmp_path: Path, tag: str, spider: str = "docs") -> subprocess.Popen:
     with open(tmp_path / f"{tag}.log", "w") as log:  # the child keeps its own descriptor
-        return subprocess.Popen(crawl_cmd(args, settings), cwd=ROOT, env=crawl_env(tmp_path, tag), stdout=log, stderr=subprocess.STDOUT)
+        return subprocess.Popen(crawl_cmd(args, settings, spider), cwd=ROOT, env=crawl_env(tmp_path, tag), stdout=log, stderr=subprocess.STDOUT)
 
 
 def _feeds(out: Path) -> dict[str, list[str]]:
@@ -116,6 +116,34 @@ def test_two_workers_equal_one_and_never_repeat(site, key, tmp_path):
     assert feeds["run-b.jsonl"] and feeds["run.jsonl"], "both workers must have crawled pages"
     assert max(site.page_hits().values()) == 1  # no page fetched twice across workers
     assert "main process (plans and seeds)" in _log(tmp_path, "planner") and "worker," in _log(tmp_path, "worker")
+
+
+@pytest.mark.redis
+@needs_redis
+def test_learn_workers_share_one_page_budget(key, tmp_path):
+    """`scrapy crawl learn` distributes too; max_pages is one budget for all workers together."""
+    server = SiteServer(delay=0.25)  # slow enough that both processes get pages
+    server.routes = bind(generated_site(PAGES, sitemap=True), server.url)
+    out = tmp_path / "learn"
+    with server as site:
+        # the worker first: it waits for the planner's arguments in Redis
+        worker = _start({"role": "worker", "worker_id": "b"}, _settings(key, tmp_path), tmp_path, "worker", spider="learn")
+        args = {"topic": "demo", "start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 40, "worker_id": "a"}
+        planner = _start(args, _settings(key, tmp_path), tmp_path, "planner", spider="learn")
+        try:
+            assert planner.wait(120) == 0, _log(tmp_path, "planner")[-3000:]
+            assert worker.wait(120) == 0, _log(tmp_path, "worker")[-3000:]
+        finally:
+            for p in (planner, worker):
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        hits = site.page_hits()
+    feeds = _feeds(out)
+    assert sorted(feeds) == ["run-b.jsonl", "run.jsonl"] and all(feeds.values()), {k: len(v) for k, v in feeds.items()}
+    all_urls = [u for urls in feeds.values() for u in urls]
+    assert len(all_urls) == len(set(all_urls)) == 40
+    assert sum(hits.values()) == 40 and max(hits.values()) == 1  # every fetch became an item; no page twice
 
 
 @pytest.mark.redis
