@@ -22,10 +22,10 @@ from urllib.parse import urljoin, urlsplit
 import scrapy
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.utils.gz import gunzip
-from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
+from scrapy.utils.sitemap import sitemap_urls_from_robots
 
 from skill3crawl import distributed
+from skill3crawl.discovery.sitemap import parse_sitemap
 from skill3crawl.docs import Scope, lastmod_date, llms_candidates, md_variant, normalize_url, parse_llms_txt, sitemap_candidates
 from skill3crawl.items import response_headers
 from skill3crawl.progress import Progress
@@ -264,30 +264,21 @@ class DocsCrawlMixin:
                                  meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
 
     def parse_sitemap(self, response):
-        body = response.body
-        if body[:2] == b"\x1f\x8b":
-            try:
-                body = gunzip(body, max_size=self.settings.getint("DOWNLOAD_MAXSIZE"))
-            except OSError:
-                self._drop("bad_sitemap")
-                return
-        try:
-            sitemap = Sitemap(body)
-        except Exception:  # lxml on a non-XML body (an HTML 200 for a missing sitemap)
+        kind, entries = parse_sitemap(response.body, max_size=self.settings.getint("DOWNLOAD_MAXSIZE"))
+        if kind == "invalid":  # not XML (an HTML 200 for a missing sitemap), corrupt gzip, or too big
             self._drop("bad_sitemap")
             return
         host = urlsplit(response.url).netloc
         count = 0
-        for entry in sitemap:
-            loc = (entry.get("loc") or "").strip()
-            if not loc or urlsplit(loc).netloc != host:
+        for entry in entries:
+            if urlsplit(entry.loc).netloc != host:
                 continue  # a sitemap may only list its own host's pages
-            if sitemap.type == "sitemapindex":
-                yield scrapy.Request(loc, callback=self.parse_sitemap, errback=self.aux_failed,
+            if kind == "sitemapindex":
+                yield scrapy.Request(entry.loc, callback=self.parse_sitemap, errback=self.aux_failed,
                                      meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
-            elif sitemap.type == "urlset":
+            else:
                 count += 1
-                req = self._site_request(loc, "sitemap", lastmod=lastmod_date(entry.get("lastmod")))
+                req = self._site_request(entry.loc, "sitemap", lastmod=lastmod_date(entry.lastmod))
                 if req is not None:
                     yield req
         self.crawler.stats.inc_value("skill3/discovery/sitemap_urls", count)

@@ -108,7 +108,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
         "",
         "## Instructions",
         "",
-        *(instructions or [f"- The sources contain no claim sentences; see the examples and sources below."]),
+        *(instructions or ["- The sources contain no claim sentences; see the examples and sources below."]),
         "",
     ]
     if deprecations:

@@ -1,5 +1,4 @@
-"""Discovery, one reusable piece per source of URLs: Brave search, llms.txt, sitemaps, in-site links.
+"""Discovery pieces that are pure (bytes or text in, URLs out): Brave search results and sitemaps.
 
-Each module is pure (text in, URLs out) plus a small request builder, so other
-spiders (docs mode, distributed workers) can combine them.
+Docs-mode discovery (llms.txt, scopes, locales, canonical keys) is :mod:`skill3crawl.docs`.
 """

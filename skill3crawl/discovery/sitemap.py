@@ -17,16 +17,11 @@ class SitemapEntry:
     lastmod: str | None
 
 
-def sitemap_url(base: str) -> str:
-    p = urlsplit(base)
-    return f"{p.scheme}://{p.netloc}/sitemap.xml"
-
-
-def parse_sitemap(body: bytes) -> tuple[str, list[SitemapEntry]]:
+def parse_sitemap(body: bytes, max_size: int = MAX_SITEMAP_BYTES) -> tuple[str, list[SitemapEntry]]:
     """→ (``"urlset"`` | ``"sitemapindex"`` | ``"invalid"``, entries in document order)."""
     if body[:2] == b"\x1f\x8b":  # sitemap.xml.gz
         try:
-            body = gunzip(body, max_size=MAX_SITEMAP_BYTES)
+            body = gunzip(body, max_size=max_size or MAX_SITEMAP_BYTES)
         except Exception:  # corrupt or over the cap
             return "invalid", []
     try:

@@ -79,6 +79,25 @@ def _plugins() -> tuple[object, ...]:
     )
 
 
+@lru_cache(maxsize=1)
+def _detectors() -> tuple[list[tuple[str, list[Pattern[str]]]], list[tuple[str, object]], Pattern[str]]:
+    """(regex detectors as (kind, patterns), other plugins as (kind, plugin), one pattern matching where any
+    regex detector's pattern matches — a line it does not match needs none of them)."""
+    regex, other = [], []
+    for plugin in _plugins():
+        kind = _slug(plugin.secret_type)
+        if isinstance(plugin, RegexBasedDetector):
+            regex.append((kind, list(plugin.denylist)))
+        else:
+            other.append((kind, plugin))
+    alternatives = []
+    for _, patterns in regex:
+        for p in patterns:
+            flags = "".join(f for f, bit in (("i", re.IGNORECASE), ("m", re.MULTILINE), ("s", re.DOTALL), ("x", re.VERBOSE)) if p.flags & bit)
+            alternatives.append(f"(?{flags}:{p.pattern})" if flags else f"(?:{p.pattern})")
+    return regex, other, re.compile("|".join(alternatives))
+
+
 def _value_span(match: re.Match[str]) -> tuple[int, int]:
     """The secret inside a detector match: its last group when that is a real
     value (≥ 8 chars), else the whole match (e.g. GitHub's ``(ghp)_...``)."""
@@ -103,18 +122,19 @@ def _looks_like_placeholder(value: str) -> bool:
 
 def _line_spans(line: str, filename: str) -> list[_Span]:
     spans: list[_Span] = []
-    for plugin in _plugins():
-        kind = _slug(plugin.secret_type)
-        if isinstance(plugin, RegexBasedDetector):
-            for regex in plugin.denylist:
+    regex_detectors, other_plugins, any_regex = _detectors()
+    if any_regex.search(line):
+        for kind, patterns in regex_detectors:
+            for regex in patterns:
                 for m in regex.finditer(line):
                     start, end = _value_span(m)
                     if _MARK not in line[start:end]:
                         spans.append(_Span(start, end, kind))
+    for kind, plugin in other_plugins:
+        found = plugin.analyze_line(filename=filename, line=line, line_number=0, context=None)
+        if not found or heuristic.is_indirect_reference(line):  # the costly filter only when needed
             continue
-        if heuristic.is_indirect_reference(line):
-            continue
-        for secret in plugin.analyze_line(filename=filename, line=line, line_number=0, context=None):
+        for secret in found:
             value = secret.secret_value or ""
             if len(value) < 6 or _is_placeholder(value):
                 continue
@@ -187,24 +207,33 @@ def filename_for_language(language: str) -> str:
     return _LANG_FILENAME.get((language or "").strip().lower(), "source.md")
 
 
-def redact_item(item: SourceItem) -> int:
-    """Redact a source in place (title, excerpts, code blocks); add the count
-    to ``item.redactions`` and return it."""
+def redact_fields(title: str, excerpts: list[str], code_blocks: list[dict]) -> tuple[str, list[str], list[dict], int]:
+    """Redacted copies of a source's title, excerpts and code blocks, and the number of secrets
+    (plain data in and out, so it can run in a worker process)."""
     total = 0
-    item.title, n = redact_text(item.title)
-    total += n
-    excerpts = []
-    for excerpt in item.excerpts:
+    title, total = redact_text(title)
+    out_excerpts = []
+    for excerpt in excerpts:
         excerpt, n = redact_text(excerpt)
         total += n
-        excerpts.append(excerpt)
-    item.excerpts = excerpts
+        out_excerpts.append(excerpt)
     blocks = []
-    for block in item.code_blocks:
+    for block in code_blocks:
         block = dict(block)
         block["text"], n = redact_text(block.get("text", ""), filename=filename_for_language(block.get("language", "")))
         total += n
         blocks.append(block)
-    item.code_blocks = blocks
+    return title, out_excerpts, blocks, total
+
+
+def redact_item(item: SourceItem) -> int:
+    """Redact a source in place (title, excerpts, code blocks); add the count
+    to ``item.redactions`` and return it."""
+    return apply_redaction(item, redact_fields(item.title, item.excerpts, item.code_blocks))
+
+
+def apply_redaction(item: SourceItem, result: tuple[str, list[str], list[dict], int]) -> int:
+    """Put :func:`redact_fields`' result on the item; return the count."""
+    item.title, item.excerpts, item.code_blocks, total = result
     item.redactions += total
     return total

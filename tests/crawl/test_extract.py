@@ -5,7 +5,6 @@ from datetime import date
 import pytest
 
 from skill3crawl.discovery.brave import freshness_window, parse_results, search_url
-from skill3crawl.discovery.llmstxt import parse_llms_txt
 from skill3crawl.discovery.sitemap import parse_sitemap
 from skill3crawl.extract.content import code_language, extract_content, markdown_blocks
 from skill3crawl.extract.dates import normalize_date, page_dates
@@ -175,15 +174,6 @@ def test_brave_request_and_results():
     assert parse_results(b'{"query": {}}') == []
     with pytest.raises(ValueError):
         parse_results(b"<html>rate limited</html>")
-
-
-def test_llms_txt_links():
-    text = "# Site\n> about\n\n## Docs\n- [Intro](/docs/intro.md): start\n- [API](https://docs.example.org/api.md#x)\n- [Other](https://elsewhere.example/x)\n- [Intro again](/docs/intro.md)\n"
-    assert parse_llms_txt(text, "https://docs.example.org/llms.txt") == [
-        ("https://docs.example.org/docs/intro.md", "Intro"),
-        ("https://docs.example.org/api.md", "API"),
-    ]
-    assert parse_llms_txt("<!doctype html><html>404</html>", "https://docs.example.org/llms.txt") == []
 
 
 def test_sitemap_entries_keep_lastmod():
