@@ -21,6 +21,7 @@ from typing import Iterable, Pattern
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
+from detect_secrets.plugins import keyword
 from detect_secrets.plugins.base import RegexBasedDetector
 
 from synth.item import SourceItem
@@ -79,23 +80,29 @@ def _plugins() -> tuple[object, ...]:
     )
 
 
+def _scoped(p: Pattern[str]) -> str:
+    """A pattern with its own flags, to be one alternative of a combined pattern."""
+    flags = "".join(f for f, bit in (("i", re.IGNORECASE), ("m", re.MULTILINE), ("s", re.DOTALL), ("x", re.VERBOSE)) if p.flags & bit)
+    body = re.sub(r"^\(\?[aiLmsux]+\)", "", p.pattern)  # leading global flags: already in p.flags
+    return f"(?{flags}:{body})" if flags else f"(?:{body})"
+
+
 @lru_cache(maxsize=1)
-def _detectors() -> tuple[list[tuple[str, list[Pattern[str]]]], list[tuple[str, object]], Pattern[str]]:
-    """(regex detectors as (kind, patterns), other plugins as (kind, plugin), one pattern matching where any
-    regex detector's pattern matches — a line it does not match needs none of them)."""
+def _detectors():
+    """The detectors, prepared once: regex detectors as (kind, patterns); other plugins as (kind, plugin,
+    gate); and one pattern that matches a line wherever any regex detector's or extra pattern matches it
+    (a line it does not match needs none of them). A gate is a pattern every match of that plugin
+    contains (the keyword detector's keywords), or None."""
     regex, other = [], []
     for plugin in _plugins():
         kind = _slug(plugin.secret_type)
         if isinstance(plugin, RegexBasedDetector):
             regex.append((kind, list(plugin.denylist)))
         else:
-            other.append((kind, plugin))
-    alternatives = []
-    for _, patterns in regex:
-        for p in patterns:
-            flags = "".join(f for f, bit in (("i", re.IGNORECASE), ("m", re.MULTILINE), ("s", re.DOTALL), ("x", re.VERBOSE)) if p.flags & bit)
-            alternatives.append(f"(?{flags}:{p.pattern})" if flags else f"(?:{p.pattern})")
-    return regex, other, re.compile("|".join(alternatives))
+            gate = re.compile("|".join(keyword.DENYLIST), re.IGNORECASE) if isinstance(plugin, keyword.KeywordDetector) else None
+            other.append((kind, plugin, gate))
+    patterns = [p for _, ps in regex for p in ps] + [p for _, p, _ in _EXTRA]
+    return regex, other, re.compile("|".join(_scoped(p) for p in patterns))
 
 
 def _value_span(match: re.Match[str]) -> tuple[int, int]:
@@ -120,17 +127,13 @@ def _looks_like_placeholder(value: str) -> bool:
     )
 
 
-def _line_spans(line: str, filename: str) -> list[_Span]:
+def _line_spans(line: str, filename: str, plugins: tuple | None = None) -> list[_Span]:
+    """Secrets in one line. ``plugins``: the (kind, plugin, gate) entries to run (default all)."""
     spans: list[_Span] = []
-    regex_detectors, other_plugins, any_regex = _detectors()
-    if any_regex.search(line):
-        for kind, patterns in regex_detectors:
-            for regex in patterns:
-                for m in regex.finditer(line):
-                    start, end = _value_span(m)
-                    if _MARK not in line[start:end]:
-                        spans.append(_Span(start, end, kind))
-    for kind, plugin in other_plugins:
+    regex_detectors, other_plugins, any_pattern = _detectors()
+    for kind, plugin, gate in other_plugins if plugins is None else plugins:
+        if gate is not None and not gate.search(line):
+            continue  # none of this plugin's keywords: it cannot match
         found = plugin.analyze_line(filename=filename, line=line, line_number=0, context=None)
         if not found or heuristic.is_indirect_reference(line):  # the costly filter only when needed
             continue
@@ -140,6 +143,14 @@ def _line_spans(line: str, filename: str) -> list[_Span]:
                 continue
             for m in re.finditer(re.escape(value), line):
                 spans.append(_Span(m.start(), m.end(), kind))
+    if not any_pattern.search(line):
+        return spans
+    for kind, patterns in regex_detectors:
+        for regex in patterns:
+            for m in regex.finditer(line):
+                start, end = _value_span(m)
+                if _MARK not in line[start:end]:
+                    spans.append(_Span(start, end, kind))
     for kind, regex, group in _EXTRA:
         for m in regex.finditer(line):
             value = m.group(group)
@@ -148,6 +159,12 @@ def _line_spans(line: str, filename: str) -> list[_Span]:
             if _MARK not in value:
                 spans.append(_Span(m.start(group), m.end(group), kind))
     return spans
+
+
+def _text_plugins(text: str) -> tuple:
+    """The non-regex plugins that can match somewhere in ``text`` (a gated plugin whose keywords are absent
+    from the whole text cannot match any of its lines)."""
+    return tuple(entry for entry in _detectors()[1] if entry[2] is None or entry[2].search(text))
 
 
 def _apply(text: str, spans: Iterable[_Span]) -> tuple[str, int]:
@@ -177,9 +194,10 @@ def redact_text(text: str, *, filename: str = "source.md") -> tuple[str, int]:
     if blocks:
         text, count = _apply(text, blocks)
     out: list[str] = []
+    plugins = _text_plugins(text)
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
-        spans = _line_spans(body, filename)
+        spans = _line_spans(body, filename, plugins)
         if spans:
             body, n = _apply(body, spans)
             count += n
@@ -193,8 +211,9 @@ def secret_spans(text: str, *, filename: str = "source.md") -> list[tuple[int, i
     found = [(text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1), "private-key")
              for m in _PRIVATE_KEY_BLOCK.finditer(text)]
     text = _PRIVATE_KEY_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    plugins = _text_plugins(text)
     for number, line in enumerate(text.splitlines(), start=1):
-        spans = sorted(_line_spans(line, filename), key=lambda s: (s.start, -s.end))
+        spans = sorted(_line_spans(line, filename, plugins), key=lambda s: (s.start, -s.end))
         end = -1
         for span in spans:
             if span.start >= end:

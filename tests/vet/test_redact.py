@@ -93,3 +93,49 @@ def test_redact_item_in_place_counts():
         assert secret not in dumped
     assert item.excerpts[0] == "Intro paragraph." and item.code_blocks[1] == {"text": "ls -la", "language": "bash"}
     assert item.code_blocks[0]["language"] == "python" and "print(1)" in item.code_blocks[0]["text"]
+
+
+def _ungated_spans(line: str, filename: str = "source.md"):
+    """Every detector on the line, no pre-checks: what the fast path must equal."""
+    from synth.vet import redact as r
+
+    regex_detectors, other_plugins, _ = r._detectors()
+    spans = []
+    for kind, plugin, _gate in other_plugins:
+        found = plugin.analyze_line(filename=filename, line=line, line_number=0, context=None)
+        if found and not r.heuristic.is_indirect_reference(line):
+            for secret in found:
+                value = secret.secret_value or ""
+                if len(value) >= 6 and not r._is_placeholder(value):
+                    import re
+
+                    spans += [r._Span(m.start(), m.end(), kind) for m in re.finditer(re.escape(value), line)]
+    for kind, patterns in regex_detectors:
+        for regex in patterns:
+            for m in regex.finditer(line):
+                start, end = r._value_span(m)
+                if r._MARK not in line[start:end]:
+                    spans.append(r._Span(start, end, kind))
+    for kind, regex, group in r._EXTRA:
+        for m in regex.finditer(line):
+            value = m.group(group)
+            if not (kind == "secret-assignment" and r._looks_like_placeholder(value)) and r._MARK not in value:
+                spans.append(r._Span(m.start(group), m.end(group), kind))
+    return sorted(spans, key=lambda s: (s.start, s.end, s.kind))
+
+
+def test_pre_checks_change_nothing():
+    """The combined pre-check and the keyword gate only skip work: same spans as running every detector."""
+    from synth.vet.redact import _line_spans, _text_plugins
+
+    lines = [c[0] for c in CASES] + KEEP + (case_dir("06") / "s3-backup" / "SKILL.md").read_text().splitlines()
+    lines += ["cloudant_password = 'abcdef0123456789'", "ibm_cloud_iam_key: 'x1y2z3x1y2z3x1y2z3x1y2z3x1y2z3x1y2z3'",
+              "AKC" + "a1b2c3d4e5f6g7h8", "https://user:pa55word@example.org", "db_pass=Zx9" + "Qw8Er7Ty6"]
+    text = "\n".join(lines)
+    plugins = _text_plugins(text)
+    found = 0
+    for line in text.splitlines():
+        expected = _ungated_spans(line)
+        assert sorted(_line_spans(line, "source.md", plugins), key=lambda s: (s.start, s.end, s.kind)) == expected, line
+        found += bool(expected)
+    assert found >= len(CASES)  # the table really exercises the detectors
