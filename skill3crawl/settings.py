@@ -47,8 +47,7 @@ DEPTH_LIMIT = 3
 DEPTH_STATS_VERBOSE = False
 
 ITEM_PIPELINES = {
-    "skill3crawl.pipelines.ContentPipeline": 100,
-    "skill3crawl.pipelines.redact.RedactPipeline": 150,  # secrets never reach run.jsonl
+    "skill3crawl.pipelines.ContentPipeline": 100,  # main content, secrets redacted: they never reach run.jsonl
     "skill3crawl.pipelines.DatesPipeline": 200,
     "skill3crawl.pipelines.ScoringPipeline": 300,
     "skill3crawl.pipelines.DuplicatePipeline": 400,

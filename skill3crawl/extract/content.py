@@ -19,6 +19,7 @@ import trafilatura
 from lxml import etree
 
 from skill3crawl.extract.fastmd import to_markdown
+from synth.vet.redact import redact_fields
 
 MIN_CONTENT_CHARS = 200
 MAX_EXCERPTS = 200
@@ -215,3 +216,18 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         "chars": chars,
         "drop_reason": None if chars >= MIN_CONTENT_CHARS else "no_content",
     }
+
+
+def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict[str, Any]:
+    """:func:`extract_content`, the title chosen, then every secret in the title, excerpts and code blocks
+    replaced by ``[REDACTED:<kind>]`` (``redactions``: the count, never the secret) — one call in the
+    extraction pool, so a secret never reaches ``run.jsonl`` and the reactor thread does none of the work."""
+    result = extract_content(html, url)
+    if result["drop_reason"]:
+        return result
+    # the curated corpus file's title header wins; elsewhere the page's own title
+    title = (title_hint or result["title"]) if corpus else (result["title"] or title_hint)
+    result["title"], result["excerpts"], result["code_blocks"], result["redactions"] = redact_fields(
+        title, result["excerpts"], result["code_blocks"]
+    )
+    return result

@@ -1,6 +1,6 @@
 """Item pipelines: thin adapters over the pure functions in :mod:`skill3crawl.extract` and :mod:`synth`.
 
-Order (settings ``ITEM_PIPELINES``): content 100 → redact 150 (:mod:`.redact`) → dates 200 → scoring 300
+Order (settings ``ITEM_PIPELINES``): content + redaction 100 → dates 200 → scoring 300
 (authority + freshness) → duplicates 400 → consensus 500 → limit 800 → release 900.
 Every drop raises :class:`DropItem` and counts ``skill3/dropped/<reason>``.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from scrapy.exceptions import DropItem
 
-from skill3crawl.extract.content import extract_content
+from skill3crawl.extract.content import extract_redacted
 from skill3crawl.extract.dates import page_dates
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.state import get_state
@@ -42,17 +42,23 @@ class _Base:
 
 
 class ContentPipeline(_Base):
+    """Main content and secret redaction (before duplicates and consensus, so the snippet fingerprints
+    are computed on redacted text). Synthesis redacts again before any model call."""
+
     async def process_item(self, item: Any) -> Any:
-        result = await get_extractor(self.crawler).run(extract_content, item.html, item.final_url or item.url)
+        result = await get_extractor(self.crawler).run(
+            extract_redacted, item.html, item.final_url or item.url, item.title_hint or item.title, item.discovery == "corpus"
+        )
         if result["drop_reason"]:
             self.drop(item, result["drop_reason"])
-        if item.discovery == "corpus":  # the curated file's title header wins
-            item.title = item.title_hint or result["title"]
-        else:
-            item.title = result["title"] or item.title_hint or item.title
+        item.title = result["title"]
         item.excerpts = result["excerpts"]
         item.code_blocks = result["code_blocks"]
         item.content_hash = result["content_hash"]
+        if result["redactions"]:
+            item.redactions += result["redactions"]
+            self.stats.inc_value("skill3/redactions", result["redactions"])
+            logger.info("skill3: redacted %d secret(s) from %s", result["redactions"], item.url)
         return item
 
 

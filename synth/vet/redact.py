@@ -248,11 +248,6 @@ def redact_fields(title: str, excerpts: list[str], code_blocks: list[dict]) -> t
 def redact_item(item: SourceItem) -> int:
     """Redact a source in place (title, excerpts, code blocks); add the count
     to ``item.redactions`` and return it."""
-    return apply_redaction(item, redact_fields(item.title, item.excerpts, item.code_blocks))
-
-
-def apply_redaction(item: SourceItem, result: tuple[str, list[str], list[dict], int]) -> int:
-    """Put :func:`redact_fields`' result on the item; return the count."""
-    item.title, item.excerpts, item.code_blocks, total = result
+    item.title, item.excerpts, item.code_blocks, total = redact_fields(item.title, item.excerpts, item.code_blocks)
     item.redactions += total
     return total
