@@ -216,12 +216,15 @@ class RedisSharedState:
     def transfer(self, key: str) -> bool:
         return bool(self.server.sadd(self.pages, key))
 
-    def release(self) -> list | None:
+    def finish(self, written: bool, limit: int) -> list[list]:
+        """A page finished; one that ended without an item passes its slot to the first waiting page."""
+        if written:
+            return []
         raw = self.server.lpop(self.waiting)
         if raw:
-            return json.loads(raw)  # the released budget slot passes to the waiting page
+            return [json.loads(raw)]  # the released budget slot passes to the waiting page
         self.server.decr(self.count)
-        return None
+        return []
 
     def waiting_count(self) -> int:
         return int(self.server.llen(self.waiting))

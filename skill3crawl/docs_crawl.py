@@ -46,20 +46,24 @@ class LocalState:
 
     ``max_pages`` bounds the pages *written*: a budget slot is held by a page from
     its request until its item is written; a page that ends without an item
-    (failed, robots-denied, not HTML, a duplicate, dropped by a pipeline) passes
-    its slot to the first waiting page. Pages over budget wait in a bounded list
-    (:func:`~skill3crawl.distributed.waiting_cap`); beyond it they are dropped.
+    (failed, robots-denied, not HTML, a duplicate, dropped by a pipeline) gives
+    its slot back. At most ``window`` pages are requested and not yet finished;
+    the others wait, as compact entries, in a FIFO list (breadth-first order
+    kept) bounded by :func:`~skill3crawl.distributed.waiting_cap` — beyond it they
+    are dropped. So a sitemap of 100,000 URLs never becomes 100,000 queued requests.
     """
 
-    def __init__(self, spider):
+    def __init__(self, spider, window: int):
         self.spider = spider
+        self.window = max(1, window)
 
     @property
     def _s(self) -> dict:
         st = self.spider.state
         st.setdefault("pages", set())
         st.setdefault("canonical", set())
-        st.setdefault("count", 0)
+        st.setdefault("count", 0)  # pages requested and not ended without an item
+        st.setdefault("active", 0)  # pages requested and not finished
         st.setdefault("waiting", deque())
         return st
 
@@ -69,8 +73,9 @@ class LocalState:
         if key in s["pages"]:
             return "seen"
         s["pages"].add(key)
-        if s["count"] < limit:
+        if s["count"] < limit and s["active"] < self.window and not s["waiting"]:
             s["count"] += 1
+            s["active"] += 1
             return "new"
         if len(s["waiting"]) < distributed.waiting_cap(limit):
             s["waiting"].append(entry)
@@ -85,13 +90,19 @@ class LocalState:
         s["pages"].add(key)
         return True
 
-    def release(self) -> list | None:
-        """A page ended without an item: its slot passes to the first waiting page (returned), else frees."""
+    def finish(self, written: bool, limit: int) -> list[list]:
+        """A page finished (``written``: its item was, or the budget itself dropped it); → the waiting
+        entries to request now."""
         s = self._s
-        if s["waiting"]:
-            return s["waiting"].popleft()
-        s["count"] -= 1
-        return None
+        s["active"] -= 1
+        if not written:
+            s["count"] -= 1
+        ready = []
+        while s["waiting"] and s["count"] < limit and s["active"] < self.window:
+            ready.append(s["waiting"].popleft())
+            s["count"] += 1
+            s["active"] += 1
+        return ready
 
     def waiting_count(self) -> int:
         return len(self._s["waiting"])
@@ -157,7 +168,7 @@ class DocsCrawlMixin:
             if distributed.redis_enabled(self.settings):
                 self._docs_state = distributed.RedisSharedState(self.settings, self.name)
             else:
-                self._docs_state = LocalState(self)
+                self._docs_state = LocalState(self, self.settings.getint("SKILL3_PAGE_WINDOW", 1000))
         return self._docs_state
 
     def _drop(self, reason: str) -> None:
@@ -218,15 +229,22 @@ class DocsCrawlMixin:
         return scrapy.Request(canon, callback=self.parse_site_page, errback=self.site_page_failed, meta=meta, priority=_PRIO["page"])
 
     def release_slot(self) -> None:
-        """A page ended without an item: schedule the first waiting page in its place."""
-        entry = self.docs_state.release()
-        if entry is not None:
+        """A page ended without an item: its budget slot passes on."""
+        self._finish(written=False)
+
+    def _finish(self, written: bool) -> None:
+        for entry in self.docs_state.finish(written, self.args.max_pages):
             self.crawler.engine.crawl(self._entry_request(entry))
 
+    def slot_item_scraped(self, item, response, spider=None) -> None:
+        """``item_scraped``: a page that held a budget slot was written."""
+        if response is not None and response.meta.get("skill3_slot"):
+            self._finish(written=True)
+
     def slot_item_dropped(self, item, response, exception, spider=None) -> None:
-        """``item_dropped``: a pipeline dropped a page that held a budget slot (not for the budget itself)."""
-        if response is not None and response.meta.get("skill3_slot") and not str(exception).startswith("max_pages:"):
-            self.release_slot()
+        """``item_dropped``: a pipeline dropped a page that held a budget slot (the budget's own drop keeps it)."""
+        if response is not None and response.meta.get("skill3_slot"):
+            self._finish(written=str(exception).startswith("max_pages:"))
 
     def slot_request_dropped(self, request, spider=None) -> None:
         """``request_dropped``: the scheduler's duplicate filter refused a page that held a budget slot."""
@@ -235,7 +253,7 @@ class DocsCrawlMixin:
 
     def closed(self, reason: str) -> None:
         if self.args is not None and reason != "shutdown" and not distributed.redis_enabled(self.settings):
-            left = self.docs_state.waiting_count()  # never fetched: the budget was spent
+            left = self.docs_state.waiting_count()  # never fetched: the budget was spent (or the spider closed)
             if left:
                 self.crawler.stats.inc_value("skill3/dropped/max_pages", left)
 

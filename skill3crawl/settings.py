@@ -61,6 +61,9 @@ EXTENSIONS = {
 }
 # Per-page CPU work (trafilatura, htmldate, extruct): 0 = inline, N = N worker processes.
 SKILL3_EXTRACT_WORKERS = 0
+# Direct (docs-mode) crawls: at most this many pages requested and not yet finished; the rest wait
+# as compact entries (bounded memory for sitemaps of 100,000 URLs).
+SKILL3_PAGE_WINDOW = 1000
 # Seconds the query planner may wait for the model.
 SKILL3_PLANNER_TIMEOUT = 120
 

@@ -61,6 +61,7 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         a = spider.args
         if a is None:
             return spider
+        crawler.signals.connect(spider.slot_item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(spider.slot_item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(spider.slot_request_dropped, signal=signals.request_dropped)
         if a.corpus is None and spider.site_roots:

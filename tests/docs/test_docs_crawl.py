@@ -101,8 +101,9 @@ def test_max_pages_bounds_fetches(run_crawl):
     assert res.stats["skill3/dropped/max_pages"] > 0
 
 
-@pytest.mark.parametrize("spider,extra", SPIDERS, ids=[s for s, _ in SPIDERS])
-def test_max_pages_counts_pages_written_not_attempts(run_crawl, spider, extra):
+@pytest.mark.parametrize("spider,extra,window", [(*SPIDERS[0], 1000), (*SPIDERS[1], 1000), (*SPIDERS[0], 2)],
+                         ids=["docs", "learn", "docs-window-2"])
+def test_max_pages_counts_pages_written_not_attempts(run_crawl, spider, extra, window):
     """Pages that end without an item (404, not HTML, a canonical duplicate) pass their budget slot on."""
     routes = generated_site(30, sitemap=True)
     for i in (1, 3, 5):
@@ -112,7 +113,7 @@ def test_max_pages_counts_pages_written_not_attempts(run_crawl, spider, extra):
     server = SiteServer()
     server.routes = bind(routes, server.url)
     with server as site:
-        res = run_crawl({**extra, "start_urls": f"{site.url}/docs/", "max_pages": 12}, spider=spider)
+        res = run_crawl({**extra, "start_urls": f"{site.url}/docs/", "max_pages": 12}, {"SKILL3_PAGE_WINDOW": window}, spider=spider)
     assert res.returncode == 0, res.log[-3000:]
     items = res.items()
     assert len(items) == 12 and len({i["url"] for i in items}) == 12

@@ -99,3 +99,31 @@ def test_progress_line_and_dropped_reasons():
     assert dropped_by_reason(stats) == {"DropItem": 2, "canonical_duplicate": 1, "locale": 3}
     line = progress_line(10, 5, 2.5, 2.0, dropped_by_reason(stats))
     assert line == "progress: 10 pages done, 5 queued, 2.5 pages/s (avg 2.0), dropped: DropItem=2 canonical_duplicate=1 locale=3"
+
+
+def test_page_budget_window_and_waiting_list():
+    """LocalState: max_pages counts pages written; at most `window` in flight; the rest wait in FIFO order."""
+    from types import SimpleNamespace
+
+    from skill3crawl.docs_crawl import LocalState
+
+    st = LocalState(SimpleNamespace(state={}), window=2)
+    claims = [st.claim(f"u{i}", 3, [f"u{i}"]) for i in range(6)]
+    assert claims == ["new", "new", "waiting", "waiting", "waiting", "waiting"]
+    assert st.claim("u0", 3, ["u0"]) == "seen"
+    assert st.finish(written=True, limit=3) == [["u2"]]  # a slot in the window: the first waiting page
+    assert st.finish(written=True, limit=3) == []  # 2 written + 1 in flight = the budget
+    assert st.finish(written=False, limit=3) == [["u3"]]  # u2 failed: its budget slot passes on
+    assert st.finish(written=True, limit=3) == []
+    assert st.waiting_count() == 2  # u4, u5: never fetched, the budget is spent
+
+
+def test_page_budget_waiting_list_is_bounded():
+    from types import SimpleNamespace
+
+    from skill3crawl.distributed import waiting_cap
+    from skill3crawl.docs_crawl import LocalState
+
+    st = LocalState(SimpleNamespace(state={}), window=1)
+    results = [st.claim(f"u{i}", 5, [f"u{i}"]) for i in range(waiting_cap(5) + 3)]
+    assert results.count("new") == 1 and results.count("waiting") == waiting_cap(5) and results.count("over") == 2
