@@ -137,13 +137,16 @@ def test_http_cache_on_by_default_rerun_fetches_nothing(run_crawl, tmp_path):
     assert sorted(i["url"] for i in first.items()) == sorted(i["url"] for i in second.items())
 
 
-def test_pause_with_sigint_and_resume_with_jobdir(tmp_path):
-    """SIGINT after some pages, the same command again: every page fetched exactly once, all in run.jsonl."""
+@pytest.mark.parametrize("window,sitemap", [("1000", False), ("4", True)], ids=["links", "sitemap-window-4"])
+def test_pause_with_sigint_and_resume_with_jobdir(tmp_path, window, sitemap):
+    """SIGINT after some pages, the same command again: every page fetched exactly once, all in run.jsonl
+    (window 4 over a sitemap: most pages are still waiting in spider.state when the crawl pauses)."""
     n = 80
     server = SiteServer(delay=0.03)
-    server.routes = bind(generated_site(n), server.url)
+    server.routes = bind(generated_site(n, sitemap=sitemap), server.url)
     out = tmp_path / "out"
-    settings = {"JOBDIR": str(tmp_path / "job"), "HTTPCACHE_ENABLED": "0", "HTTPCACHE_DIR": str(tmp_path / "c")}
+    settings = {"JOBDIR": str(tmp_path / "job"), "HTTPCACHE_ENABLED": "0", "HTTPCACHE_DIR": str(tmp_path / "c"),
+                "SKILL3_PAGE_WINDOW": window}
     with server as site:
         cmd = crawl_cmd({"start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 1000}, settings)
         first = subprocess.Popen(cmd, cwd=ROOT, env=crawl_env(tmp_path, "1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
