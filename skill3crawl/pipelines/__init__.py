@@ -18,6 +18,7 @@ from skill3crawl.extract.dates import page_dates
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.state import get_state
 from synth.consensus import ConsensusIndex, item_snippets
+from synth.vet.redact import redact_urls
 from synth.scoring import authority, combined_score, freshness
 
 logger = logging.getLogger(__name__)
@@ -55,6 +56,8 @@ class ContentPipeline(_Base):
         item.excerpts = result["excerpts"]
         item.code_blocks = result["code_blocks"]
         item.content_hash = result["content_hash"]
+        (item.url, item.final_url), n = redact_urls(item.url, item.final_url)  # a token in a URL is a secret too
+        result["redactions"] += n
         if result["redactions"]:
             item.redactions += result["redactions"]
             self.stats.inc_value("skill3/redactions", result["redactions"])

@@ -245,9 +245,21 @@ def redact_fields(title: str, excerpts: list[str], code_blocks: list[dict]) -> t
     return title, out_excerpts, blocks, total
 
 
+def redact_urls(*urls: str) -> tuple[list[str], int]:
+    """URLs with credentials in them (``?api_key=…``, ``https://user:pass@…``, a token in the path)
+    redacted like any text: the source is still cited, the secret is not."""
+    out, total = [], 0
+    for url in urls:
+        url, n = redact_text(url or "") if url else (url, 0)
+        out.append(url)
+        total += n
+    return out, total
+
+
 def redact_item(item: SourceItem) -> int:
-    """Redact a source in place (title, excerpts, code blocks); add the count
+    """Redact a source in place (URLs, title, excerpts, code blocks); add the count
     to ``item.redactions`` and return it."""
     item.title, item.excerpts, item.code_blocks, total = redact_fields(item.title, item.excerpts, item.code_blocks)
-    item.redactions += total
-    return total
+    (item.url, item.final_url), n = redact_urls(item.url, item.final_url)
+    item.redactions += total + n
+    return total + n

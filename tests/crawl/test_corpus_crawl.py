@@ -124,3 +124,18 @@ def test_spider_itself_reports_bad_arguments_without_raising(monkeypatch):
     monkeypatch.delenv("BRAVE_SEARCH_API_KEY", raising=False)
     nothing = LearnSpider(topic="mcp", synth="0")  # no key, no sites, no corpus
     assert nothing.args is None and "nothing to crawl" in nothing.args_error
+
+
+def test_secrets_in_urls_and_bodies_never_reach_run_jsonl(tmp_path):
+    token = "tok" + "Z9x8Y7w6V5u4T3s2R1q0"  # assembled: this file carries no secret
+    key = "sk" + "-proj-" + "Ab3De6Gh9" * 5
+    src = tmp_path / "corpus.txt"
+    src.write_text(f"=== SOURCE ===\nurl: https://docs.example.org/feed?access_token={token}\ntitle: Feed\ndate: 2026-05-01\n\n"
+                   f"# Feed\n\n{BODY}\n\n```bash\nexport OPENAI_API_KEY={key}\n```\n", encoding="utf-8")
+    out = tmp_path / "out"
+    proc = scrapy_crawl("topic=feeds", f"input_file={src}", f"output_dir={out}", "synth=0", "cutoff_time=2026-01")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    raw = (out / "run.jsonl").read_text()
+    assert token not in raw and key not in raw
+    (item,) = read_jsonl(out / "run.jsonl")
+    assert item["url"].startswith("https://docs.example.org/feed?access_token=[REDACTED:") and item["redactions"] == 3

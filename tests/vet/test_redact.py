@@ -78,6 +78,16 @@ def test_recorded_secret_literals_case():
     assert "aws s3 sync ./backup" in redacted and redacted.count("\n") == text.count("\n")
 
 
+def test_redact_item_redacts_credentials_in_urls():
+    item = SourceItem(url="https://example.com/feed?api_key=" + "k3yV4lue9f8e7d6c5b4a", final_url="https://deploy:" + "hunter2S3cret@example.com/x",
+                      title="t", excerpts=["plain"])
+    assert redact_item(item) == 2
+    assert "k3yV4lue9f8e7d6c5b4a" not in item.url and item.url.startswith("https://example.com/feed?api_key=[REDACTED:")
+    assert "hunter2S3cret" not in item.final_url and item.final_url.endswith("@example.com/x")
+    clean = SourceItem(url="https://docs.example.org/guide/?page=2", title="t")
+    assert redact_item(clean) == 0 and clean.url == "https://docs.example.org/guide/?page=2"
+
+
 def test_redact_item_in_place_counts():
     item = SourceItem(
         url="https://example.com/post",
