@@ -56,6 +56,16 @@ def _bool(value: Any, name: str) -> bool:
     raise ValueError(f"must be 0 or 1, got {value!r}")
 
 
+def _whole_number(value: Any, low: int, high: int, unit: str) -> int:
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"must be a whole number of {unit}, got {value!r}") from None
+    if not low <= n <= high:
+        raise ValueError(f"must be between {low} and {high}, got {n}")
+    return n
+
+
 class LearnArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
@@ -106,24 +116,12 @@ class LearnArgs(BaseModel):
     @field_validator("max_pages", mode="before")
     @classmethod
     def _max_pages(cls, v: Any) -> int:
-        try:
-            n = int(str(v).strip())
-        except ValueError:
-            raise ValueError(f"must be a whole number of pages, got {v!r}") from None
-        if not 1 <= n <= MAX_PAGES_LIMIT:
-            raise ValueError(f"must be between 1 and {MAX_PAGES_LIMIT}, got {n}")
-        return n
+        return _whole_number(v, 1, MAX_PAGES_LIMIT, "pages")
 
     @field_validator("depth_limit", mode="before")
     @classmethod
     def _depth(cls, v: Any) -> int:
-        try:
-            n = int(str(v).strip())
-        except ValueError:
-            raise ValueError(f"must be a whole number of link hops, got {v!r}") from None
-        if not 0 <= n <= 1000:
-            raise ValueError(f"must be between 0 and 1000, got {n}")
-        return n
+        return _whole_number(v, 0, 1000, "link hops")
 
     @field_validator("sitemap_filter", mode="before")
     @classmethod

@@ -169,8 +169,7 @@ class RedisScheduler(_Scheduler):
 
 
 def spider_role(spider) -> str:
-    args = getattr(spider, "args", None)
-    return check_role(getattr(args, "role", None) or getattr(spider, "role", None))
+    return check_role(getattr(getattr(spider, "args", None), "role", None))
 
 
 def publish_config(settings, spider_name: str, args: dict) -> None:
@@ -270,8 +269,7 @@ class RedisWorkerIdle:
 
         self.spider = spider
         self.key = redis_key(spider.settings, spider.name) + ":workers"
-        args = getattr(spider, "args", None)
-        self.me = getattr(args, "worker_id", None) or getattr(spider, "worker_id", None) or worker_id()
+        self.me = getattr(getattr(spider, "args", None), "worker_id", None) or worker_id()
         self.opened = time.monotonic()
         self._beat()
         self.loop = task.LoopingCall(self._beat)

@@ -34,7 +34,6 @@ from skill3crawl.urls import canonical_url
 
 logger = logging.getLogger(__name__)
 
-HTTPCACHE_SECS = 7 * 24 * 3600
 _PRIO = {"robots": 300, "sitemap": 200, "llms": 100, "page": 0}
 # Arguments a planner publishes for its workers (never secrets, never per-process ones).
 SHARED_ARGS = ("topic", "target_model", "cutoff_time", "strict_cutoff", "authoritative", "start_urls", "max_pages",
@@ -67,28 +66,38 @@ class LocalState:
         st.setdefault("waiting", deque())
         return st
 
-    def claim(self, key: str, limit: int, entry: list) -> str:
-        """``new`` (fetch it now), ``waiting``, ``over`` (dropped) or ``seen``."""
+    def _add(self, name: str, key: str) -> bool:
+        """Add ``key`` to the set ``name``; False when it was there."""
+        seen = self._s[name]
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    def _can_start(self, limit: int) -> bool:
+        """A page may be requested now: budget and window both have room (then both count it)."""
         s = self._s
-        if key in s["pages"]:
-            return "seen"
-        s["pages"].add(key)
-        if s["count"] < limit and s["active"] < self.window and not s["waiting"]:
+        if s["count"] < limit and s["active"] < self.window:
             s["count"] += 1
             s["active"] += 1
+            return True
+        return False
+
+    def claim(self, key: str, limit: int, entry: list) -> str:
+        """``new`` (fetch it now), ``waiting``, ``over`` (dropped) or ``seen``."""
+        if not self._add("pages", key):
+            return "seen"
+        waiting = self._s["waiting"]
+        if not waiting and self._can_start(limit):  # never ahead of a waiting page: breadth-first order
             return "new"
-        if len(s["waiting"]) < distributed.waiting_cap(limit):
-            s["waiting"].append(entry)
+        if len(waiting) < distributed.waiting_cap(limit):
+            waiting.append(entry)
             return "waiting"
         return "over"
 
     def transfer(self, key: str) -> bool:
         """A page takes over the slot of the page it replaces (an ``.md`` twin's HTML page); False when seen."""
-        s = self._s
-        if key in s["pages"]:
-            return False
-        s["pages"].add(key)
-        return True
+        return self._add("pages", key)
 
     def finish(self, written: bool, limit: int) -> list[list]:
         """A page finished (``written``: its item was, or the budget itself dropped it); → the waiting
@@ -98,21 +107,15 @@ class LocalState:
         if not written:
             s["count"] -= 1
         ready = []
-        while s["waiting"] and s["count"] < limit and s["active"] < self.window:
+        while s["waiting"] and self._can_start(limit):
             ready.append(s["waiting"].popleft())
-            s["count"] += 1
-            s["active"] += 1
         return ready
 
     def waiting_count(self) -> int:
         return len(self._s["waiting"])
 
     def add_canonical(self, key: str) -> bool:
-        s = self._s
-        if key in s["canonical"]:
-            return False
-        s["canonical"].add(key)
-        return True
+        return self._add("canonical", key)
 
     def has_canonical(self, key: str) -> bool:
         return key in self._s["canonical"]
@@ -134,7 +137,6 @@ def apply_docs_settings(settings, args=None) -> None:
     settings.set("SCHEDULER_MEMORY_QUEUE", "scrapy.squeues.FifoMemoryQueue", priority=prio)
     settings.set("DEPTH_LIMIT", 0, priority=prio)  # the link-hop limit (depth_limit) is what is limited
     settings.set("HTTPCACHE_ENABLED", True, priority=prio)
-    settings.set("HTTPCACHE_EXPIRATION_SECS", HTTPCACHE_SECS, priority=prio)
     settings.set("SKILL3_EXTRACT_WORKERS", os.cpu_count() or 1, priority=prio)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", Progress, 520)
     pipelines = settings.getdict("ITEM_PIPELINES")

@@ -44,19 +44,9 @@ def _inline(el, out: list[str]) -> None:
     for child in el:
         tag = child.tag if isinstance(child.tag, str) else ""
         if tag and tag not in _SKIP:
-            if tag in _CODE:
-                text = _WS.sub(" ", child.text_content()).strip()
-                if text:
-                    out.append(f"`{text}`")
-            elif tag == "br":
-                out.append("\n")
-            else:
-                inner: list[str] = []
-                _inline(child, inner)
-                text = _WS.sub(" ", "".join(inner)).strip()
-                if text:
-                    text = _decorate(tag, text, child)
-                    out.append(text if tag not in _BLOCKS else "\n" + text + "\n")
+            piece: list[str] = []
+            _inline_one(child, piece)
+            out.extend(["\n" + p + "\n" for p in piece] if tag in _BLOCKS else piece)
         if child.tail:
             out.append(child.tail)
 

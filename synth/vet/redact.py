@@ -229,7 +229,6 @@ def filename_for_language(language: str) -> str:
 def redact_fields(title: str, excerpts: list[str], code_blocks: list[dict]) -> tuple[str, list[str], list[dict], int]:
     """Redacted copies of a source's title, excerpts and code blocks, and the number of secrets
     (plain data in and out, so it can run in a worker process)."""
-    total = 0
     title, total = redact_text(title)
     out_excerpts = []
     for excerpt in excerpts:
@@ -250,7 +249,7 @@ def redact_urls(*urls: str) -> tuple[list[str], int]:
     redacted like any text: the source is still cited, the secret is not."""
     out, total = [], 0
     for url in urls:
-        url, n = redact_text(url or "") if url else (url, 0)
+        url, n = redact_text(url) if url else (url, 0)
         out.append(url)
         total += n
     return out, total
