@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The test command: installs what the tests need, starts their services, runs pytest.
+# The test command: installs what the tests need (into .venv/), starts their services, runs pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+export PATH="$PWD/.venv/bin:$PATH"
+export PYTHON="$PWD/.venv/bin/python"
 # Redis for the distributed-crawl tests (Debian's redis-server, loopback only).
 REDIS_PORT=${SKILL3_TEST_REDIS_PORT:-6390}
 if ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
@@ -13,4 +15,8 @@ export SKILL3_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 SKILL3_REAL_LLM_URL=$(bash scripts/real-llm.sh)
 export SKILL3_REAL_LLM_URL
 export SKILL3_CHROMIUM=${SKILL3_CHROMIUM:-/usr/bin/chromium}
-python3 -m pytest "$@"
+start=$(date +%s)
+status=0
+"$PYTHON" -m pytest "$@" || status=$?
+echo "test suite: $(( $(date +%s) - start )) s" >&2
+exit $status
