@@ -20,7 +20,7 @@ class CutoffError(ValueError):
 @dataclass(frozen=True)
 class Cutoff:
     month: str  # YYYY-MM
-    source: str  # "cutoff_time" or the table's source
+    source: str  # "cutoff_time" when given, else which input gave it (the table entry, crawl.json, the items)
 
     @property
     def start(self) -> date:
@@ -47,7 +47,8 @@ def parse_month(value: str, name: str = "cutoff_time") -> str:
 
 
 def resolve_cutoff(target_model: str | None, cutoff_time: str | None) -> Cutoff:
-    """``cutoff_time`` wins; else look the model up; an unknown model names ``cutoff_time``."""
+    """``cutoff_time`` wins; else look the model up (``None``: the table's default model); an unknown
+    model names ``cutoff_time``. ``source`` says which: ``cutoff_time``, or the table entry and its source."""
     if cutoff_time:
         return Cutoff(parse_month(cutoff_time), "cutoff_time")
     model = target_model or default_model()
@@ -57,4 +58,6 @@ def resolve_cutoff(target_model: str | None, cutoff_time: str | None) -> Cutoff:
         raise CutoffError(
             f"unknown target_model {model!r} (known: {known}); pass cutoff_time=YYYY-MM (--cutoff-time) to set its cutoff"
         )
-    return Cutoff(parse_month(entry["cutoff"]), entry.get("source", ""))
+    which = "target_model" if target_model else "default target_model"
+    cited = entry.get("source") or cutoff_table().get("source") or ""
+    return Cutoff(parse_month(entry["cutoff"]), f"{which} {model} in the cutoff table" + (f" ({cited})" if cited else ""))

@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -132,6 +132,15 @@ def _first_item_field(paths: list[str], name: str) -> str | None:
     return None
 
 
+def _recorded_cutoff(crawl_meta: dict, crawl_json: str | None, paths: list[str]) -> tuple[str | None, str]:
+    """The cutoff the crawl recorded and where it was read (for run.json's ``cutoff.source``)."""
+    value = _crawl_arg(crawl_meta, "cutoff") or _crawl_arg(crawl_meta, "cutoff_time")
+    if value:
+        how = crawl_meta.get("cutoff_source")
+        return value, f"crawl.json {crawl_json}" + (f" (the crawl's {how})" if isinstance(how, str) and how else "")
+    return _first_item_field(paths, "cutoff"), "the cutoff recorded in the run.jsonl items"
+
+
 def _crawl_arg(meta: dict, key: str):
     args = meta.get("args") if isinstance(meta.get("args"), dict) else {}
     return args.get(key) if args.get(key) not in (None, "") else meta.get(key)
@@ -212,14 +221,15 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     if not topic:
         raise SynthFailure(2, "no topic in the items or crawl.json: pass --topic")
     explicit_model = target_model
-    target_model = target_model or _crawl_arg(crawl_meta, "target_model") or default_model()
+    model_for_cutoff = target_model or _crawl_arg(crawl_meta, "target_model")
+    target_model = model_for_cutoff or default_model()
     try:
         # --cutoff-time wins; then an explicit --target-model; then what the crawl recorded; then the default model.
-        recorded = _crawl_arg(crawl_meta, "cutoff") or _crawl_arg(crawl_meta, "cutoff_time") or _first_item_field(paths, "cutoff")
+        recorded, recorded_from = _recorded_cutoff(crawl_meta, crawl_json, paths)
         if cutoff or explicit_model or not recorded:
-            cut = resolve_cutoff(target_model, cutoff)
+            cut = resolve_cutoff(model_for_cutoff, cutoff)
         else:
-            cut = resolve_cutoff(target_model, parse_month(str(recorded)))
+            cut = replace(resolve_cutoff(target_model, parse_month(str(recorded))), source=recorded_from)
     except CutoffError as exc:
         raise SynthFailure(2, str(exc)) from None
     today_s = today or started.date().isoformat()
@@ -497,7 +507,9 @@ def _verify(model, candidates, sel: Selection, bundle, skill: Skill, skill_ctx, 
         err.print(f"skill3 synth: warning: {msg}", markup=False)
         state.warnings.append(msg)
         return skill, {"status": "rejected", "reason": str(exc)}
-    return verified, {"status": "done", "fixes": verified.fixes, "changed": verified.body != skill.body,
+    own = list(verified.fixes)
+    verified.fixes = list(skill.fixes) + [f for f in own if f not in skill.fixes]  # the draft's fixes stay on record
+    return verified, {"status": "done", "fixes": own, "changed": verified.body != skill.body,
                       "sources_trimmed": verify_bundle is not bundle}
 
 

@@ -138,7 +138,9 @@ def make_chat_model(
 
 
 def probe_openai_endpoint(endpoint: str, timeout: float = 3.0) -> str | None:
-    """None when an OpenAI-compatible server answers ``GET /models``; else a one-line reason."""
+    """None when an OpenAI-compatible server answers ``GET /models`` with a 2xx JSON model list
+    (``{"data": [...]}``); else a one-line reason. A 403 from a proxy, a login page or any other
+    answer is not a model server."""
     return _probe(endpoint, timeout)[0]
 
 
@@ -169,14 +171,16 @@ def _probe(endpoint: str, timeout: float) -> tuple[str | None, list[str]]:
         r = httpx2.get(url, timeout=timeout, headers=headers)
     except Exception as exc:  # any transport failure means "does not answer"
         return f"{endpoint} does not answer ({type(exc).__name__})", []
-    if r.status_code >= 500:
-        return f"{endpoint} answered HTTP {r.status_code}", []
+    if not 200 <= r.status_code < 300:
+        return f"{endpoint} answered HTTP {r.status_code} at /models (not an OpenAI-compatible model list)", []
     try:
-        data = r.json().get("data", [])
-        models = [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
-    except (ValueError, AttributeError, TypeError):
-        models = []
-    return None, models
+        data = r.json()
+    except ValueError:
+        data = None
+    listed = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(listed, list):
+        return f"{endpoint} answered /models without a JSON model list (not an OpenAI-compatible server)", []
+    return None, [str(m["id"]) for m in listed if isinstance(m, dict) and m.get("id")]
 
 
 def resolve_auto(endpoint: str | None) -> tuple[str, str | None]:

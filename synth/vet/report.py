@@ -117,22 +117,29 @@ def render_json(report: VetReport, out: TextIO) -> None:
     out.write(json.dumps(report.to_dict(), indent=2) + "\n")
 
 
+def sarif_rule_id(f: Finding) -> str:
+    """The SARIF rule id: namespaced by the check that found it (``skillspector/P1``, ``lint/P1``,
+    ``skill3/SKILL3-SECRET``), because different checks reuse the same short ids."""
+    return f"{f.tool or 'unknown'}/{f.rule_id}"
+
+
 def sarif_log(report: VetReport, tool_version: str) -> dict[str, Any]:
     findings = report.findings
     rules: dict[str, dict[str, Any]] = {}
     results = []
     for f in findings:
+        rule_id = sarif_rule_id(f)
         rules.setdefault(
-            f.rule_id,
+            rule_id,
             {
-                "id": f.rule_id,
+                "id": rule_id,
                 "name": f.category or f.rule_id,
                 "shortDescription": {"text": f.title or f.category or f.rule_id},
-                "properties": {"category": f.category, "tool": f.tool},
+                "properties": {"category": f.category, "tool": f.tool, "toolRuleId": f.rule_id},
             },
         )
         result: dict[str, Any] = {
-            "ruleId": f.rule_id,
+            "ruleId": rule_id,
             "level": _LEVEL.get(f.severity, "note"),
             "message": {"text": f.message},
             "partialFingerprints": {"matchFingerprint/v1": f.fingerprint},

@@ -138,13 +138,29 @@ def test_vet_sarif_agrees_with_skillspectors_own_sarif(fake_scanner, scanner_onl
     ours = json.loads(runner.invoke(app, ["vet", skill(case), "--format", "sarif"]).stdout)
     theirs = json.loads((case_dir(case) / "stdout-sarif.txt").read_text())
     assert ours["version"] == "2.1.0" and len(ours["runs"]) == 1
-    pick = lambda log: sorted((r["ruleId"], r["level"]) for r in log["runs"][0]["results"])  # noqa: E731
-    assert pick(ours) == pick(theirs)
+    pick = lambda log, ns="": sorted((ns + r["ruleId"], r["level"]) for r in log["runs"][0]["results"])  # noqa: E731
+    assert pick(ours) == pick(theirs, "skillspector/")
     run = ours["runs"][0]
     assert run["invocations"][0]["executionSuccessful"] is True
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} == {r["ruleId"] for r in run["results"]}
     for r in run["results"]:
         assert r["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+
+
+def test_sarif_rule_ids_are_namespaced_by_check():
+    """lint's P1 (no Sources section) and the scanner's P1 (instruction override) are two rules."""
+    lint = Finding("P1", "Lint", "MEDIUM", None, "no Sources section", "SKILL.md", 3, "fp-lint", tool="lint")
+    scanner = Finding("P1", "Instruction Override", "HIGH", 0.9, "ignore previous", "SKILL.md", 9, "fp-ss")
+    secret = Finding("SKILL3-SECRET", "Secret Exposure", "HIGH", None, "token", "SKILL.md", 4, "fp-s", tool="skill3")
+    report = VetReport(path=case_dir("01"), scan=ScanResult(status="ran", target="x", findings=[scanner]),
+                       extra_findings=[lint, secret])
+    run = sarif_log(report, "0.1.0")["runs"][0]
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    assert set(rules) == {"lint/P1", "skillspector/P1", "skill3/SKILL3-SECRET"}
+    assert rules["lint/P1"]["name"] == "Lint" and rules["skillspector/P1"]["name"] == "Instruction Override"
+    assert rules["lint/P1"]["properties"]["toolRuleId"] == "P1"
+    assert sorted((r["ruleId"], r["level"]) for r in run["results"]) == [
+        ("lint/P1", "warning"), ("skill3/SKILL3-SECRET", "error"), ("skillspector/P1", "error")]
 
 
 def test_sarif_not_run():
