@@ -132,6 +132,12 @@ def learn_cmd(
         verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,
     )
     out = Path(kwargs["output_dir"])
+    from synth.ownership import OwnershipError, check_outputs
+
+    try:  # a run.json/index.html skill3 did not write: refuse before crawling, not after
+        check_outputs(out)
+    except OwnershipError as exc:
+        _fail(2, str(exc))
     code = run_crawl(kwargs)
     if code:
         raise typer.Exit(code)

@@ -10,7 +10,8 @@ shrunk, map_reduce, content (SPEC §4.1.1)}, model{requested, used, endpoint,
 model, auto_fallback_reason}, prompts{version, calls[{phase, prompt_hash, token
 counts, seconds}]}, tokens{totals}, postprocess{fixes, reprompted}, verify,
 lint, vet, gate{fail_on_findings, blocking, rules}, skill{name, path, files, cited,
-lines}, validation, timings (seconds per phase), warnings, tool_versions.
+lines}, validation, written{skill_dir, files} (what skill3 wrote into the output folder: the only
+things a later run may replace or delete), timings (seconds per phase), warnings, tool_versions.
 
 ``lint``: the final skill's ``LintResult.to_dict()`` (skill, name, counts, findings,
 skipped) plus status, advisory_rules, draft (the draft's lint result when it had
@@ -128,6 +129,8 @@ def build(*, topic, target_model, cutoff, today, started, paths, crawl_meta, cra
             "lines": len(skill.skill_md().splitlines()),
         },
         "validation": validation,
+        # what this run wrote into out_dir: the only things a later run may replace or delete
+        "written": {"skill_dir": skill_dir.name, "files": ["run.json", "index.html", *(f"{skill_dir.name}/{f}" for f in files)]},
         "timings": timings,
         "warnings": warnings,
         "tool_versions": tool_versions(),

@@ -112,6 +112,7 @@ def render_preview(skill: Skill, manifest: dict) -> str:
     )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="generator" content="skill3">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <title>{e(skill.name)} — skill3 preview</title><style>{_CSS}</style></head>
 <body><main>

@@ -56,6 +56,7 @@ from synth.llm.base import (
     served_models,
 )
 from synth.llm.progress import generation_progress
+from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess, sanitize_name
 from synth.synthesize import (
     CallLog,
@@ -268,6 +269,7 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
             msg = f"no LLM answers ({fallback_reason}): falling back to the extractive synthesizer (quotes only, no model)"
             err.print(f"[bold yellow]skill3 synth: WARNING: {msg}[/]")
             state.warnings.append(msg)
+    _check_outputs(out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
     try:
         model = make_chat_model(provider, endpoint=llm_endpoint, model=llm_model)
     except MissingKeyError as exc:
@@ -333,9 +335,24 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
             ctx_tokens=ctx_tokens, progress=progress, input_vet=input_vet, fail_on_findings=fail_on_findings)
 
     # ---------------------------------------------------------------- write
+    _check_outputs(out_dir)
     previous = _previous_skill_dir(out_dir)
+    owned = owned_skill_dirs(out_dir)
+    try:
+        name = free_skill_name(out_dir, skill.name, owned)
+    except OwnershipError as exc:
+        raise SynthFailure(1, str(exc)) from None
+    if name != skill.name:
+        from rich.text import Text
+
+        msg = (f"{out_dir / skill.name} exists and was not written by skill3: the skill is written beside it "
+               f"as {name} (its name changed to match)")
+        err.print(Text(f"skill3 synth: WARNING: {msg}", style="bold yellow"))
+        state.warnings.append(msg)
+        skill.name = name
+        skill.frontmatter["name"] = name
     with state.phase("write"):
-        skill_dir, validation = write_skill(out_dir, skill)
+        skill_dir, validation = write_skill(out_dir, skill, owned=owned)
     quarantined = {id(c) for c in ranked.candidates} - {id(c) for c in candidates}
     ranking = ranking_rows(ranked.candidates, sel)
     for row, c in zip(ranking, ranked.candidates):
@@ -369,16 +386,20 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     return 0
 
 
-def _previous_skill_dir(out_dir: Path) -> Path | None:
-    """The skill folder the previous run.json names, when it is a direct child of ``out_dir`` holding a SKILL.md."""
+def _check_outputs(out_dir: Path) -> None:
     try:
-        prev = json.loads((out_dir / "run.json").read_text(encoding="utf-8"))["skill"]["name"]
-    except (OSError, ValueError, KeyError, TypeError):
+        check_outputs(out_dir)
+    except OwnershipError as exc:
+        raise SynthFailure(2, str(exc)) from None
+
+
+def _previous_skill_dir(out_dir: Path) -> Path | None:
+    """The skill folder skill3's previous run.json names, when it is a direct child of ``out_dir`` holding a SKILL.md."""
+    owned = sorted(owned_skill_dirs(out_dir))
+    if len(owned) != 1:
         return None
-    if not isinstance(prev, str) or not prev or "/" in prev or prev.startswith("."):
-        return None
-    path = out_dir / prev
-    return path if (path / "SKILL.md").is_file() else None
+    path = out_dir / owned[0]
+    return path if path.is_dir() and not path.is_symlink() and (path / "SKILL.md").is_file() else None
 
 
 def _progress(enabled: bool, label: str, err: Console):
@@ -534,8 +555,11 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-def write_skill(out_dir: Path, skill: Skill) -> tuple[Path, dict]:
-    """Write the skill folder atomically; validate it with the reference validator before it replaces anything."""
+def write_skill(out_dir: Path, skill: Skill, owned: set[str] | frozenset[str] = frozenset()) -> tuple[Path, dict]:
+    """Write the skill folder atomically; validate it with the reference validator before it replaces anything.
+
+    An existing folder of the same name is replaced only when skill3 wrote it (``owned``, from its run.json);
+    anything else there is never moved or deleted (``SynthFailure``; the caller picks a free name first)."""
     from importlib.metadata import version
 
     from skills_ref.validator import validate
@@ -553,6 +577,9 @@ def write_skill(out_dir: Path, skill: Skill) -> tuple[Path, dict]:
             raise SynthFailure(1, f"the skill failed the Agent Skills validator: {'; '.join(errors)}")
         dest = out_dir / skill.name
         backup = None
+        if (dest.exists() or dest.is_symlink()) and (skill.name not in owned or dest.is_symlink() or not dest.is_dir()):
+            raise SynthFailure(1, f"{dest} exists and was not written by skill3; it was left alone "
+                                  "(move it away or pass another --output-dir)")
         if dest.exists():
             backup = staging / ".previous"
             os.rename(dest, backup)
