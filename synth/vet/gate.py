@@ -2,8 +2,10 @@
 
 HIGH/CRITICAL findings remaining from either side → exit 3 (the skill is
 still written). Findings of quarantined sources count too: quarantine is
-mitigation, not amnesty (seed ARCHITECTURE). MEDIUM/LOW never gate; a scan
-that did not run never gates but is reported.
+mitigation, not amnesty (seed ARCHITECTURE) - except the built-in screen's
+(``synth.vet.screen``): a heuristic first screen whose quarantine is recorded but
+does not fail the run. MEDIUM/LOW never gate; a scan that did not run never gates
+but is reported.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def vetting_record(
     """The ``vetting`` object for run.json: both sides, the gate decision and
     every scan that did not run (recorded as such, never as clean)."""
     extra = list(extra_findings)
-    input_findings = input_result.findings if input_result else []
+    input_findings = input_result.gating_findings if input_result else []
     residual = output_result.residual if output_result else []
     blocking = blocking_findings(input_findings, residual, extra)
     scans = not_run_scans(input_result.scan if input_result else None, output_result.final if output_result else None)

@@ -1,9 +1,15 @@
-"""Input-side vetting: redact every source, scan the corpus, quarantine
-sources with HIGH/CRITICAL findings - all before any model sees them.
+"""Input-side vetting: redact every source, screen it with skill3's built-in checks
+(:mod:`synth.vet.screen`, always), scan the corpus with SkillSpector, quarantine
+sources with HIGH/CRITICAL findings of either - all before any model sees them.
 
 The corpus is written as one markdown file per source (``source-N.md``, N the
 1-based position in the list) into a temporary folder that is scanned like a
-skill; findings map back to sources by file name.
+skill; findings map back to sources by file name. The built-in screen reads the
+same rendering. Its findings (``tool="skill3"``, rule ids ``SKILL3-…``) quarantine
+exactly like the scanner's; unlike the scanner's they do not trip the exit-3 gate
+once their source is quarantined (a heuristic first screen: the source never reaches
+a model, and a false positive on a legitimate page must not fail the run).
+Invisible and bidi control characters are removed from the sources that are kept.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from synth.item import SourceItem
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.redact import redact_item
 from synth.vet.runner import Scan, run_scan
+from synth.vet.screen import screen_markdown, strip_invisible
+
+SCREEN_TOOL = "skill3"
 
 _SOURCE_FILE = re.compile(r"(?:^|[\\/])source-(\d+)\.md$")
 
@@ -94,10 +103,23 @@ class InputVetResult:
     unmapped: list[Finding] = field(default_factory=list)  # findings in no source-N.md
     warnings: list[str] = field(default_factory=list)
     kept: list[SourceItem] = field(default_factory=list, repr=False)  # what synthesis may use
+    invisible_removed: int = 0  # invisible/bidi characters stripped from the kept sources
 
     @property
     def findings(self) -> list[Finding]:
         return [f for s in self.sources for f in s.findings] + list(self.unmapped)
+
+    @property
+    def screen_findings(self) -> list[Finding]:
+        return [f for f in self.findings if f.tool == SCREEN_TOOL]
+
+    @property
+    def gating_findings(self) -> list[Finding]:
+        """What counts for the exit-3 gate: every scanner finding (quarantined sources' too) and the
+        built-in screen's findings in sources that were kept (HIGH ones never are)."""
+        quarantined = {s.index for s in self.sources if s.quarantined}
+        return [f for s in self.sources for f in s.findings
+                if f.tool != SCREEN_TOOL or s.index not in quarantined] + list(self.unmapped)
 
     @property
     def quarantined(self) -> list[SourceVerdict]:
@@ -109,7 +131,19 @@ class InputVetResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``vetting.input`` block of run.json (never a secret: counts only)."""
+        screen = self.screen_findings
+        by_screen = [s.url for s in self.sources if s.quarantined and any(f.tool == SCREEN_TOOL and f.blocking for f in s.findings)]
         return {
+            "screen": {
+                "status": "ran",
+                "checker": "skill3 built-in screen (synth.vet.screen): injection, pipe-to-shell, exfiltration, hidden text",
+                "findings": len(screen),
+                "blocking": sum(1 for f in screen if f.blocking),
+                "rules": sorted({f.rule_id for f in screen}),
+                "quarantined": by_screen,
+                "invisible_removed": self.invisible_removed,
+                "gates": "only in kept sources (a quarantined source's screen findings are recorded, not gated)",
+            },
             "scan": self.scan.to_dict(),
             "redactions": self.redactions,
             "sources": [s.to_dict() for s in self.sources],
@@ -130,13 +164,27 @@ def _split_by_source(finding: Finding) -> dict[int | None, Finding]:
     return out
 
 
-def classify(items: Sequence[SourceItem], scan: ScanResult, redactions: Sequence[int] | None = None) -> InputVetResult:
-    """Map a corpus scan back to sources and decide quarantine. Pure."""
+def screen_sources(items: Sequence[SourceItem]) -> list[list[Finding]]:
+    """The built-in screen's findings per source, on the same rendering the scanner reads. Pure."""
+    out = []
+    for i, item in enumerate(items):
+        findings = screen_markdown(render_source(item), source_filename(i + 1))
+        for f in findings:
+            f.source_url = item.url
+        out.append(findings)
+    return out
+
+
+def classify(items: Sequence[SourceItem], scan: ScanResult, redactions: Sequence[int] | None = None,
+             screened: Sequence[Sequence[Finding]] | None = None) -> InputVetResult:
+    """Map a corpus scan (and the built-in screen's findings) back to sources and decide quarantine. Pure."""
     redactions = list(redactions) if redactions is not None else [0] * len(items)
     verdicts = [
         SourceVerdict(index=i, url=item.url, file=source_filename(i + 1), redactions=redactions[i])
         for i, item in enumerate(items)
     ]
+    for verdict, found in zip(verdicts, screened or []):
+        verdict.findings.extend(found)
     result = InputVetResult(scan=scan, sources=verdicts)
     for finding in scan.findings:
         for index, part in _split_by_source(finding).items():
@@ -154,7 +202,8 @@ def classify(items: Sequence[SourceItem], scan: ScanResult, redactions: Sequence
             result.warnings.append(f"quarantined source {verdict.index + 1} {verdict.url}: {worst}")
     if scan.status != "ran":
         label = "NOT RUN" if scan.status == "not_run" else "FAILED"
-        result.warnings.insert(0, f"input scan {label}: {scan.reason} - sources were redacted but not scanned")
+        result.warnings.insert(0, f"input scan {label}: {scan.reason} - sources were redacted and passed skill3's "
+                                  "built-in screen only, not scanned")
     result.kept = [item for item, v in zip(items, verdicts) if not v.quarantined]
     return result
 
@@ -175,14 +224,33 @@ def vet_sources(
     counts = [redact_item(item) for item in items]
     if not items:
         return classify(items, ScanResult(status="not_run", target="", reason="no sources to scan"), counts)
+    screened = screen_sources(items)  # always, scanner or not
     with tempfile.TemporaryDirectory(prefix="skill3-corpus-", dir=workdir) as tmp:
         folder = Path(tmp) / "corpus"
         write_corpus(items, folder)
-        result = classify(items, scan(folder), counts)
+        result = classify(items, scan(folder), counts, screened)
     if not result.kept:
         raise AllSourcesQuarantined(
-            f"all {len(items)} sources were quarantined (HIGH/CRITICAL SkillSpector findings); "
-            "nothing safe to synthesise from - add trustworthy sources (see run.json vetting.input)",
+            f"all {len(items)} sources were quarantined (HIGH/CRITICAL findings of skill3's screen or SkillSpector); "
+            "nothing safe to synthesise from - add trustworthy sources (see run.json vet.input)",
             result,
         )
+    result.invisible_removed = sum(strip_item_invisible(item) for item in result.kept)
     return result
+
+
+def strip_item_invisible(item: SourceItem) -> int:
+    """Remove invisible/bidi control characters from a source's title, excerpts and code, in place."""
+    total = 0
+    item.title, n = strip_invisible(item.title or "")
+    total += n
+    excerpts = []
+    for e in item.excerpts:
+        e, n = strip_invisible(e)
+        excerpts.append(e)
+        total += n
+    item.excerpts = excerpts
+    for block in item.code_blocks:
+        block["text"], n = strip_invisible(block.get("text", ""))
+        total += n
+    return total

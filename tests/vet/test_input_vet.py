@@ -48,17 +48,23 @@ def test_poisoned_source_is_quarantined_and_secrets_redacted(fake_scanner):
     result = vet_sources(items)
     assert result.scan.status == "ran"
     assert [s.url for s in result.quarantined] == ["https://blog.example.net/meeting-notes"]
-    assert result.quarantined[0].rules == ["P1", "P6", "YR4"]
+    rules = result.quarantined[0].rules
+    assert {"P1", "P6", "YR4"} <= set(rules) and {"SKILL3-INJECT-OVERRIDE", "SKILL3-INJECT-ROLE"} <= set(rules)
     assert [i.url for i in result.kept] == [items[0].url, items[2].url]
     (warning,) = result.warnings
     assert "https://blog.example.net/meeting-notes" in warning and "P1 Prompt Injection (HIGH)" in warning
+    assert "SKILL3-INJECT-OVERRIDE Prompt Injection (HIGH)" in warning
     assert [s.redactions for s in result.sources] == [0, 0, 3] and items[2].redactions == 3
     # the corpus the scanner read was already redacted, and run.json holds counts only
     record = json.dumps(result.to_dict())
     for secret in (AWS_ID, AWS_SECRET, GHP):
         assert secret not in record and secret not in render_source(items[2])
-    assert result.sources[1].findings[0].source_url == items[1].url
+    assert {f.source_url for f in result.sources[1].findings} == {items[1].url}
     assert {f.file for f in result.findings} == {"source-2.md"}
+    # the screen's quarantine is recorded; only the scanner's findings of a quarantined source gate
+    assert {f.tool for f in result.gating_findings} == {"skillspector"}
+    screen = result.to_dict()["screen"]
+    assert screen["status"] == "ran" and screen["quarantined"] == [items[1].url] and screen["blocking"] >= 2
 
 
 def test_secrets_never_reach_the_model(fake_scanner):
@@ -87,13 +93,18 @@ def test_every_source_quarantined_fails_loudly(fake_scanner):
     assert info.value.result.quarantined[0].url == items[0].url
 
 
-def test_scanner_absent_quarantines_nothing_but_says_so(no_scanner):
+def test_scanner_absent_the_built_in_screen_still_quarantines_and_not_run_stays_loud(no_scanner):
     items = corpus()
     result = vet_sources(items)
-    assert result.scan.status == "not_run" and not result.quarantined and len(result.kept) == 3
+    assert result.scan.status == "not_run"
+    assert [s.url for s in result.quarantined] == [items[1].url] and len(result.kept) == 2
+    assert {f.tool for f in result.quarantined[0].findings} == {"skill3"}
     assert result.warnings[0].startswith("input scan NOT RUN: SkillSpector is not installed")
+    assert any("quarantined source 2" in w and "SKILL3-INJECT-OVERRIDE" in w for w in result.warnings)
     assert items[2].redactions == 3  # redaction does not depend on the scanner
-    assert result.to_dict()["scan"]["clean"] is False
+    record = result.to_dict()
+    assert record["scan"]["clean"] is False and record["screen"]["quarantined"] == [items[1].url]
+    assert result.gating_findings == []
 
 
 def test_no_sources():

@@ -157,18 +157,22 @@ def test_learn_quarantines_the_injection_and_no_secret_reaches_the_model_or_any_
     assert "HIGH/CRITICAL finding(s) remain" in r.stderr
     man = json.loads((out / "run.json").read_text(encoding="utf-8"))
     quarantined = man["vet"]["input"]["quarantined"]
-    assert quarantined == ["https://modelcontextprotocol.io/sample/notes/2026-07-02-meeting-notes"]
-    assert "quarantined source" in r.stderr and "P1" in r.stderr
+    notes = "https://modelcontextprotocol.io/sample/notes/2026-07-02-meeting-notes"
+    blog = "https://dev.to/sample-author/mcp-python-2-in-five-minutes"  # the example corpus's own injected page
+    assert sorted(quarantined) == sorted([notes, blog])
+    assert sorted(man["vet"]["input"]["screen"]["quarantined"]) == sorted([notes, blog])
+    assert "quarantined source" in r.stderr and "P1" in r.stderr and "SKILL3-INJECT-OVERRIDE" in r.stderr
     assert {"P1", "YR4"} <= set(man["vet"]["gate"]["rules"]) and man["gate"]["blocking"] >= 2
-    assert quarantined[0] not in man["used_sources"]
-    assert [s for s in man["sources"] if s["quarantined"]][0]["url"] == quarantined[0]
+    assert not any(r.startswith("SKILL3-") for r in man["vet"]["gate"]["rules"])  # the screen's quarantine does not gate
+    assert not set(quarantined) & set(man["used_sources"])
+    assert sorted(s["url"] for s in man["sources"] if s["quarantined"]) == sorted(quarantined)
     assert man["vet"]["output"]["final"]["status"] == "ran" and man["vet"]["output"]["residual"] == []
     assert man["lint"]["status"] == "done" and man["lint"]["counts"]["error"] == 0
     # the model saw the (redacted) deployment page but neither the injection nor any secret
     assert requests and any("Deploying an MCP server on AWS" in body for body in requests)
     assert any("REDACTED" in body for body in requests)
     for body in requests:
-        assert INJECTION not in body
+        assert INJECTION not in body and "Ignore all previous instructions" not in body
         for secret in SECRETS:
             assert secret not in body
     # redacted at crawl time: run.jsonl already carries the counts, never the secrets
@@ -274,8 +278,12 @@ def test_no_scanner_is_recorded_as_not_run_and_gates_nothing(feed, no_scanner):
     assert vet["status"] == "not run" and len(vet["not_run"]) == 2
     assert vet["input"]["scan"]["status"] == "not_run" and vet["input"]["scan"]["clean"] is False
     assert vet["output"]["final"]["status"] == "not_run" and vet["output"]["clean"] is False
-    assert vet["input"]["quarantined"] == [] and man["gate"]["blocking"] == 0
+    # the built-in screen ran anyway: the example corpus's injected blog page is quarantined, not gated
+    blog = "https://dev.to/sample-author/mcp-python-2-in-five-minutes"
+    assert vet["input"]["quarantined"] == [blog] and vet["input"]["screen"]["quarantined"] == [blog]
+    assert man["gate"]["blocking"] == 0 and blog not in man["used_sources"]
     assert any("NOT RUN" in w for w in man["warnings"])
+    assert "Ignore all previous instructions" not in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- (d) lint errors → fixer / re-prompt

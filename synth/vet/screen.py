@@ -1,0 +1,442 @@
+"""skill3's built-in first screen: prompt-injection and exfiltration patterns, before any model.
+
+It runs on every corpus, whether or not SkillSpector is installed (the scanner stays the real
+check and a scanner that did not run is still reported as NOT RUN). Pure functions over
+markdown text; findings use the same :class:`Finding` type as the scanner, ``tool="skill3"``,
+rule ids namespaced ``SKILL3-…``.
+
+Rules (each phrasing family is generic, never one string; text is matched after NFKC
+normalisation with invisible characters removed, so ``ig<U+200B>nore`` and full-width
+letters do not hide a phrase):
+
+==========================  ========  =====================================================
+rule                        alone     what
+==========================  ========  =====================================================
+SKILL3-INJECT-OVERRIDE      HIGH      "ignore/disregard/forget all previous instructions",
+                                      "disregard the system prompt", "ignore your rules",
+                                      "reveal your system prompt", "bypass your safety rules"
+                                      (MEDIUM when quoted in a sentence that explains it:
+                                      "attackers write 'ignore previous instructions'")
+SKILL3-INJECT-ROLE          HIGH      "you are now in developer mode / an unrestricted AI",
+                                      "from now on you will respond/act/pretend ..."
+SKILL3-EXFIL                HIGH      a request to send/post/upload the environment, ~/.ssh,
+                                      private keys, .env, cloud credential files, "all your
+                                      tokens" ... to a URL, address or endpoint; code that posts
+                                      such files (curl -d @~/.ssh/id_rsa, env | curl ...)
+SKILL3-HIDDEN-TAGS          HIGH      text smuggled in Unicode tag characters (U+E0000 block)
+SKILL3-HIDDEN-HTML          HIGH      any finding of these rules inside an HTML comment or a
+                                      CSS/attribute-hidden element (outside code blocks)
+SKILL3-INJECT-ADDRESS       MEDIUM    text addressed to AI assistants ("note for AI assistants",
+                                      "if you are an AI", "these lines are for you only",
+                                      chat-template markers such as ``<|im_start|>``)
+SKILL3-INJECT-CONCEAL       MEDIUM    "do not tell the user", "without telling the user",
+                                      "silently run/send ..."
+SKILL3-PIPE-SHELL           MEDIUM    ``curl … | bash``, ``wget -O- … | sh``, ``bash <(curl …)``,
+                                      ``iex (iwr …)``, ``base64 -d … | sh``
+SKILL3-EXFIL (weak)         MEDIUM    sending "your API key/token/password" (singular) to a URL
+SKILL3-HIDDEN-UNICODE       MEDIUM    zero-width characters between letters, bidi controls
+==========================  ========  =====================================================
+
+Combinations: in one text, an assistant-addressed finding (ADDRESS) together with a
+concealment request, a pipe-to-shell or a weak exfiltration request makes all of them HIGH;
+so does a concealment request within 300 characters of a pipe-to-shell or exfiltration; any
+ADDRESS/CONCEAL/PIPE/EXFIL phrase that only matches once invisible characters are removed
+(obfuscated) is HIGH; hidden Unicode beside any other finding is HIGH. A pipe-to-shell alone —
+an install guide's ``curl … | sh`` — stays MEDIUM: recorded, not quarantined.
+
+What is checkable where: the crawl path hands over extracted excerpts, from which trafilatura
+has already dropped HTML comments and ``display:none`` elements (they never reach a model);
+text hidden by the ``hidden`` attribute or ``font-size:0`` arrives as plain text, so only its
+phrasing can be screened. Corpus files and markdown pages keep HTML comments and inline HTML,
+which the HIDDEN-HTML rule checks.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable
+
+from synth.vet.findings import BLOCKING, Finding, stable_hash
+
+OVERRIDE = "SKILL3-INJECT-OVERRIDE"
+ROLE = "SKILL3-INJECT-ROLE"
+ADDRESS = "SKILL3-INJECT-ADDRESS"
+CONCEAL = "SKILL3-INJECT-CONCEAL"
+PIPE = "SKILL3-PIPE-SHELL"
+EXFIL = "SKILL3-EXFIL"
+HIDDEN_TAGS = "SKILL3-HIDDEN-TAGS"
+HIDDEN_HTML = "SKILL3-HIDDEN-HTML"
+HIDDEN_UNICODE = "SKILL3-HIDDEN-UNICODE"
+
+CATEGORY = {
+    OVERRIDE: "Prompt Injection", ROLE: "Prompt Injection", ADDRESS: "Prompt Injection",
+    CONCEAL: "Prompt Injection", PIPE: "Remote Code Execution", EXFIL: "Data Exfiltration",
+    HIDDEN_TAGS: "Hidden Instructions", HIDDEN_HTML: "Hidden Instructions", HIDDEN_UNICODE: "Hidden Instructions",
+}
+TITLE = {
+    OVERRIDE: "Instruction override aimed at an AI assistant",
+    ROLE: "Role reassignment aimed at an AI assistant",
+    ADDRESS: "Text addressed to AI assistants",
+    CONCEAL: "Request to hide actions from the user",
+    PIPE: "Pipe-to-shell (remote script executed unread)",
+    EXFIL: "Request to send credentials or secrets elsewhere",
+    HIDDEN_TAGS: "Text hidden in Unicode tag characters",
+    HIDDEN_HTML: "Instructions hidden in an HTML comment or hidden element",
+    HIDDEN_UNICODE: "Invisible or bidirectional control characters",
+}
+
+_I = re.I | re.S
+
+# --------------------------------------------------------------------------- phrasings
+
+_MOD = r"(?:previous|prior|preceding|above|earlier|former|original|initial|existing|system|developer|safety|old)"
+_NOUN = (r"(?:instructions?|prompts?|directions?|directives?|rules|guidelines|guidance|context|messages?|commands?|"
+         r"orders|constraints|restrictions|policies|guardrails|programming)")
+_OVERRIDE = [
+    re.compile(rf"\b(?:ignore|disregard|forget|abandon|discard|neglect)\s+(?:(?:all|any|every|each|the|of|your|these|those)\s+)*"
+               rf"(?:{_MOD}[\s,/-]+(?:and\s+|or\s+)?)+{_NOUN}\b", _I),
+    re.compile(rf"\b(?:ignore|disregard|forget)\s+(?:(?:all|any|the|of)\s+)*(?:your|the\s+assistant'?s|the\s+model'?s)\s+"
+               rf"(?:\w+\s+){{0,2}}(?:{_NOUN}|training|system\s+prompt)\b", _I),
+    re.compile(r"\bforget\s+(?:everything|all)\s+(?:you\s+(?:were|have\s+been|know)|(?:you'?ve|you\s+have)\s+been\s+told|above|before\s+this)", _I),
+    re.compile(r"\b(?:reveal|print|show|output|repeat|leak|disclose|dump|display)\s+(?:me\s+)?your\s+(?:(?:full|entire|complete|"
+               r"hidden|original|initial|secret|exact)\s+)*(?:system\s+(?:prompt|message|instructions)|initial\s+instructions|"
+               r"hidden\s+instructions|instructions\s+verbatim)", _I),
+    re.compile(r"\b(?:override|bypass|circumvent|disable|turn\s+off)\s+(?:all\s+|any\s+)?(?:your|the\s+(?:assistant|model|AI)'?s?)\s+"
+               r"(?:(?:safety|security|content|ethical|system)\s+)+(?:rules|guidelines|guardrails|restrictions|filters|policies|"
+               r"prompt|instructions|measures)", _I),
+    re.compile(r"\b(?:new|updated|real|actual|true)\s+(?:system\s+)?instructions\s*:\s*(?:you|ignore|from\s+now)", _I),
+]
+_ROLE = [
+    re.compile(r"\byou\s+are\s+(?:now|from\s+now\s+on)\s+(?:in\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|"
+               r"developer|god|admin|root|sudo|DAN|evil|rogue)\b[^.]{0,40}?\b(?:mode|AI|assistant|model|agent|bot|LLM|"
+               r"persona|restrictions?)\b", _I),
+    re.compile(r"\byou\s+are\s+now\s+(?:a|an)\s+(?:[\w-]+\s+){0,4}?(?:AI|assistant|chatbot|bot|LLM|language\s+model|persona)\b"
+               r"(?!\s+(?:developer|engineer|builder|author)s?\b)", _I),
+    re.compile(r"\byou\s+are\s+(?:now\s+)?no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:AI|assistant))", _I),
+    re.compile(r"\bfrom\s+now\s+on,?\s+you\s+(?:will|must|shall|are\s+to|should)\s+(?:only\s+)?(?:act|respond|answer|reply|behave|"
+               r"pretend|role-?play|ignore|obey|follow\s+(?:only\s+)?(?:my|these))\b", _I),
+    re.compile(r"\b(?:pretend|act\s+as\s+if)\s+(?:that\s+)?you\s+(?:have\s+no|are\s+not\s+bound|are\s+free\s+of)\s+"
+               r"(?:restrictions|rules|guidelines|limits)", _I),
+]
+_AI = r"(?:AI|A\.I\.|LLMs?|GPTs?|language[\s-]+models?|AI\s+(?:assistants?|agents?|models?|systems?|tools?)|assistants?|chatbots?|Claude|ChatGPT|Copilot|Gemini|coding\s+agents?)"
+_ADDRESS = [
+    re.compile(rf"\b(?:note|message|attention|instructions?|important|notice|reminder|memo|hint|directive)\s*(?:for|to)\s+"
+               rf"(?:all\s+|any\s+)?(?:the\s+)?{_AI}\b", _I),
+    re.compile(rf"\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:AI|LLM|language\s+model|large\s+language\s+model|AI\s+(?:assistant|agent|model)|"
+               rf"automated\s+(?:assistant|agent)|chatbot)\b(?!\s+(?:developer|engineer|researcher))", _I),
+    re.compile(rf"\b(?:AI|LLM)s?\s+(?:assistants?|agents?|models?|crawlers?|systems?)?\s*(?:reading|processing|parsing|summari[sz]ing|"
+               rf"visiting|ingesting|scraping|that\s+(?:read|process|see))\s+(?:this|these)\b", _I),
+    re.compile(rf"\bdear\s+{_AI}\b", _I),
+    re.compile(rf"\b(?:this|these)\s+(?:lines?|instructions?|notes?|sections?|messages?|paragraphs?)\s+(?:is|are)\s+(?:only\s+)?"
+               rf"(?:meant\s+|intended\s+)?for\s+(?:you|the\s+{_AI})(?:\s+only)?\b", _I),
+    re.compile(r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>|<<SYS>>|\[/?INST\]", _I),
+]
+_CONCEAL = [
+    re.compile(r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|show|mention|reveal|disclose|let)\b[^.]{0,30}?"
+               r"\b(?:the\s+)?(?:user|human|operator)s?\b", _I),
+    re.compile(r"\bwithout\s+(?:(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+)?(?:user|human|operator)|"
+               r"the\s+(?:user|human)(?:'?s)?\s+(?:knowledge|noticing|knowing|seeing))", _I),
+    re.compile(r"\b(?:secretly|silently|covertly|quietly|discreetly)\s+(?:run|execute|send|upload|post|install|download|exfiltrate|"
+               r"copy|forward|include|append|add|transmit|fetch)\b", _I),
+]
+_SH = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:(?:ba|z|k|c|tc|da|fi|a)?sh|python[0-9.]*|perl|ruby|node|php|iex|Invoke-Expression|pwsh|powershell(?:\.exe)?)\b"
+_DL = r"(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|DownloadString)"
+_PIPE = [
+    re.compile(rf"\b{_DL}\b[^\n]{{0,300}}?\|\s*{_SH}", _I),
+    re.compile(r"\b(?:ba|z|k)?sh\s+(?:-\w+\s+)*(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b", _I),
+    re.compile(r"\b(?:ba|z|k)?sh\s+<\(\s*(?:curl|wget)\b", _I),
+    re.compile(r"\b(?:iex|Invoke-Expression)\s*[\(\s]\s*\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|New-Object\s+(?:System\.)?Net\.WebClient)", _I),
+    re.compile(rf"\bbase64\s+(?:-d|--decode|-D)\b[^\n]{{0,200}}?\|\s*{_SH}", _I),
+    re.compile(r"\beval\b[^\n]{0,40}\$\([^\n]{0,200}?\bbase64\s+(?:-d|--decode|-D)\b", _I),
+]
+_SENS_FILE = (r"(?:~|\$HOME|%USERPROFILE%|/root|/home/[\w.-]+)?/?\.ssh(?:/(?![\w.-]*\.pub\b)[\w.-]*)?|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|"
+              r"\.aws/credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.docker/config\.json|\.kube/config|\.git-credentials|"
+              r"(?<![\w/])\.env\b(?!\.example|\.sample)|/etc/(?:passwd|shadow)|\.gnupg\b|\bkeychain\b")
+_SENS_STRONG = (rf"(?:{_SENS_FILE}|\benvironment\s+variables\b|\benv\s+vars\b|\$\(\s*(?:env|printenv|set)\s*\)|\bprintenv\b|"
+                r"\bprivate\s+(?:ssh\s+)?keys?\b|\b(?:all|every|any)\s+(?:of\s+)?(?:your|the\s+user'?s?|their|the)?\s*(?:api\s+)?"
+                r"(?:keys|tokens|secrets|credentials|passwords)\b|\byour\s+(?:\w+\s+)?(?:keys|tokens|secrets|credentials|passwords|"
+                r"cookies|session\s+tokens?|seed\s+phrase|recovery\s+phrase|wallet)\b|\b(?:seed|recovery)\s+phrase\b)")
+_SENS_WEAK = r"\byour\s+(?:\w+\s+)?(?:api[\s_-]?key|token|password|secret|access\s+key|auth\s+token)\b"
+_DEST = (r"(?:https?://|wss?://|ftp://|\b[\w-]+(?:\.[\w-]+)+/[\w/.-]*|\b[\w.+-]+@[\w-]+\.[\w.]+|\b(?:this|that|the\s+following|"
+         r"my|our|an?\s+external|the\s+given|the\s+attacker'?s?)\s+(?:url|endpoint|server|webhook|address|e-?mail|host|site|domain)\b|"
+         r"\bwebhook\b|\bpastebin\b|\brequestbin\b|\bngrok\b)")
+_VERB = (r"\b(?:send|post|upload|exfiltrate|transmit|forward|submit|share|leak|copy|paste|email|e-mail|pipe|report|include|"
+         r"attach|append|sync|push|beam|deliver|dump)\b")
+_NEG = re.compile(r"\b(?:never|not|don'?t|avoid|must\s+not|should\s+not|shouldn'?t|cannot|can'?t|won'?t|no\s+need\s+to)\b[^.;:,\n]{0,40}$", re.I)
+_EXFIL_STRONG = [
+    re.compile(rf"{_VERB}[^.!?]{{0,80}}?{_SENS_STRONG}[^.!?]{{0,120}}?\b(?:to|into|at|via|on)\s+[^.!?]{{0,40}}?{_DEST}", _I),
+    re.compile(rf"{_VERB}\s+(?:\w+\s+){{0,3}}?(?:to|into)\s+[^.!?]{{0,40}}?{_DEST}[^.!?]{{0,80}}?{_SENS_STRONG}", _I),
+]
+_EXFIL_CODE = [
+    re.compile(rf"\b(?:curl|wget|http|https|Invoke-WebRequest|iwr|Invoke-RestMethod|irm)\b[^\n]{{0,200}}?(?:-d|--data(?:-binary|-raw|"
+               rf"-urlencode)?|-F|--form|-T|--upload-file|--post-file|--body-file|-InFile|-Body)[\s=]*[\"']?[^\n\"']{{0,20}}?@?"
+               rf"[^\n\"']{{0,40}}?(?:{_SENS_FILE})", _I),
+    re.compile(rf"\b(?:cat|type|Get-Content|gc|tar|zip)\s+[^\n|;]{{0,80}}?(?:{_SENS_FILE})[^\n|;]{{0,40}}\|\s*(?:base64\s+[^\n|]*\|\s*)?"
+               r"(?:curl|wget|nc|ncat|netcat|socat|Invoke-WebRequest|iwr)\b", _I),
+    re.compile(r"\b(?:env|printenv|set|Get-ChildItem\s+env:)\s*\|\s*(?:base64\s+[^\n|]*\|\s*)?(?:curl|wget|nc|ncat|netcat|socat|"
+               r"Invoke-WebRequest|iwr)\b", _I),
+    re.compile(rf"\b(?:curl|wget|Invoke-WebRequest|iwr)\b[^\n]{{0,200}}?\$\(\s*(?:env|printenv|cat\s+[^)\n]*(?:{_SENS_FILE}))", _I),
+    re.compile(r"\b(?:requests|httpx|urllib\.request|fetch|axios)\b[^\n]{0,60}?\b(?:post|put|urlopen)\b[^\n]{0,120}?"
+               r"(?:dict\(\s*os\.environ|os\.environ\b(?!\s*(?:\[|\.get))|process\.env\b(?!\.))", _I),
+]
+_EXFIL_WEAK = [
+    re.compile(rf"{_VERB}[^.!?]{{0,60}}?{_SENS_WEAK}[^.!?]{{0,80}}?\b(?:to|into|at)\s+[^.!?]{{0,30}}?{_DEST}", _I),
+]
+_EXPLAINED = re.compile(r"\b(?:injection|attacks?|attackers?|malicious|adversar\w*|payloads?|phrases?|examples?|such\s+as|e\.g\.|"
+                        r"for\s+instance|like|jailbreaks?|exploits?|red[\s-]team\w*|prompts\s+such)\b", re.I)
+_QUOTES = "\"'“”‘’«»`"
+
+# --------------------------------------------------------------------------- hidden text
+
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u180e\ufeff"
+_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_TAG_RANGE = (0xE0000, 0xE007F)
+INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\u180e\ufeff\u202a-\u202e\u2066-\u2069\U000E0000-\U000E007F]")
+_HTML_COMMENT = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
+_HIDDEN_ELEMENT = re.compile(
+    r"<(\w+)\b[^>]*?(?:style\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?\s*(?:;|[\"'])|"
+    r"opacity\s*:\s*0(?:\.0+)?\s*(?:;|[\"'])|(?:left|top)\s*:\s*-\d{4,}px)[^\"']*[\"']|\shidden(?=[\s>/=])|\saria-hidden\s*=\s*[\"']true[\"'])"
+    r"[^>]*>(.*?)</\1\s*>", re.I | re.S)
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+
+
+@dataclass
+class Hit:
+    rule: str
+    severity: str
+    start: int  # offsets in the original text
+    end: int
+    text: str  # the matched text (normalised), for the record
+    note: str = ""
+    obfuscated: bool = False
+
+
+def _clean(text: str) -> tuple[str, list[int]]:
+    """NFKC-normalised text without invisible characters, and each character's offset in ``text``."""
+    if text.isascii():
+        return text, list(range(len(text) + 1))
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if INVISIBLE.match(ch):
+            continue
+        norm = unicodedata.normalize("NFKC", ch) if ord(ch) > 127 else ch
+        for c in norm:
+            out.append(c)
+            where.append(i)
+    where.append(len(text))
+    return "".join(out), where
+
+
+def _is_quoted_explanation(clean: str, start: int, end: int) -> bool:
+    before = clean[max(0, start - 3):start].rstrip()
+    if not before or before[-1] not in _QUOTES:
+        return False
+    line_start = clean.rfind("\n", 0, start) + 1
+    line_end = clean.find("\n", end)
+    line = clean[line_start: line_end if line_end >= 0 else len(clean)]
+    return _EXPLAINED.search(line) is not None
+
+
+def _negated(clean: str, start: int) -> bool:
+    return _NEG.search(clean[max(0, start - 60):start]) is not None
+
+
+def _phrase_hits(text: str) -> list[Hit]:
+    clean, where = _clean(text)
+    raw_has_invisible = INVISIBLE.search(text) is not None
+    hits: list[Hit] = []
+
+    def add(rule: str, severity: str, m: re.Match, note: str = "") -> None:
+        s, e = where[m.start()], where[min(m.end(), len(where) - 1)]
+        obfuscated = raw_has_invisible and INVISIBLE.search(text, s, e) is not None
+        hits.append(Hit(rule, severity, s, e, " ".join(m.group(0).split())[:160], note, obfuscated))
+
+    for rx in _OVERRIDE:
+        for m in rx.finditer(clean):
+            if _is_quoted_explanation(clean, m.start(), m.end()):
+                add(OVERRIDE, "MEDIUM", m, "quoted in an explanation")
+            else:
+                add(OVERRIDE, "HIGH", m)
+    for rx in _ROLE:
+        for m in rx.finditer(clean):
+            add(ROLE, "MEDIUM" if _is_quoted_explanation(clean, m.start(), m.end()) else "HIGH", m)
+    for rule, patterns in ((ADDRESS, _ADDRESS), (CONCEAL, _CONCEAL), (PIPE, _PIPE)):
+        for rx in patterns:
+            for m in rx.finditer(clean):
+                add(rule, "MEDIUM", m)
+    for rx in _EXFIL_STRONG:
+        for m in rx.finditer(clean):
+            if not _negated(clean, m.start()):
+                add(EXFIL, "HIGH", m)
+    for rx in _EXFIL_CODE:
+        for m in rx.finditer(clean):
+            add(EXFIL, "HIGH", m, "code sends local secrets")
+    for rx in _EXFIL_WEAK:
+        for m in rx.finditer(clean):
+            if not _negated(clean, m.start()):
+                add(EXFIL, "MEDIUM", m, "weak: one key or token")
+    return _dedupe(hits)
+
+
+def _dedupe(hits: list[Hit]) -> list[Hit]:
+    """One hit per rule and overlapping span (the highest severity wins)."""
+    hits.sort(key=lambda h: (h.rule, h.start, -_rank(h.severity)))
+    out: list[Hit] = []
+    for h in hits:
+        if out and out[-1].rule == h.rule and h.start < out[-1].end:
+            if _rank(h.severity) > _rank(out[-1].severity):
+                out[-1].severity = h.severity
+            out[-1].end = max(out[-1].end, h.end)
+            continue
+        out.append(h)
+    return out
+
+
+def _rank(severity: str) -> int:
+    return {"INFO": 0, "LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}.get(severity, 0)
+
+
+def _tag_hits(text: str) -> list[Hit]:
+    """Runs of Unicode tag characters that are not part of an emoji flag sequence (U+1F3F4 + tags)."""
+    hits = []
+    for m in re.finditer("[\U000E0000-\U000E007F]+", text):
+        if m.start() > 0 and text[m.start() - 1] == "\U0001F3F4":
+            continue
+        decoded = "".join(chr(ord(c) - 0xE0000) for c in m.group(0) if 0x20 <= ord(c) - 0xE0000 < 0x7F)
+        if len(decoded.strip()) >= 2:
+            hits.append(Hit(HIDDEN_TAGS, "HIGH", m.start(), m.end(), " ".join(decoded.split())[:160], "decoded tag characters"))
+    return hits
+
+
+def _invisible_hits(text: str) -> list[Hit]:
+    """Zero-width characters between two letters/digits (word-internal) and bidi controls, one hit per line."""
+    hits = []
+    for line_m in re.finditer(r"[^\n]+", text):
+        line = line_m.group(0)
+        zw = [m for m in re.finditer(f"[{_ZERO_WIDTH}]+", line)
+              if 0 < m.start() and m.end() < len(line) and line[m.start() - 1].isascii() and line[m.end()].isascii()
+              and not (line[m.start() - 1].isspace() or line[m.end()].isspace())]
+        bidi = [m for m in re.finditer(f"[{_BIDI}]", line)]
+        if not zw and not bidi:
+            continue
+        what = []
+        if zw:
+            what.append(f"{len(zw)} zero-width run(s) inside words")
+        if bidi:
+            what.append(f"{len(bidi)} bidi control(s)")
+        start = line_m.start() + (zw or bidi)[0].start()
+        hits.append(Hit(HIDDEN_UNICODE, "MEDIUM", start, start + 1, "; ".join(what), ", ".join(
+            sorted({f"U+{ord(c):04X}" for m in zw + bidi for c in m.group(0)}))))
+    return hits
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    spans, start, fence = [], None, None
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        m = _FENCE.match(line)
+        if start is None and m:
+            start, fence = offset, m.group(1)
+        elif start is not None and m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
+            spans.append((start, offset + len(line)))
+            start = fence = None
+        offset += len(line)
+    if start is not None:
+        spans.append((start, offset))
+    return spans
+
+
+def _hidden_spans(text: str) -> list[tuple[int, int, str]]:
+    code = _code_spans(text)
+    spans = []
+    for rx, kind in ((_HTML_COMMENT, "an HTML comment"), (_HIDDEN_ELEMENT, "a hidden HTML element")):
+        for m in rx.finditer(text):
+            if not any(a <= m.start() < b for a, b in code):
+                spans.append((m.start(), m.end(), kind))
+    return spans
+
+
+def _escalate(hits: list[Hit], text: str) -> None:
+    """The combination rules (see the module docstring); edits severities in place."""
+    by_rule: dict[str, list[Hit]] = {}
+    for h in hits:
+        by_rule.setdefault(h.rule, []).append(h)
+    actions = by_rule.get(PIPE, []) + [h for h in by_rule.get(EXFIL, []) if h.severity != "HIGH"]
+    if by_rule.get(ADDRESS) and (by_rule.get(CONCEAL) or actions):
+        for h in by_rule.get(ADDRESS, []) + by_rule.get(CONCEAL, []) + actions:
+            if h.severity != "HIGH":
+                h.severity, h.note = "HIGH", _join(h.note, "combined with text addressed to AI assistants")
+    for c in by_rule.get(CONCEAL, []):
+        near = [a for a in actions if abs(a.start - c.start) <= 300]
+        for h in [c, *near] if near else []:
+            if h.severity != "HIGH":
+                h.severity, h.note = "HIGH", _join(h.note, "combined with a request to hide it from the user")
+    for h in hits:
+        if h.obfuscated and h.severity != "HIGH" and h.rule != HIDDEN_UNICODE:
+            h.severity, h.note = "HIGH", _join(h.note, "obfuscated with invisible characters")
+    others = [h for h in hits if h.rule not in (HIDDEN_UNICODE,)]
+    if others:
+        for h in by_rule.get(HIDDEN_UNICODE, []):
+            h.severity, h.note = "HIGH", _join(h.note, "beside other injection findings")
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}; {b}" if a else b
+
+
+def screen_hits(text: str) -> list[Hit]:
+    """Every hit in one markdown text, after the combination rules. Pure."""
+    hits = _phrase_hits(text) + _tag_hits(text) + _invisible_hits(text)
+    hidden = _hidden_spans(text)
+    for a, b, kind in hidden:
+        inside = [h for h in hits if a <= h.start < b and h.rule not in (HIDDEN_UNICODE, HIDDEN_TAGS)]
+        if inside:
+            rules = ", ".join(sorted({h.rule for h in inside}))
+            hits.append(Hit(HIDDEN_HTML, "HIGH", a, b, " ".join(text[a:b].split())[:160], f"{rules} inside {kind}"))
+    _escalate(hits, text)
+    return sorted(hits, key=lambda h: (h.start, h.rule))
+
+
+def screen_markdown(text: str, file: str) -> list[Finding]:
+    """Findings for one markdown file (line numbers 1-based, ``tool="skill3"``). Pure."""
+    findings = []
+    for h in screen_hits(text):
+        line = text.count("\n", 0, h.start) + 1
+        message = TITLE[h.rule] + (f" ({h.note})" if h.note else "") + f": {h.text!r}"
+        findings.append(Finding(
+            rule_id=h.rule, category=CATEGORY[h.rule], severity=h.severity, confidence=None, message=message,
+            file=file, line=line, fingerprint=stable_hash(h.rule, file, line, h.text), title=TITLE[h.rule],
+            matched=h.text, occurrences=[(file, line)], tool="skill3",
+        ))
+    return findings
+
+
+def is_blocking(findings: Iterable[Finding]) -> bool:
+    return any(f.severity in BLOCKING for f in findings)
+
+
+def strip_invisible(text: str) -> tuple[str, int]:
+    """Remove invisible and bidi control characters (keeps emoji flag tag sequences and the ZWJ/ZWNJ
+    that scripts and emoji need between non-ASCII characters); returns (text, number removed)."""
+    if text.isascii():
+        return text, 0
+    removed = 0
+
+    def repl(m: re.Match) -> str:
+        nonlocal removed
+        ch, i = m.group(0), m.start()
+        if 0xE0000 <= ord(ch) <= 0xE007F:
+            j = i
+            while j > 0 and 0xE0000 <= ord(text[j - 1]) <= 0xE007F:
+                j -= 1
+            if j > 0 and text[j - 1] == "\U0001F3F4":
+                return ch
+        elif ch in "\u200c\u200d" and 0 < i < len(text) - 1 and not text[i - 1].isascii() and not text[i + 1].isascii():
+            return ch
+        removed += 1
+        return ""
+
+    return INVISIBLE.sub(repl, text), removed
