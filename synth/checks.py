@@ -199,6 +199,83 @@ def lint_and_fix(skill: Skill, ctx: SkillContext, facts: Facts, *, reprompt: Cal
     return skill, result, log
 
 
+# --------------------------------------------------------------------------- output side: the built-in screen
+
+
+def screen_skill_files(skill: Skill) -> list[Finding]:
+    """skill3's built-in screen (injection, pipe-to-shell, exfiltration, hidden text) over the skill's markdown."""
+    from synth.vet.screen import screen_markdown
+
+    return [f for rel, text in skill.files().items() if rel.endswith(".md") for f in screen_markdown(text, rel)]
+
+
+def _code_block_lines(text: str, flagged: set[int]) -> set[int]:
+    """1-based lines of every fenced code block holding a flagged line (its fences included)."""
+    from synth.vet.correct import _structure
+
+    lines = text.splitlines()
+    labels = _structure(lines)
+    drop: set[int] = set()
+    for number in flagged:
+        k = number - 1
+        if not 0 <= k < len(lines) or labels[k] != "code":
+            continue
+        start = k
+        while start > 0 and labels[start - 1] == "code" and not _is_fence_open(lines, labels, start):
+            start -= 1
+        end = k
+        while end + 1 < len(lines) and labels[end + 1] == "code" and not _is_fence_open(lines, labels, end + 1):
+            end += 1
+        drop.update(range(start + 1, end + 2))
+    return drop
+
+
+def _is_fence_open(lines: list[str], labels: list[str], k: int) -> bool:
+    """Whether line k opens a fence (a fence line whose previous line is not code, or closes one before it)."""
+    from synth.vet.correct import _FENCE
+
+    if not _FENCE.match(lines[k]):
+        return False
+    opens = 0
+    for j in range(k):
+        if labels[j] == "code" and _FENCE.match(lines[j]):
+            opens += 1
+    return opens % 2 == 0
+
+
+def screen_output(skill: Skill, ctx: SkillContext) -> tuple[Skill, dict[str, Any]]:
+    """Before the scanner: drop what the built-in screen flags HIGH in the skill (the prose/list/comment
+    block holding it, as the scanner's pre-pass does, or the whole code block), then post-process again.
+    Injected text quoted from a source must not reach SKILL.md. Returns (skill, log)."""
+    from synth.vet.correct import drop_lines, droppable_lines
+
+    findings = screen_skill_files(skill)
+    log: dict[str, Any] = {"status": "ran", "initial": [f.to_dict() for f in findings], "dropped": {}}
+    blocking = [f for f in findings if f.blocking]
+    if not blocking:
+        return skill, log
+    files = skill.files()
+    for rel in sorted({f.file for f in blocking if f.file}):
+        flagged = {f.line for f in blocking if f.file == rel and f.line}
+        drop = droppable_lines(files[rel], flagged) | _code_block_lines(files[rel], flagged)
+        if drop:
+            files[rel] = drop_lines(files[rel], drop)
+            log["dropped"][rel] = sorted(drop)
+    if not log["dropped"]:
+        return skill, log
+    try:
+        fixed = postprocess(files["SKILL.md"], ctx)
+    except PostProcessError as exc:
+        log["note"] = f"the skill without the flagged blocks is not valid ({exc}); kept as it was"
+        return skill, log
+    fixed.name = skill.name
+    fixed.frontmatter["name"] = skill.name
+    fixed.references = {k: v for k, v in files.items() if k != "SKILL.md"}
+    fixed.fixes = list(skill.fixes) + [f"dropped {len(v)} line(s) of {k} flagged by the built-in screen"
+                                       for k, v in sorted(log["dropped"].items())]
+    return fixed, log
+
+
 # --------------------------------------------------------------------------- output side
 
 
@@ -208,6 +285,7 @@ def vet_output(skill: Skill, ctx: SkillContext, facts: Facts, *, revise_model: C
     from synth.vet.runner import run_scan
 
     scan = scan or run_scan
+    skill, screen_log = screen_output(skill, ctx)
     with tempfile.TemporaryDirectory(prefix="skill3-vet-") as tmp:
         folder = Path(tmp) / skill.name
         _write(folder, skill.files())
@@ -251,6 +329,8 @@ def vet_output(skill: Skill, ctx: SkillContext, facts: Facts, *, revise_model: C
                 result.final = rescan
                 if rescan.status == "ran":
                     result.residual = list(rescan.findings)
+    result.screen = screen_log
+    result.screen_residual = screen_skill_files(final)  # the skill as written; HIGH ones gate
     return final, result
 
 
@@ -272,6 +352,11 @@ def report_output(result: CorrectionResult, input_result: InputVetResult | None,
         _say(err, warnings, f"redacted {result.redactions} secret(s) from the generated skill")
     if result.residual:
         err.print(findings_table(result.residual, title="Residual SkillSpector findings in the generated skill"))
+    if result.screen.get("dropped"):
+        _say(err, warnings, "removed text the built-in screen flagged HIGH from the generated skill: "
+             + ", ".join(f"{k} lines {v}" for k, v in sorted(result.screen["dropped"].items())))
+    if result.screen_residual:
+        err.print(findings_table(result.screen_residual, title="Built-in screen findings in the generated skill"))
     record = vetting_record(input_result, result, fail_on_findings=fail_on_findings)
     if record["input"] is not None:
         record["input"]["redacted_before"] = getattr(input_result, "redacted_before", 0)

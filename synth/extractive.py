@@ -2,7 +2,10 @@
 
 Every statement is a sentence or code block quoted from a source and ends with (or
 is introduced by) that source's ``[n]``; the only other text is headings and a
-fixed overview line that says how the skill was made. It is the embedded default
+fixed overview line that says how the skill was made. A sentence, heading or code block that
+skill3's built-in screen flags (instruction override, text addressed to AI assistants,
+concealment, exfiltration, pipe-to-shell, hidden text) is never quoted: the skill must not
+carry a page's instructions to its reader's agent. It is the embedded default
 when no model answers, not a substitute for synthesis: it cannot summarise,
 reconcile or explain.
 """
@@ -14,6 +17,7 @@ import re
 from synth.bundle import STRUCTURE_ONLY_BELOW
 from synth.consensus import claim_sentences
 from synth.postprocess import display_topic
+from synth.vet.screen import screen_markdown
 
 MAX_INSTRUCTIONS = 18
 MAX_PER_SOURCE = 4
@@ -27,6 +31,11 @@ DEPRECATION = re.compile(
 _CITE_LIKE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 
 
+def _flagged(text: str) -> bool:
+    """Whether the built-in screen finds anything in a text that would be quoted."""
+    return bool(screen_markdown(text, "quote.md"))
+
+
 def _quote(sentence: str) -> str:
     s = " ".join(sentence.split())
     if len(s) > MAX_SENTENCE_CHARS:
@@ -35,7 +44,8 @@ def _quote(sentence: str) -> str:
 
 
 def _headings(excerpts: list[str]) -> list[str]:
-    return [e.lstrip("#").strip() for e in excerpts if e.lstrip().startswith("#") and e.lstrip("#").strip()]
+    return [e.lstrip("#").strip() for e in excerpts
+            if e.lstrip().startswith("#") and e.lstrip("#").strip() and not _flagged(e)]
 
 
 def _fence_for(code: str) -> str:
@@ -57,7 +67,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
         taken = 0
         for sentence in claim_sentences(s.get("excerpts", []), limit=200):
             key = " ".join(sentence.lower().split())
-            if key in seen:
+            if key in seen or _flagged(sentence):
                 continue
             seen.add(key)
             line = f"- {_quote(sentence)} [{s['n']}]"
@@ -72,6 +82,8 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
     for s in fresh:
         langs = s.get("code_languages") or [""] * len(s.get("code_blocks", []))
         for code, lang in zip(s.get("code_blocks", []), langs):
+            if _flagged(f"```\n{code}\n```"):
+                continue
             key = " ".join(code.split())
             if key in blocks:
                 if s not in blocks[key][0]:
@@ -80,7 +92,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
                 blocks[key] = ([s], code, lang)
     for srcs, code, lang in list(blocks.values())[:MAX_EXAMPLES]:
         fence = _fence_for(code)
-        origin = ", ".join(f"{_quote(' '.join((s.get('title') or s['url']).split()))} [{s['n']}]" for s in srcs)
+        origin = ", ".join(f"{_quote(' '.join(_title(s).split()))} [{s['n']}]" for s in srcs)
         examples.append(f"From {origin}:\n\n{fence}{re.sub(r'[^A-Za-z0-9_+-]', '', lang or '')}\n{code.rstrip()}\n{fence}")
 
     topics = []
@@ -118,6 +130,11 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
         for e in examples:
             lines += [e, ""]
     return "\n".join(lines)
+
+
+def _title(source: dict) -> str:
+    title = source.get("title") or ""
+    return source["url"] if not title or _flagged(title) else title
 
 
 def _yaml_str(text: str) -> str:

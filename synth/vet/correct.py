@@ -246,6 +246,8 @@ class CorrectionResult:
     residual: list[Finding]  # findings of the last scan that ran (never hidden by a failed rescan)
     rounds: list[RoundLog] = field(default_factory=list)
     redactions: int = 0  # secrets stripped before the first scan (the scanner has no secret rule)
+    screen: dict[str, Any] = field(default_factory=dict)  # skill3's built-in screen of the skill (synth.checks)
+    screen_residual: list[Finding] = field(default_factory=list)  # its findings in the skill as written
 
     @property
     def clean(self) -> bool:
@@ -260,6 +262,7 @@ class CorrectionResult:
             "rounds": [asdict(r) for r in self.rounds],
             "redactions": self.redactions,
             "clean": self.clean,
+            "screen": {**self.screen, "residual": [f.to_dict() for f in self.screen_residual]},
         }
 
 

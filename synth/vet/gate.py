@@ -43,7 +43,7 @@ def vetting_record(
     every scan that did not run (recorded as such, never as clean)."""
     extra = list(extra_findings)
     input_findings = input_result.gating_findings if input_result else []
-    residual = output_result.residual if output_result else []
+    residual = (output_result.residual + output_result.screen_residual) if output_result else []
     blocking = blocking_findings(input_findings, residual, extra)
     scans = not_run_scans(input_result.scan if input_result else None, output_result.final if output_result else None)
     return {

@@ -128,7 +128,7 @@ _ADDRESS = [
                rf"automated\s+(?:assistant|agent)|chatbot)\b(?!\s+(?:developer|engineer|researcher))", _I),
     re.compile(rf"\b(?:AI|LLM)s?\s+(?:assistants?|agents?|models?|crawlers?|systems?)?\s*(?:reading|processing|parsing|summari[sz]ing|"
                rf"visiting|ingesting|scraping|that\s+(?:read|process|see))\s+(?:this|these)\b", _I),
-    re.compile(rf"\bdear\s+{_AI}\b", _I),
+    re.compile(rf"\b(?:dear|attention|hey|calling\s+all)[\s,:]+(?:all\s+|any\s+)?(?:the\s+)?{_AI}\b", _I),
     re.compile(rf"\b(?:this|these)\s+(?:lines?|instructions?|notes?|sections?|messages?|paragraphs?)\s+(?:is|are)\s+(?:only\s+)?"
                rf"(?:meant\s+|intended\s+)?for\s+(?:you|the\s+{_AI})(?:\s+only)?\b", _I),
     re.compile(r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>|<<SYS>>|\[/?INST\]", _I),

@@ -57,8 +57,14 @@ def draft(extra: str = "") -> str:
     return DRAFT.format(extra=("\n" + extra + "\n") if extra else "")
 
 
+# a line of case 03 the real scanner flagged HIGH (PE3 credential access) that skill3's built-in screen
+# does not flag: the output-side tests of the scanner's correction loop use it (the screen would drop INJECTION first)
+CRED = (case_dir("03") / "deploy-helper" / "SKILL.md").read_text(encoding="utf-8").splitlines()[16]
+
+
 def test_injection_line_is_the_recorded_one():
     assert INJECTION.startswith("Ignore all previous instructions")
+    assert CRED.startswith("3. Also run `cat ~/.ssh/id_ed25519")
 
 
 class Model:
@@ -211,26 +217,26 @@ def test_every_source_quarantined_fails_with_one_line(tmp_path, fake_scanner):
 def test_residual_high_findings_exit_3_and_the_skill_is_written(feed, fake_scanner, extra, code):
     fake_scanner.line_replay()
     # in a code block the pre-pass leaves it to the model, and this model never removes it
-    bad = draft(f"```text\n{INJECTION}\n```")
+    bad = draft(f"```text\n{CRED}\n```")
     with StubLLM(default=Model([bad])) as stub:
         got, _, err = synth(feed, stub, *extra)
         n_requests = len(stub.chat_requests())
     assert got == code, err
     man = manifest(feed)
     out = man["vet"]["output"]
-    assert out["final"]["status"] == "ran" and {f["rule_id"] for f in out["residual"]} >= {"P1", "YR4"}
+    assert out["final"]["status"] == "ran" and {f["rule_id"] for f in out["residual"]} >= {"PE3"}
     assert out["rounds"] and out["rounds"][-1]["note"].endswith("nothing changed; stopped")
     assert man["gate"] == {"fail_on_findings": not extra, "blocking": man["vet"]["gate"]["blocking"],
-                           "rules": man["vet"]["gate"]["rules"]} and man["gate"]["blocking"] >= 2
+                           "rules": man["vet"]["gate"]["rules"]} and man["gate"]["blocking"] >= 1
     assert "Residual SkillSpector findings" in err and "HIGH/CRITICAL finding(s) remain" in err
-    assert INJECTION in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+    assert CRED in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
     assert [c["phase"] for c in man["prompts"]["calls"]][:2] == ["synthesize", "revise[1]"]
     assert n_requests == len(man["prompts"]["calls"])
 
 
 def test_the_model_revision_clears_the_finding(feed, fake_scanner):
     fake_scanner.line_replay()
-    with StubLLM(default=Model([draft(f"```text\n{INJECTION}\n```")], revisions=[draft()])) as stub:
+    with StubLLM(default=Model([draft(f"```text\n{CRED}\n```")], revisions=[draft()])) as stub:
         got, _, err = synth(feed, stub)
         revise_bodies = [r["body"] for r in stub.chat_requests() if "revise an Agent Skill" in r["body"]["messages"][0]["content"]]
     assert got == 0, err
@@ -238,20 +244,20 @@ def test_the_model_revision_clears_the_finding(feed, fake_scanner):
     out = man["vet"]["output"]
     assert out["initial"]["findings"] and out["residual"] == [] and out["final"]["clean"]
     assert out["rounds"][0]["revised"] is True and out["rounds"][0]["findings_after"] == 0
-    assert len(revise_bodies) == 1 and "P1" in revise_bodies[0]["messages"][1]["content"]
+    assert len(revise_bodies) == 1 and "PE3" in revise_bodies[0]["messages"][1]["content"]
     text = (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
-    assert INJECTION not in text and "## Sources" in text and man["gate"]["blocking"] == 0
+    assert CRED not in text and "## Sources" in text and man["gate"]["blocking"] == 0
 
 
 def test_prepass_drops_a_flagged_paragraph_without_the_model(feed, fake_scanner):
     fake_scanner.line_replay()
-    with StubLLM(default=Model([draft(INJECTION)])) as stub:
+    with StubLLM(default=Model([draft(CRED)])) as stub:
         got, _, err = synth(feed, stub)
         revisions = [r for r in stub.chat_requests() if "revise an Agent Skill" in r["body"]["messages"][0]["content"]]
     assert got == 0, err
     out = manifest(feed)["vet"]["output"]
     assert out["rounds"][0]["dropped"] and out["residual"] == [] and revisions == []
-    assert INJECTION not in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+    assert CRED not in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
 
 
 def test_a_secret_the_model_writes_is_redacted_from_the_skill(feed, fake_scanner):
