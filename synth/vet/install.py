@@ -1,6 +1,8 @@
 """`skill3 setup`: install NVIDIA SkillSpector into its own virtualenv.
 
-Steps (seed SPEC §2): probe for a Python the scanner accepts (>=3.12,<3.15),
+Steps (seed SPEC §2): probe for a Python the scanner accepts (>=3.12,<3.15) -
+``python3.14``..``python3`` on PATH, then pyenv's installed versions (``$PYENV_ROOT``,
+``pyenv root``, ``~/.pyenv``; its shims exit 127 without ``PYENV_VERSION``), each run to verify -,
 clone the source (or use ``--source``), create ``.venv``, ``pip install -e``,
 resolve the venv's binary per platform, run it and record its version and its
 real ``scan`` options in ``skillspector.json`` (see ``record``). Each failure
@@ -103,15 +105,62 @@ def probe_python(argv: Sequence[str], env: Mapping[str, str] | None = None) -> P
     return Probe(argv, version=version, executable=lines[1].strip() if len(lines) > 1 else exe)
 
 
+def pyenv_roots(env: Mapping[str, str]) -> list[Path]:
+    """Where pyenv keeps its Pythons: ``$PYENV_ROOT``, what ``pyenv root`` answers, ``~/.pyenv``."""
+    roots: list[Path] = []
+    if env.get("PYENV_ROOT"):
+        roots.append(Path(env["PYENV_ROOT"]).expanduser())
+    pyenv = shutil.which("pyenv", path=env.get("PATH"))
+    if pyenv:
+        try:
+            proc = _run([pyenv, "root"], timeout=_PROBE_TIMEOUT, env=env)
+        except (subprocess.TimeoutExpired, OSError):
+            proc = None
+        if proc is not None and proc.returncode == 0 and proc.stdout.strip():
+            roots.append(Path(proc.stdout.strip().splitlines()[-1]).expanduser())
+    if env.get("HOME"):
+        roots.append(Path(env["HOME"]) / ".pyenv")
+    unique: list[Path] = []
+    for root in roots:
+        if root not in unique:
+            unique.append(root)
+    return unique
+
+
+def pyenv_candidates(env: Mapping[str, str]) -> list[tuple[str]]:
+    """``<root>/versions/*/bin/python3.N`` for every compatible N, newest first. pyenv's shims on PATH
+    exit 127 unless ``PYENV_VERSION`` (or a .python-version) selects a version; the interpreters
+    themselves run without it."""
+    found: list[tuple[tuple[int, ...], str]] = []
+    for root in pyenv_roots(env):
+        for exe in sorted((root / "versions").glob("*/bin/python3.*")):
+            m = re.fullmatch(r"python3\.(\d+)", exe.name)
+            if not m or not MIN_VERSION <= (3, int(m.group(1))) < MAX_VERSION:
+                continue
+            release = tuple(int(x) for x in re.findall(r"\d+", exe.parent.parent.name)[:3])
+            found.append(((int(m.group(1)), *release), str(exe)))
+    found.sort(key=lambda pair: pair[0], reverse=True)
+    out: list[tuple[str]] = []
+    for _key, path in found:
+        if (path,) not in out:
+            out.append((path,))
+    return out
+
+
 def find_python(
     candidates: Sequence[Sequence[str]] | None = None,
     *,
     env: Mapping[str, str] | None = None,
     windows: bool | None = None,
 ) -> Probe:
-    """The first compatible interpreter, or SetupError listing everything probed."""
+    """The first compatible interpreter that really runs, or SetupError listing everything probed.
+    On POSIX, pyenv's installed versions are candidates after those on PATH."""
+    env = os.environ if env is None else env
     if candidates is None:
-        candidates = WINDOWS_CANDIDATES if (is_windows() if windows is None else windows) else POSIX_CANDIDATES
+        if is_windows() if windows is None else windows:
+            candidates = WINDOWS_CANDIDATES
+        else:
+            candidates = list(POSIX_CANDIDATES) + pyenv_candidates(env)
     probes = []
     for argv in candidates:
         probe = probe_python(argv, env)

@@ -33,6 +33,9 @@ def world(tmp_path, monkeypatch):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))  # no real ~/.pyenv
+    monkeypatch.delenv("PYENV_ROOT", raising=False)
+    monkeypatch.delenv("PYENV_VERSION", raising=False)
     monkeypatch.setenv("SKILL3_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("SKILLSPECTOR_BIN", raising=False)
     monkeypatch.setenv("FAKE_SS_SOURCE", str(FAKE_SOURCE))
@@ -78,6 +81,60 @@ def test_find_python(world, tools, expected):
     with pytest.raises(SetupError) as info:
         find_python(windows=False)
     assert expected in str(info.value) and "\n" not in str(info.value)
+
+
+def pyenv_version(root: Path, release: str, **config) -> Path:
+    """An installed pyenv version: ``<root>/versions/<release>/bin/python3.N`` (a fake interpreter)."""
+    minor = ".".join(release.split(".")[:2])
+    return interpreter(root / "versions" / release / "bin", f"python{minor}", **({"version": release} | config))
+
+
+def fake_pyenv(bin_dir: Path, root: Path, tmp_path: Path) -> None:
+    script = tmp_path / "pyenv.py"
+    script.write_text(f"import sys\nif sys.argv[1:] == ['root']:\n    print({str(root)!r})\nelse:\n    sys.exit(1)\n")
+    install_executable(bin_dir, "pyenv", script)
+
+
+# how pyenv is found (PYENV_ROOT, `pyenv root`, ~/.pyenv), installed versions, the chosen one
+PYENV = [
+    ("PYENV_ROOT", ["3.12.1"], {}, "3.12.1"),
+    ("pyenv root", ["3.12.1"], {}, "3.12.1"),
+    ("~/.pyenv", ["3.12.1"], {}, "3.12.1"),
+    ("PYENV_ROOT", ["3.11.7", "3.12.1", "3.13.0"], {}, "3.13.0"),
+    ("PYENV_ROOT", ["3.12.1", "3.12.8"], {}, "3.12.8"),
+    ("PYENV_ROOT", ["3.12.1", "3.13.0"], {"3.13.0": {"exit": 1}}, "3.12.1"),  # listed but does not run
+    ("PYENV_ROOT", ["3.11.7", "3.15.0"], {}, None),
+]
+
+
+@pytest.mark.parametrize("how, releases, broken, chosen", PYENV)
+def test_find_python_finds_pyenv_versions_behind_its_shims(world, tmp_path, monkeypatch, how, releases, broken, chosen):
+    for shim in ("python3.14", "python3.13", "python3.12", "python3"):  # pyenv shims without PYENV_VERSION
+        interpreter(world["bin"], shim, exit=127)
+    root = tmp_path / "user" / ".pyenv" if how == "~/.pyenv" else tmp_path / "pyenv-root"
+    for release in releases:
+        pyenv_version(root, release, **broken.get(release, {}))
+    if how == "PYENV_ROOT":
+        monkeypatch.setenv("PYENV_ROOT", str(root))
+    elif how == "pyenv root":
+        fake_pyenv(world["bin"], root, tmp_path)
+    if chosen is None:
+        with pytest.raises(SetupError) as info:
+            find_python(windows=False)
+        assert "python3.12: exit 127" in str(info.value) and "\n" not in str(info.value)
+        return
+    probe = find_python(windows=False)
+    assert probe.version == tuple(int(x) for x in chosen.split("."))
+    assert probe.argv[0].startswith(str(root / "versions" / chosen / "bin"))
+
+
+def test_setup_with_only_a_pyenv_python(world, tmp_path, monkeypatch):
+    interpreter(world["bin"], "python3.12", exit=127)
+    root = tmp_path / "pyenv-root"
+    pyenv_version(root, "3.12.1")
+    monkeypatch.setenv("PYENV_ROOT", str(root))
+    record = setup(world["home"], source=world["source"], windows=False)
+    assert record.python_version == "3.12.1" and Path(record.binary).is_file()
 
 
 def test_find_python_windows_launcher(world):
