@@ -15,7 +15,7 @@ import typer
 from synth.llm.base import DEFAULT_ENDPOINT, LLMError, check_provider, pick_model, resolve_auto, served_models
 from synth.postprocess import slugify
 
-PROVIDER_HELP = "auto (openai if the endpoint answers, else extractive), openai, anthropic or extractive"
+PROVIDER_HELP = "auto (openai if the endpoint answers GET /models with a 2xx JSON model list, else extractive), openai, anthropic or extractive"
 
 
 def _fail(code: int, message: str) -> None:
