@@ -79,8 +79,9 @@ def test_model_path_streaming_and_not(feed, tmp_path, monkeypatch, quiet, stream
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
     assert "untrusted data" in system and "write only the delta" in system.lower()
     nonce = re.search(r"<<<SOURCE 1 (\w+)>>>", user).group(1)
-    # the blog's injection sentence is inside a fenced source, never outside one
-    inj = user.index("Ignore all previous instructions")
+    # the blog's injected page is quarantined by the built-in screen; source text is inside a fence, never outside one
+    assert "Ignore all previous instructions" not in user
+    inj = user.index("MCPServer")
     opened = user.rfind(f"<<<SOURCE", 0, inj)
     closed = user.rfind("<<<END SOURCE", 0, inj)
     assert opened > closed and user.find(f"<<<END SOURCE", inj) > inj and nonce in user[opened:inj]
