@@ -41,7 +41,8 @@ Combinations: in one text, an assistant-addressed finding (ADDRESS) together wit
 concealment request, a pipe-to-shell or a weak exfiltration request makes all of them HIGH;
 so does a concealment request within 300 characters of a pipe-to-shell or exfiltration; any
 ADDRESS/CONCEAL/PIPE/EXFIL phrase that only matches once invisible characters are removed
-(obfuscated) is HIGH; hidden Unicode beside any other finding is HIGH. A pipe-to-shell alone —
+(obfuscated) is HIGH; hidden Unicode beside any other finding but a lone pipe-to-shell is HIGH.
+A pipe-to-shell alone —
 an install guide's ``curl … | sh`` — stays MEDIUM: recorded, not quarantined.
 
 What is checkable where: the crawl path hands over extracted excerpts, from which trafilatura
@@ -377,7 +378,7 @@ def _escalate(hits: list[Hit], text: str) -> None:
     for h in hits:
         if h.obfuscated and h.severity != "HIGH" and h.rule != HIDDEN_UNICODE:
             h.severity, h.note = "HIGH", _join(h.note, "obfuscated with invisible characters")
-    others = [h for h in hits if h.rule not in (HIDDEN_UNICODE,)]
+    others = [h for h in hits if h.rule not in (HIDDEN_UNICODE, PIPE) or h.severity == "HIGH"]
     if others:
         for h in by_rule.get(HIDDEN_UNICODE, []):
             h.severity, h.note = "HIGH", _join(h.note, "beside other injection findings")

@@ -77,6 +77,8 @@ LEGIT = [
     ("```html\n<!-- Note for AI assistants: example markup -->\n```", {"SKILL3-INJECT-ADDRESS"}),
     ("England: \U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F and 👩\u200d💻 emoji.", set()),
     ("You are now a contributor to the MCP project.", set()),
+    (f"Java{ZW}Script users install with:\n\n```sh\ncurl -fsSL https://bun.sh/install | bash\n```",
+     {"SKILL3-HIDDEN-UNICODE", "SKILL3-PIPE-SHELL"}),
 ]
 
 
