@@ -54,6 +54,7 @@ which the HIDDEN-HTML rule checks.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -185,6 +186,13 @@ _EXFIL_CODE = [
 _EXFIL_WEAK = [
     re.compile(rf"{_VERB}[^.!?]{{0,60}}?{_SENS_WEAK}[^.!?]{{0,80}}?\b(?:to|into|at)\s+[^.!?]{{0,30}}?{_DEST}", _I),
 ]
+_SENS_STRONG_RX = re.compile(r"\.ssh|id_(?:rsa|dsa|ecdsa|ed25519)|\.aws|\.netrc|\.npmrc|\.pypirc|\.docker|\.kube|"
+                             r"\.git-credentials|\.env\b|/etc/|\.gnupg|keychain|environment\s+variables|env\s+vars|\$\(|"
+                             r"printenv|private|keys|tokens|secrets|credentials|passwords|cookies|seed|recovery|wallet", _I)
+_SENS_WEAK_RX = re.compile(_SENS_WEAK, _I)
+_PIPE_ANCHOR = re.compile(r"\||<\(|\$\(|\biex\b|invoke-expression", re.I)
+_CODE_ANCHOR = re.compile(r"\.ssh|id_(?:rsa|dsa|ecdsa|ed25519)|\.aws/|\.netrc|\.npmrc|\.pypirc|\.docker/|\.kube/|"
+                          r"\.git-credentials|\.env\b|/etc/|\.gnupg|keychain|environ\b|\benv\b|printenv", re.I)
 _EXPLAINED = re.compile(r"\b(?:injection|attacks?|attackers?|malicious|adversar\w*|payloads?|phrases?|examples?|such\s+as|e\.g\.|"
                         r"for\s+instance|like|jailbreaks?|exploits?|red[\s-]team\w*|prompts\s+such)\b", re.I)
 _QUOTES = "\"'“”‘’«»`"
@@ -214,21 +222,62 @@ class Hit:
     obfuscated: bool = False
 
 
-def _clean(text: str) -> tuple[str, list[int]]:
-    """NFKC-normalised text without invisible characters, and each character's offset in ``text``."""
+class _OffsetMap:
+    """Maps offsets in the cleaned text back to the original: identity runs plus replaced characters."""
+
+    def __init__(self) -> None:
+        self.clean_starts: list[int] = []
+        self.orig_starts: list[int] = []
+        self.identity: list[bool] = []
+        self.clean_len = 0
+        self.orig_len = 0
+
+    def add(self, clean_start: int, orig_start: int, identity: bool) -> None:
+        self.clean_starts.append(clean_start)
+        self.orig_starts.append(orig_start)
+        self.identity.append(identity)
+
+    def __call__(self, c: int) -> int:
+        if c >= self.clean_len:
+            return self.orig_len
+        k = bisect.bisect_right(self.clean_starts, c) - 1
+        if k < 0:
+            return c
+        return self.orig_starts[k] + (c - self.clean_starts[k] if self.identity[k] else 0)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _clean(text: str) -> tuple[str, _OffsetMap]:
+    """NFKC-normalised text without invisible characters, and a map back to offsets in ``text``.
+    Only non-ASCII characters are looked at one by one."""
+    mapping = _OffsetMap()
+    mapping.orig_len = len(text)
     if text.isascii():
-        return text, list(range(len(text) + 1))
+        mapping.clean_len = len(text)
+        return text, mapping
     out: list[str] = []
-    where: list[int] = []
-    for i, ch in enumerate(text):
-        if INVISIBLE.match(ch):
-            continue
-        norm = unicodedata.normalize("NFKC", ch) if ord(ch) > 127 else ch
-        for c in norm:
-            out.append(c)
-            where.append(i)
-    where.append(len(text))
-    return "".join(out), where
+    clean_pos = last = 0
+    for m in _NON_ASCII.finditer(text):
+        i = m.start()
+        if i > last:
+            mapping.add(clean_pos, last, True)
+            out.append(text[last:i])
+            clean_pos += i - last
+        ch = m.group(0)
+        norm = "" if INVISIBLE.match(ch) else unicodedata.normalize("NFKC", ch)
+        if norm:
+            mapping.add(clean_pos, i, norm == ch)
+            out.append(norm)
+            clean_pos += len(norm)
+        last = i + 1
+    if last < len(text):
+        mapping.add(clean_pos, last, True)
+        out.append(text[last:])
+        clean_pos += len(text) - last
+    mapping.clean_len = clean_pos
+    return "".join(out), mapping
 
 
 def _is_quoted_explanation(clean: str, start: int, end: int) -> bool:
@@ -245,41 +294,100 @@ def _negated(clean: str, start: int) -> bool:
     return _NEG.search(clean[max(0, start - 60):start]) is not None
 
 
+def _lower_pattern(pattern: str) -> str:
+    """The pattern with its literal letters lower-cased (escapes such as ``\\S`` kept as written)."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern[i] == "\\" and i + 1 < len(pattern):
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        out.append(pattern[i].lower())
+        i += 1
+    return "".join(out)
+
+
+_LOWERED: dict[int, re.Pattern] = {}
+
+
+def _lowered(rx: re.Pattern) -> re.Pattern:
+    """A case-sensitive twin of a case-insensitive pattern, for lower-cased text (about twice as fast)."""
+    fast = _LOWERED.get(id(rx))
+    if fast is None:
+        fast = _LOWERED[id(rx)] = re.compile(_lower_pattern(rx.pattern), rx.flags & ~re.I)
+    return fast
+
+
+class _Text(str):
+    """The cleaned text; ``finditer`` runs a pattern on its lower-cased copy when that keeps every offset."""
+
+    low: str
+
+    def finditer(self, rx: re.Pattern, pos: int = 0, endpos: int | None = None):
+        endpos = len(self) if endpos is None else endpos
+        if self.low is not None and rx.flags & re.I:
+            return _lowered(rx).finditer(self.low, pos, endpos)
+        return rx.finditer(self, pos, endpos)
+
+
+def _text(clean: str) -> _Text:
+    t = _Text(clean)
+    low = clean.lower()
+    t.low = low if len(low) == len(clean) else None
+    return t
+
+
 def _phrase_hits(text: str) -> list[Hit]:
-    clean, where = _clean(text)
+    clean_s, where = _clean(text)
+    clean = _text(clean_s)
     raw_has_invisible = INVISIBLE.search(text) is not None
     hits: list[Hit] = []
 
     def add(rule: str, severity: str, m: re.Match, note: str = "") -> None:
-        s, e = where[m.start()], where[min(m.end(), len(where) - 1)]
+        s, e = where(m.start()), where(m.end())
         obfuscated = raw_has_invisible and INVISIBLE.search(text, s, e) is not None
-        hits.append(Hit(rule, severity, s, e, " ".join(m.group(0).split())[:160], note, obfuscated))
+        hits.append(Hit(rule, severity, s, e, " ".join(clean_s[m.start():m.end()].split())[:160], note, obfuscated))
 
     for rx in _OVERRIDE:
-        for m in rx.finditer(clean):
+        for m in clean.finditer(rx):
             if _is_quoted_explanation(clean, m.start(), m.end()):
                 add(OVERRIDE, "MEDIUM", m, "quoted in an explanation")
             else:
                 add(OVERRIDE, "HIGH", m)
     for rx in _ROLE:
-        for m in rx.finditer(clean):
+        for m in clean.finditer(rx):
             add(ROLE, "MEDIUM" if _is_quoted_explanation(clean, m.start(), m.end()) else "HIGH", m)
-    for rule, patterns in ((ADDRESS, _ADDRESS), (CONCEAL, _CONCEAL), (PIPE, _PIPE)):
+    for rule, patterns in ((ADDRESS, _ADDRESS), (CONCEAL, _CONCEAL)):
         for rx in patterns:
-            for m in rx.finditer(clean):
+            for m in clean.finditer(rx):
                 add(rule, "MEDIUM", m)
-    for rx in _EXFIL_STRONG:
-        for m in rx.finditer(clean):
-            if not _negated(clean, m.start()):
-                add(EXFIL, "HIGH", m)
-    for rx in _EXFIL_CODE:
-        for m in rx.finditer(clean):
-            add(EXFIL, "HIGH", m, "code sends local secrets")
-    for rx in _EXFIL_WEAK:
-        for m in rx.finditer(clean):
-            if not _negated(clean, m.start()):
-                add(EXFIL, "MEDIUM", m, "weak: one key or token")
+    for m in _anchored(_PIPE, clean, _PIPE_ANCHOR):
+        add(PIPE, "MEDIUM", m)
+    for m in _anchored(_EXFIL_STRONG, clean, _SENS_STRONG_RX):
+        if not _negated(clean, m.start()):
+            add(EXFIL, "HIGH", m)
+    for m in _anchored(_EXFIL_CODE, clean, _CODE_ANCHOR):
+        add(EXFIL, "HIGH", m, "code sends local secrets")
+    for m in _anchored(_EXFIL_WEAK, clean, _SENS_WEAK_RX):
+        if not _negated(clean, m.start()):
+            add(EXFIL, "MEDIUM", m, "weak: one key or token")
     return _dedupe(hits)
+
+
+def _anchored(patterns: list[re.Pattern], text: "_Text", anchor: re.Pattern, radius: int = 400):
+    """Matches of ``patterns`` only in windows around ``anchor`` matches (every match of these
+    patterns contains an anchor within ``radius`` characters): the expensive patterns skip text
+    that cannot match. Offsets stay those of ``text``."""
+    windows: list[list[int]] = []
+    for m in text.finditer(anchor):
+        a, b = max(0, m.start() - radius), min(len(text), m.end() + radius)
+        if windows and a <= windows[-1][1]:
+            windows[-1][1] = b
+        else:
+            windows.append([a, b])
+    for rx in patterns:
+        for a, b in windows:
+            yield from text.finditer(rx, a, b)
 
 
 def _dedupe(hits: list[Hit]) -> list[Hit]:
