@@ -203,11 +203,12 @@ _ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u180e\ufeff"
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _TAG_RANGE = (0xE0000, 0xE007F)
 INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\u180e\ufeff\u202a-\u202e\u2066-\u2069\U000E0000-\U000E007F]")
-_HTML_COMMENT = re.compile(r"<!--(.*?)(?:-->|$)", re.S)
-_HIDDEN_ELEMENT = re.compile(
-    r"<(\w+)\b[^>]*?(?:style\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?\s*(?:;|[\"'])|"
-    r"opacity\s*:\s*0(?:\.0+)?\s*(?:;|[\"'])|(?:left|top)\s*:\s*-\d{4,}px)[^\"']*[\"']|\shidden(?=[\s>/=])|\saria-hidden\s*=\s*[\"']true[\"'])"
-    r"[^>]*>(.*?)</\1\s*>", re.I | re.S)
+_OPEN_TAG = re.compile(r"<(\w{1,20})(\s[^<>]{0,1000})?>")
+_HIDDEN_ATTRS = re.compile(
+    r"style\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
+    r"font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?\s*(?:;|[\"'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|[\"'])|"
+    r"(?:left|top)\s*:\s*-\d{4,}px)|(?:^|\s)hidden(?=[\s/=]|$)|\saria-hidden\s*=\s*[\"']true[\"']", re.I)
+_CLOSE_TAG = re.compile(r"</(\w{1,20})\s*>")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 
 
@@ -459,12 +460,36 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _hidden_spans(text: str) -> list[tuple[int, int, str]]:
+    """HTML comments and hidden elements outside code blocks, found in linear time (a page of
+    unclosed ``<!--`` or ``<p hidden>`` must not stall the screen): closing marks are indexed once."""
     code = _code_spans(text)
-    spans = []
-    for rx, kind in ((_HTML_COMMENT, "an HTML comment"), (_HIDDEN_ELEMENT, "a hidden HTML element")):
-        for m in rx.finditer(text):
-            if not any(a <= m.start() < b for a, b in code):
-                spans.append((m.start(), m.end(), kind))
+    code_starts = [a for a, _b in code]
+
+    def in_code(pos: int) -> bool:
+        k = bisect.bisect_right(code_starts, pos) - 1
+        return k >= 0 and pos < code[k][1]
+
+    spans: list[tuple[int, int, str]] = []
+    closes = [m.start() for m in re.finditer("-->", text)]
+    pos = text.find("<!--")
+    while pos >= 0:
+        k = bisect.bisect_left(closes, pos + 4)
+        end = closes[k] + 3 if k < len(closes) else len(text)
+        if not in_code(pos):
+            spans.append((pos, end, "an HTML comment"))
+        pos = text.find("<!--", end)
+    closing: dict[str, list[int]] = {}
+    for m in _CLOSE_TAG.finditer(text):
+        closing.setdefault(m.group(1).lower(), []).append(m.end())
+    last_end = -1
+    for m in _OPEN_TAG.finditer(text):
+        if not m.group(2) or _HIDDEN_ATTRS.search(m.group(2)) is None or m.start() < last_end or in_code(m.start()):
+            continue
+        ends = closing.get(m.group(1).lower(), [])
+        k = bisect.bisect_left(ends, m.end())
+        end = ends[k] if k < len(ends) else min(len(text), m.end() + 2000)
+        spans.append((m.start(), end, "a hidden HTML element"))
+        last_end = end
     return spans
 
 
