@@ -536,9 +536,12 @@ def screen_hits(text: str) -> list[Hit]:
 
 def screen_markdown(text: str, file: str) -> list[Finding]:
     """Findings for one markdown file (line numbers 1-based, ``tool="skill3"``). Pure."""
+    from synth.vet.redact import redact_text
+
     findings = []
     for h in screen_hits(text):
         line = text.count("\n", 0, h.start) + 1
+        h.text = redact_text(h.text)[0]  # the record never carries a secret the matched text held
         message = TITLE[h.rule] + (f" ({h.note})" if h.note else "") + f": {h.text!r}"
         findings.append(Finding(
             rule_id=h.rule, category=CATEGORY[h.rule], severity=h.severity, confidence=None, message=message,
