@@ -16,10 +16,12 @@ from synth.vet.lintcheck import lint_findings
 from synth.vet.record import home_dir
 from synth.vet.report import FORMATS, VetReport, render_json, render_sarif, render_text
 from synth.vet.runner import DEFAULT_TIMEOUT, run_scan
+from synth.vet.screen import screen_folder
 
 # Checks beside SkillSpector: each takes the skill folder and returns findings
-# that are reported and gated exactly like the scanner's (lint errors are MEDIUM: shown, never gating).
-EXTRA_CHECKS: list[Callable[[Path], list[Finding]]] = [lint_findings]
+# that are reported and gated exactly like the scanner's (lint errors are MEDIUM: shown, never gating;
+# skill3's built-in screen: injection, pipe-to-shell, exfiltration, hidden text - it runs with or without the scanner).
+EXTRA_CHECKS: list[Callable[[Path], list[Finding]]] = [lint_findings, screen_folder]
 
 
 def _skill3_version() -> str:
@@ -56,7 +58,7 @@ def vet(
     ),
     timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=1.0, help="Seconds before the scan counts as NOT RUN."),
 ) -> None:
-    """Scan a skill folder with SkillSpector (static, --no-llm), for secret literals and with `skill3 lint`; report.
+    """Scan a skill folder with SkillSpector (static, --no-llm), skill3's built-in screen, for secret literals and with `skill3 lint`; report.
 
     Exit 0 clean, 3 HIGH/CRITICAL findings remain, 1 the scan did not run
     (NOT RUN: not scanned, not clean), 2 bad path or option.

@@ -58,6 +58,7 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 from synth.vet.findings import BLOCKING, Finding, stable_hash
@@ -548,6 +549,21 @@ def screen_markdown(text: str, file: str) -> list[Finding]:
             file=file, line=line, fingerprint=stable_hash(h.rule, file, line, h.text), title=TITLE[h.rule],
             matched=h.text, occurrences=[(file, line)], tool="skill3",
         ))
+    return findings
+
+
+def screen_folder(folder: Path) -> list[Finding]:
+    """The screen over every markdown file of a skill folder (``skill3 vet``'s built-in check)."""
+    findings = []
+    for path in sorted(Path(folder).rglob("*.md")):
+        rel = path.relative_to(folder)
+        if any(part.startswith(".") for part in rel.parts) or not path.is_file() or path.is_symlink():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        findings += screen_markdown(text, rel.as_posix())
     return findings
 
 

@@ -46,7 +46,7 @@ def test_vet_includes_lint(fake_scanner, tmp_path):
 # case, extra args, exit code, text in stdout
 VET = [
     ("01", [], 0, "0 HIGH/CRITICAL"),
-    ("02", [], 3, "3 HIGH/CRITICAL finding(s) remain: exit 3"),
+    ("02", [], 3, "HIGH/CRITICAL finding(s) remain: exit 3"),
     ("02", ["--no-fail-on-findings"], 0, "gate disabled (--no-fail-on-findings)"),
     ("03", [], 3, "PE3"),  # exit 0 from the scanner, HIGH findings: still gated
     ("06", [], 3, "SKILL3-SECRET"),  # SkillSpector: E5 MEDIUM only; the secret literals are ours
@@ -80,6 +80,18 @@ def test_secret_findings_never_print_the_secret(fake_scanner):
     text = (case_dir("06") / "s3-backup" / "SKILL.md").read_text()
     for secret in ("AKIAFAKEEXAMPLE12345", text.split("aws_secret_access_key = ")[1].split()[0], "ghp_Example"):
         assert secret not in result.stdout
+
+
+@pytest.mark.parametrize("case, code, rules", [("01", 1, set()), ("02", 3, {"SKILL3-INJECT-OVERRIDE", "SKILL3-INJECT-ROLE"}),
+                                                ("07", 3, {"SKILL3-HIDDEN-HTML"}), ("04", 1, {"SKILL3-PIPE-SHELL"})])
+def test_vet_without_the_scanner_still_runs_the_built_in_screen(no_scanner, case, code, rules):
+    result = runner.invoke(app, ["vet", skill(case), "--format", "json"])
+    data = json.loads(result.stdout)
+    found = {f["rule_id"] for f in data["findings"] if f["tool"] == "skill3" and f["rule_id"].startswith("SKILL3-")
+             and f["rule_id"] != "SKILL3-NOT-RUN"}
+    assert rules <= found and (found == set()) == (rules == set())
+    assert result.exit_code == code and data["scan"]["status"] == "not_run"  # NOT RUN stays loud
+    assert "NOT RUN" in result.stderr
 
 
 def test_vet_not_run_is_loud(no_scanner):
