@@ -38,6 +38,12 @@ sys.path.insert(0, str(ROOT))
 TODAY = date(2026, 12, 1)
 
 
+def fail(message: str) -> None:
+    """Bad input: one line, exit 2."""
+    print(f"bench_dates: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def load_cases(dirs: list[Path]) -> list[dict]:
     """[{url, path, date}] from every ``*.json`` truth file directly inside each directory."""
     cases = []
@@ -47,7 +53,7 @@ def load_cases(dirs: list[Path]) -> list[dict]:
             try:
                 data = json.loads(truth.read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
-                raise SystemExit(f"{truth}: not a JSON truth file ({e}); expected {{url: {{file, date}}}}") from None
+                fail(f"{truth}: not a JSON truth file ({e}); expected {{url: {{file, date}}}}")
             if not isinstance(data, dict):
                 continue
             for url, entry in data.items():
@@ -118,12 +124,12 @@ def main() -> None:
     a = ap.parse_args()
     for d in a.dirs:
         if not d.is_dir():
-            raise SystemExit(f"{d}: not a folder; give the folder holding the truth JSON files and the pages")
+            fail(f"{d}: not a folder; give the folder holding the truth JSON files and the pages")
     cases = load_cases(a.dirs)
     if a.limit:
         cases = cases[: a.limit]
     if not cases:
-        raise SystemExit("no pages found: each folder needs *.json files mapping URL → {file, date} and those files below it")
+        fail("no pages found: each folder needs *.json files mapping URL → {file, date} and those files below it")
     t = time.monotonic()
     with multiprocessing.get_context("spawn").Pool(a.procs) as pool:
         rows = pool.map(_one, [(c, not a.no_url) for c in cases], chunksize=8)
