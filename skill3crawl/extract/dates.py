@@ -16,8 +16,8 @@ modified: structured data → sitemap ``lastmod`` → HTTP ``Last-Modified``,
 never before ``published``.
 
 ``date_source`` names the signal whose date was taken: when htmldate's date is
-the one a structured signal states, that signal (the first in
-:data:`STRUCTURED` order), else ``htmldate``. Values are normalised to
+the one an in-page signal states, that signal (the first of :data:`STRUCTURED`,
+then ``repository``), else ``htmldate``. Values are normalised to
 ``YYYY-MM-DD`` (dateparser for free text).
 """
 
@@ -242,8 +242,9 @@ def combine_dates(
     published, source = normalize_date(hinted), "corpus"
     if published is None:
         published, source = normalize_date(from_htmldate), "htmldate"
-        if published is not None:  # name the structured signal that states the same date, if one does
-            source = next((sig for sig, pub, _ in structured if normalize_date(pub, free_text=False) == published), "htmldate")
+        if published is not None:  # name the in-page signal that states the same date, if one does
+            in_page = [(sig, pub) for sig, pub, _ in structured] + [(sig, raw) for sig, raw in late if sig == "repository"]
+            source = next((sig for sig, raw in in_page if normalize_date(raw, free_text=False) == published), "htmldate")
     if published is None:
         published, source = next(((d, sig) for sig, pub, _ in structured if (d := normalize_date(pub, languages=languages)) is not None), (None, None))
     modified = next((d for _, _, mod in structured if (d := normalize_date(mod, languages=languages)) is not None), None)

@@ -29,6 +29,10 @@ def late(lastmod=None, last_modified=None, repository=None):
         # htmldate disagrees with every structured signal (e.g. the date in the URL): htmldate, honestly
         (None, "2026-03-04", [("json-ld", "2026-05-01", "2026-05-02"), ("meta", "2026-05-01", None)], NO_LATE,
          ("2026-03-04", "2026-05-02", "htmldate")),
+        # a repository page's release date that htmldate read too
+        (None, "2026-10-01", [], late(None, None, "2026-10-01T12:00:00Z"), ("2026-10-01", None, "repository")),
+        # the sitemap's lastmod is no in-page statement: equal or not, htmldate found the date
+        (None, "2026-02-01", [], late("2026-02-01"), ("2026-02-01", "2026-02-01", "htmldate")),
         # a numeric day-first value is compared too; free text is not parsed just to name the source
         (None, "2026-01-25", [("meta", "Di., 25.01.2026 - 14:45", None)], NO_LATE, ("2026-01-25", None, "meta")),
         (None, "2026-01-25", [("time", "25 January 2026", None)], NO_LATE, ("2026-01-25", None, "htmldate")),
