@@ -1,10 +1,12 @@
 """Publication/modification dates of a page and which signal gave them.
 
 htmldate (extensive, ``original_date=True``, bounded by today, given the
-parsed page and ``url=``, so it never downloads) already reads JSON-LD,
-OpenGraph, meta tags, ``<time>``, the URL and the text with heuristics; on
-real pages it beats any fixed structured-data-first order, so its answer is
-taken whenever it has one. The other signals fill what it leaves open:
+page's HTML text and ``url=``; a text that looks like a bare URL is never
+handed over, so it never downloads) already reads JSON-LD, OpenGraph, meta
+tags, ``<time>``, the URL and the text with heuristics; on real pages it beats
+a fixed structured-data-first order (0.904 against 0.890 on htmldate's own
+999 evaluation pages, ``bench/bench_dates.py``), so its answer is taken
+whenever it has one. The other signals fill what it leaves open:
 
 published: the corpus ``date:`` header (an offline run's own statement) →
 htmldate → structured data (JSON-LD, OpenGraph, article meta, ``<time>``;
