@@ -16,6 +16,12 @@ The browser is Debian's ``chromium`` (``SKILL3_CHROMIUM`` env or setting,
 default ``/usr/bin/chromium``); ``playwright install`` cannot download here.
 :class:`JsRenderAddon` wires the handler, launch options and middleware; it is
 listed in ``ADDONS`` in :mod:`skill3crawl.settings`.
+
+Nothing of the browser runs before a page needs it: scrapy-playwright's handler
+starts Playwright (its node driver) when the engine starts, so the add-on gives
+it :class:`LazyBrowserProvider` (``PLAYWRIGHT_BROWSER_PROVIDER``), which starts
+the driver and Chromium on the first request marked ``playwright``. A crawl of a
+static site never starts either.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 PLAYWRIGHT_HANDLER = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+LAZY_PROVIDER = "skill3crawl.jsrender.LazyBrowserProvider"
 MIDDLEWARE = "skill3crawl.jsrender.JsRenderMiddleware"
 
 # A shell: at most this much visible text ...
@@ -144,6 +151,8 @@ class JsRenderAddon:
             handlers.setdefault(scheme, PLAYWRIGHT_HANDLER)
         settings.set("DOWNLOAD_HANDLERS", handlers, priority=max(settings.getpriority("DOWNLOAD_HANDLERS") or 0, 15))
         settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="addon")
+        if not settings.get("PLAYWRIGHT_BROWSER_PROVIDER"):
+            settings.set("PLAYWRIGHT_BROWSER_PROVIDER", LAZY_PROVIDER, priority="addon")
         launch = dict(settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS"))
         launch.setdefault("executable_path", exe)
         launch.setdefault("headless", True)
@@ -152,6 +161,46 @@ class JsRenderAddon:
         settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("PLAYWRIGHT_MAX_CONTEXTS") or 1, priority="addon")
         settings.set("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT", settings.getint("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT") or 2, priority="addon")
         settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", JsRenderMiddleware, 580)
+
+
+class LazyBrowserProvider:
+    """scrapy-playwright browser provider that starts Playwright on the first browser launch, not at start-up.
+
+    The default provider starts Playwright's node driver when the engine starts, for every
+    crawl that might render; this one defers that (and Chromium) to the first page that needs
+    it. Same browser, same launch options: it delegates to scrapy-playwright's own provider.
+    """
+
+    def __init__(self, config) -> None:
+        import asyncio
+
+        from scrapy_playwright.provider import PlaywrightBrowserProvider
+
+        self._provider = PlaywrightBrowserProvider(config)
+        self._start_lock = asyncio.Lock()
+        self.started = False
+
+    async def start(self) -> None:
+        """Called by the handler when the engine starts: nothing to do yet."""
+
+    async def _ensure_started(self) -> None:
+        async with self._start_lock:
+            if not self.started:
+                logger.info("first page that needs a browser: starting Playwright")
+                await self._provider.start()
+                self.started = True
+
+    async def launch_browser(self):
+        await self._ensure_started()
+        return await self._provider.launch_browser()
+
+    async def launch_persistent_context(self, context_kwargs: dict):
+        await self._ensure_started()
+        return await self._provider.launch_persistent_context(context_kwargs)
+
+    async def close(self) -> None:
+        if self.started:
+            await self._provider.close()
 
 
 def _is_page_request(request) -> bool:

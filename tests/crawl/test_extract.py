@@ -127,7 +127,8 @@ LM = "Tue, 03 Mar 2026 10:00:00 GMT"
 @pytest.mark.parametrize(
     "html, headers, lastmod, hinted, htmldate_on, expected",
     [
-        (_page(JSONLD + OG), {}, None, None, True, ("2026-03-01", "2026-04-02", "json-ld")),
+        # htmldate takes the OpenGraph date over the JSON-LD one here; its choice wins, named by the signal that states it
+        (_page(JSONLD + OG), {}, None, None, True, ("2026-03-04", "2026-04-02", "opengraph")),
         (_page(OG + META), {}, None, None, True, ("2026-03-04", "2026-03-20", "opengraph")),
         (_page(META, TIME), {}, None, None, True, ("2026-05-06", None, "meta")),
         (_page("", TIME), {"Last-Modified": LM}, None, None, True, ("2026-06-07", None, "time")),

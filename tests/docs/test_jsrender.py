@@ -160,3 +160,45 @@ def test_js_only_page_yields_rendered_text(run_crawl):
     assert site.hits["/static.html"] == 1
     assert res.stats["skill3/js/rendered"] == 1
     assert res.stats["skill3/js/static"] == 1
+    assert "first page that needs a browser: starting Playwright" in res.log  # started lazily, by the shell
+
+
+def test_addon_defers_the_browser_to_the_first_page_that_needs_it(tmp_path):
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    s = Settings({"SKILL3_JS": "auto", "SKILL3_CHROMIUM": str(fake)})
+    JsRenderAddon().update_settings(s)
+    assert s.get("PLAYWRIGHT_BROWSER_PROVIDER") == "skill3crawl.jsrender.LazyBrowserProvider"
+    own = Settings({"SKILL3_JS": "auto", "SKILL3_CHROMIUM": str(fake), "PLAYWRIGHT_BROWSER_PROVIDER": "my.Provider"})
+    JsRenderAddon().update_settings(own)
+    assert own.get("PLAYWRIGHT_BROWSER_PROVIDER") == "my.Provider"  # a user's provider is kept
+
+
+BROWSER_PROCESSES = ("node", "chrom", "headless_shell")  # Playwright's node driver, Chromium and its helpers
+
+
+@pytest.mark.chromium
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+def test_static_site_never_starts_the_browser(tmp_path):
+    """SKILL3_JS=auto with Chromium present: no Playwright driver and no Chromium below the crawler, ever."""
+    import subprocess
+
+    from .conftest import ROOT, crawl_cmd, crawl_env
+    from .proctree import TreeSampler
+
+    pages = {f"/p{i}.html": (200, "text/html; charset=utf-8", html(f"Page {i}", f"<div role='main'><h1>Page {i}</h1>{LONG}"
+             + "".join(f"<a href='/p{j}.html'>p{j}</a>" for j in range(6)) + "</div>")) for i in range(6)}
+    pages["/robots.txt"] = (200, "text/plain", b"User-agent: *\nAllow: /\n")
+    with SiteServer(pages, delay=0.3) as site:  # slow pages: the crawl lasts seconds, the sampler sees its whole life
+        cmd = crawl_cmd({"start_urls": f"{site.url}/p0.html", "output_dir": str(tmp_path / "out")},
+                        {"SKILL3_JS": "auto", "SKILL3_CHROMIUM": CHROMIUM, "CONCURRENT_REQUESTS_PER_DOMAIN": "1",
+                         "SKILL3_EXTRACT_WORKERS": "1", "HTTPCACHE_ENABLED": "0"})
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=crawl_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        with TreeSampler(proc.pid, interval=0.05) as tree:
+            _, log = proc.communicate(timeout=120)
+    assert proc.returncode == 0, log[-3000:]
+    assert len([line for line in (tmp_path / "out" / "run.jsonl").read_text().splitlines() if line.strip()]) == 6
+    assert tree.peak_processes >= 2  # the sampler does see children: the extraction worker
+    assert not [n for n in tree.names if n.startswith(BROWSER_PROCESSES)], tree.names
+    assert "Starting Playwright" not in log and "starting Playwright" not in log
