@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-from skill3crawl.corpus import CorpusError, CorpusSource, read_corpus
+from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
 
 MAX_PAGES_LIMIT = 100_000
@@ -31,7 +32,8 @@ class ArgsError(ValueError):
 
 
 def topic_slug(topic: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", topic.lower()).strip("-")
+    """A folder-safe slug: letters and digits of any script (NFKC, lower case), runs of anything else one ``-``."""
+    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", topic).lower()).strip("-")
     return re.sub(r"-{2,}", "-", slug)[:64].strip("-")
 
 
@@ -96,7 +98,7 @@ class LearnArgs(BaseModel):
 
     # Derived in the model validator.
     cutoff: Cutoff | None = None
-    corpus: list[CorpusSource] | None = None
+    corpus: Corpus | None = None  # checked, streamed by the spider
 
     @field_validator("topic", mode="before")
     @classmethod
