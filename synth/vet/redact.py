@@ -43,10 +43,11 @@ _EXTRA: tuple[tuple[str, Pattern[str], int], ...] = (
     ("aws-secret-key", re.compile(r"(?i)aws_?secret_?(?:access_?)?key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{30,})"), 1),
     ("github-token", re.compile(r"\b(gh[pousr]_[A-Za-z0-9_]{20,255})\b"), 1),
     ("github-token", re.compile(r"\b(github_pat_[A-Za-z0-9_]{22,255})\b"), 1),
-    # AWS secret key named in prose ("the secret key is …", "AWS secret: …"): 40 chars near the words
+    # an AWS-style secret key named in prose ("with secret …", "AWS secret: …", after its key id): 40
+    # characters of base64 (30-64 accepted), upper and lower case and digits, near the words
     (
         "aws-secret-key",
-        re.compile(r"(?i)(?:\baws|secret|\b(?:AKIA|ASIA)[0-9A-Z]{16})[^\n]{0,60}?(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        re.compile(r"(?i)(?:\baws|secret|\b(?:AKIA|ASIA)[0-9A-Z]{16})[^\n]{0,60}?(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{30,64})(?![A-Za-z0-9/+=])"),
         1,
     ),
     ("stripe-key", re.compile(r"\b((?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,255})\b"), 1),
