@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.vet.redact import redact_urls
 
 MAX_PAGES_LIMIT = 100_000
 DEFAULT_DEPTH_LIMIT = 20
@@ -239,6 +240,9 @@ class LearnArgs(BaseModel):
     def public_dict(self) -> dict[str, Any]:
         """The arguments as given, secrets removed (for crawl.json and logs)."""
         data = self.model_dump(exclude={"cutoff", "corpus", *SECRET_ARGS})
+        data["start_urls"] = redact_urls(*self.start_urls)[0]  # a token in a start URL is a secret too
+        if self.llm_endpoint:
+            data["llm_endpoint"] = redact_urls(self.llm_endpoint)[0][0]
         data["cutoff"] = self.cutoff.month if self.cutoff else None
         data["brave_key_set"] = self.brave_token() is not None
         return data

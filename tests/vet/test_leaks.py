@@ -62,6 +62,7 @@ PEM = _secret("private-key", "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n" + "\n"
               *_PEM_BODY)
 URL_PASSWORD = _secret("url-password", "Hx9Kw2" + "Lq7Tz4Np")
 URL_TOKEN = _secret("url-token", "Yt6Rp1" + "Mz8Qv3Kc5Wn0")
+START_TOKEN = _secret("start-url-token", "Jq2Vn7" + "Rk4Zx9Lp3Tw")
 
 PROSE_LINES = [
     f"Push with the token {GITHUB} from the release workflow.",
@@ -169,6 +170,8 @@ def leak_site(srv: Server, host: str, path: str, query: dict, body: bytes):
     if path == "/sphinx.html":  # a known generator: the Sphinx content node
         return 200, html_ct, _page("Alpha reference", f"<div class='document'><div role='main'><h1>Reference</h1>{_prose_html()}"
                                    f"<div class='highlight-bash'><pre>{html.escape(CODE)}</pre></div></div></div>", "2026-06-02")
+    if path == "/feed.html":  # its start URL carries a token
+        return 200, html_ct, _page("Alpha feed", f"<main><h1>Feed</h1><p>{FILLER * 3}</p><p>Feed entries. {FILLER}</p></main>", "2026-06-05")
     if path == "/notes.md":
         return 200, {"Content-Type": "text/markdown"}, _markdown()
     if path == "/latin1.html":  # charset only in the HTTP header
@@ -189,7 +192,8 @@ def crawled(tmp_path_factory):
     try:
         with StubLLM(echo) as stub:
             base = f"http://docs.leak.test:{sites.port}"
-            paths = ["/guide.html", "/sphinx.html", "/notes.md", "/latin1.html", "/lying.html", "/japanese.md"]
+            paths = ["/guide.html", "/sphinx.html", "/notes.md", "/latin1.html", "/lying.html", "/japanese.md",
+                     f"/feed.html?access_token={START_TOKEN}"]
             out = tmp / "out"
             proc = scrapy_crawl(
                 f"topic={TOPIC}", "cutoff_time=2026-01", "start_urls=" + ",".join(base + p for p in paths),
@@ -208,7 +212,7 @@ def test_crawl_leaks_nothing(crawled):
     assert proc.returncode == 0, proc.stderr[-3000:]
     run = assert_nothing_leaks(crawled["out"], proc.stdout + proc.stderr, crawled["stub"], len(SECRETS))
     by_path = {i["url"].rsplit("/", 1)[1]: i for i in run["items"]}
-    assert {"guide.html", "sphinx.html", "notes.md"} <= set(by_path)
+    assert {"guide.html", "sphinx.html", "notes.md", "feed.html?access_token=REDACTED"} <= set(by_path)
     assert by_path["guide.html"]["redactions"] >= 10 and by_path["sphinx.html"]["redactions"] >= 10
     extractors = json.dumps(run["items"])
     assert "[REDACTED:" in extractors
