@@ -200,16 +200,18 @@ def _unescaped(line: str) -> tuple[str, list[int]] | None:
 
 
 def _line_spans(line: str, filename: str, plugins: tuple | None = None) -> list[_Span]:
-    """Secrets in one line, in its text as written and with its markdown escapes removed."""
-    spans = _raw_line_spans(line, filename, plugins)
+    """Secrets in one line; a line with markdown escapes is read with them removed (a secret has no
+    backslash before punctuation of its own) and what is found is mapped back onto the escaped text."""
     view = _unescaped(line)
-    if view is not None:
-        text, index = view
-        for span in _raw_line_spans(text, filename, plugins):
-            start = index[span.start]
-            if start > 0 and line[start - 1] == "\\" and (span.start == 0 or index[span.start - 1] != start - 1):
-                start -= 1  # the escape before the secret's first character goes with it
-            spans.append(_Span(start, index[span.end - 1] + 1, span.kind))
+    if view is None:
+        return _raw_line_spans(line, filename, plugins)
+    spans: list[_Span] = []
+    text, index = view
+    for span in _raw_line_spans(text, filename, plugins):
+        start = index[span.start]
+        if start > 0 and line[start - 1] == "\\" and (span.start == 0 or index[span.start - 1] != start - 1):
+            start -= 1  # the escape before the secret's first character goes with it
+        spans.append(_Span(start, index[span.end - 1] + 1, span.kind))
     return spans
 
 
@@ -303,7 +305,7 @@ def redact_text(text: str, *, filename: str = "source.md") -> tuple[str, int]:
     if blocks:
         text, count = _apply(text, blocks)
     out: list[str] = []
-    plugins = _text_plugins(text)
+    plugins = _text_plugins(text.replace("\\", ""))  # as the lines are read: markdown escapes removed
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
         spans = _line_spans(body, filename, plugins)
@@ -320,7 +322,7 @@ def secret_spans(text: str, *, filename: str = "source.md") -> list[tuple[int, i
     found = [(text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1), "private-key")
              for m in _PRIVATE_KEY_BLOCK.finditer(text)]
     text = _PRIVATE_KEY_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    plugins = _text_plugins(text)
+    plugins = _text_plugins(text.replace("\\", ""))  # as the lines are read: markdown escapes removed
     for number, line in enumerate(text.splitlines(), start=1):
         spans = sorted(_line_spans(line, filename, plugins), key=lambda s: (s.start, -s.end))
         end = -1

@@ -38,6 +38,7 @@ CASES = [
     ("token ghp\\_" + "Zq8" * 12, ["Zq8Zq8"], "token [REDACTED:github-token]", 1),
     ("AWS\\_SECRET\\_ACCESS\\_KEY=" + AWS_SECRET, [AWS_SECRET], "AWS\\_SECRET\\_ACCESS\\_KEY=[REDACTED:", 1),
     ("pay with sk\\_live\\_" + "T4kq9Ww2" * 4, ["T4kq9Ww2"], "pay with [REDACTED:stripe-key]", 1),
+    ('db\\_password: "' + "Xk29fLq8Zr" + '"', ["Xk29fLq8Zr"], 'db\\_password: "[REDACTED:', 1),  # detect-secrets' keyword detector
     # an AWS secret key named in prose; next to its key id
     ("Created the user with secret " + AWS_SECRET_40 + " for backups.", [AWS_SECRET_40], "with secret [REDACTED:aws-secret-key] for", 1),
     (AWS_ID + " / " + AWS_SECRET_40, [AWS_ID, AWS_SECRET_40], " / [REDACTED:aws-secret-key]", 2),
