@@ -30,6 +30,7 @@ and counted, as is a second source with a URL already seen.
 
 from __future__ import annotations
 
+import codecs
 import html as html_lib
 import re
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ KNOWN_HEADERS = ("url", "title", "date")
 MAX_BODY_BYTES = 5 * 1024 * 1024  # like DOWNLOAD_MAXSIZE for fetched pages
 MAX_LINE_BYTES = 1024 * 1024  # a longer line is read in pieces (its body is then oversized)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_FIRST = frozenset(" `~")
 _RAW_TAGS = ("pre", "code", "textarea", "script", "style", "xmp")
 _RAW_TAG = re.compile(r"<(/?)(" + "|".join(_RAW_TAGS) + r")\b[^>]*?(/?)>", re.I)
 _COMMENT = re.compile(r"<!--|-->")
@@ -78,13 +80,15 @@ class _Body:
     def feed(self, line: str) -> None:
         if self.document is None and line.strip():
             self.document = bool(_DOCUMENT_START.match(line))
-        fence = _FENCE.match(line)
+        fence = _FENCE.match(line) if line[:1] in _FENCE_FIRST else None
         if self.fence is not None:
             if fence and fence.group(1)[0] == self.fence[0] and len(fence.group(1)) >= len(self.fence) and not line.strip()[len(fence.group(1)):].strip():
                 self.fence = None
             return
         if fence and not self.raw_depth and not self.in_comment and not self.document:
             self.fence = fence.group(1)
+            return
+        if "<" not in line and not self.in_comment:
             return
         pos = 0
         while pos < len(line):
@@ -116,7 +120,7 @@ class _Body:
 
 
 def _is_boundary(line: str, following: str | None, body: _Body) -> bool:
-    if line.rstrip("\r\n").rstrip() != MARKER or body.open or following is None:
+    if not line.startswith(MARKER) or line.rstrip() != MARKER or body.open or following is None:
         return False
     m = _HEADER.match(following.strip())
     return bool(m and m.group(1).lower() in KNOWN_HEADERS)
@@ -129,20 +133,9 @@ class _Block:
     in_headers: bool = True
     lines: list[str] = field(default_factory=list)
     size: int = 0
+    has_text: bool = False
     oversized: bool = False
     state: _Body = field(default_factory=_Body)
-
-
-def _pairs(lines: Iterable[str]) -> Iterator[tuple[int, str, str | None]]:
-    """(line number, line, next line or None)."""
-    previous: str | None = None
-    n = 0
-    for line in lines:
-        if previous is not None:
-            yield n, previous, line
-        previous, n = line, n + 1
-    if previous is not None:
-        yield n, previous, None
 
 
 def iter_corpus(
@@ -153,8 +146,6 @@ def iter_corpus(
     Yields :class:`CorpusSource` for each good source, and ``("oversized", block, url)`` for a body
     over ``max_body`` bytes. ``keep_bodies=False`` checks the file without keeping any body (the
     sources then have an empty body). Raises :class:`CorpusError` on the first malformed block."""
-    block: _Block | None = None
-    seen_text = False
 
     def finish(b: _Block):
         url = b.headers.get("url", "")
@@ -169,25 +160,26 @@ def iter_corpus(
             raise CorpusError(f"{name}: source block {b.number}: url {url[:80]!r} is not an absolute http(s) URL")
         if b.oversized:
             return ("oversized", b.number, url)
-        body = "\n".join(b.lines).strip("\n")
-        if not b.size or (keep_bodies and not body.strip()):
+        if not b.has_text:
             raise CorpusError(f"{name}: source block {b.number} ({url}) has an empty body; add the page text after a blank line")
         return CorpusSource(url=url, title=b.headers.get("title", ""), date=b.headers.get("date") or None,
-                            body=body if keep_bodies else "", block=b.number)
+                            body="\n".join(b.lines).strip("\n") if keep_bodies else "", block=b.number)
 
-    for _n, line, following in _pairs(lines):
-        if _is_boundary(line, following, block.state if block else _Body()):
+    block: _Block | None = None
+    seen_text = False
+    it = iter(lines)
+    line = next(it, None)
+    while line is not None:
+        following = next(it, None)
+        if line.startswith(MARKER) and _is_boundary(line, following, block.state if block else _Body()):
             if block is not None:
                 yield finish(block)
             elif seen_text:
                 raise CorpusError(f"{name}: text before the first '{MARKER}' line; start the file with '{MARKER}'")
             block = _Block((block.number if block else 0) + 1)
-            continue
-        if block is None:
-            if line.strip():
-                seen_text = True
-            continue
-        if block.in_headers:
+        elif block is None:
+            seen_text = seen_text or bool(line.strip())
+        elif block.in_headers:
             if line.strip():
                 m = _HEADER.match(line.strip())
                 if not m:
@@ -199,18 +191,20 @@ def iter_corpus(
                 if key not in KNOWN_HEADERS:
                     raise CorpusError(f"{name}: source block {block.number}: unknown header {key!r}; use url:, title: or date:")
                 block.headers[key] = m.group(2).strip()
-                continue
-            block.in_headers = False
-            continue
-        block.state.feed(line)
-        if block.oversized:
-            continue
-        if line.strip():
-            block.size += len(line.encode("utf-8", "replace")) + 1
-        if block.size > max_body:
-            block.oversized, block.lines = True, []
-        elif keep_bodies:
-            block.lines.append(line)
+            else:
+                block.in_headers = False
+        else:
+            if line:
+                block.state.feed(line)
+            if not block.oversized:
+                block.size += (len(line) if line.isascii() else len(line.encode("utf-8", "replace"))) + 1
+                if not block.has_text and line.strip():
+                    block.has_text = True
+                if block.size > max_body:
+                    block.oversized, block.lines = True, []
+                elif keep_bodies:
+                    block.lines.append(line)
+        line = following
     if block is None:
         raise CorpusError(f"{name}: no '{MARKER}' blocks found; start each source with a line '{MARKER}' followed by 'url: …'")
     yield finish(block)
@@ -222,39 +216,37 @@ def parse_corpus(text: str, name: str = "input_file") -> list[CorpusSource]:
     return [s for s in iter_corpus(lines, name) if isinstance(s, CorpusSource)]
 
 
+_READ_BYTES = 1 << 20
+
+
 def _file_lines(fh: IO[bytes], path: str, name: str) -> Iterator[str]:
-    """Decoded lines of a UTF-8 file, read one at a time (a BOM skipped, NULs dropped, line ends removed);
-    a line over :data:`MAX_LINE_BYTES` comes in pieces."""
-    number = 0
-    first = True
-    pending = b""
+    """Decoded lines of a UTF-8 file, read a block at a time (a BOM skipped, NULs dropped, line ends
+    removed); a line over :data:`MAX_LINE_BYTES` comes in pieces of that size."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    number, first, rest = 0, True, ""
     while True:
-        chunk = fh.readline(MAX_LINE_BYTES)
-        if not chunk:
-            break
-        whole = chunk.endswith(b"\n")
-        data = pending + chunk
-        if not whole and len(chunk) == MAX_LINE_BYTES:
-            # a piece of a long line: cut at a character boundary, carry the rest
-            cut = len(data)
-            while cut > 0 and (data[cut - 1] & 0xC0) == 0x80:
-                cut -= 1
-            if cut and data[cut - 1] >= 0xC0:
-                cut -= 1
-            data, pending = data[:cut], data[cut:]
-        else:
-            pending = b""
-            number += 1
+        block = fh.read(_READ_BYTES)
         if first:
-            data = data.removeprefix(b"\xef\xbb\xbf")
-            first = False
+            block, first = block.removeprefix(codecs.BOM_UTF8), False
         try:
-            text = data.decode("utf-8")
+            text = rest + decoder.decode(block, final=not block)
         except UnicodeDecodeError as exc:
-            raise CorpusError(
-                f"{name}: {path!r} is not UTF-8 text (line {number + (0 if whole else 1)}, byte {exc.start + 1}); save it as UTF-8"
-            ) from None
-        yield text.replace("\x00", "").rstrip("\r\n").removesuffix("\r")
+            line = number + (rest + block[: exc.start].decode("utf-8", "replace")).count("\n") + 1
+            raise CorpusError(f"{name}: {path!r} is not UTF-8 text (line {line}); save it as UTF-8") from None
+        if "\x00" in text:
+            text = text.replace("\x00", "")
+        lines = text.replace("\r\n", "\n").split("\n")
+        rest = lines.pop() if block else ""
+        while len(rest) > MAX_LINE_BYTES:  # a very long line: hand it on in pieces
+            lines.append(rest[:MAX_LINE_BYTES])
+            rest = rest[MAX_LINE_BYTES:]
+        number += len(lines)
+        for line in lines:
+            yield line.removesuffix("\r")
+        if not block:
+            if rest:
+                yield rest
+            return
 
 
 class Corpus:

@@ -142,4 +142,4 @@ def test_a_large_corpus_is_streamed_not_held(tmp_path):
     finally:
         tracemalloc.stop()
     assert n == len(corpus) == 200
-    assert peak < 3_000_000, peak
+    assert peak < 8_000_000, peak  # a read block and one body, not the 20 MB file
