@@ -268,6 +268,9 @@ def _in_urls(text: str, spans: Iterable[_Span]) -> tuple[list[_Span], set[int]]:
                 at = text.rfind("@", auth_start, auth_end)
                 if auth_start <= span.start < at:
                     span = _Span(auth_start, max(at, span.end), span.kind)
+                elif span.start < auth_end:  # a detector matched the whole URL: keep its scheme and host
+                    path = auth_end + (auth_end < u_end and text[auth_end] == "/")
+                    span = _Span(path if span.end > path else max(span.start, auth_start), span.end, span.kind)
                 span = _Span(span.start, min(span.end, u_end), span.kind)
                 in_url.add(span.start)
                 break
