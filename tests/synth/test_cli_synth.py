@@ -219,3 +219,13 @@ def test_deep_nesting_huge_lines_and_non_utf8_are_warnings(tmp_path):
     assert "2 malformed line(s) skipped" in err and "nested too deeply" in err and "longer than 16 MiB" in err
     assert "1 line(s) are not UTF-8" in err and "save the file as UTF-8" in err
     assert grown_mb < 150, grown_mb  # the 200 MB line was never held
+
+
+@pytest.mark.parametrize("topic, folder", [("mcp", "output/mcp"), ("日本語", "output/日本語"), ("Café Tips", "output/café-tips")])
+def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder):
+    """`skill3 learn` and `scrapy crawl learn` put a topic's run in the same folder, whatever its script."""
+    from skill3crawl.args import parse_args
+
+    kwargs = learn_spider_kwargs(topic)
+    assert kwargs["output_dir"] == folder
+    assert parse_args({"topic": topic, "cutoff_time": "2026-01", "input_file": str(ROOT / "examples" / "mcp.sources")}).output_dir == folder
