@@ -61,6 +61,12 @@ _EXTRA: tuple[tuple[str, Pattern[str], int], ...] = (
     ("url-credentials", re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/?#@:\[\]]*:([^\s/?#@\[\]]{3,})@(?=[\w\[])"), 1),
     ("openai-key", re.compile(r"\b(sk-(?:proj-|svcacct-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{32,})"), 1),
     ("google-api-key", re.compile(r"\b(AIza[0-9A-Za-z_-]{35})"), 1),
+    # prefixed tokens detect-secrets does not know: Hugging Face, npm, DigitalOcean, Shopify, Twilio (any case)
+    ("huggingface-token", re.compile(r"\b(hf_[A-Za-z0-9]{30,})\b"), 1),
+    ("npm-token", re.compile(r"\b(npm_[A-Za-z0-9]{36})\b"), 1),
+    ("digitalocean-token", re.compile(r"\b(do[por]_v1_[a-f0-9]{64})\b"), 1),
+    ("shopify-token", re.compile(r"\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b"), 1),
+    ("twilio-key", re.compile(r"\b(SK[0-9a-fA-F]{32})\b"), 1),
     ("json-web-token", re.compile(r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"), 1),
     (
         "secret-assignment",

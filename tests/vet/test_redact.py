@@ -42,6 +42,9 @@ CASES = [
     # an AWS secret key named in prose; next to its key id
     ("Created the user with secret " + AWS_SECRET_40 + " for backups.", [AWS_SECRET_40], "with secret [REDACTED:aws-secret-key] for", 1),
     (AWS_ID + " / " + AWS_SECRET_40, [AWS_ID, AWS_SECRET_40], " / [REDACTED:aws-secret-key]", 2),
+    # prefixed tokens of other services
+    ("HF_TOKEN=hf_" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz2Xc4", ["Qw3Er5Ty7Ui9"], "HF_TOKEN=[REDACTED:huggingface-token]", 1),
+    ("//registry.npmjs.org/:_authToken=npm_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2", ["Ab1Cd2Ef3Gh4"], "_authToken=[REDACTED:", 1),
     # HTTP Authorization headers
     ('curl -H "Authorization: Basic ' + "YWRtaW46czNjcjN0LXBhc3M=" + '"', ["YWRtaW46czNjcjN0"], "Authorization: Basic [REDACTED:", 1),
     ("Proxy-Authorization: Bearer " + "r8Tq2" * 6, ["r8Tq2r8Tq2"], "Proxy-Authorization: Bearer [REDACTED:", 1),
