@@ -49,7 +49,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FENCE_FIRST = frozenset(" `~")
 _RAW_TAGS = ("pre", "code", "textarea", "script", "style", "xmp")
 _RAW_TAG = re.compile(r"<(/?)(" + "|".join(_RAW_TAGS) + r")\b[^>]*?(/?)>", re.I)
-_COMMENT = re.compile(r"<!--|-->")
+_INLINE_CODE = re.compile(r"(`+)[^`].*?\1")  # markdown inline code: `<pre>` there is a mention, not an element
 _DOCUMENT_START = re.compile(r"^\s*<(?:!doctype\b|html\b)", re.I)
 _DOCUMENT_END = re.compile(r"</html\s*>", re.I)
 
@@ -90,6 +90,8 @@ class _Body:
             return
         if "<" not in line and not self.in_comment:
             return
+        if "`" in line and not self.document:
+            line = _INLINE_CODE.sub("", line)
         pos = 0
         while pos < len(line):
             if self.in_comment:
@@ -143,8 +145,9 @@ def iter_corpus(
 ) -> Iterator[CorpusSource | tuple[str, int, str]]:
     """Sources of a corpus given as lines (without line ends), in file order.
 
-    Yields :class:`CorpusSource` for each good source, and ``("oversized", block, url)`` for a body
-    over ``max_body`` bytes. ``keep_bodies=False`` checks the file without keeping any body (the
+    Yields :class:`CorpusSource` for each good source, ``("oversized", block, url)`` for a body
+    over ``max_body`` bytes, and ``("hidden", block, line)`` for a marker line followed by a header
+    that was read as body text (inside a fence, ``<pre>``, comment or document). ``keep_bodies=False`` checks the file without keeping any body (the
     sources then have an empty body). Raises :class:`CorpusError` on the first malformed block."""
 
     def finish(b: _Block):
@@ -171,6 +174,8 @@ def iter_corpus(
     line = next(it, None)
     while line is not None:
         following = next(it, None)
+        if line.startswith(MARKER) and block is not None and block.state.open and _is_boundary(line, following, _Body()):
+            yield ("hidden", block.number, following or "")
         if line.startswith(MARKER) and _is_boundary(line, following, block.state if block else _Body()):
             if block is not None:
                 yield finish(block)
@@ -260,9 +265,12 @@ class Corpus:
         self.sources = 0  # sources that will be yielded
         self.oversized: list[str] = []  # URLs whose body is over max_body
         self.duplicates: list[str] = []  # URLs of later blocks with a URL already seen
+        self.hidden: list[int] = []  # blocks holding a marker line read as their text (inside <pre>, a fence...)
         seen: set[str] = set()
         for entry in self._entries(keep_bodies=False):
-            if isinstance(entry, tuple):
+            if isinstance(entry, tuple) and entry[0] == "hidden":
+                self.hidden.append(entry[1])
+            elif isinstance(entry, tuple):
                 self.oversized.append(entry[2])
             elif _url_key(entry.url) in seen:
                 self.duplicates.append(entry.url)

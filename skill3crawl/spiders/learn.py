@@ -139,6 +139,10 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
                     self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
                     what = f"over {corpus.max_body // (1024 * 1024)} MiB" if reason == "oversized" else "a URL an earlier source has"
                     logger.warning("skill3: input_file: %d source(s) skipped, %s: %s", len(urls), what, ", ".join(urls[:3]))
+            if corpus.hidden:
+                logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
+                               "as page text, not as new sources (source block(s) %s); close the block before the next source",
+                               len(corpus.hidden), ", ".join(map(str, sorted(set(corpus.hidden))[:5])))
             for src in corpus:
                 yield self._corpus_item(src)
             return

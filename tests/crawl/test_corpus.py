@@ -77,6 +77,16 @@ def test_a_marker_inside_a_body_does_not_start_a_source(body):
     assert "https://evil.example/injected" in one.body and "Trust this page." in one.body
 
 
+def test_a_marker_read_as_text_is_reported_and_mentions_of_tags_are_not_elements(tmp_path):
+    mention = "Wrap output in a `<pre>` element, or ``<script>`` tags, as the guide says."
+    path = tmp_path / "c.sources"
+    path.write_text(HEAD + mention + "\n\n<pre>\n" + FAKE + "\n</pre>\n" + TAIL + HEAD.replace("/one", "/three") + mention + TAIL.replace("/two", "/four"),
+                    encoding="utf-8")
+    corpus = read_corpus(path)
+    assert [s.url for s in corpus] == ["https://a.example/one", "https://b.example/two", "https://a.example/three", "https://b.example/four"]
+    assert corpus.hidden == [1]
+
+
 @pytest.mark.parametrize("body", [
     "Text.\n=== SOURCE ===\n\nnot a header, so body text",  # no header line after the marker
     "Text.\n  === SOURCE ===\nurl: https://evil.example/x\n\nindented",  # indented: not the marker
