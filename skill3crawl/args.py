@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-from skill3crawl.corpus import CorpusError, CorpusSource, read_corpus
+from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.vet.redact import redact_urls
 
 MAX_PAGES_LIMIT = 100_000
 DEFAULT_DEPTH_LIMIT = 20
@@ -31,7 +33,8 @@ class ArgsError(ValueError):
 
 
 def topic_slug(topic: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", topic.lower()).strip("-")
+    """A folder-safe slug: letters and digits of any script (NFKC, lower case), runs of anything else one ``-``."""
+    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", topic).lower()).strip("-")
     return re.sub(r"-{2,}", "-", slug)[:64].strip("-")
 
 
@@ -96,7 +99,7 @@ class LearnArgs(BaseModel):
 
     # Derived in the model validator.
     cutoff: Cutoff | None = None
-    corpus: list[CorpusSource] | None = None
+    corpus: Corpus | None = None  # checked, streamed by the spider
 
     @field_validator("topic", mode="before")
     @classmethod
@@ -237,6 +240,9 @@ class LearnArgs(BaseModel):
     def public_dict(self) -> dict[str, Any]:
         """The arguments as given, secrets removed (for crawl.json and logs)."""
         data = self.model_dump(exclude={"cutoff", "corpus", *SECRET_ARGS})
+        data["start_urls"] = redact_urls(*self.start_urls)[0]  # a token in a start URL is a secret too
+        if self.llm_endpoint:
+            data["llm_endpoint"] = redact_urls(self.llm_endpoint)[0][0]
         data["cutoff"] = self.cutoff.month if self.cutoff else None
         data["brave_key_set"] = self.brave_token() is not None
         return data

@@ -5,18 +5,37 @@
     title: Optional title
     date: 2026-03-01                     (optional)
 
-    body: text, markdown or HTML, up to the next === SOURCE ===
+    body: text, markdown or HTML, up to the next source
 
-Parsed and validated before any request; a malformed file raises
-:class:`CorpusError` with a one-line message naming the block and the fix.
+A line ``=== SOURCE ===`` starts a new source only when all of these hold, so a
+page cannot start a source (with a URL and date of its choosing) from inside
+its own body:
+
+* the line is exactly the marker (no indentation) and the next line is a
+  header (``url:``, ``title:`` or ``date:``);
+* the body so far is not inside a fenced code block (```` ``` ````/``~~~``),
+  an HTML ``<pre>``, ``<code>``, ``<textarea>``, ``<script>``, ``<style>`` or
+  ``<xmp>`` element, or an HTML comment;
+* a body that is a whole HTML document (it begins with ``<!doctype`` or
+  ``<html``) has reached its ``</html>``.
+
+Any other marker line is body text. The file is read as a stream, one line at
+a time (a UTF-8 BOM is skipped, NUL bytes dropped): :class:`Corpus` checks the
+whole file before any source is used — a malformed file raises
+:class:`CorpusError`, one line naming the block and the fix — keeping only
+URLs, then yields the sources one by one. A body larger than
+:data:`MAX_BODY_BYTES` (the crawl's ``DOWNLOAD_MAXSIZE`` for pages) is skipped
+and counted, as is a second source with a URL already seen.
 """
 
 from __future__ import annotations
 
+import codecs
 import html as html_lib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Iterable, Iterator
 from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
@@ -24,6 +43,15 @@ from markdown_it import MarkdownIt
 MARKER = "=== SOURCE ==="
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:\s*(.*)$")
 KNOWN_HEADERS = ("url", "title", "date")
+MAX_BODY_BYTES = 5 * 1024 * 1024  # like DOWNLOAD_MAXSIZE for fetched pages
+MAX_LINE_BYTES = 1024 * 1024  # a longer line is read in pieces (its body is then oversized)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_FIRST = frozenset(" `~")
+_RAW_TAGS = ("pre", "code", "textarea", "script", "style", "xmp")
+_RAW_TAG = re.compile(r"<(/?)(" + "|".join(_RAW_TAGS) + r")\b[^>]*?(/?)>", re.I)
+_INLINE_CODE = re.compile(r"(`+)[^`].*?\1")  # markdown inline code: `<pre>` there is a mention, not an element
+_DOCUMENT_START = re.compile(r"^\s*<(?:!doctype\b|html\b)", re.I)
+_DOCUMENT_END = re.compile(r"</html\s*>", re.I)
 
 
 class CorpusError(ValueError):
@@ -39,57 +67,255 @@ class CorpusSource:
     block: int  # 1-based block number in the file
 
 
-def parse_corpus(text: str, name: str = "input_file") -> list[CorpusSource]:
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    starts = [i for i, line in enumerate(lines) if line.strip() == MARKER]
-    if not starts:
-        raise CorpusError(f"{name}: no '{MARKER}' blocks found; start each source with a line '{MARKER}' followed by 'url: …'")
-    if any(line.strip() for line in lines[: starts[0]]):
-        raise CorpusError(f"{name}: text before the first '{MARKER}' line; start the file with '{MARKER}'")
-    sources: list[CorpusSource] = []
-    for n, start in enumerate(starts, 1):
-        end = starts[n] if n < len(starts) else len(lines)
-        block = lines[start + 1 : end]
-        headers: dict[str, str] = {}
-        i = 0
-        while i < len(block) and block[i].strip():
-            m = _HEADER.match(block[i].strip())
-            if not m:
-                raise CorpusError(
-                    f"{name}: source block {n}: header line {block[i].strip()[:60]!r} is not 'key: value'; "
-                    "put a blank line between the headers and the body"
-                )
-            key = m.group(1).lower()
-            if key not in KNOWN_HEADERS:
-                raise CorpusError(f"{name}: source block {n}: unknown header {key!r}; use url:, title: or date:")
-            headers[key] = m.group(2).strip()
-            i += 1
-        url = headers.get("url", "")
+@dataclass
+class _Body:
+    """Where a source's body is: inside a fence, a raw-text element, a comment, an unfinished document."""
+
+    fence: str | None = None
+    raw_depth: int = 0
+    in_comment: bool = False
+    document: bool | None = None  # None until the first non-blank line
+    document_closed: bool = False
+
+    def feed(self, line: str) -> None:
+        if self.document is None and line.strip():
+            self.document = bool(_DOCUMENT_START.match(line))
+        fence = _FENCE.match(line) if line[:1] in _FENCE_FIRST else None
+        if self.fence is not None:
+            if fence and fence.group(1)[0] == self.fence[0] and len(fence.group(1)) >= len(self.fence) and not line.strip()[len(fence.group(1)):].strip():
+                self.fence = None
+            return
+        if fence and not self.raw_depth and not self.in_comment and not self.document:
+            self.fence = fence.group(1)
+            return
+        if "<" not in line and not self.in_comment:
+            return
+        if "`" in line and not self.document:
+            line = _INLINE_CODE.sub("", line)
+        pos = 0
+        while pos < len(line):
+            if self.in_comment:
+                end = line.find("-->", pos)
+                if end < 0:
+                    return
+                self.in_comment, pos = False, end + 3
+                continue
+            m = _RAW_TAG.search(line, pos)
+            c = line.find("<!--", pos)
+            if c >= 0 and (m is None or c < m.start()):
+                self.in_comment, pos = True, c + 4
+                continue
+            if m is None:
+                break
+            if m.group(1):
+                self.raw_depth = max(0, self.raw_depth - 1)
+            elif not m.group(3):
+                self.raw_depth += 1
+            pos = m.end()
+        if self.document and _DOCUMENT_END.search(line):
+            self.document_closed = True
+
+    @property
+    def open(self) -> bool:
+        """A marker here would be inside the body's own text."""
+        return self.fence is not None or self.raw_depth > 0 or self.in_comment or bool(self.document and not self.document_closed)
+
+
+def _is_boundary(line: str, following: str | None, body: _Body) -> bool:
+    if not line.startswith(MARKER) or line.rstrip() != MARKER or body.open or following is None:
+        return False
+    m = _HEADER.match(following.strip())
+    return bool(m and m.group(1).lower() in KNOWN_HEADERS)
+
+
+@dataclass
+class _Block:
+    number: int
+    headers: dict[str, str] = field(default_factory=dict)
+    in_headers: bool = True
+    lines: list[str] = field(default_factory=list)
+    size: int = 0
+    has_text: bool = False
+    oversized: bool = False
+    state: _Body = field(default_factory=_Body)
+
+
+def iter_corpus(
+    lines: Iterable[str], name: str = "input_file", *, keep_bodies: bool = True, max_body: int = MAX_BODY_BYTES
+) -> Iterator[CorpusSource | tuple[str, int, str]]:
+    """Sources of a corpus given as lines (without line ends), in file order.
+
+    Yields :class:`CorpusSource` for each good source, ``("oversized", block, url)`` for a body
+    over ``max_body`` bytes, and ``("hidden", block, line)`` for a marker line followed by a header
+    that was read as body text (inside a fence, ``<pre>``, comment or document). ``keep_bodies=False`` checks the file without keeping any body (the
+    sources then have an empty body). Raises :class:`CorpusError` on the first malformed block."""
+
+    def finish(b: _Block):
+        url = b.headers.get("url", "")
         if not url:
-            raise CorpusError(f"{name}: source block {n} has no 'url:' header; add 'url: https://…' right after '{MARKER}'")
+            raise CorpusError(f"{name}: source block {b.number} has no 'url:' header; add 'url: https://…' right after '{MARKER}'")
         parts = urlsplit(url)
+        try:
+            parts.port  # noqa: B018 - a bad port raises here
+        except ValueError:
+            parts = parts._replace(netloc="")
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise CorpusError(f"{name}: source block {n}: url {url[:80]!r} is not an absolute http(s) URL")
-        body = "\n".join(block[i:]).strip("\n")
-        if not body.strip():
-            raise CorpusError(f"{name}: source block {n} ({url}) has an empty body; add the page text after a blank line")
-        sources.append(CorpusSource(url=url, title=headers.get("title", ""), date=headers.get("date") or None, body=body, block=n))
-    return sources
+            raise CorpusError(f"{name}: source block {b.number}: url {url[:80]!r} is not an absolute http(s) URL")
+        if b.oversized:
+            return ("oversized", b.number, url)
+        if not b.has_text:
+            raise CorpusError(f"{name}: source block {b.number} ({url}) has an empty body; add the page text after a blank line")
+        return CorpusSource(url=url, title=b.headers.get("title", ""), date=b.headers.get("date") or None,
+                            body="\n".join(b.lines).strip("\n") if keep_bodies else "", block=b.number)
+
+    block: _Block | None = None
+    seen_text = False
+    it = iter(lines)
+    line = next(it, None)
+    while line is not None:
+        following = next(it, None)
+        if line.startswith(MARKER) and block is not None and block.state.open and _is_boundary(line, following, _Body()):
+            yield ("hidden", block.number, following or "")
+        if line.startswith(MARKER) and _is_boundary(line, following, block.state if block else _Body()):
+            if block is not None:
+                yield finish(block)
+            elif seen_text:
+                raise CorpusError(f"{name}: text before the first '{MARKER}' line; start the file with '{MARKER}'")
+            block = _Block((block.number if block else 0) + 1)
+        elif block is None:
+            seen_text = seen_text or bool(line.strip())
+        elif block.in_headers:
+            if line.strip():
+                m = _HEADER.match(line.strip())
+                if not m:
+                    raise CorpusError(
+                        f"{name}: source block {block.number}: header line {line.strip()[:60]!r} is not 'key: value'; "
+                        "put a blank line between the headers and the body"
+                    )
+                key = m.group(1).lower()
+                if key not in KNOWN_HEADERS:
+                    raise CorpusError(f"{name}: source block {block.number}: unknown header {key!r}; use url:, title: or date:")
+                block.headers[key] = m.group(2).strip()
+            else:
+                block.in_headers = False
+        else:
+            if line:
+                block.state.feed(line)
+            if not block.oversized:
+                block.size += (len(line) if line.isascii() else len(line.encode("utf-8", "replace"))) + 1
+                if not block.has_text and line.strip():
+                    block.has_text = True
+                if block.size > max_body:
+                    block.oversized, block.lines = True, []
+                elif keep_bodies:
+                    block.lines.append(line)
+        line = following
+    if block is None:
+        raise CorpusError(f"{name}: no '{MARKER}' blocks found; start each source with a line '{MARKER}' followed by 'url: …'")
+    yield finish(block)
 
 
-def read_corpus(path: str | Path, name: str = "input_file") -> list[CorpusSource]:
-    p = Path(path).expanduser()
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CorpusError(f"{name}: {str(path)!r} does not exist") from None
-    except IsADirectoryError:
-        raise CorpusError(f"{name}: {str(path)!r} is a directory, not a file") from None
-    except UnicodeDecodeError:
-        raise CorpusError(f"{name}: {str(path)!r} is not UTF-8 text") from None
-    except OSError as exc:
-        raise CorpusError(f"{name}: cannot read {str(path)!r}: {exc.strerror}") from None
-    return parse_corpus(text, name)
+def parse_corpus(text: str, name: str = "input_file") -> list[CorpusSource]:
+    """A whole corpus text → its sources (small files and tests; files go through :class:`Corpus`)."""
+    lines = text.lstrip("\ufeff").replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return [s for s in iter_corpus(lines, name) if isinstance(s, CorpusSource)]
+
+
+_READ_BYTES = 1 << 20
+
+
+def _file_lines(fh: IO[bytes], path: str, name: str) -> Iterator[str]:
+    """Decoded lines of a UTF-8 file, read a block at a time (a BOM skipped, NULs dropped, line ends
+    removed); a line over :data:`MAX_LINE_BYTES` comes in pieces of that size."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    number, first, rest = 0, True, ""
+    while True:
+        block = fh.read(_READ_BYTES)
+        if first:
+            block, first = block.removeprefix(codecs.BOM_UTF8), False
+        try:
+            text = rest + decoder.decode(block, final=not block)
+        except UnicodeDecodeError as exc:
+            line = number + (rest + block[: exc.start].decode("utf-8", "replace")).count("\n") + 1
+            raise CorpusError(f"{name}: {path!r} is not UTF-8 text (line {line}); save it as UTF-8") from None
+        if "\x00" in text:
+            text = text.replace("\x00", "")
+        lines = text.replace("\r\n", "\n").split("\n")
+        rest = lines.pop() if block else ""
+        while len(rest) > MAX_LINE_BYTES:  # a very long line: hand it on in pieces
+            lines.append(rest[:MAX_LINE_BYTES])
+            rest = rest[MAX_LINE_BYTES:]
+        number += len(lines)
+        for line in lines:
+            yield line.removesuffix("\r")
+        if not block:
+            if rest:
+                yield rest
+            return
+
+
+class Corpus:
+    """A corpus file, checked whole on creation (nothing kept but counts and URLs), then streamed:
+    iterating yields each source once, in file order, skipping oversized bodies and repeated URLs."""
+
+    def __init__(self, path: str | Path, name: str = "input_file", *, max_body: int = MAX_BODY_BYTES):
+        self.path = Path(path).expanduser()
+        self.name = name
+        self.max_body = max_body
+        self.sources = 0  # sources that will be yielded
+        self.oversized: list[str] = []  # URLs whose body is over max_body
+        self.duplicates: list[str] = []  # URLs of later blocks with a URL already seen
+        self.hidden: list[int] = []  # blocks holding a marker line read as their text (inside <pre>, a fence...)
+        seen: set[str] = set()
+        for entry in self._entries(keep_bodies=False):
+            if isinstance(entry, tuple) and entry[0] == "hidden":
+                self.hidden.append(entry[1])
+            elif isinstance(entry, tuple):
+                self.oversized.append(entry[2])
+            elif _url_key(entry.url) in seen:
+                self.duplicates.append(entry.url)
+            else:
+                seen.add(_url_key(entry.url))
+                self.sources += 1
+
+    def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int, str]]:
+        path, name = str(self.path), self.name
+        try:
+            fh = self.path.open("rb")
+        except FileNotFoundError:
+            raise CorpusError(f"{name}: {path!r} does not exist") from None
+        except IsADirectoryError:
+            raise CorpusError(f"{name}: {path!r} is a directory, not a file") from None
+        except OSError as exc:
+            raise CorpusError(f"{name}: cannot read {path!r}: {exc.strerror}") from None
+        with fh:
+            try:
+                yield from iter_corpus(_file_lines(fh, path, name), name, keep_bodies=keep_bodies, max_body=self.max_body)
+            except IsADirectoryError:
+                raise CorpusError(f"{name}: {path!r} is a directory, not a file") from None
+            except OSError as exc:
+                raise CorpusError(f"{name}: cannot read {path!r}: {exc.strerror}") from None
+
+    def __iter__(self) -> Iterator[CorpusSource]:
+        seen: set[str] = set()
+        for entry in self._entries(keep_bodies=True):
+            if isinstance(entry, CorpusSource) and _url_key(entry.url) not in seen:
+                seen.add(_url_key(entry.url))
+                yield entry
+
+    def __len__(self) -> int:
+        return self.sources
+
+
+def _url_key(url: str) -> str:
+    from skill3crawl.urls import canonical_url
+
+    return canonical_url(url)
+
+
+def read_corpus(path: str | Path, name: str = "input_file") -> Corpus:
+    """Check a corpus file and return it, ready to stream (:class:`Corpus`)."""
+    return Corpus(path, name)
 
 
 _HTML_HINT = re.compile(r"<(html|body|article|main|div|p|h[1-6]|pre|section)\b", re.I)

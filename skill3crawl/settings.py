@@ -56,6 +56,7 @@ ITEM_PIPELINES = {
     "skill3crawl.pipelines.ReleasePipeline": 900,
 }
 EXTENSIONS = {
+    "skill3crawl.logformatter.LogRedaction": 0,  # credentials in URLs never reach the log
     "skill3crawl.extensions.CrawlOutput": 500,
     "skill3crawl.extensions.SynthTrigger": 510,
 }

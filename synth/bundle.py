@@ -55,6 +55,7 @@ DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_SOURCES = 12
 CANDIDATES_PER_SOURCE = 4  # heap keeps max_sources × this many items
 STRUCTURE_ONLY_BELOW = 0.5  # DESIGN §5: below this, structure only
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few MiB at most
 MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 MAX_REPORTED_MALFORMED = 20
 MIN_SOURCE_TOKENS = 120  # a trimmed source keeps at least this much
@@ -81,6 +82,12 @@ class ReadReport:
     malformed_at: list[str] = field(default_factory=list)  # "file:line: reason", first few
     dropped: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     duplicates: int = 0
+    not_utf8: int = 0  # lines that were not UTF-8 (read with replacement characters)
+    not_utf8_at: str = ""  # the first of them
+
+    def note_not_utf8(self, where: str) -> None:
+        self.not_utf8 += 1
+        self.not_utf8_at = self.not_utf8_at or where
 
     def note_malformed(self, where: str, reason: str) -> None:
         self.malformed += 1
@@ -96,42 +103,66 @@ class ReadReport:
             "malformed_at": self.malformed_at,
             "dropped": dict(self.dropped),
             "duplicates": self.duplicates,
+            "not_utf8": self.not_utf8,
         }
 
 
+def _lines(fh, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of a binary file, one line at a time; a line longer than ``limit`` bytes is
+    read past in pieces and comes as ``None`` (never held whole)."""
+    n = 0
+    while True:
+        chunk = fh.readline(limit + 1)
+        if not chunk:
+            return
+        n += 1
+        if len(chunk) > limit and not chunk.endswith(b"\n"):
+            while chunk and not chunk.endswith(b"\n"):
+                chunk = fh.readline(1 << 20)
+            yield n, None
+        else:
+            yield n, chunk
+
+
 def iter_items(paths: list[str], report: ReadReport | None = None) -> Iterator[tuple[str, SourceItem]]:
-    """Stream (``file:line``, item) from JSONL files; malformed lines are counted in ``report``."""
+    """Stream (``file:line``, item) from JSONL files; malformed lines (not JSON, nested too deep, a
+    field of the wrong type, longer than :data:`MAX_LINE_BYTES`) are counted in ``report`` and skipped.
+    Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``)."""
     for path in paths:
         p = Path(path)
         if not p.is_file():
             raise BundleError(f"{path}: no such file (pass a run.jsonl written by the crawl)")
         if report is not None and path not in report.files:
             report.files.append(path)
-        with p.open("r", encoding="utf-8", errors="replace") as fh:
-            for n, line in enumerate(fh, 1):
+        with p.open("rb") as fh:
+            for n, raw in _lines(fh, MAX_LINE_BYTES):
+                where = f"{path}:{n}"
+                if raw is None:
+                    if report is not None:
+                        report.lines += 1
+                        report.note_malformed(where, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
+                    continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    line = raw.decode("utf-8", "replace")
+                    if report is not None:
+                        report.note_not_utf8(where)
                 if not line.strip():
                     continue
-                where = f"{path}:{n}"
                 if report is not None:
                     report.lines += 1
                 try:
                     item = SourceItem.from_dict(json.loads(line))
-                    _check_types(item)
+                except RecursionError:
+                    if report is not None:
+                        report.note_malformed(where, "JSON nested too deeply")
+                    continue
                 except (ValueError, TypeError) as exc:
                     if report is not None:
                         report.note_malformed(where, str(exc).splitlines()[0][:120])
                     continue
                 yield where, item
-
-
-def _check_types(item: SourceItem) -> None:
-    if not isinstance(item.excerpts, list) or not all(isinstance(e, str) for e in item.excerpts):
-        raise ValueError("'excerpts' is not a list of strings")
-    if not isinstance(item.code_blocks, list) or not all(isinstance(c, dict) for c in item.code_blocks):
-        raise ValueError("'code_blocks' is not a list of objects")
-    if item.published is not None and not isinstance(item.published, str):
-        raise ValueError("'published' is not a string")
-    float(item.authority)
 
 
 def _parse_day(value: str | None) -> date | None:

@@ -88,7 +88,10 @@ def learn_spider_kwargs(
 
 
 def default_output_dir(topic: str) -> str:
-    return str(Path("output") / (slugify(topic) or "topic"))
+    """``output/<topic-slug>/``, the crawl's own slug (letters and digits of any script: ``日本語`` stays)."""
+    from skill3crawl.args import topic_slug  # the learn command starts a crawl: the crawl's package is there
+
+    return str(Path("output") / (topic_slug(topic) or slugify(topic) or "topic"))
 
 
 def learn_cmd(

@@ -6,8 +6,16 @@ declaration order (itemadapter supports dataclasses).
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+# Caps on what one item may carry when read back (a crawl writes far less: 200 excerpts of
+# 4,000 characters, 100 code blocks of a page capped at 5 MiB). Longer lists and texts are cut.
+MAX_URL_CHARS = 8192
+MAX_SHORT_CHARS = 4096  # title, host, topic, dates, query, ...
+MAX_LIST_ENTRIES = 1000  # excerpts, code blocks, agreeing URLs, fingerprints
+MAX_TEXT_CHARS = 1_000_000  # one excerpt or code block
 
 
 @dataclass
@@ -49,14 +57,74 @@ class SourceItem:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SourceItem":
-        """Build from a JSON object; unknown keys are ignored, ``url`` is required."""
+        """Build from a JSON object, every field checked (:func:`check_fields`); unknown keys are
+        ignored, ``url`` is required. Raises ``ValueError`` naming the first bad field."""
         if not isinstance(data, dict):
             raise ValueError("item is not a JSON object")
-        url = data.get("url")
-        if not isinstance(url, str) or not url:
-            raise ValueError("item has no 'url'")
-        known = set(cls.field_names())
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**check_fields(data))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# field → kind: "str" (null becomes ""), "str?" (null kept), "url" (required), "url?" (null becomes ""),
+# "number", "int", "bool", "texts"/"urls" (lists of strings), "blocks" (list of {"text", "language"} strings)
+_KINDS = {
+    "url": "url", "final_url": "url?", "host": "str", "title": "str", "topic": "str", "cutoff": "str",
+    "fetched_at": "str", "published": "str?", "modified": "str?", "date_source": "str?", "discovery": "str",
+    "query": "str?", "authority": "number", "authority_reason": "str", "post_cutoff": "bool",
+    "recency_weight": "number", "combined_score": "number", "excerpts": "texts", "code_blocks": "blocks",
+    "consensus_count": "int", "agreeing_urls": "urls", "snippet_fingerprints": "texts", "content_hash": "str",
+    "redactions": "int",
+}
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def _check(name: str, kind: str, value: Any) -> Any:
+    if kind in ("str", "str?", "url?") and value is None:
+        return None if kind == "str?" else ""
+    if kind in ("str", "str?", "url", "url?"):
+        if not isinstance(value, str):
+            raise ValueError(f"'{name}' is {_type_name(value)}, not a string")
+        cap = MAX_URL_CHARS if kind.startswith("url") else MAX_SHORT_CHARS
+        if len(value) > cap:
+            raise ValueError(f"'{name}' is longer than {cap} characters")
+        return value
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"'{name}' is {_type_name(value)}, not a finite number")
+        return float(value)
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"'{name}' is {_type_name(value) if not isinstance(value, int) or isinstance(value, bool) else value}, not a whole number ≥ 0")
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"'{name}' is {_type_name(value)}, not true/false")
+        return value
+    if not isinstance(value, list):
+        raise ValueError(f"'{name}' is {_type_name(value)}, not a list")
+    value = value[:MAX_LIST_ENTRIES]
+    if kind in ("texts", "urls"):
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError(f"'{name}' is not a list of strings")
+        cap = MAX_URL_CHARS if kind == "urls" else MAX_TEXT_CHARS
+        return [v[:cap] for v in value]
+    blocks = []
+    for block in value:  # "blocks"
+        if not isinstance(block, dict) or not isinstance(block.get("text", ""), str) or not isinstance(block.get("language") or "", str):
+            raise ValueError(f"'{name}' is not a list of {{\"text\": string, \"language\": string}} objects")
+        blocks.append({"text": block.get("text", "")[:MAX_TEXT_CHARS], "language": (block.get("language") or "")[:100]})
+    return blocks
+
+
+def check_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The known fields of a JSON item, each of the right type and within the caps (lists and long
+    texts cut to them); raises ``ValueError`` naming the first bad field. Unknown keys are dropped."""
+    if not isinstance(data.get("url"), str) or not data.get("url"):
+        raise ValueError("item has no 'url'")
+    return {name: _check(name, _KINDS[name], value) for name, value in data.items() if name in _KINDS}

@@ -245,6 +245,9 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     rep = ranked.report
     if rep.malformed:
         err.print(f"skill3 synth: warning: {rep.malformed} malformed line(s) skipped: " + "; ".join(rep.malformed_at[:5]), markup=False)
+    if rep.not_utf8:
+        err.print(f"skill3 synth: warning: {rep.not_utf8} line(s) are not UTF-8, read with replacement characters "
+                  f"(first at {rep.not_utf8_at}); save the file as UTF-8", markup=False)
     if not ranked.candidates:
         why = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(rep.dropped.items())) or "none left"
         raise SynthFailure(2, f"no usable sources among {rep.items} item(s) ({why})")

@@ -48,11 +48,16 @@ _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _WS = re.compile(r"\s+")
 
 
+# The page arrives decoded (Scrapy's TextResponse.text: HTTP header, BOM, <meta>, then detection), so lxml
+# gets UTF-8 bytes and is told so: a <meta charset> inside the text must not decode it a second time.
+_UTF8_PARSER = lxml.html.HTMLParser(encoding="utf-8")
+
+
 def _parse(html: str) -> Any:
     if not html or not html.strip():
         return None
     try:
-        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
+        return lxml.html.document_fromstring(html.replace("\x00", "").encode("utf-8", "replace"), parser=_UTF8_PARSER)
     except (etree.ParserError, ValueError):
         return None
 

@@ -31,6 +31,7 @@ from skill3crawl import distributed
 from skill3crawl.args import ArgsError, LearnArgs, parse_args
 from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import brave
+from skill3crawl.extract.encoding import page_text
 from skill3crawl.docs_crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
@@ -132,7 +133,17 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         if a.corpus is not None:
             state.discovery.append("corpus")
             state.planner = {"status": "skipped", "reason": "input_file"}
-            for src in a.corpus:
+            corpus = a.corpus
+            for reason, urls in (("oversized", corpus.oversized), ("duplicate_url", corpus.duplicates)):
+                if urls:
+                    self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
+                    what = f"over {corpus.max_body // (1024 * 1024)} MiB" if reason == "oversized" else "a URL an earlier source has"
+                    logger.warning("skill3: input_file: %d source(s) skipped, %s: %s", len(urls), what, ", ".join(urls[:3]))
+            if corpus.hidden:
+                logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
+                               "as page text, not as new sources (source block(s) %s); close the block before the next source",
+                               len(corpus.hidden), ", ".join(map(str, sorted(set(corpus.hidden))[:5])))
+            for src in corpus:
                 yield self._corpus_item(src)
             return
 
@@ -310,9 +321,9 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
         path = urlsplit(response.url).path.lower()
         if "html" in ctype or (not ctype and isinstance(response, HtmlResponse)):
-            return response.text
+            return page_text(response)
         if "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
-            return markdown_to_html(response.text, info.get("title") or "")
+            return markdown_to_html(page_text(response), info.get("title") or "")
         self.crawler.stats.inc_value("skill3/dropped/not_html")
         return None
 

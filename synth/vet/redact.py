@@ -1,19 +1,28 @@
-"""Secret redaction, in memory, before any model sees a source.
+r"""Secret redaction, in memory, before any model sees a source.
 
 detect-secrets' own plugins find the secrets (its named-token detectors and
 its keyword detector, with its templating/indirect-reference filters); a few
 patterns it lacks or matches too narrowly are added here (unquoted AWS secret
 keys, GitHub tokens of any length, fine-grained ``github_pat_`` tokens, modern
-OpenAI/Anthropic keys, whole private-key blocks, ``api_key = ...`` style
-assignments). Its high-entropy and public-IP plugins are off: on prose they
-flag ordinary words, hashes and addresses.
+OpenAI/Anthropic keys, Stripe keys of any length, AWS secret keys named in
+prose, HTTP ``Authorization`` headers, credentials in any ``scheme://user:pw@``
+URL, whole private-key blocks, ``api_key = ...`` style assignments). Its
+high-entropy and public-IP plugins are off: on prose they flag ordinary words,
+hashes and addresses.
 
-Each secret is replaced by ``[REDACTED:<kind>]``; only counts leave this
-module, never the secret.
+Text that went through markdown rendering carries backslash escapes
+(``ghp\_…``, ``AWS\_SECRET\_ACCESS\_KEY=…``): every line is also scanned with
+those escapes removed, and what is found there is redacted in the escaped text.
+
+Each secret is replaced by ``[REDACTED:<kind>]``; inside a URL by ``REDACTED``
+(the whole ``user:password`` part when the secret is in it), so a redacted
+URL is still a URL. Only counts leave this module, never the secret.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,9 +43,30 @@ _EXTRA: tuple[tuple[str, Pattern[str], int], ...] = (
     ("aws-secret-key", re.compile(r"(?i)aws_?secret_?(?:access_?)?key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{30,})"), 1),
     ("github-token", re.compile(r"\b(gh[pousr]_[A-Za-z0-9_]{20,255})\b"), 1),
     ("github-token", re.compile(r"\b(github_pat_[A-Za-z0-9_]{22,255})\b"), 1),
+    # an AWS-style secret key named in prose ("with secret …", "AWS secret: …", after its key id): 40
+    # characters of base64 (30-64 accepted), upper and lower case and digits, near the words
+    (
+        "aws-secret-key",
+        re.compile(r"(?i)(?:\baws|secret|\b(?:AKIA|ASIA)[0-9A-Z]{16})[^\n]{0,60}?(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{30,64})(?![A-Za-z0-9/+=])"),
+        1,
+    ),
+    ("stripe-key", re.compile(r"\b((?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,255})\b"), 1),
     ("slack-token", re.compile(r"\b(xox[abposr]-[A-Za-z0-9-]{10,})"), 1),
+    (
+        "authorization-header",
+        re.compile(r"(?i)\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?(basic|bearer|token|digest)\s+([A-Za-z0-9+/=._~-]{8,})"),
+        2,
+    ),
+    # credentials in any scheme's URL, the user name may be empty (redis://:pw@host)
+    ("url-credentials", re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/?#@:\[\]]*:([^\s/?#@\[\]]{3,})@(?=[\w\[])"), 1),
     ("openai-key", re.compile(r"\b(sk-(?:proj-|svcacct-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{32,})"), 1),
     ("google-api-key", re.compile(r"\b(AIza[0-9A-Za-z_-]{35})"), 1),
+    # prefixed tokens detect-secrets does not know: Hugging Face, npm, DigitalOcean, Shopify, Twilio (any case)
+    ("huggingface-token", re.compile(r"\b(hf_[A-Za-z0-9]{30,})\b"), 1),
+    ("npm-token", re.compile(r"\b(npm_[A-Za-z0-9]{36})\b"), 1),
+    ("digitalocean-token", re.compile(r"\b(do[por]_v1_[a-f0-9]{64})\b"), 1),
+    ("shopify-token", re.compile(r"\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b"), 1),
+    ("twilio-key", re.compile(r"\b(SK[0-9a-fA-F]{32})\b"), 1),
     ("json-web-token", re.compile(r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)"), 1),
     (
         "secret-assignment",
@@ -52,6 +82,12 @@ _PRIVATE_KEY_BLOCK = re.compile(
     re.DOTALL,
 )
 _PLACEHOLDER = re.compile(r"(?i)^(?:your|my|example|placeholder|changeme|xxx|<|\$|\{)")
+# markdown's backslash escapes: a backslash before ASCII punctuation
+_MD_ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# a URL in text (ends at white space, quotes, angle brackets and markdown's closing parenthesis)
+_URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s<>\"'`()]+")
+URL_MARK = _MARK
+_GENERIC_KINDS = frozenset({"secret-assignment", "secret-keyword", "authorization-header", "url-credentials", "basic-auth-credentials"})
 
 # language of a fenced block → a file name detect-secrets' keyword detector understands
 _LANG_FILENAME = {
@@ -127,7 +163,65 @@ def _looks_like_placeholder(value: str) -> bool:
     )
 
 
+def _mixed(value: str) -> bool:
+    """Upper case, lower case and a digit: a generated key, not a word, a hex digest or a path."""
+    return bool(re.search(r"[A-Z]", value) and re.search(r"[a-z]", value) and re.search(r"\d", value))
+
+
+def _valid(kind: str, match: re.Match[str], value: str) -> bool:
+    """Checks a pattern's match must also pass before it counts as a secret."""
+    if kind == "secret-assignment":
+        return not _looks_like_placeholder(value)
+    if kind == "aws-secret-key":
+        return _mixed(value)
+    if kind == "url-credentials":
+        return not _is_placeholder(value)
+    if kind == "authorization-header":
+        if _is_placeholder(value):
+            return False
+        if match.group(1).lower() == "basic":  # base64 of user:password
+            try:
+                return b":" in base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+            except (binascii.Error, ValueError):
+                return False
+        return not _looks_like_placeholder(value)
+    return True
+
+
+def _unescaped(line: str) -> tuple[str, list[int]] | None:
+    """``line`` with markdown's backslash escapes removed, and each character's index in ``line``;
+    None when there is none."""
+    if "\\" not in line:
+        return None
+    chars: list[str] = []
+    index: list[int] = []
+    i = 0
+    while i < len(line):
+        if line[i] == "\\" and i + 1 < len(line) and line[i + 1] in _MD_ESCAPABLE:
+            i += 1
+        chars.append(line[i])
+        index.append(i)
+        i += 1
+    return ("".join(chars), index) if len(chars) < len(line) else None
+
+
 def _line_spans(line: str, filename: str, plugins: tuple | None = None) -> list[_Span]:
+    """Secrets in one line; a line with markdown escapes is read with them removed (a secret has no
+    backslash before punctuation of its own) and what is found is mapped back onto the escaped text."""
+    view = _unescaped(line)
+    if view is None:
+        return _raw_line_spans(line, filename, plugins)
+    spans: list[_Span] = []
+    text, index = view
+    for span in _raw_line_spans(text, filename, plugins):
+        start = index[span.start]
+        if start > 0 and line[start - 1] == "\\" and (span.start == 0 or index[span.start - 1] != start - 1):
+            start -= 1  # the escape before the secret's first character goes with it
+        spans.append(_Span(start, index[span.end - 1] + 1, span.kind))
+    return spans
+
+
+def _raw_line_spans(line: str, filename: str, plugins: tuple | None = None) -> list[_Span]:
     """Secrets in one line. ``plugins``: the (kind, plugin, gate) entries to run (default all)."""
     spans: list[_Span] = []
     regex_detectors, other_plugins, any_pattern = _detectors()
@@ -154,9 +248,7 @@ def _line_spans(line: str, filename: str, plugins: tuple | None = None) -> list[
     for kind, regex, group in _EXTRA:
         for m in regex.finditer(line):
             value = m.group(group)
-            if kind == "secret-assignment" and _looks_like_placeholder(value):
-                continue
-            if _MARK not in value:
+            if _MARK not in value and _valid(kind, m, value):
                 spans.append(_Span(m.start(group), m.end(group), kind))
     return spans
 
@@ -167,8 +259,35 @@ def _text_plugins(text: str) -> tuple:
     return tuple(entry for entry in _detectors()[1] if entry[2] is None or entry[2].search(text))
 
 
+def _in_urls(text: str, spans: Iterable[_Span]) -> tuple[list[_Span], set[int]]:
+    """Spans inside a URL: one in the ``user:password@`` part grows to all of it. Returns the spans and
+    the starts of those that are in a URL (they get the URL-safe mark)."""
+    urls = [m.span() for m in _URL.finditer(text)] if "://" in text else []
+    if not urls:
+        return list(spans), set()
+    out, in_url = [], set()
+    for span in spans:
+        for u_start, u_end in urls:
+            if u_start <= span.start < u_end:
+                auth_start = text.index("://", u_start) + 3
+                auth_end = next((i for i in range(auth_start, u_end) if text[i] in "/?#"), u_end)
+                at = text.rfind("@", auth_start, auth_end)
+                if auth_start <= span.start < at:
+                    span = _Span(auth_start, max(at, span.end), span.kind)
+                elif span.start < auth_end:  # a detector matched the whole URL: keep its scheme and host
+                    path = auth_end + (auth_end < u_end and text[auth_end] == "/")
+                    span = _Span(path if span.end > path else max(span.start, auth_start), span.end, span.kind)
+                span = _Span(span.start, min(span.end, u_end), span.kind)
+                in_url.add(span.start)
+                break
+        out.append(span)
+    return out, in_url
+
+
 def _apply(text: str, spans: Iterable[_Span]) -> tuple[str, int]:
-    ordered = sorted(spans, key=lambda s: (s.start, -s.end))
+    spans, in_url = _in_urls(text, spans)
+    # of spans starting together, the longest; of equal ones, a named kind before a generic one
+    ordered = sorted(spans, key=lambda s: (s.start, -s.end, s.kind in _GENERIC_KINDS))
     merged: list[_Span] = []
     for span in ordered:
         if merged and span.start < merged[-1].end:
@@ -177,7 +296,8 @@ def _apply(text: str, spans: Iterable[_Span]) -> tuple[str, int]:
         else:
             merged.append(span)
     for span in reversed(merged):
-        text = text[: span.start] + f"[{_MARK}:{span.kind}]" + text[span.end :]
+        mark = URL_MARK if span.start in in_url else f"[{_MARK}:{span.kind}]"
+        text = text[: span.start] + mark + text[span.end :]
     return text, len(merged)
 
 
@@ -194,7 +314,7 @@ def redact_text(text: str, *, filename: str = "source.md") -> tuple[str, int]:
     if blocks:
         text, count = _apply(text, blocks)
     out: list[str] = []
-    plugins = _text_plugins(text)
+    plugins = _text_plugins(text.replace("\\", ""))  # as the lines are read: markdown escapes removed
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
         spans = _line_spans(body, filename, plugins)
@@ -211,7 +331,7 @@ def secret_spans(text: str, *, filename: str = "source.md") -> list[tuple[int, i
     found = [(text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1), "private-key")
              for m in _PRIVATE_KEY_BLOCK.finditer(text)]
     text = _PRIVATE_KEY_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    plugins = _text_plugins(text)
+    plugins = _text_plugins(text.replace("\\", ""))  # as the lines are read: markdown escapes removed
     for number, line in enumerate(text.splitlines(), start=1):
         spans = sorted(_line_spans(line, filename, plugins), key=lambda s: (s.start, -s.end))
         end = -1

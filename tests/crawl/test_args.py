@@ -97,7 +97,7 @@ def test_input_file_is_parsed_up_front(tmp_path):
         parse_args({"topic": "t", "input_file": str(tmp_path)})
 
 
-@pytest.mark.parametrize("topic, slug", [("mcp", "mcp"), ("JDK 26!", "jdk-26"), ("a/b//c", "a-b-c"), ("ÅÄÖ x", "x")])
+@pytest.mark.parametrize("topic, slug", [("mcp", "mcp"), ("JDK 26!", "jdk-26"), ("a/b//c", "a-b-c"), ("ÅÄÖ x", "åäö-x"), ("日本語", "日本語"), ("Ｃａｆｅ\u0301 tips", "café-tips")])
 def test_topic_slug(topic, slug):
     assert topic_slug(topic) == slug
 

@@ -197,3 +197,36 @@ def test_gzipped_sitemap():
     body = gzip.compress(b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://d.example.org/z</loc><lastmod>2026-05-01</lastmod></url></urlset>')
     assert parse_sitemap(body) == ("urlset", [type(parse_sitemap(body)[1][0])("https://d.example.org/z", "2026-05-01")])
     assert parse_sitemap(b"\x1f\x8bnot really gzip") == ("invalid", [])
+
+
+# --------------------------------------------------------------------------- decoding: the response's own, once
+
+_CAFE = "Le café du matin: 日本語のテキスト, Ünïcödé everywhere. "
+
+
+@pytest.mark.parametrize("ctype, meta, encoding, expect", [
+    ("text/html; charset=utf-8", "", "utf-8", _CAFE),  # charset only in the HTTP header
+    ("text/html; charset=iso-8859-1", "", "latin-1", "Le café du matin"),
+    ("text/html", "<meta charset='utf-8'>", "utf-8", _CAFE),
+    ("text/html", "", "utf-8", _CAFE),  # no charset anywhere: detected
+    ("text/html; charset=utf-16", "", "latin-1", "Le café du matin"),  # claims UTF-16, sends latin-1
+    ("text/html", "<meta charset='utf-16'>", "latin-1", "Le café du matin"),
+    ("text/html", "", "utf-16", _CAFE),  # real UTF-16 with its BOM
+])
+def test_pages_are_decoded_by_the_response_not_guessed_again(ctype, meta, encoding, expect):
+    from scrapy.http import HtmlResponse
+
+    from skill3crawl.extract.encoding import page_text
+
+    text = _CAFE if encoding != "latin-1" else "Le café du matin, à la française. "
+    html = f"<html><head>{meta}<title>Café</title></head><body><main><h1>Café</h1><p>{text * 8}</p></main></body></html>"
+    response = HtmlResponse("https://x.example/p", body=html.encode(encoding), headers={"Content-Type": ctype})
+    result = extract_content(page_text(response), response.url)
+    assert result["title"] == "Café"
+    assert expect in result["excerpts"][1], result["excerpts"][1][:80]
+
+
+def test_nul_bytes_in_a_page_are_dropped_not_garbled():
+    html = "<html><body><main><p>" + ("Caf\x00é and more text here. " * 10) + "</p></main></body></html>"
+    excerpt = extract_content(html, "https://x.example/")["excerpts"][0]
+    assert "Café and more" in excerpt and "\ufffd" not in excerpt and "ï¿½" not in excerpt

@@ -171,3 +171,61 @@ def test_a_renamed_skill_replaces_the_previous_folder(feed, tmp_path):
     assert (tmp_path / "mcp").is_dir()
     assert run_cli(feed, "--llm-provider", "extractive", "--topic", "Model Context Protocol")[0] == 0
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["model-context-protocol"]
+
+
+# --------------------------------------------------------------------------- hostile run.jsonl lines
+
+def _good() -> dict:
+    return parse_sources(EXAMPLE)[0]
+
+
+BAD_LINES = [
+    ({"host": 5}, "'host' is a number, not a string"),
+    ({"title": ["a", "b"]}, "'title' is a list, not a string"),
+    ({"redactions": "x"}, "'redactions' is a string, not a whole number"),
+    ({"authority": "high"}, "'authority' is a string, not a finite number"),
+    ({"post_cutoff": "yes"}, "'post_cutoff' is a string, not true/false"),
+    ({"excerpts": "one long string"}, "'excerpts' is a string, not a list"),
+    ({"excerpts": [1, 2]}, "'excerpts' is not a list of strings"),
+    ({"code_blocks": [{"text": 5}]}, "'code_blocks' is not a list of"),
+    ({"agreeing_urls": {"a": 1}}, "'agreeing_urls' is an object, not a list"),
+    ({"consensus_count": 2.5}, "'consensus_count' is a number, not a whole number"),
+    ({"published": 20260101}, "'published' is a number, not a string"),
+    ({"url": "https://x.example/" + "a" * 9000}, "'url' is longer than 8192 characters"),
+]
+
+
+@pytest.mark.parametrize("patch, reason", BAD_LINES, ids=[r.split("'")[1] for _, r in BAD_LINES])
+def test_a_line_with_a_bad_field_is_skipped_with_a_warning(tmp_path, patch, reason):
+    feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE), [json.dumps({**_good(), **patch})])
+    code, out, err = run_cli(feed, "--llm-provider", "extractive")
+    assert code == 0, err
+    assert "1 malformed line(s) skipped" in err and reason in err, err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_deep_nesting_huge_lines_and_non_utf8_are_warnings(tmp_path):
+    import resource
+
+    feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
+    with feed.open("ab") as fh:
+        fh.write(b"[" * 100_000 + b"\n")  # RecursionError in json
+        fh.write(b'{"url": "https://big.example/", "excerpts": ["' + b"x" * (200 * 1024 * 1024) + b'"]}\n')  # 200 MB
+        fh.write(json.dumps({**_good(), "url": "https://latin.example/", "title": "caf\u00e9"}, ensure_ascii=False).encode("utf-8").replace(b"caf\xc3\xa9", b"caf\xe9") + b"\n")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code, out, err = run_cli(feed, "--llm-provider", "extractive")
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert code == 0, err
+    assert "2 malformed line(s) skipped" in err and "nested too deeply" in err and "longer than 16 MiB" in err
+    assert "1 line(s) are not UTF-8" in err and "save the file as UTF-8" in err
+    assert grown_mb < 150, grown_mb  # the 200 MB line was never held
+
+
+@pytest.mark.parametrize("topic, folder", [("mcp", "output/mcp"), ("日本語", "output/日本語"), ("Café Tips", "output/café-tips")])
+def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder):
+    """`skill3 learn` and `scrapy crawl learn` put a topic's run in the same folder, whatever its script."""
+    from skill3crawl.args import parse_args
+
+    kwargs = learn_spider_kwargs(topic)
+    assert kwargs["output_dir"] == folder
+    assert parse_args({"topic": topic, "cutoff_time": "2026-01", "input_file": str(ROOT / "examples" / "mcp.sources")}).output_dir == folder
