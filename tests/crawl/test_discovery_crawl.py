@@ -41,7 +41,7 @@ def closed_port() -> int:
 def settings(port: int, **extra) -> dict:
     return {
         "SKILL3_TODAY": "2026-11-29", "AUTOTHROTTLE_ENABLED": "0", "DOWNLOAD_DELAY": "0", "DOWNLOAD_TIMEOUT": "10",
-        "RETRY_TIMES": "2", "LOG_LEVEL": "INFO", "SKILL3_ALLOW_PRIVATE_NETWORKS": "1",
+        "RETRY_TIMES": "2", "LOG_LEVEL": "INFO", "SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "SKILL3_REGISTRIES": "pypi,npm,crates",
         "SKILL3_RESOLVE": {"*.test": "127.0.0.1", "github.com": "127.0.0.1", "raw.githubusercontent.com": "127.0.0.1"},
         "SKILL3_PYPI_URL": f"http://pypi.test:{port}/pypi", "SKILL3_NPM_URL": f"http://registry.npm.test:{port}",
         "SKILL3_CRATES_URL": f"http://crates.test:{port}/api/v1/crates",
