@@ -224,3 +224,34 @@ def test_searxng_gets_the_freshness_window_and_yields_brave_shaped_items(tmp_pat
     finally:
         searx.stop()
         sites.stop()
+
+
+def test_with_a_search_key_search_adds_independent_hosts(tmp_path):
+    """Registries and search together: the official sources stay authoritative, search adds other hosts."""
+    from tests.crawl.world import brave_routes
+
+    reg_srv = Server("registries", registry_world()).start()
+    sites = Server("sites", site_routes).start()
+    blog = f"http://stale.medium.com:{sites.port}/old-post"
+    brave = Server("brave", brave_routes(lambda q: [{"url": blog, "title": "Old", "description": "d"}])).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl("topic=fastapi", "cutoff_time=2024-01", f"output_dir={out}", "synth=0", "llm_provider=extractive",
+                            f"brave_key={BRAVE_KEY}", "max_pages=30", settings={**settings(reg_srv.port), "SKILL3_MIN_SEARCH_RESULTS": "1",
+                                      "SKILL3_RESOLVE": {"*.test": "127.0.0.1", "github.com": "127.0.0.1",
+                                                         "raw.githubusercontent.com": "127.0.0.1", "stale.medium.com": "127.0.0.1"}},
+                            env={"SEARXNG_URL": "", "BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"})
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        assert "no search provider" not in proc.stderr
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert {"registries", "brave", "direct"} <= set(crawl["discovery"]) and crawl["package"]["chosen"] == "pypi:fastapi"
+        items = {i["url"]: i for i in read_jsonl(out / "run.jsonl")}
+        assert items[blog]["discovery"] == "brave" and items[blog]["authority"] == 0.2  # an independent (blog) host
+        docs = [i for i in items.values() if i["host"] == "docs.fastapi.test"]
+        assert docs and all(i["authority"] == 1.0 for i in docs)
+        assert [s.query["q"][0] for s in brave.seen] == ["fastapi"]
+        assert len([s for s in reg_srv.seen if s.host == "docs.fastapi.test" and s.path == "/tutorial/"]) == 1  # crawled once
+        assert BRAVE_KEY not in proc.stderr and BRAVE_KEY not in (out / "crawl.json").read_text()
+    finally:
+        for s in (reg_srv, sites, brave):
+            s.stop()
