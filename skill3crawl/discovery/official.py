@@ -143,7 +143,7 @@ class OfficialSourcesMixin:
         }
         if pkg is None:
             logger.info("skill3: no package for %r in the registries (%s)", a.topic, why)
-            yield from self._nothing_found_check()
+            self.nothing_found_check()
             return
         logger.info("skill3: topic %r is the package %s (%s)", a.topic, pkg.label, why)
         if self.search_provider is None:
@@ -160,7 +160,7 @@ class OfficialSourcesMixin:
         roots = [u for u in (reg.docs_entry(pkg), pkg.links.get("Changelog")) if u and not reg.github_repo(u)]
         yield from self._crawl_docs(roots)
 
-    def _nothing_found_check(self):
+    def nothing_found_check(self) -> None:
         """Nothing to crawl at all: one line, exit 1 (the spider then closes with nothing written)."""
         a = self.args
         if self.site_roots or getattr(self, "search_provider", None) is not None or getattr(self, "pending_searches", 0):
@@ -180,8 +180,6 @@ class OfficialSourcesMixin:
             "skill3: nothing found for %r (%s), and no search provider (set BRAVE_SEARCH_API_KEY or SEARXNG_URL) "
             "or sites (--authoritative / --start-urls / --package) to crawl", a.topic, where,
         )
-        return
-        yield  # a generator
 
     # -- repository ---------------------------------------------------------------
     def _repository_requests(self, pkg: reg.Package):

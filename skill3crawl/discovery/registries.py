@@ -101,10 +101,10 @@ def normalize_name(name: str) -> str:
 
 def candidate_names(topic: str) -> list[str]:
     """Registry names to try for a topic: the topic itself as a package name, when it can be one."""
-    t = topic.strip()
-    names = [t] if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,213}", t) else []
-    slug = re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")
-    if slug and slug not in names:
+    t = topic.strip().lower()  # npm names are lower-case; PyPI and crates.io ignore case
+    names = [t] if re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,213}", t) else []
+    slug = re.sub(r"[^a-z0-9]+", "-", t).strip("-")
+    if slug and all(normalize_name(slug) != normalize_name(n) for n in names):
         names.append(slug)
     return names[:2]
 
@@ -113,9 +113,7 @@ def registry_url(ecosystem: str, base: str, name: str) -> str:
     base = base.rstrip("/")
     if ecosystem == "pypi":
         return f"{base}/{quote(name, safe='')}/json"
-    if ecosystem == "npm":
-        return f"{base}/{quote(name, safe='@')}".replace("%2F", "%2f") if name.startswith("@") else f"{base}/{quote(name, safe='')}"
-    return f"{base}/{quote(name, safe='')}"
+    return f"{base}/{quote(name, safe='@')}"  # an npm scope's slash is escaped (@scope%2Fname)
 
 
 def _http(url: Any) -> str | None:

@@ -1,9 +1,11 @@
-"""The `learn` spider: plan queries → Brave search → pages; the direct docs crawl; or an offline corpus.
+"""The `learn` spider: official sources → plan queries → search → pages; the direct docs crawl; or an offline corpus.
 
 Arguments are validated as one model (:mod:`skill3crawl.args`). A bad argument
 is one ERROR line, nothing is fetched, and ``scrapy crawl`` exits 2.
 
-Discovery: with a search key, the planned queries go to Brave Search and its
+Discovery: the topic's official sources first (package registries → repository
+→ docs site, :mod:`skill3crawl.discovery.official`); with a search provider
+(Brave, or SearXNG when ``SEARXNG_URL`` is set), the planned queries are searched and the
 results are fetched (never followed further: they are on arbitrary hosts). The
 start URLs and authoritative hosts are crawled in docs mode
 (:class:`~skill3crawl.docs_crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from datetime import datetime, timezone
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
@@ -176,8 +177,13 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                 for r in self._direct_requests():
                     yield r
             elif not self.resolves_packages():
-                for r in self._nothing_found_check():
-                    yield r
+                self.nothing_found_check()
+
+    def provider(self) -> search.SearchProvider:
+        """The search engine answering this crawl's searches (a worker decides from its own environment)."""
+        if self.search_provider is None:
+            self.search_provider = search.configured_provider(self.settings, self.args.brave_token()) or search.BraveProvider(search.brave.DEFAULT_URL)
+        return self.search_provider
 
     def _plan(self):
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
@@ -238,7 +244,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.pending_searches -= 1
         self.crawler.stats.inc_value("skill3/search/responses")
         try:
-            results = self.search_provider.parse(response.body, self.args.cutoff.start)
+            results = self.provider().parse(response.body, self.args.cutoff.start)
         except ValueError as exc:
             logger.warning("skill3: search for %r: %s", query, exc)
             results = []
@@ -257,7 +263,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.crawler.stats.inc_value("skill3/search/failed")
         status = failure.value.response.status if failure.check(HttpError) else None
         if status in (401, 403):
-            if self.search_provider.sends_key:
+            if self.provider().sends_key:
                 logger.error("skill3: the search API rejected the key (HTTP %d): check BRAVE_SEARCH_API_KEY / -a brave_key", status)
             else:
                 logger.error("skill3: SearXNG refused the search (HTTP %d): check SEARXNG_URL and its access rules", status)
@@ -294,7 +300,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             canon,
             callback=self.parse_page,
             errback=self.page_failed,
-            meta={"skill3": {"discovery": self.search_provider.name, "query": query, "title": title, "lastmod": None, "url": canon}},
+            meta={"skill3": {"discovery": self.provider().name, "query": query, "title": title, "lastmod": None, "url": canon}},
         )
 
     def _items_alive(self) -> int:

@@ -197,3 +197,20 @@ def test_skill3_models_command():
     assert len(data["models"]) >= 25 and data["default_model"] == "claude-opus-4-8"
     table = CliRunner().invoke(app, ["models", "--vendor", "google"])
     assert table.exit_code == 0 and "gemini-2.5-pro" in table.output and "gpt-4o" not in table.output
+
+
+@pytest.mark.parametrize("topic, names", [
+    ("fastapi", ["fastapi"]), ("FastAPI", ["fastapi"]), ("Alpha Widgets", ["alpha-widgets"]), ("python_dateutil", ["python_dateutil"]),
+    ("C++ 20", ["c-20"]), ("@scope/pkg", ["scope-pkg"]),
+])
+def test_candidate_names(topic, names):
+    assert reg.candidate_names(topic) == names
+
+
+@pytest.mark.parametrize("eco, base, name, url", [
+    ("pypi", "https://pypi.org/pypi/", "fastapi", "https://pypi.org/pypi/fastapi/json"),
+    ("npm", "https://registry.npmjs.org", "@types/node", "https://registry.npmjs.org/@types%2Fnode"),
+    ("crates", "https://crates.io/api/v1/crates", "serde", "https://crates.io/api/v1/crates/serde"),
+])
+def test_registry_url(eco, base, name, url):
+    assert reg.registry_url(eco, base, name) == url
