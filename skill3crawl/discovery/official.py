@@ -149,10 +149,12 @@ class OfficialSourcesMixin:
         if self.search_provider is None:
             self.warn_no_search()
         official = {s.prefix: s.reason for s in reg.official_sources(pkg)}
-        for key in ("github", "github_raw"):  # a configured GitHub (Enterprise, or a test double) on another host
-            default_host, host = (urlsplit(u).hostname or "" for u in (reg.DEFAULT_URLS[key], _base(self.settings, key)))
-            if host and host != default_host:
-                official.update({host + p[len(default_host):]: r for p, r in list(official.items()) if p.startswith(default_host + "/")})
+        for key in ("github", "github_raw"):  # a configured GitHub (Enterprise, or a test double) elsewhere
+            default_host = urlsplit(reg.DEFAULT_URLS[key]).hostname
+            conf = urlsplit(_base(self.settings, key))
+            here = ((conf.hostname or "") + conf.path.rstrip("/")).lower()
+            if conf.hostname and here != default_host:
+                official.update({here + p[len(default_host):]: r for p, r in list(official.items()) if p.startswith(default_host + "/")})
         state.official.update(official)
         state.package["links"] = pkg.links
         state.release_timeline = reg.merge_timeline(state.release_timeline, [r.as_dict() for r in pkg.releases])

@@ -78,11 +78,19 @@ def notes(version: str, what: str) -> str:
             f"<pre><code class='language-python'>app.include_router(router, prefix='/v{version[0]}')\n</code></pre>")
 
 
-def registry_world(counters_429: dict | None = None):
-    """Routes for the registries, GitHub and two docs sites (``docs.fastapi.test``, ``widgets.test``)."""
+def registry_world(sites: dict[str, str] | None = None):
+    """Routes for the registries, GitHub and two docs sites (``docs.fastapi.test``, ``widgets.test``);
+    ``sites`` maps a docs host to the base URL the registry documents name for it."""
+
+    class _Base:
+        def __init__(self, port):
+            self.port = port
+
+        def format(self, host):
+            return (sites or {}).get(host) or f"http://{host}:{self.port}"
 
     def routes(srv: Server, host: str, path: str, query: dict, body: bytes):
-        base = f"http://{{}}:{srv.port}"
+        base = _Base(srv.port)
         if path == "/robots.txt" and host in ("github.com", "raw.githubusercontent.com"):
             return 200, {"Content-Type": "text/plain"}, "User-agent: *\nDisallow: /*/*/compare/\n"
         if host == "pypi.test":
@@ -137,6 +145,24 @@ def registry_world(counters_429: dict | None = None):
                 return 200, HTML, page(f"{host} {title}", prose(f"{host} {title}") + f"<p>{links}</p>", f'<meta name="date" content="{d}">')
             return NOT_FOUND
         return NOT_FOUND
+
+    return routes
+
+
+def loopback_world():
+    """The same world on one address (127.0.0.1), for `skill3 learn` (which takes no -s settings): registries
+    and GitHub under path prefixes (``SKILL3_PYPI_URL=http://127.0.0.1:PORT/pypi`` …), the docs site at the root."""
+    inner = {}
+    prefixes = {"/pypi/": ("pypi.test", "/pypi/"), "/npm/": ("registry.npm.test", "/"), "/crates/": ("crates.test", "/api/v1/crates/"),
+                "/gh/": ("github.com", "/"), "/raw/": ("raw.githubusercontent.com", "/")}
+
+    def routes(srv: Server, host, path, query, body):
+        if "r" not in inner:
+            inner["r"] = registry_world({"docs.fastapi.test": f"http://127.0.0.1:{srv.port}"})
+        for pre, (h, new) in prefixes.items():
+            if path.startswith(pre):
+                return inner["r"](srv, h, new + path[len(pre):], query, body)
+        return inner["r"](srv, "docs.fastapi.test", path, query, body)
 
     return routes
 

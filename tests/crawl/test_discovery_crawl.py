@@ -19,7 +19,7 @@ import pytest
 
 from synth.item import SourceItem
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
-from tests.crawl.fake_registries import FASTAPI_RELEASES, registry_world, searxng_routes
+from tests.crawl.fake_registries import FASTAPI_RELEASES, loopback_world, registry_world, searxng_routes
 from tests.crawl.world import Server, site_routes
 
 BRAVE_KEY = "brave-SECRET-key-0815"
@@ -154,13 +154,36 @@ def test_npm_package_pinned_with_package_argument(tmp_path):
         srv.stop()
 
 
-def _learn_cli(topic: str, out: Path, env: dict) -> subprocess.CompletedProcess:
+def test_skill3_learn_fastapi_with_nothing_configured(tmp_path):
+    """The command itself: `skill3 learn fastapi` — registries → repository releases → docs site → a skill citing them."""
+    srv = Server("loopback", loopback_world()).start()
+    try:
+        base = f"http://127.0.0.1:{srv.port}"
+        env = {"SKILL3_PYPI_URL": base + "/pypi", "SKILL3_NPM_URL": base + "/npm", "SKILL3_CRATES_URL": base + "/crates",
+               "SKILL3_GITHUB_URL": base + "/gh", "SKILL3_GITHUB_RAW_URL": base + "/raw", "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"}
+        out = tmp_path / "out"
+        proc = _learn_cli("fastapi", out, env, "--no-fail-on-findings", "--max-pages", "15")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "no search provider" in proc.stderr and not own_frames(proc.stderr)
+        (skill,) = out.glob("*/SKILL.md")
+        sources = skill.read_text().split("## Sources", 1)[1]
+        assert f"{base}/" in sources and f"{base}/gh/tiangolo/fastapi/" in sources, sources
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert crawl["package"]["chosen"] == "pypi:fastapi"
+        assert {o["source"] for o in crawl["official_sources"]} >= {"127.0.0.1", f"127.0.0.1/gh/tiangolo/fastapi"}
+        items = read_jsonl(out / "run.jsonl")
+        assert all(i["authority"] == 1.0 and "pypi:fastapi" in i["authority_reason"] for i in items) and len(items) >= 4
+    finally:
+        srv.stop()
+
+
+def _learn_cli(topic: str, out: Path, env: dict, *extra: str) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")
                 and k not in ("BRAVE_SEARCH_API_KEY", "SEARXNG_URL", "SKILL3_ALLOW_PRIVATE_NETWORKS")}
     full_env.update({"PYTHONPATH": str(REPO), **env})
     return subprocess.run([sys.executable, "-m", "synth.cli", "learn", topic, "--cutoff-time", "2026-01",
-                           "--llm-provider", "extractive", "--output-dir", str(out)],
-                          cwd=REPO, env=full_env, capture_output=True, text=True, timeout=90)
+                           "--llm-provider", "extractive", "--output-dir", str(out), *extra],
+                          cwd=REPO, env=full_env, capture_output=True, text=True, timeout=180)
 
 
 @pytest.mark.parametrize("private_allowed", [True, False])
