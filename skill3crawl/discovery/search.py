@@ -15,15 +15,17 @@ whose ``publishedDate`` is before the cutoff are also dropped here.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from datetime import date
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from skill3crawl.discovery import brave
 from skill3crawl.discovery.brave import SearchResult
 
 SLOT = brave.SLOT
+logger = logging.getLogger(__name__)
 
 
 class SearchProvider:
@@ -98,6 +100,11 @@ def configured_provider(settings: Any, brave_key: str | None, env: dict | None =
     env = os.environ if env is None else env
     searx = env.get("SEARXNG_URL") or (settings.get("SEARXNG_URL") if settings is not None else None)
     if searx:
+        parts = urlsplit(str(searx))
+        if parts.username or parts.password:  # a URL is queued, cached and logged: never carry a secret in it
+            logger.warning("skill3: SEARXNG_URL carries credentials; they are not sent (a request URL is queued and logged): "
+                           "reach SearXNG on a private address or through a proxy instead")
+            searx = urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
         return SearXNGProvider(str(searx))
     if brave_key:
         endpoint = env.get("BRAVE_SEARCH_URL") or (settings.get("BRAVE_SEARCH_URL") if settings is not None else None) or brave.DEFAULT_URL

@@ -156,6 +156,8 @@ def test_provider_choice_and_item_shape():
     assert got == brave  # the same item shape from either engine
     with pytest.raises(ValueError, match="format=json"):
         searx.parse(b"<html>")
+    secret = configured_provider(None, None, env={"SEARXNG_URL": "https://me:pa55word@searx.example:8443/"})
+    assert secret.request_url("q", date(2026, 1, 1), date(2026, 11, 29)).startswith("https://searx.example:8443/search?")
 
 
 @pytest.mark.parametrize("name, entry", [
