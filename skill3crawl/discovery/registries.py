@@ -165,7 +165,18 @@ def _load(body: bytes | str) -> dict | None:
 
 
 def _role(label: str) -> str | None:
-    return _LABELS.get(re.sub(r"[^a-z ]+", " ", label.lower()).strip())
+    """The role of a free-form ``project_urls`` label (PEP 753 normalised names and common spellings)."""
+    norm = re.sub(r"\s+", " ", re.sub(r"[^a-z]+", " ", label.lower())).strip()
+    if norm in _LABELS:
+        return _LABELS[norm]
+    squashed = norm.replace(" ", "")
+    for words, role in ((("changelog", "changes", "releasenotes", "whatsnew", "news", "history"), "Changelog"),
+                        (("documentation", "docs", "doc", "manual", "guide", "reference"), "Documentation"),
+                        (("sourcecode", "source", "repository", "repo", "github", "gitlab", "code"), "Source"),
+                        (("homepage", "home", "website"), "Homepage")):
+        if any(squashed == w or squashed.startswith(w) or squashed.endswith(w) for w in words):
+            return role
+    return None
 
 
 def parse_pypi(body: bytes | str, url: str) -> Package | None:

@@ -30,6 +30,17 @@ def test_parse_spec_rejects(spec):
         reg.parse_spec(spec)
 
 
+@pytest.mark.parametrize("label, role", [
+    ("Documentation", "Documentation"), ("docs", "Documentation"), ("Online Docs", "Documentation"), ("API reference", "Documentation"),
+    ("Source Code", "Source"), ("source", "Source"), ("Repository", "Source"), ("GitHub", "Source"),
+    ("Changelog", "Changelog"), ("Change Log", "Changelog"), ("Release Notes", "Changelog"), ("releasenotes", "Changelog"),
+    ("What's New", "Changelog"), ("Homepage", "Homepage"), ("Home-page", "Homepage"),
+    ("Bug Tracker", None), ("Issues", None), ("Funding", None), ("Download", None), ("Twitter", None),
+])
+def test_project_url_labels(label, role):
+    assert reg._role(label) == role
+
+
 @pytest.mark.parametrize("url, repo", [
     ("https://github.com/tiangolo/fastapi", ("tiangolo", "fastapi")),
     ("git+https://github.com/acme/w.git", ("acme", "w")),
