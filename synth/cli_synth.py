@@ -183,6 +183,9 @@ def run_crawl(spider_kwargs: dict[str, str]) -> int:
     process.start()
     if getattr(process, "bootstrap_failed", False):
         return 1
+    package = getattr(getattr(crawler, "_skill3_state", None), "package", None) or {}
+    if package.get("chosen"):  # the official sources came from this registry package
+        typer.echo(f"skill3: {spider_kwargs.get('topic', '')!r} is the package {package['chosen']} ({package['reason']})", err=True)
     if crawler.stats and crawler.stats.get_value("skill3/pages_fetched") is not None:
         st = crawler.stats
         dropped = sum(v for k, v in st.get_stats().items() if k.startswith("skill3/dropped/"))

@@ -160,6 +160,8 @@ class OfficialSourcesMixin:
         state.release_timeline = reg.merge_timeline(state.release_timeline, [r.as_dict() for r in pkg.releases])
         yield from self._repository_requests(pkg)
         roots = [u for u in (reg.docs_entry(pkg), pkg.links.get("Changelog")) if u and not reg.github_repo(u)]
+        if not roots and pkg.repository is None:
+            logger.warning("skill3: %s names no documentation site or GitHub repository: only its release dates are known", pkg.label)
         yield from self._crawl_docs(roots)
 
     def nothing_found_check(self) -> None:

@@ -165,6 +165,7 @@ def test_skill3_learn_fastapi_with_nothing_configured(tmp_path):
         proc = _learn_cli("fastapi", out, env, "--no-fail-on-findings", "--max-pages", "15")
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert "no search provider" in proc.stderr and not own_frames(proc.stderr)
+        assert "skill3: 'fastapi' is the package pypi:fastapi" in proc.stderr  # says which package it chose
         (skill,) = out.glob("*/SKILL.md")
         sources = skill.read_text().split("## Sources", 1)[1]
         assert f"{base}/" in sources and f"{base}/gh/tiangolo/fastapi/" in sources, sources
