@@ -88,6 +88,7 @@ class LearnArgs(BaseModel):
     verify: bool = False
     fail_on_findings: bool = True  # synthesis' exit-3 gate (skill3 learn --no-fail-on-findings)
     brave_key: SecretStr | None = None
+    package: str | None = None  # pypi:NAME / npm:NAME / crates:NAME pins the registry package the topic is
     role: Literal["main", "worker"] = "main"
     # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.docs_crawl).
     depth_limit: int = DEFAULT_DEPTH_LIMIT  # link hops from a start URL / sitemap / llms.txt entry
@@ -174,6 +175,16 @@ class LearnArgs(BaseModel):
     def _blank_is_none(cls, v: Any) -> Any:
         return None if v is None or str(v).strip() == "" else str(v).strip()
 
+    @field_validator("package", mode="before")
+    @classmethod
+    def _package(cls, v: Any) -> str | None:
+        from skill3crawl.discovery.registries import parse_spec
+
+        if v is None or str(v).strip() == "":
+            return None
+        eco, name = parse_spec(str(v))
+        return f"{eco}:{name}"
+
     @field_validator("brave_key", mode="before")
     @classmethod
     def _key(cls, v: Any) -> Any:
@@ -225,16 +236,12 @@ class LearnArgs(BaseModel):
         return os.environ.get("BRAVE_SEARCH_API_KEY") or None
 
     def usage_problem(self) -> str | None:
-        """One line for what the environment makes unusable: nothing to discover from (no corpus,
-        no search key, no sites), or a hosted model without its key."""
+        """One line for what the environment makes unusable: a hosted model without its key."""
         needs_model = self.synth or (self.corpus is None and self.brave_token() is not None)  # synthesis or planning
         if needs_model and self.llm_provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
             return "llm_provider anthropic needs a key: set ANTHROPIC_API_KEY"
-        if self.corpus is None and not self.brave_token() and not self.authoritative and not self.start_urls:
-            return (
-                "nothing to crawl: set BRAVE_SEARCH_API_KEY (or -a brave_key=…), "
-                "or pass -a authoritative=HOSTS / -a start_urls=URLS, or -a input_file=PATH"
-            )
+        # Nothing configured is fine: the topic is looked up in the package registries first, and a
+        # run that finds nothing there (and has no search provider) ends with one "nothing found" line.
         return None
 
     def public_dict(self) -> dict[str, Any]:

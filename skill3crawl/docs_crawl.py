@@ -259,11 +259,16 @@ class DocsCrawlMixin:
             if left:
                 self.crawler.stats.inc_value("skill3/dropped/max_pages", left)
 
-    def _direct_requests(self):
-        """Robots.txt (for its sitemaps), llms.txt, and the start page of every site root."""
-        self.fallback_started = True
-        get_state(self.crawler).discovery.append("direct")
+    def _direct_requests(self, roots=None):
+        """Robots.txt (for its sitemaps), llms.txt, and the start page of every site root (or of ``roots``)."""
+        if roots is None:
+            self.fallback_started = True
+        state = get_state(self.crawler)
+        if "direct" not in state.discovery:
+            state.discovery.append("direct")
         for scope, url in zip(self.scopes, self.site_roots):
+            if roots is not None and url not in roots:
+                continue
             yield scrapy.Request(scope.origin + "/robots.txt", callback=self.parse_robots_sitemaps, errback=self.aux_failed,
                                  meta={"skill3_kind": "robots", "skill3_scope": scope.origin + scope.prefix}, priority=_PRIO["robots"])
             for llms in llms_candidates(scope):

@@ -127,6 +127,9 @@ class CrawlOutput:
             "summary": fig,
             "duplicates": state.agreeing,
         }
+        from skill3crawl.discovery.official import add_to_crawl_json
+
+        add_to_crawl_json(crawl, state)  # official sources, the chosen package, release timeline (merged)
         path = Path(args.output_dir) / "crawl.json"
         path.write_text(json.dumps(crawl, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         self.crawler.signals.send_catch_log(output_ready, crawler=self.crawler)

@@ -134,6 +134,9 @@ def trusted_endpoints(settings: Any = None, proxies: bool = True) -> set[tuple[s
     urls: list[str] = []
     brave = os.environ.get("BRAVE_SEARCH_URL") or (settings.get("BRAVE_SEARCH_URL") if settings is not None else None)
     urls.append(brave or "https://api.search.brave.com/")
+    searx = os.environ.get("SEARXNG_URL") or (settings.get("SEARXNG_URL") if settings is not None else None)
+    if searx:  # a self-hosted SearXNG is configured by the user, often on loopback or a private network
+        urls.append(str(searx))
     if proxies:
         urls += [v for k, v in getproxies().items() if k in ("http", "https") and v]
     if settings is not None:

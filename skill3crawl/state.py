@@ -19,6 +19,10 @@ class CrawlState:
     # URLs already written that a higher-authority duplicate replaced.
     superseded: set[str] = field(default_factory=set)
     exit_code: int = 0
+    # Official sources found from the topic (registries → repository): prefix ("host" or "host/path") → reason.
+    official: dict[str, str] = field(default_factory=dict)
+    package: dict[str, Any] | None = None  # the registry package chosen, why, and the candidates
+    release_timeline: list[dict[str, str]] = field(default_factory=list)  # {version, date, source, url}
 
 
 def get_state(crawler: Any) -> CrawlState:

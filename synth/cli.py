@@ -18,11 +18,12 @@ def _root() -> None:
     """skill3: crawl → synthesize → lint → vet."""
 
 
-from synth import cli_lint, cli_synth, cli_vet  # noqa: E402  (each registers its commands)
+from synth import cli_lint, cli_models, cli_synth, cli_vet  # noqa: E402  (each registers its commands)
 
 cli_synth.register(app)
 cli_lint.register(app)
 cli_vet.register(app)
+cli_models.register(app)
 
 
 def main() -> None:

@@ -70,6 +70,7 @@ def learn_spider_kwargs(
     depth_limit: int | None = None,
     sitemap_filter: str | None = None,
     locales: str | None = None,
+    package: str | None = None,
 ) -> dict[str, str]:
     """`skill3 learn --x-y V` → spider ``-a x_y=V`` (DESIGN §3); ``synth=0``: this command synthesises itself."""
     kw: dict[str, str] = {"topic": topic, "output_dir": output_dir or default_output_dir(topic), "synth": "0"}
@@ -77,6 +78,7 @@ def learn_spider_kwargs(
         "target_model": target_model, "cutoff_time": cutoff_time, "authoritative": authoritative,
         "start_urls": start_urls, "input_file": input_file, "llm_endpoint": llm_endpoint, "llm_model": llm_model,
         "brave_key": brave_key, "depth_limit": depth_limit, "sitemap_filter": sitemap_filter, "locales": locales,
+        "package": package,
     }
     kw.update({k: str(v) for k, v in optional.items() if v not in (None, "")})
     if max_pages is not None:
@@ -105,6 +107,7 @@ def learn_cmd(
     sitemap_filter: Optional[str] = typer.Option(None, "--sitemap-filter", help="comma-separated path prefixes sitemap and link URLs must start with"),
     locales: Optional[str] = typer.Option(None, "--locales", help="skip (default): leave /ja/, /zh-cn/ … translations out; keep"),
     input_file: Optional[str] = typer.Option(None, "--input-file", help="offline corpus in the === SOURCE === format"),
+    package: Optional[str] = typer.Option(None, "--package", help="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME (default: looked up by the topic's name)"),
     max_pages: Optional[int] = typer.Option(None, "--max-pages", help="page budget for the crawl"),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="output folder (default output/<topic>)"),
     llm_provider: str = typer.Option("auto", "--llm-provider", help=PROVIDER_HELP),
@@ -133,6 +136,7 @@ def learn_cmd(
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
         output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
         verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,
+        package=package,
     )
     out = Path(kwargs["output_dir"])
     from synth.ownership import OwnershipError, check_outputs
@@ -188,6 +192,9 @@ def run_crawl(spider_kwargs: dict[str, str]) -> int:
     process.start()
     if getattr(process, "bootstrap_failed", False):
         return 1
+    package = getattr(getattr(crawler, "_skill3_state", None), "package", None) or {}
+    if package.get("chosen"):  # the official sources came from this registry package
+        typer.echo(f"skill3: {spider_kwargs.get('topic', '')!r} is the package {package['chosen']} ({package['reason']})", err=True)
     if crawler.stats and crawler.stats.get_value("skill3/pages_fetched") is not None:
         st = crawler.stats
         dropped = sum(v for k, v in st.get_stats().items() if k.startswith("skill3/dropped/"))

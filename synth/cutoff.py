@@ -21,6 +21,7 @@ class CutoffError(ValueError):
 class Cutoff:
     month: str  # YYYY-MM
     source: str  # "cutoff_time" when given, else which input gave it (the table entry, crawl.json, the items)
+    model: str | None = None  # the table entry the target model resolved to
 
     @property
     def start(self) -> date:
@@ -46,18 +47,68 @@ def parse_month(value: str, name: str = "cutoff_time") -> str:
     return f"{m.group(1)}-{m.group(2)}"
 
 
+# Host/vendor prefixes (``openai/``, ``models/``, Bedrock's ``anthropic.``) and snapshot suffixes
+# (``-2024-08-06``, ``-20250929``, ``@20250929``, Bedrock ``-v1:0``, ``-latest``, Gemini ``-001``).
+_PREFIX = re.compile(r"^(?:[a-z0-9._-]+/)+|^(?:anthropic|meta|xai|openai|google)\.")
+_SUFFIXES = (re.compile(r"-v\d+(?::\d+)?$"), re.compile(r"@\d{8}$"), re.compile(r"-\d{8}$"),
+             re.compile(r"-\d{4}-\d{2}-\d{2}$"), re.compile(r"-latest$"), re.compile(r"-\d{3}$"))
+
+
+@lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, entry in cutoff_table()["models"].items():
+        out[name.lower()] = name
+        for alias in entry.get("aliases") or []:
+            out.setdefault(str(alias).lower(), name)
+    return out
+
+
+def resolve_model(name: str) -> str | None:
+    """The table entry a model name means: the name itself or a listed alias; else the name without
+    its host prefix and snapshot suffixes (``openai/gpt-4o-2024-08-06`` → ``gpt-4o``); else None."""
+    table = _aliases()
+    candidate = str(name).strip().lower()
+    if candidate in table:
+        return table[candidate]
+    candidate = _PREFIX.sub("", candidate)
+    while candidate:
+        if candidate in table:
+            return table[candidate]
+        for pattern in _SUFFIXES:
+            stripped = pattern.sub("", candidate)
+            if stripped != candidate:
+                candidate = stripped
+                break
+        else:
+            return None
+    return None
+
+
+def model_rows() -> list[dict]:
+    """The table as rows (``skill3 models``): model, vendor, cutoff, kind, source, checked, aliases."""
+    rows = []
+    for name, entry in cutoff_table()["models"].items():
+        rows.append({"model": name, "vendor": entry.get("vendor", ""), "cutoff": parse_month(entry["cutoff"]),
+                     "kind": entry.get("kind", "knowledge"), "source": entry.get("source", ""),
+                     "checked": str(entry.get("checked", cutoff_table().get("as_of", ""))),
+                     "aliases": [str(a) for a in entry.get("aliases") or []]})
+    return sorted(rows, key=lambda r: (r["vendor"].lower(), r["model"]))
+
+
 def resolve_cutoff(target_model: str | None, cutoff_time: str | None) -> Cutoff:
-    """``cutoff_time`` wins; else look the model up (``None``: the table's default model); an unknown
+    """``cutoff_time`` wins; else look the model up (``None``: the table's default model; aliases resolved); an unknown
     model names ``cutoff_time``. ``source`` says which: ``cutoff_time``, or the table entry and its source."""
     if cutoff_time:
         return Cutoff(parse_month(cutoff_time), "cutoff_time")
     model = target_model or default_model()
-    entry = cutoff_table()["models"].get(model)
-    if entry is None:
-        known = ", ".join(sorted(cutoff_table()["models"]))
+    name = resolve_model(model)
+    if name is None:
         raise CutoffError(
-            f"unknown target_model {model!r} (known: {known}); pass cutoff_time=YYYY-MM (--cutoff-time) to set its cutoff"
+            f"unknown target_model {model!r} (`skill3 models` lists the {len(cutoff_table()['models'])} known ones); "
+            "pass cutoff_time=YYYY-MM (--cutoff-time) to set its cutoff"
         )
+    entry = cutoff_table()["models"][name]
     which = "target_model" if target_model else "default target_model"
     cited = entry.get("source") or cutoff_table().get("source") or ""
-    return Cutoff(parse_month(entry["cutoff"]), f"{which} {model} in the cutoff table" + (f" ({cited})" if cited else ""))
+    return Cutoff(parse_month(entry["cutoff"]), f"{which} {name} in the cutoff table" + (f" ({cited})" if cited else ""), name)

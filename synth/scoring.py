@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from importlib import resources
-from typing import Iterable
+from typing import Iterable, Mapping
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -33,9 +34,33 @@ def normalize_host(host: str) -> str:
     return host.split(":", 1)[0] if host.count(":") == 1 else host
 
 
-def authority(host: str, authoritative: Iterable[str] = ()) -> tuple[float, str]:
-    """Weight of a host and why: the run's authoritative hosts first, then the configured classes."""
+def _official_match(host: str, url: str | None, official: Mapping[str, str]) -> str | None:
+    """The reason of the first official source (``host`` or ``host/path`` prefix) the page is under."""
+    hosts = {host}
+    path = "/"
+    if url:
+        p = urlsplit(url)
+        hosts.add(normalize_host(p.hostname or ""))
+        path = (p.path or "/").lower()
+    for prefix, reason in official.items():
+        phost, _, ppath = prefix.lower().partition("/")
+        phost = normalize_host(phost)
+        if not any(h and _host_matches(h, phost) for h in hosts):
+            continue
+        if not ppath or path == "/" + ppath.rstrip("/") or path.startswith("/" + ppath.rstrip("/") + "/"):
+            return reason
+    return None
+
+
+def authority(host: str, authoritative: Iterable[str] = (), *, url: str | None = None,
+              official: Mapping[str, str] | None = None) -> tuple[float, str]:
+    """Weight of a host and why: the run's official sources (found from the topic: ``host`` or
+    ``host/path`` → reason) and authoritative hosts first, then the configured classes."""
     host = normalize_host(host)
+    if official:
+        reason = _official_match(host, url, official)
+        if reason:
+            return 1.0, f"official source for this run ({reason})"
     for a in authoritative:
         a = normalize_host(a)
         if a and _host_matches(host, a):

@@ -84,7 +84,7 @@ class ScoringPipeline(_Base):
 
     def process_item(self, item: Any) -> Any:
         args = self.args
-        item.authority, item.authority_reason = authority(item.host, args.authoritative)
+        item.authority, item.authority_reason = authority(item.host, args.authoritative, url=item.url, official=get_state(self.crawler).official)
         published = date.fromisoformat(item.published) if item.published else None
         fr = freshness(published, args.cutoff.start, get_state(self.crawler).today, strict=args.strict_cutoff)
         if fr.drop_reason:

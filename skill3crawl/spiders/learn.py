@@ -1,9 +1,11 @@
-"""The `learn` spider: plan queries → Brave search → pages; the direct docs crawl; or an offline corpus.
+"""The `learn` spider: official sources → plan queries → search → pages; the direct docs crawl; or an offline corpus.
 
 Arguments are validated as one model (:mod:`skill3crawl.args`). A bad argument
 is one ERROR line, nothing is fetched, and ``scrapy crawl`` exits 2.
 
-Discovery: with a search key, the planned queries go to Brave Search and its
+Discovery: the topic's official sources first (package registries → repository
+→ docs site, :mod:`skill3crawl.discovery.official`); with a search provider
+(Brave, or SearXNG when ``SEARXNG_URL`` is set), the planned queries are searched and the
 results are fetched (never followed further: they are on arbitrary hosts). The
 start URLs and authoritative hosts are crawled in docs mode
 (:class:`~skill3crawl.docs_crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from datetime import datetime, timezone
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
@@ -30,7 +31,8 @@ from scrapy.http import HtmlResponse, TextResponse
 from skill3crawl import distributed
 from skill3crawl.args import ArgsError, LearnArgs, parse_args
 from skill3crawl.corpus import markdown_to_html, source_html
-from skill3crawl.discovery import brave
+from skill3crawl.discovery import search
+from skill3crawl.discovery.official import OfficialSourcesMixin
 from skill3crawl.extract.encoding import page_text
 from skill3crawl.docs_crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
@@ -47,7 +49,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class LearnSpider(DocsCrawlMixin, scrapy.Spider):
+class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
     name = "learn"
     docs_defaults = False  # `scrapy crawl docs`: start URLs required, topic and authority from them
 
@@ -65,7 +67,7 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         crawler.signals.connect(spider.slot_item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(spider.slot_item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(spider.slot_request_dropped, signal=signals.request_dropped)
-        if a.corpus is None and spider.site_roots:
+        if a.corpus is None and (spider.site_roots or spider.resolves_packages()):
             apply_docs_settings(settings, a)
         settings.set(
             "FEEDS",
@@ -115,6 +117,7 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         self.state: dict = {}  # replaced by the saved state when JOBDIR holds one
         self.seen_urls: set[str] = set()  # search results requested
         self.pending_searches = 0
+        self.search_provider = None  # set in start(): Brave, SearXNG or none
         self.search_results = 0
         self.fallback_started = False
         self.page_requests = 0
@@ -147,18 +150,20 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
                 yield self._corpus_item(src)
             return
 
-        key = a.brave_token()
-        if key:
+        provider = self.search_provider = search.configured_provider(self.settings, a.brave_token())
+        if self.resolves_packages():  # official sources from the topic: registries → repository → docs
+            for r in self.registry_requests():
+                yield r
+        if provider is not None:
             plan = await asyncio.to_thread(self._plan)
             state.queries = plan.queries
             state.planner = {"status": plan.status, **({"warning": plan.warning} if plan.warning else {})}
             self.crawler.stats.set_value("skill3/queries_planned", len(plan.queries))
-            state.discovery.append("brave")
-            endpoint = os.environ.get("BRAVE_SEARCH_URL") or self.settings.get("BRAVE_SEARCH_URL") or brave.DEFAULT_URL
+            state.discovery.append(provider.name)
             self.pending_searches = len(plan.queries)
             for q in plan.queries:
                 yield scrapy.Request(
-                    brave.search_url(endpoint, q, a.cutoff.start, state.today),
+                    provider.request_url(q, a.cutoff.start, state.today),
                     # the key header is added at download time (SearchKeyMiddleware): never in a queue on disk or in Redis
                     headers={"Accept": "application/json"},
                     callback=self.parse_search,
@@ -166,19 +171,30 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
                     dont_filter=True,
                     cb_kwargs={"query": q},
                     meta={
-                        "download_slot": brave.SLOT,
+                        "download_slot": search.SLOT,
                         "dont_obey_robotstxt": True,  # an API we are a customer of, not a crawled site
                         "dont_cache": True,  # the cache would store the key header on disk
                         "autothrottle_dont_adjust_delay": True,
-                        "skill3_search": True,
+                        "skill3_search": provider.sends_key,  # only Brave's requests carry the key
                         "skill3_kind": "search",
                     },
                 )
         else:
             state.queries = []
-            state.planner = {"status": "skipped", "reason": "no search key"}
-            for r in self._direct_requests():
-                yield r
+            state.planner = {"status": "skipped", "reason": "no search provider"}
+            if not self.resolves_packages():  # else said once the registries answered (or "nothing found")
+                self.warn_no_search()
+            if self.site_roots:
+                for r in self._direct_requests():
+                    yield r
+            elif not self.resolves_packages():
+                self.nothing_found_check()
+
+    def provider(self) -> search.SearchProvider:
+        """The search engine answering this crawl's searches (a worker decides from its own environment)."""
+        if self.search_provider is None:
+            self.search_provider = search.configured_provider(self.settings, self.args.brave_token()) or search.BraveProvider(search.brave.DEFAULT_URL)
+        return self.search_provider
 
     def _plan(self):
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
@@ -239,7 +255,7 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         self.pending_searches -= 1
         self.crawler.stats.inc_value("skill3/search/responses")
         try:
-            results = brave.parse_results(response.body)
+            results = self.provider().parse(response.body, self.args.cutoff.start)
         except ValueError as exc:
             logger.warning("skill3: search for %r: %s", query, exc)
             results = []
@@ -258,7 +274,10 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         self.crawler.stats.inc_value("skill3/search/failed")
         status = failure.value.response.status if failure.check(HttpError) else None
         if status in (401, 403):
-            logger.error("skill3: the search API rejected the key (HTTP %d): check BRAVE_SEARCH_API_KEY / -a brave_key", status)
+            if self.provider().sends_key:
+                logger.error("skill3: the search API rejected the key (HTTP %d): check BRAVE_SEARCH_API_KEY / -a brave_key", status)
+            else:
+                logger.error("skill3: SearXNG refused the search (HTTP %d): check SEARXNG_URL and its access rules", status)
         elif status is not None:
             logger.warning("skill3: the search API answered HTTP %d", status)
         else:
@@ -292,7 +311,7 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
             canon,
             callback=self.parse_page,
             errback=self.page_failed,
-            meta={"skill3": {"discovery": "brave", "query": query, "title": title, "lastmod": None, "url": canon}},
+            meta={"skill3": {"discovery": self.provider().name, "query": query, "title": title, "lastmod": None, "url": canon}},
         )
 
     def _items_alive(self) -> int:

@@ -20,6 +20,9 @@ def scrapy_crawl(*args: str, settings: dict | None = None, env: dict | None = No
     Each call gets its own HTTP cache (direct crawls turn it on): a port reused by a later
     test must never be answered from an earlier test's pages."""
     settings = dict(settings or {})
+    # Offline: the topic is not looked up on the public package registries unless a test points
+    # them at its loopback doubles (tests/crawl/test_discovery_crawl.py sets SKILL3_REGISTRIES).
+    settings.setdefault("SKILL3_REGISTRIES", "")
     if "HTTPCACHE_DIR" not in settings:
         cache = tempfile.TemporaryDirectory(prefix="skill3-httpcache-")
         try:

@@ -102,7 +102,7 @@ def test_bad_arguments_are_one_line_and_exit_2(tmp_path):
         (("topic=mcp", "cutoff_time=2026-1x"), "cutoff_time"),
         (("topic=mcp", f"input_file={bad}"), "block 1 has no 'url:'"),
         (("topic=mcp", "max_pages=many"), "max_pages"),
-        (("topic=mcp",), "nothing to crawl: set BRAVE_SEARCH_API_KEY"),
+        (("topic=mcp", "package=maven:x"), "bad argument package: must look like pypi:NAME"),
     ]
     for args, needle in cases:
         proc = scrapy_crawl(*args, "synth=0", f"output_dir={tmp_path / 'never'}")
@@ -122,8 +122,8 @@ def test_spider_itself_reports_bad_arguments_without_raising(monkeypatch):
     ok = LearnSpider(topic="mcp", brave_key="k-123")
     assert ok.args.brave_token() == "k-123" and not hasattr(ok, "brave_key")
     monkeypatch.delenv("BRAVE_SEARCH_API_KEY", raising=False)
-    nothing = LearnSpider(topic="mcp", synth="0")  # no key, no sites, no corpus
-    assert nothing.args is None and "nothing to crawl" in nothing.args_error
+    nothing = LearnSpider(topic="mcp", synth="0")  # no key, no sites, no corpus: the registries are asked at run time
+    assert nothing.args is not None and nothing.args_error is None
 
 
 def test_secrets_in_urls_and_bodies_never_reach_run_jsonl(tmp_path):

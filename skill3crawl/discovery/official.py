@@ -1,0 +1,282 @@
+"""The ``learn`` spider's official-source discovery: registries → repository → docs site.
+
+Every registry and repository request is an ordinary Scrapy request: the network guard,
+robots.txt, the download slots, Retry-After and the retry middleware apply. A registry
+that is down, rate-limits past its retries or does not know the name only counts as
+"not found there" (``skill3/registry/failed/<ecosystem>``); the run goes on.
+
+Flow: the topic (or ``-a package=pypi:NAME``) is looked up on PyPI, npm and crates.io
+(base URLs ``SKILL3_PYPI_URL``, ``SKILL3_NPM_URL``, ``SKILL3_CRATES_URL``); the best
+match is chosen (:func:`~skill3crawl.discovery.registries.choose`) and said; its
+documentation/homepage hosts and its repository path become authoritative for the run
+(with the reason, e.g. "pypi:fastapi Documentation"); the repository's releases Atom
+feed (``SKILL3_GITHUB_URL``) gives dated release notes and the timeline; its changelog
+file (``SKILL3_GITHUB_RAW_URL``) is fetched; and the documented entry point is crawled in
+docs mode. Release dates from the registry and the feed go to ``crawl.json``'s ``timeline``.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import logging
+import os
+from typing import Any
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.exceptions import IgnoreRequest
+from scrapy.spidermiddlewares.httperror import HttpError
+
+from skill3crawl.discovery import registries as reg
+from skill3crawl.docs import Scope
+from skill3crawl.items import response_headers
+from skill3crawl.state import get_state
+
+logger = logging.getLogger(__name__)
+
+MAX_RELEASE_ITEMS = 20
+
+
+def _base(settings: Any, key: str) -> str:
+    """A registry/repository base URL: ``-s SKILL3_PYPI_URL=…`` (etc.), else the environment variable
+    of the same name, else the public service."""
+    name = reg.SETTINGS[key]
+    return str(settings.get(name) or os.environ.get(name) or reg.DEFAULT_URLS[key])
+
+
+def add_to_crawl_json(crawl: dict, state: Any) -> dict:
+    """Put the run's official sources, chosen package and registry/repository release dates into
+    ``crawl.json``'s dict; ``timeline`` is merged with entries others put there (one timeline)."""
+    crawl["package"] = getattr(state, "package", None)
+    crawl["official_sources"] = [{"source": k, "reason": v} for k, v in (getattr(state, "official", None) or {}).items()]
+    crawl["timeline"] = reg.merge_timeline(crawl.get("timeline") or [], getattr(state, "release_timeline", None) or [])
+    return crawl
+
+
+class OfficialSourcesMixin:
+    """Registry → repository → docs discovery for the ``learn`` spider (uses ``args``, ``_item``,
+    ``page_html``, ``_direct_requests``, ``_fail``, ``site_roots``/``scopes``)."""
+
+    def resolves_packages(self) -> bool:
+        """Look the topic up in the registries: no curated corpus, not a worker, and either a pinned
+        package or no hosts/start URLs named (``-s SKILL3_REGISTRIES=`` turns it off)."""
+        a = self.args
+        if a is None or a.corpus is not None or a.role == "worker":
+            return False
+        if not self._ecosystems():
+            return False
+        return bool(a.package) or not (a.authoritative or a.start_urls)
+
+    def _ecosystems(self) -> list[str]:
+        value = self.settings.get("SKILL3_REGISTRIES", list(reg.ECOSYSTEMS)) if hasattr(self, "crawler") else list(reg.ECOSYSTEMS)
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",")]
+        return [e for e in value if e in reg.ECOSYSTEMS]
+
+    def warn_no_search(self) -> None:
+        logger.warning(
+            "skill3: no search provider (set BRAVE_SEARCH_API_KEY or SEARXNG_URL): crawling only the official and "
+            "named sources; independent hosts (blogs, forums) that consensus needs are not searched"
+        )
+
+    # -- registries -------------------------------------------------------------
+    def registry_requests(self):
+        a = self.args
+        state = get_state(self.crawler)
+        state.discovery.append("registries")
+        pinned = reg.parse_spec(a.package) if a.package else None
+        lookups = [(pinned[0], pinned[1])] if pinned else [(e, n) for e in self._ecosystems() for n in reg.candidate_names(a.topic)]
+        self._registry_pending = len(lookups)
+        self._registry_found: list[reg.Package] = []
+        self._registry_tried: dict[str, str] = {}
+        for eco, name in lookups:
+            url = reg.registry_url(eco, _base(self.settings, eco), name)
+            yield scrapy.Request(
+                url, callback=self.parse_registry, errback=self.registry_failed, dont_filter=True,
+                headers={"Accept": "application/json"}, cb_kwargs={"ecosystem": eco},
+                meta={"skill3_kind": "registry", "dont_cache": True, "handle_httpstatus_list": [404, 410],
+                      "skill3_registry": eco},
+            )
+
+    def parse_registry(self, response, ecosystem: str):
+        stats = self.crawler.stats
+        if response.status in (404, 410):
+            self._registry_tried[f"{ecosystem}:{response.url}"] = "not found"
+            stats.inc_value(f"skill3/registry/not_found/{ecosystem}")
+        else:
+            pkg = reg.PARSERS[ecosystem](response.body, response.url)
+            if pkg is None:
+                self._registry_tried[f"{ecosystem}:{response.url}"] = "unreadable answer"
+                stats.inc_value(f"skill3/registry/unreadable/{ecosystem}")
+            else:
+                stats.inc_value(f"skill3/registry/found/{ecosystem}")
+                self._registry_found.append(pkg)
+        yield from self._registry_step()
+
+    def registry_failed(self, failure):
+        eco = failure.request.meta.get("skill3_registry", "registry")
+        if failure.check(HttpError):
+            why = f"HTTP {failure.value.response.status}"
+        else:
+            why = failure.getErrorMessage()[:120] or type(failure.value).__name__
+        self._registry_tried[f"{eco}:{failure.request.url}"] = why
+        self.crawler.stats.inc_value(f"skill3/registry/failed/{eco}")
+        if failure.check(IgnoreRequest) and not failure.check(HttpError):  # robots.txt / network guard: counted there
+            logger.info("skill3: registry %s not asked (%s)", eco, why)
+        else:
+            logger.warning("skill3: registry %s did not answer (%s): going on without it", eco, why)
+        yield from self._registry_step()
+
+    def _registry_step(self):
+        self._registry_pending -= 1
+        if self._registry_pending > 0:
+            return
+        a = self.args
+        state = get_state(self.crawler)
+        pinned = reg.parse_spec(a.package) if a.package else None
+        pkg, why = reg.choose(a.topic, self._registry_found, pinned)
+        state.package = {
+            "chosen": pkg.label if pkg else None,
+            "reason": why,
+            "candidates": [p.label for p in self._registry_found],
+            "not_found": dict(sorted(self._registry_tried.items())),
+        }
+        if pkg is None:
+            logger.info("skill3: no package for %r in the registries (%s)", a.topic, why)
+            self.nothing_found_check()
+            return
+        logger.info("skill3: topic %r is the package %s (%s)", a.topic, pkg.label, why)
+        if self.search_provider is None:
+            self.warn_no_search()
+        official = {s.prefix: s.reason for s in reg.official_sources(pkg)}
+        for key in ("github", "github_raw"):  # a configured GitHub (Enterprise, or a test double) elsewhere
+            default_host = urlsplit(reg.DEFAULT_URLS[key]).hostname
+            conf = urlsplit(_base(self.settings, key))
+            here = ((conf.hostname or "") + conf.path.rstrip("/")).lower()
+            if conf.hostname and here != default_host:
+                official.update({here + p[len(default_host):]: r for p, r in list(official.items()) if p.startswith(default_host + "/")})
+        state.official.update(official)
+        state.package["links"] = pkg.links
+        state.release_timeline = reg.merge_timeline(state.release_timeline, [r.as_dict() for r in pkg.releases])
+        yield from self._repository_requests(pkg)
+        roots = [u for u in (reg.docs_entry(pkg), pkg.links.get("Changelog")) if u and not reg.github_repo(u)]
+        if not roots and pkg.repository is None:
+            logger.warning("skill3: %s names no documentation site or GitHub repository: only its release dates are known", pkg.label)
+        yield from self._crawl_docs(roots)
+
+    def nothing_found_check(self) -> None:
+        """Nothing to crawl at all: one line, exit 1 (the spider then closes with nothing written)."""
+        a = self.args
+        if self.site_roots or getattr(self, "search_provider", None) is not None or getattr(self, "pending_searches", 0):
+            return
+        self._fail(1, "nothing_found")
+        tried = getattr(self, "_registry_tried", {})
+        why = {}
+        for key, outcome in tried.items():
+            why.setdefault(key.split(":", 1)[0], outcome)
+        if why and all(v == "not found" for v in why.values()):
+            where = f"no package of that name on {', '.join(why)}"
+        elif why:
+            where = "registries: " + "; ".join(f"{eco} {outcome}" for eco, outcome in why.items())
+        else:
+            where = "no registry was asked"
+        logger.error(
+            "skill3: nothing found for %r (%s), and no search provider (set BRAVE_SEARCH_API_KEY or SEARXNG_URL) "
+            "or sites (--authoritative / --start-urls / --package) to crawl", a.topic, where,
+        )
+
+    # -- repository ---------------------------------------------------------------
+    def _repository_requests(self, pkg: reg.Package):
+        repo = pkg.repository
+        if repo is None:
+            return
+        owner, name = repo
+        gh = _base(self.settings, "github")
+        yield scrapy.Request(
+            f"{gh.rstrip('/')}/{owner}/{name}/releases.atom", callback=self.parse_releases, errback=self.repository_failed,
+            meta={"skill3_kind": "releases", "dont_cache": True}, cb_kwargs={"repo": repo, "label": pkg.label},
+        )
+        yield self._changelog_request(repo, pkg.label, 0)
+
+    def _changelog_request(self, repo: tuple[str, str], label: str, index: int):
+        owner, name = repo
+        raw = _base(self.settings, "github_raw")
+        fname = reg.CHANGELOG_FILES[index]
+        return scrapy.Request(
+            f"{raw.rstrip('/')}/{owner}/{name}/HEAD/{fname}", callback=self.parse_changelog, errback=self.changelog_failed,
+            meta={"skill3_kind": "changelog", "skill3_changelog": (repo, label, index)},
+            cb_kwargs={"repo": repo, "label": label, "fname": fname},
+        )
+
+    def repository_failed(self, failure):
+        self.crawler.stats.inc_value(f"skill3/repository/failed/{failure.request.meta.get('skill3_kind', 'other')}")
+
+    def changelog_failed(self, failure):
+        repo, label, index = failure.request.meta["skill3_changelog"]
+        if failure.check(HttpError) and failure.value.response.status == 404 and index + 1 < min(3, len(reg.CHANGELOG_FILES)):
+            yield self._changelog_request(repo, label, index + 1)  # CHANGELOG.md, then NEWS.md, then HISTORY.md
+            return
+        self.repository_failed(failure)
+
+    def _room(self) -> bool:
+        return self._items_alive() < self.args.max_pages
+
+    def parse_releases(self, response, repo: tuple[str, str], label: str):
+        entries = reg.parse_releases_atom(response.body)
+        state = get_state(self.crawler)
+        state.release_timeline = reg.merge_timeline(
+            state.release_timeline,
+            [{"version": e["version"], "date": e["date"], "source": "github-releases", "url": e["url"]} for e in entries],
+        )
+        self.crawler.stats.inc_value("skill3/repository/releases", len(entries))
+        cutoff = self.args.cutoff.start.isoformat()
+        fresh = [e for e in entries if e["date"] >= cutoff][:MAX_RELEASE_ITEMS]
+        gh = _base(self.settings, "github").rstrip("/")
+        for e in fresh:
+            if not self._room():
+                self.crawler.stats.inc_value("skill3/discovery/over_budget")
+                break
+            url = reg.rebase(e["url"], reg.DEFAULT_URLS["github"], gh)
+            title = html_lib.escape(e["title"])
+            page = (f"<!doctype html><html><head><title>{title} · {html_lib.escape('/'.join(repo))}</title></head><body><main>"
+                    f"<h1>{title}</h1><p>Released <relative-time datetime=\"{e['date']}T00:00:00Z\">{e['date']}</relative-time></p>"
+                    f"{e['html']}</main></body></html>")
+            self.crawler.stats.inc_value("skill3/pages_fetched")
+            self.crawler.stats.inc_value("skill3/discovery/repository")
+            self.items_yielded += 1
+            yield self._item(url, url, page, {}, "repository", None, title_hint=e["title"])
+
+    def parse_changelog(self, response, repo: tuple[str, str], label: str, fname: str):
+        owner, name = repo
+        gh = _base(self.settings, "github").rstrip("/")
+        blob = f"{gh}/{owner}/{name}/blob/HEAD/{fname}"
+        info = {"url": blob, "title": f"{owner}/{name} {fname}"}
+        self.crawler.stats.inc_value("skill3/pages_fetched")
+        if not self._room():
+            self.crawler.stats.inc_value("skill3/discovery/over_budget")
+            return
+        html = self.page_html(response, info)
+        if html is None:
+            return
+        self.crawler.stats.inc_value("skill3/discovery/repository")
+        self.items_yielded += 1
+        yield self._item(blob, response.url, html, response_headers(response), "repository", None, title_hint=info["title"])
+
+    # -- docs ---------------------------------------------------------------------
+    def _crawl_docs(self, urls: list[str]):
+        """The documented entry points, crawled in docs mode (sitemaps, llms.txt, in-prefix links)."""
+        a = self.args
+        new = []
+        for u in dict.fromkeys(urls):
+            if urlsplit(u).scheme in ("http", "https") and u not in self.site_roots:
+                new.append(u)
+        if not new:
+            return
+        self.site_roots.extend(new)
+        self.scopes.extend(Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in new)
+        yield from self._direct_requests(new)
+
+
+def authority_for(state: Any) -> dict[str, str]:
+    """The run's official sources (prefix → reason) for the scoring pipeline."""
+    return getattr(state, "official", None) or {}

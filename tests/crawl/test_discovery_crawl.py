@@ -1,0 +1,281 @@
+"""Zero-configuration discovery, as real crawls against loopback doubles (tests/crawl/fake_registries.py).
+
+No search key and no hosts: the topic is looked up on (fake) PyPI / npm / crates.io, the chosen
+package's repository releases (Atom) and changelog are fetched from (fake) GitHub, and its
+documentation site is crawled in docs mode — every one of them a Scrapy request through the
+network guard, robots.txt, the retry and Retry-After middlewares. SearXNG as a second search engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from synth.item import SourceItem
+from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
+from tests.crawl.fake_registries import FASTAPI_RELEASES, loopback_world, registry_world, searxng_routes
+from tests.crawl.world import Server, site_routes
+
+BRAVE_KEY = "brave-SECRET-key-0815"
+
+
+def own_frames(stderr: str) -> list[str]:
+    """Traceback frames in skill3's own code (Scrapy logs a refused robots.txt with its own traceback)."""
+    return [line for line in stderr.splitlines() if line.strip().startswith("File ") and str(REPO) in line]
+
+
+def closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there: a registry that is down
+    return port
+
+
+def settings(port: int, **extra) -> dict:
+    return {
+        "SKILL3_TODAY": "2026-11-29", "AUTOTHROTTLE_ENABLED": "0", "DOWNLOAD_DELAY": "0", "DOWNLOAD_TIMEOUT": "10",
+        "RETRY_TIMES": "2", "LOG_LEVEL": "INFO", "SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "SKILL3_REGISTRIES": "pypi,npm,crates",
+        "SKILL3_RESOLVE": {"*.test": "127.0.0.1", "github.com": "127.0.0.1", "raw.githubusercontent.com": "127.0.0.1"},
+        "SKILL3_PYPI_URL": f"http://pypi.test:{port}/pypi", "SKILL3_NPM_URL": f"http://registry.npm.test:{port}",
+        "SKILL3_CRATES_URL": f"http://crates.test:{port}/api/v1/crates",
+        "SKILL3_GITHUB_URL": f"http://github.com:{port}", "SKILL3_GITHUB_RAW_URL": f"http://raw.githubusercontent.com:{port}",
+        **extra,
+    }
+
+
+@pytest.fixture(scope="module")
+def fastapi_run(tmp_path_factory):
+    """`learn fastapi` with nothing configured; PyPI rate-limits once, npm keeps rate-limiting, crates.io is down."""
+    srv = Server("registries", registry_world()).start()
+    out = tmp_path_factory.mktemp("fastapi") / "out"
+    proc = scrapy_crawl(
+        "topic=fastapi", "cutoff_time=2026-01", f"output_dir={out}", "llm_provider=extractive", "fail_on_findings=0", "max_pages=30",
+        settings=settings(srv.port, SKILL3_CRATES_URL=f"http://127.0.0.1:{closed_port()}/api/v1/crates"),
+        env={"SEARXNG_URL": ""}, timeout=120,
+    )
+    items = read_jsonl(out / "run.jsonl") if (out / "run.jsonl").exists() else []
+    crawl = json.loads((out / "crawl.json").read_text()) if (out / "crawl.json").exists() else {}
+    yield {"srv": srv, "proc": proc, "out": out, "items": items, "crawl": crawl, "port": srv.port}
+    srv.stop()
+
+
+def test_fastapi_without_configuration_finds_its_official_sources(fastapi_run):
+    proc, crawl = fastapi_run["proc"], fastapi_run["crawl"]
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert not own_frames(proc.stderr), proc.stderr[-4000:]
+    assert crawl["package"]["chosen"] == "pypi:fastapi"
+    assert "topic 'fastapi' is the package pypi:fastapi" in proc.stderr  # the log says which was chosen
+    official = {o["source"]: o["reason"] for o in crawl["official_sources"]}
+    assert official["docs.fastapi.test"] == "pypi:fastapi Documentation"
+    assert official["github.com/tiangolo/fastapi"].startswith("pypi:fastapi ")
+    assert "no search provider" in proc.stderr  # says what it could not do
+    assert crawl["planner"]["reason"] == "no search provider"
+
+
+def test_docs_releases_and_changelog_are_items_scored_authoritative(fastapi_run):
+    p = fastapi_run["port"]
+    by_url = {i["url"]: i for i in fastapi_run["items"]}
+    docs = [i for i in fastapi_run["items"] if i["host"] == "docs.fastapi.test"]
+    assert {i["url"] for i in docs} >= {f"http://docs.fastapi.test:{p}/", f"http://docs.fastapi.test:{p}/tutorial/",
+                                         f"http://docs.fastapi.test:{p}/release-notes/"}
+    for i in docs:
+        assert i["authority"] == 1.0 and "pypi:fastapi Documentation" in i["authority_reason"], i["url"]
+        assert i["discovery"] in ("start", "sitemap", "link", "llms.txt")
+    new = by_url[f"http://github.com:{p}/tiangolo/fastapi/releases/tag/0.120.0"]
+    assert (new["discovery"], new["published"], new["authority"]) == ("repository", "2026-10-01", 1.0)
+    assert "pypi:fastapi" in new["authority_reason"]
+    assert f"http://github.com:{p}/tiangolo/fastapi/releases/tag/0.110.0" not in by_url  # released before the cutoff
+    news = by_url[f"http://github.com:{p}/tiangolo/fastapi/blob/HEAD/NEWS.md"]  # CHANGELOG.md is missing: NEWS.md next
+    assert news["authority"] == 1.0 and news["final_url"].endswith("/tiangolo/fastapi/HEAD/NEWS.md")
+    assert all(list(i) == SourceItem.field_names() for i in fastapi_run["items"])
+
+
+def test_timeline_has_registry_and_repository_release_dates(fastapi_run):
+    timeline = fastapi_run["crawl"]["timeline"]
+    assert all(set(e) == {"version", "date", "source", "url"} for e in timeline)
+    pypi = {e["version"]: e["date"] for e in timeline if e["source"] == "pypi"}
+    assert pypi == FASTAPI_RELEASES  # the file-less release has no date and is left out
+    gh = {e["version"]: e["date"] for e in timeline if e["source"] == "github-releases"}
+    assert gh == {"0.120.0": "2026-10-01", "0.118.0": "2026-03-15", "0.110.0": "2025-06-01"}
+    assert [e["date"] for e in timeline] == sorted(e["date"] for e in timeline)
+
+
+def test_registry_requests_are_polite_and_failures_do_not_fail_the_run(fastapi_run):
+    srv = fastapi_run["srv"]
+    pypi = [s for s in srv.seen if s.host == "pypi.test"]
+    assert [s.path for s in pypi].count("/pypi/fastapi/json") == 2  # 429 + Retry-After, then served
+    assert "/robots.txt" in [s.path for s in pypi]  # robots.txt is asked before the registry
+    waits = [s.t for s in pypi if s.path == "/pypi/fastapi/json"]
+    assert waits[1] - waits[0] >= 0.9  # Retry-After: 1 honoured
+    assert all("skill3" in s.headers.get("User-Agent", "") for s in srv.seen)
+    npm = [s.path for s in srv.seen if s.host == "registry.npm.test" and s.path == "/fastapi"]
+    assert len(npm) == 3  # always 429: the retries give up, the run goes on
+    assert "registry npm did not answer" in fastapi_run["proc"].stderr
+    assert "registry crates did not answer" in fastapi_run["proc"].stderr  # down (connection refused)
+    assert "/robots.txt" in [s.path for s in srv.seen if s.host == "github.com"]
+
+
+def test_the_skill_cites_the_official_sources(fastapi_run):
+    skills = list(fastapi_run["out"].glob("*/SKILL.md"))
+    assert len(skills) == 1, fastapi_run["proc"].stderr[-3000:]
+    text = skills[0].read_text()
+    sources = text[text.index("## Sources"):]
+    assert "docs.fastapi.test" in sources and f"github.com:{fastapi_run['port']}/tiangolo/fastapi" in sources
+
+
+def test_npm_package_pinned_with_package_argument(tmp_path):
+    srv = Server("registries", registry_world()).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl("topic=Alpha Widgets", "package=npm:alpha-widgets", "cutoff_time=2026-01", f"output_dir={out}",
+                            "synth=0", "max_pages=20", settings=settings(srv.port), env={"SEARXNG_URL": ""})
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert crawl["package"]["chosen"] == "npm:alpha-widgets" and "pinned" in crawl["package"]["reason"]
+        assert crawl["args"]["package"] == "npm:alpha-widgets"
+        assert not [s for s in srv.seen if s.host in ("pypi.test", "crates.test")]  # pinned: only npm is asked
+        items = {i["url"]: i for i in read_jsonl(out / "run.jsonl")}
+        p = srv.port
+        docs = items[f"http://widgets.test:{p}/docs/tutorial/"]
+        assert docs["authority"] == 1.0 and "npm:alpha-widgets Documentation" in docs["authority_reason"]
+        assert items[f"http://github.com:{p}/acme/alpha-widgets/releases/tag/v3.1.0"]["published"] == "2026-08-01"
+        assert items[f"http://github.com:{p}/acme/alpha-widgets/blob/HEAD/CHANGELOG.md"]["authority"] == 1.0
+        npm = {e["version"]: e["date"] for e in crawl["timeline"] if e["source"] == "npm"}
+        assert npm == {"2.9.0": "2025-10-01", "3.0.0": "2026-02-10", "3.1.0": "2026-08-01"}
+        assert {e["version"] for e in crawl["timeline"] if e["source"] == "github-releases"} == {"3.1.0", "3.0.0"}
+    finally:
+        srv.stop()
+
+
+def test_skill3_learn_fastapi_with_nothing_configured(tmp_path):
+    """The command itself: `skill3 learn fastapi` — registries → repository releases → docs site → a skill citing them."""
+    srv = Server("loopback", loopback_world()).start()
+    try:
+        base = f"http://127.0.0.1:{srv.port}"
+        env = {"SKILL3_PYPI_URL": base + "/pypi", "SKILL3_NPM_URL": base + "/npm", "SKILL3_CRATES_URL": base + "/crates",
+               "SKILL3_GITHUB_URL": base + "/gh", "SKILL3_GITHUB_RAW_URL": base + "/raw", "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"}
+        out = tmp_path / "out"
+        proc = _learn_cli("fastapi", out, env, "--no-fail-on-findings", "--max-pages", "15")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "no search provider" in proc.stderr and not own_frames(proc.stderr)
+        assert "skill3: 'fastapi' is the package pypi:fastapi" in proc.stderr  # says which package it chose
+        (skill,) = out.glob("*/SKILL.md")
+        sources = skill.read_text().split("## Sources", 1)[1]
+        assert f"{base}/" in sources and f"{base}/gh/tiangolo/fastapi/" in sources, sources
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert crawl["package"]["chosen"] == "pypi:fastapi"
+        assert {o["source"] for o in crawl["official_sources"]} >= {"127.0.0.1", f"127.0.0.1/gh/tiangolo/fastapi"}
+        items = read_jsonl(out / "run.jsonl")
+        assert all(i["authority"] == 1.0 and "pypi:fastapi" in i["authority_reason"] for i in items) and len(items) >= 4
+    finally:
+        srv.stop()
+
+
+def _learn_cli(topic: str, out: Path, env: dict, *extra: str) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")
+                and k not in ("BRAVE_SEARCH_API_KEY", "SEARXNG_URL", "SKILL3_ALLOW_PRIVATE_NETWORKS")}
+    full_env.update({"PYTHONPATH": str(REPO), **env})
+    return subprocess.run([sys.executable, "-m", "synth.cli", "learn", topic, "--cutoff-time", "2026-01",
+                           "--llm-provider", "extractive", "--output-dir", str(out), *extra],
+                          cwd=REPO, env=full_env, capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.parametrize("private_allowed", [True, False])
+def test_unknown_name_ends_with_one_line_nothing_found(tmp_path, private_allowed):
+    """`skill3 learn` of a name no registry knows: one line, exit 1. Without SKILL3_ALLOW_PRIVATE_NETWORKS the
+    network guard stops the (loopback) registry requests before they leave: same line, nothing contacted."""
+    srv = Server("registries", registry_world()).start()
+    try:
+        base = f"http://127.0.0.1:{srv.port}"
+        env = {"SKILL3_PYPI_URL": base + "/pypi", "SKILL3_NPM_URL": base, "SKILL3_CRATES_URL": base + "/api/v1/crates"}
+        if private_allowed:
+            env["SKILL3_ALLOW_PRIVATE_NETWORKS"] = "1"
+        proc = _learn_cli("nosuchpackage-xyz", tmp_path / "out", env)
+        assert proc.returncode == 1, proc.stderr
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        assert "nothing found for 'nosuchpackage-xyz'" in lines[-1] and "Traceback" not in proc.stderr, proc.stderr
+        asked = [s.path for s in srv.seen if s.path != "/robots.txt"]
+        if private_allowed:
+            assert len(lines) == 1 and "no package of that name on pypi, npm, crates" in lines[0], proc.stderr
+            assert sorted(asked) == ["/api/v1/crates/nosuchpackage-xyz", "/nosuchpackage-xyz", "/pypi/nosuchpackage-xyz/json"]
+        else:  # the guard says what it refused, then the one closing line
+            assert all("network guard: not fetching" in line for line in lines[:-1]) and len(lines) == 4, proc.stderr
+            assert "registries: pypi" in lines[-1]
+            assert srv.seen == []
+    finally:
+        srv.stop()
+
+
+def test_searxng_gets_the_freshness_window_and_yields_brave_shaped_items(tmp_path):
+    sites = Server("sites", site_routes).start()
+    p = sites.port
+
+    def results(q):
+        return [
+            {"url": f"http://docs.example.test:{p}/guide.html", "title": "Guide", "content": "the guide",
+             "engine": "duckduckgo", "engines": ["duckduckgo"], "publishedDate": "2026-03-01T00:00:00", "score": 2.0, "category": "general"},
+            {"url": f"http://docs.example.test:{p}/meta.html", "title": "Meta", "content": "undated result",
+             "engine": "bing", "engines": ["bing"], "publishedDate": None, "score": 1.0, "category": "general"},
+            {"url": f"http://docs.example.test:{p}/textdate.html", "title": "Old", "content": "before the cutoff",
+             "engine": "bing", "engines": ["bing"], "publishedDate": "2024-05-01T00:00:00", "score": 0.5, "category": "general"},
+        ]
+
+    searx = Server("searxng", searxng_routes(results)).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl(
+            "topic=alpha toolkit", "cutoff_time=2026-01", f"output_dir={out}", "synth=0", "llm_provider=extractive",
+            settings={**settings(p), "SKILL3_REGISTRIES": ""},
+            env={"SEARXNG_URL": f"http://127.0.0.1:{searx.port}", "BRAVE_SEARCH_API_KEY": BRAVE_KEY},
+        )
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        (call,) = searx.seen
+        assert call.query == {"q": ["alpha toolkit"], "format": ["json"], "time_range": ["year"]}
+        assert "X-Subscription-Token" not in call.headers and BRAVE_KEY not in json.dumps(call.headers)  # Brave's key stays Brave's
+        items = read_jsonl(out / "run.jsonl")
+        assert {i["url"] for i in items} == {f"http://docs.example.test:{p}/guide.html", f"http://docs.example.test:{p}/meta.html"}
+        assert all(list(i) == SourceItem.field_names() and i["discovery"] == "searxng" and i["query"] == "alpha toolkit" for i in items)
+        assert "/textdate.html" not in sites.paths("docs.example.test")  # dated before the cutoff: never fetched
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert "searxng" in crawl["discovery"] and crawl["queries"] == ["alpha toolkit"]
+    finally:
+        searx.stop()
+        sites.stop()
+
+
+def test_with_a_search_key_search_adds_independent_hosts(tmp_path):
+    """Registries and search together: the official sources stay authoritative, search adds other hosts."""
+    from tests.crawl.world import brave_routes
+
+    reg_srv = Server("registries", registry_world()).start()
+    sites = Server("sites", site_routes).start()
+    blog = f"http://stale.medium.com:{sites.port}/old-post"
+    brave = Server("brave", brave_routes(lambda q: [{"url": blog, "title": "Old", "description": "d"}])).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl("topic=fastapi", "cutoff_time=2024-01", f"output_dir={out}", "synth=0", "llm_provider=extractive",
+                            f"brave_key={BRAVE_KEY}", "max_pages=30", settings={**settings(reg_srv.port), "SKILL3_MIN_SEARCH_RESULTS": "1",
+                                      "SKILL3_RESOLVE": {"*.test": "127.0.0.1", "github.com": "127.0.0.1",
+                                                         "raw.githubusercontent.com": "127.0.0.1", "stale.medium.com": "127.0.0.1"}},
+                            env={"SEARXNG_URL": "", "BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"})
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        assert "no search provider" not in proc.stderr
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert {"registries", "brave", "direct"} <= set(crawl["discovery"]) and crawl["package"]["chosen"] == "pypi:fastapi"
+        items = {i["url"]: i for i in read_jsonl(out / "run.jsonl")}
+        assert items[blog]["discovery"] == "brave" and items[blog]["authority"] == 0.2  # an independent (blog) host
+        docs = [i for i in items.values() if i["host"] == "docs.fastapi.test"]
+        assert docs and all(i["authority"] == 1.0 for i in docs)
+        assert [s.query["q"][0] for s in brave.seen] == ["fastapi"]
+        assert len([s for s in reg_srv.seen if s.host == "docs.fastapi.test" and s.path == "/tutorial/"]) == 1  # crawled once
+        assert BRAVE_KEY not in proc.stderr and BRAVE_KEY not in (out / "crawl.json").read_text()
+    finally:
+        for s in (reg_srv, sites, brave):
+            s.stop()
