@@ -42,6 +42,12 @@ class SourceItem:
     snippet_fingerprints: list[str] = field(default_factory=list)
     content_hash: str = ""
     redactions: int = 0
+    # The delta (written by extraction): version markers and change-page sections, one entry per annotated block:
+    # {"kind": added|changed|deprecated|removed|release, "version", "removed_in", "date", "text", "anchor", "heading"}
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    page_kind: str = ""  # "change" (what's new, release notes, changelog, migration guide) | "doc" | ""
+    page_version: str | None = None  # the version a change page is about
+    build_date: str | None = None  # the host is build-dated: most of its pages share this date
 
     @classmethod
     def field_names(cls) -> list[str]:

@@ -1,0 +1,190 @@
+"""The topic's version timeline (which release came out when) and the cutoff's version boundary.
+
+Semantics, the same as page freshness (:func:`synth.scoring.freshness`): a version released on
+or after the first day of the cutoff month is **post-cutoff** (the month named as the cutoff is
+one the model may know only partly); the **boundary** is the newest version released before that
+day, the last one the model knows whole.
+
+A version's date is, in this order:
+
+1. its own date (every claim collected; conflicting claims → the earliest plausible one, the
+   others recorded);
+2. for ``X.Y`` / ``X.Y.0``: the date of the first final release of the series (``3.11.0`` dates
+   ``3.11``);
+3. otherwise it is undated — but bounds from other series still place it when they are decisive
+   (feature series come out in order): a version whose series is newer than a series that opened
+   on or after the cutoff is post-cutoff ("after 3.10, 2021-10-04"); one whose series is older
+   than a series that opened before the cutoff is pre-cutoff. Anything else stays undated, and an
+   undated version is never fresh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from packaging.version import Version
+
+from synth.delta.versions import canonical, parse_version, series, starts_series
+
+EARLIEST_PLAUSIBLE = date(1980, 1, 1)
+
+POST, PRE, UNDATED = "post", "pre", "undated"
+
+
+def parse_day(value) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class DateClaim:
+    date: date
+    source: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionStatus:
+    version: str
+    state: str  # "post" | "pre" | "undated"
+    date: date | None  # the release date (or the lower bound when inferred after a post-cutoff series)
+    how: str  # "dated", "series 3.11.0", "after 3.10 (2021-10-04)", "before 3.12 (…)", "no known date"
+
+    @property
+    def post(self) -> bool:
+        return self.state == POST
+
+    def label(self) -> str:
+        """``3.11, released 2022-10-24`` / ``3.12, released after 2021-10-04`` / ``3.13, undated``."""
+        if self.date is None:
+            return f"{self.version}, undated"
+        if self.how.startswith("after "):
+            return f"{self.version}, released after {self.date.isoformat()}"
+        return f"{self.version}, released {self.date.isoformat()}"
+
+
+@dataclass
+class Timeline:
+    today: date
+    claims: dict[str, list[DateClaim]] = field(default_factory=dict)
+    rejected: list[dict] = field(default_factory=list)
+    _parsed: dict[str, Version] = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict)
+
+    def add(self, version, day, source: str, url: str | None = None) -> bool:
+        """Record that ``version`` came out on ``day`` according to ``source``; implausible dates are rejected (and recorded)."""
+        v = parse_version(str(version)) if version else None
+        d = parse_day(day)
+        if v is None or d is None:
+            return False
+        if d > self.today or d < EARLIEST_PLAUSIBLE:
+            if len(self.rejected) < 50:
+                self.rejected.append({"version": str(version), "date": str(day), "source": source, "url": url,
+                                      "reason": "in the future" if d > self.today else "implausibly early"})
+            return False
+        key = str(v)
+        claims = self.claims.setdefault(key, [])
+        claim = DateClaim(d, source, url)
+        if claim in claims:
+            return False
+        claims.append(claim)
+        self._parsed[key] = v
+        self._cache.clear()
+        return True
+
+    def date_of(self, key: str) -> DateClaim | None:
+        """The chosen claim for an exact version: the earliest plausible date."""
+        claims = self.claims.get(key)
+        return min(claims, key=lambda c: (c.date, c.source)) if claims else None
+
+    def _series_starts(self) -> dict[tuple[int, int], tuple[date, str]]:
+        if "series" not in self._cache:
+            starts: dict[tuple[int, int], tuple[date, str]] = {}
+            for key, v in self._parsed.items():
+                if not starts_series(v):
+                    continue
+                d = self.date_of(key).date
+                s = series(v)
+                if s not in starts or d < starts[s][0]:
+                    starts[s] = (d, key)
+            self._cache["series"] = starts
+        return self._cache["series"]
+
+    def status(self, version: str, cutoff_start: date) -> VersionStatus:
+        """Is ``version`` post-cutoff, pre-cutoff or undated, and why."""
+        ck = ("status", version, cutoff_start)
+        if ck in self._cache:
+            return self._cache[ck]
+        result = self._status(version, cutoff_start)
+        self._cache[ck] = result
+        return result
+
+    def _status(self, version: str, cutoff_start: date) -> VersionStatus:
+        v = parse_version(version)
+        shown = str(version).strip()
+        if v is None:
+            return VersionStatus(shown, UNDATED, None, "not a version")
+
+        def verdict(d: date, how: str) -> VersionStatus:
+            return VersionStatus(shown, POST if d >= cutoff_start else PRE, d, how)
+
+        own = self.date_of(str(v))
+        if own is not None:
+            return verdict(own.date, f"dated by {own.source}")
+        starts = self._series_starts()
+        s = series(v)
+        if s in starts and starts_series(v):
+            d, key = starts[s]
+            return verdict(d, f"series start {key} dated")
+        # bounds from other series (feature series come out in order)
+        if s in starts and starts[s][0] >= cutoff_start and v > parse_version(starts[s][1]):
+            d, key = starts[s]
+            return VersionStatus(shown, POST, d, f"after {key} ({d.isoformat()})")
+        lower = [(d, k) for ser, (d, k) in starts.items() if ser < s]
+        if lower:
+            d, k = max(lower)
+            if d >= cutoff_start:
+                return VersionStatus(shown, POST, d, f"after {k} ({d.isoformat()})")
+        higher = [(d, k) for ser, (d, k) in starts.items() if ser > s]
+        if higher:
+            d, k = min(higher)
+            if d < cutoff_start:
+                return VersionStatus(shown, PRE, None, f"before {k} ({d.isoformat()})")
+        return VersionStatus(shown, UNDATED, None, "no known date")
+
+    def entries(self) -> list[dict]:
+        """Every dated version, oldest version first, with its chosen date and all its sources."""
+        out = []
+        for key in sorted(self.claims, key=lambda k: self._parsed[k]):
+            chosen = self.date_of(key)
+            claims = sorted(self.claims[key], key=lambda c: (c.date, c.source))
+            row = {"version": key, "date": chosen.date.isoformat(), "source": chosen.source, "url": chosen.url,
+                   "sources": [{"date": c.date.isoformat(), "source": c.source, "url": c.url} for c in claims]}
+            if len({c.date for c in claims}) > 1:
+                row["conflict"] = "dates differ between sources: the earliest plausible one is used"
+            out.append(row)
+        return out
+
+    def boundary(self, cutoff_start: date) -> dict:
+        """The cutoff as a version boundary (see the module docstring for the exact semantics)."""
+        rows = [(self._parsed[k], self.date_of(k)) for k in self.claims]
+        finals = [(v, c) for v, c in rows if not v.is_prerelease]
+        before = [(v, c) for v, c in finals if c.date < cutoff_start]
+        after = [(v, c) for v, c in finals if c.date >= cutoff_start]
+        last = max(before, key=lambda r: r[0], default=None)
+        first = min(after, key=lambda r: r[0], default=None)
+        post_series = sorted({series(v) for v, _ in after if not before or series(v) > series(last[0])})
+        return {
+            "cutoff_start": cutoff_start.isoformat(),
+            "rule": (f"a version released on or after {cutoff_start.isoformat()} (the cutoff month's first day, as for page dates) "
+                     "is post-cutoff; undated versions are never fresh"),
+            "last_pre_cutoff": {"version": str(last[0]), "date": last[1].date.isoformat(), "source": last[1].source} if last else None,
+            "first_post_cutoff": {"version": str(first[0]), "date": first[1].date.isoformat(), "source": first[1].source} if first else None,
+            "post_cutoff_series": [".".join(map(str, s)) for s in post_series],
+            "known_versions": len(self.claims),
+        }
