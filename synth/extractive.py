@@ -48,6 +48,8 @@ MAX_DELTA_PER_SOURCE = 32  # a change page; a page with version markers gets MAX
 MAX_DELTA_CHARS = 300
 _MARKER_ONLY = re.compile(
     r"^\s*(?:\*+|_+)?(?:new|added|changed|deprecated|removed)(?: in| since)?(?: version)?\s+v?[\w.+-]+(?:,\s*(?:will be )?removed in(?: version)?\s+v?[\w.+-]+)?\s*[.:]?(?:\*+|_+)?\s*$", re.I)
+_MARKER_PREFIX = re.compile(
+    r"^(?:New|Added|Changed|Deprecated|Removed)(?: in| since)?(?: version)? v?[\w.+-]+(?:,\s*(?:and )?(?:will be )?removed in(?: version)? v?[\w.+-]+)?\s*:\s*", re.I)
 _MARKER_SENTENCE = re.compile(r"(?:^|(?<=[.!?]\s))(?:New|Added) in version\s+v?[\w.+-]+\.?(?=\s|$)", re.I)
 
 
@@ -56,6 +58,7 @@ def _entry_text(excerpt: str, tag: str) -> str:
     text = excerpt[len(tag) + 1:] if tag and excerpt.startswith(tag) else excerpt
     text = " ".join(text.lstrip(": ").split())
     text = _MARKER_SENTENCE.sub("", text).strip()
+    text = _MARKER_PREFIX.sub("", text)
     text = re.sub(r"^#+\s*", "", text)
     text = text.replace("¶", "").strip()
     if len(text) > MAX_DELTA_CHARS:

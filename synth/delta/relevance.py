@@ -31,8 +31,8 @@ _BOILERPLATE_PATH = re.compile(
     r"(?:\.html?|\.md|/)?$", re.I)
 _BOILERPLATE_TITLE = re.compile(
     r"^\s*(?:about (?:these|this|the) (?:documents?|documentation|site)|copyright|history and license|licen[cs]e|"
-    r"dealing with bugs|reporting bugs|(?:general )?index\b|index –|search|glossary|table of contents|privacy|terms of (?:use|service)|"
-    r"page not found|download)\b", re.I)
+    r"dealing with bugs|reporting bugs|(?:general |python module )?index|search(?: results)?|glossary|table of contents|"
+    r"privacy(?: policy)?|terms of (?:use|service)|page not found|download)\s*(?:[—–|:-].*)?$", re.I)
 
 
 def tokens(text: str) -> list[str]:

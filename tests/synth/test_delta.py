@@ -1,0 +1,194 @@
+"""The delta's pure parts: versions, the timeline and boundary, change entries, page freshness, relevance."""
+
+from collections import Counter
+from datetime import date
+
+import pytest
+
+from synth.bundle import _fair_shares
+from synth.delta.changes import Change, HostDates, classify, page_freshness, read_changes
+from synth.delta.relevance import BM25, is_boilerplate, query_terms, rank_texts
+from synth.delta.timeline import Timeline
+from synth.delta.versions import parse_version, series, starts_series
+from synth.extractive import _entry_text, _label
+
+TODAY = date(2026, 11, 29)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("3.11", "3.11"), ("v2.0.0", "2.0.0"), ("3.11.0 alpha 1", "3.11.0a1"), ("Python 3.11.0 beta 2", "3.11.0b2"),
+    ("3.11.0rc1", "3.11.0rc1"), ("Version 3.2", "3.2"), ("2.0.0 (2026-04-20)", "2.0.0"), ("next", None), ("", None),
+])
+def test_parse_version_tolerates_prose(text, expected):
+    v = parse_version(text)
+    assert (str(v) if v else None) == expected
+
+
+@pytest.mark.parametrize("text, ser, starts", [("3.11", (3, 11), True), ("3.11.0", (3, 11), True), ("3.11.2", (3, 11), False),
+                                               ("3.11.0rc1", (3, 11), False), ("4", (4, 0), True)])
+def test_series_and_series_start(text, ser, starts):
+    v = parse_version(text)
+    assert series(v) == ser and starts_series(v) is starts
+
+
+def _timeline(*rows):
+    t = Timeline(TODAY)
+    for v, d, src in rows:
+        t.add(v, d, src)
+    return t
+
+
+PY = [("3.9", "2020-10-05", "page"), ("3.10", "2021-10-04", "page"), ("3.11.0", "2022-10-24", "changelog"),
+      ("3.11.0a1", "2021-10-05", "changelog"), ("3.12.0", "2023-10-02", "pypi")]
+
+
+@pytest.mark.parametrize("version, cutoff, state, how", [
+    ("3.11", date(2022, 1, 1), "post", "series start 3.11.0"),       # 3.11.0 dates 3.11
+    ("3.11", date(2023, 1, 1), "pre", "series start"),
+    ("3.10", date(2021, 10, 1), "post", "dated"),                    # released in the cutoff month: post (as page dates)
+    ("3.10", date(2021, 11, 1), "pre", "dated"),
+    ("3.11.4", date(2022, 1, 1), "post", "after 3.11.0"),            # a later patch of a post-cutoff series
+    ("3.11.4", date(2023, 1, 1), "undated", "no known date"),        # could be either side: never fresh
+    ("3.13", date(2022, 1, 1), "post", "after 3.12.0"),              # a newer series than a post-cutoff one
+    ("3.13", date(2024, 1, 1), "undated", "no known date"),
+    ("2.6", date(2022, 1, 1), "pre", "before 3.9"),                  # an older series than a pre-cutoff one
+    ("nonsense", date(2022, 1, 1), "undated", "not a version"),
+])
+def test_version_status(version, cutoff, state, how):
+    st = _timeline(*PY).status(version, cutoff)
+    assert st.state == state and how in st.how, st
+
+
+def test_undated_version_between_known_ones_is_never_fresh():
+    t = _timeline(("3.10", "2021-10-04", "page"), ("3.12", "2023-10-02", "page"))
+    st = t.status("3.11", date(2022, 6, 1))  # 3.10 before, 3.12 after the cutoff: 3.11 could be either
+    assert st.state == "undated" and st.date is None and not st.post
+
+
+def test_conflicting_dates_keep_the_earliest_plausible_and_record_all():
+    t = _timeline(("2.0.0", "2026-05-01", "pypi"), ("2.0.0", "2026-04-20", "changelog"), ("2.0.0", "2027-01-01", "blog"),
+                  ("2.0.0", "1970-01-01", "bogus"))
+    [row] = t.entries()
+    assert row["date"] == "2026-04-20" and row["source"] == "changelog" and len(row["sources"]) == 2 and row["conflict"]
+    assert {r["reason"] for r in t.rejected} == {"in the future", "implausibly early"}
+
+
+def test_boundary():
+    b = _timeline(*PY).boundary(date(2022, 1, 1))
+    assert b["last_pre_cutoff"]["version"] == "3.10" and b["first_post_cutoff"]["version"] == "3.11.0"
+    assert b["post_cutoff_series"] == ["3.11", "3.12"] and "2022-01-01" in b["rule"]
+    late = _timeline(*PY).boundary(date(2025, 1, 1))
+    assert late["first_post_cutoff"] is None and late["post_cutoff_series"] == []
+
+
+def _changes(*rows, page_kind="doc", cutoff=date(2022, 1, 1)):
+    raw = [{"kind": k, "version": v, "text": f"text {i} {v}", "heading": h} for i, (k, v, h) in enumerate(rows)]
+    ch = read_changes(raw)
+    classify(ch, _timeline(*PY), cutoff, page_kind)
+    return ch
+
+
+def test_read_changes_skips_malformed_entries():
+    raw = [None, "x", {"kind": "bogus", "version": "1", "text": "t"}, {"kind": "added", "version": None, "text": "t"},
+           {"kind": "added", "version": "3.11", "text": ""}, {"kind": "Added", "version": 3.11, "text": "x" * 5000, "removed_in": ""}]
+    [c] = read_changes(raw)
+    assert c.kind == "added" and c.version == "3.11" and len(c.text) == 1500 and c.removed_in is None
+    assert read_changes("not a list") == []
+
+
+def test_highlights_are_the_summary_or_first_section_of_a_change_page():
+    ch = _changes(("release", "3.11", "Introduction"), ("release", "3.11", "New Features"), page_kind="change")
+    assert [c.highlight for c in ch] == [True, False]
+    ch = _changes(("release", "3.11", "New Features"), ("release", "3.11", "Summary – Release highlights"), page_kind="change")
+    assert [c.highlight for c in ch] == [True, True]
+    assert [c.highlight for c in _changes(("added", "3.11", "foo"))] == [False]
+
+
+@pytest.mark.parametrize("rows, build_dated, published, post, basis", [
+    ([("added", "3.11", "")], True, "2026-10-07", True, "post-cutoff changes (3.11)"),
+    ([("added", "3.9", "")], True, "2026-10-07", False, "only pre-cutoff versions"),   # old marker on a page built yesterday
+    ([], True, "2026-10-07", False, "page date says nothing"),
+    ([("added", "3.14", "")], True, "2026-10-07", True, "post-cutoff changes (3.14)"),   # newer series than 3.12.0
+    ([], False, "2026-10-07", True, "page date"),                                      # an honest page date still counts
+    ([("added", "3.9", "")], False, "2020-01-01", False, "page date"),
+    ([], False, None, False, "undated"),
+])
+def test_page_freshness(rows, build_dated, published, post, basis):
+    f = page_freshness(date.fromisoformat(published) if published else None, _changes(*rows), build_dated=build_dated,
+                       cutoff_start=date(2022, 1, 1), today=TODAY)
+    assert f.post_cutoff is post and basis in f.basis, f
+
+
+def test_strict_cutoff_drops_build_dated_pages_without_fresh_changes():
+    f = page_freshness(date(2026, 10, 7), _changes(("added", "3.9", "")), build_dated=True,
+                       cutoff_start=date(2022, 1, 1), today=TODAY, strict=True)
+    assert f.drop_reason == "pre_cutoff_strict"
+
+
+def test_host_dates_detect_build_dated_hosts():
+    h = HostDates()
+    for i in range(12):
+        h.observe("docs.example", "2026-10-07" if i < 11 else "2026-01-01")
+        h.observe("blog.example", f"2026-{1 + i % 9:02d}-01")
+    for i in range(4):
+        h.observe("tiny.example", "2026-10-07")
+    assert h.build_dated() == {"docs.example": "2026-10-07"}
+
+
+def test_change_labels_and_tags():
+    c = Change(kind="deprecated", version="3.12", removed_in="3.14", text="use x")
+    assert c.label() == "Deprecated in 3.12, removed in 3.14"
+    [d] = _changes(("added", "3.11", ""))
+    assert d.tag() == "[3.11, released 2022-10-24] Added" and d.render().endswith(": text 0 3.11")
+    assert _label({"kind": "release", "version": "2.0"}) == "New in 2.0"
+
+
+@pytest.mark.parametrize("excerpt, expected", [
+    ("[3.11, released 2022-10-24] Added: Added the TaskGroup class. New in version 3.11.", "Added the TaskGroup class."),
+    ("[3.12, released 2023-10-02] Deprecated: Deprecated since version 3.12, will be removed in version 3.14: use y.", "use y."),
+    ("[3.11, released 2022-10-24] Changed: Changed in version 3.11: Added the foo parameter.", "Added the foo parameter."),
+])
+def test_entry_text_drops_the_tag_and_bare_markers(excerpt, expected):
+    tag = excerpt.split(":", 1)[0]
+    assert _entry_text(excerpt, tag) == expected
+
+
+def test_bm25_ranks_the_matching_text_first_and_scores_zero_without_terms():
+    texts = ["asyncio task groups run tasks together", "copyright notice of the foundation", "tasks tasks tasks and more"]
+    rel = rank_texts("asyncio tasks", texts)
+    assert rel[0] > rel[2] > rel[1] == 0.0
+    bm = BM25(query_terms("python"))
+    tf, n = bm.observe("python python python")
+    assert bm.relevance(tf, n) > 0 and bm.relevance(Counter(), 5) == 0.0
+
+
+def test_bm25_matches_the_reference_formula():
+    bm = BM25(("cat",))
+    a = bm.observe("cat sat")
+    bm.observe("dog sat here now")
+    import math
+
+    idf = math.log(1 + (2 - 1 + 0.5) / (1 + 0.5))
+    avg = 6 / 2
+    expected = idf * 1 * 2.2 / (1 + 1.2 * (1 - 0.75 + 0.75 * 2 / avg))
+    assert bm.score(*a) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("url, title, boiler", [
+    ("http://h/about.html", "About these documents", True), ("http://h/copyright.html", "", True),
+    ("http://h/bugs.html", "Dealing with Bugs", True), ("http://h/genindex-A.html", "", True), ("http://h/search.html", "", True),
+    ("http://h/glossary.html", "", True), ("http://h/py-modindex.html", "", True), ("http://h/x/", "Index — Foo", True),
+    ("http://h/library/asyncio-task.html", "Coroutines and Tasks", False), ("http://h/whatsnew/3.11.html", "What's New", False),
+    ("http://h/library/index.html", "The Python Standard Library", False), ("http://h/blog/about-asyncio", "About asyncio", False),
+    ("http://h/indexes.html", "Index types in PostgreSQL", False), ("http://h/api/search-api", "Search API", False),
+    ("http://h/s.html", "Search results — Docs", True), ("http://h/l.html", "License", True),
+])
+def test_boilerplate_prior(url, title, boiler):
+    assert is_boilerplate(url, title) is boiler
+
+
+@pytest.mark.parametrize("demands, budget, expected", [
+    ([100, 100], 1000, [100, 100]), ([50, 5000], 1000, [50, 950]), ([600, 600, 30], 900, [435, 435, 30]), ([], 10, []),
+])
+def test_fair_shares(demands, budget, expected):
+    assert _fair_shares(demands, budget) == expected
