@@ -16,6 +16,9 @@ class CodeBlock:
     language: str = ""
 
 
+_FIELD_NAMES: dict[type, frozenset[str]] = {}  # from_dict runs once per line of a run: compute the names once
+
+
 @dataclass
 class SourceItem:
     url: str
@@ -61,7 +64,9 @@ class SourceItem:
         url = data.get("url")
         if not isinstance(url, str) or not url:
             raise ValueError("item has no 'url'")
-        known = set(cls.field_names())
+        known = _FIELD_NAMES.get(cls)
+        if known is None:
+            known = _FIELD_NAMES[cls] = frozenset(cls.field_names())
         return cls(**{k: v for k, v in data.items() if k in known})
 
     def to_dict(self) -> dict[str, Any]:

@@ -63,16 +63,27 @@ class BM25:
     df: Counter = field(default_factory=Counter)
 
     def observe(self, text: str) -> tuple[Counter, int]:
-        """Count a document into the statistics; returns its (query-term counts, length) for ``score``."""
-        toks = tokens(text)
-        tf = Counter(t for t in toks if t in self._set) if self.terms else Counter()
+        """Count a document into the statistics; returns its (query-term counts, length) for ``score``.
+
+        A substring test, then a word-bounded count, per query term; the length is the whitespace word count
+        (the same for every document, so the length normalisation is consistent).
+        """
+        low = text.lower()
+        tf = Counter()
+        for term, find in self._finders:
+            if term in low:  # C substring search first: most documents miss most terms
+                n = len(find(low))
+                if n:
+                    tf[term] = n
+        length = len(text.split())
         self.docs += 1
-        self.total_len += len(toks)
+        self.total_len += length
         self.df.update(tf.keys())
-        return tf, len(toks)
+        return tf, length
 
     def __post_init__(self) -> None:
         self._set = frozenset(self.terms)
+        self._finders = [(t, re.compile(rf"\b{re.escape(t)}\b").findall) for t in self.terms]
 
     def idf(self, term: str) -> float:
         n = self.df.get(term, 0)
