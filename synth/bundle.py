@@ -46,7 +46,17 @@ from synth.consensus import (
     item_snippets,
     shingles,
 )
-from synth.delta.changes import Change, HostDates, classify, dated_releases, entry_score, page_freshness, read_changes
+from synth.delta.changes import (
+    SUBJECT_CHARS,
+    Change,
+    HostDates,
+    classify,
+    dated_releases,
+    entry_score,
+    identifiers,
+    page_freshness,
+    read_changes,
+)
 from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
 from synth.delta.timeline import Timeline
 from synth.item import SourceItem
@@ -499,11 +509,14 @@ def _apply_delta(candidates: list[Candidate], *, topic: str, queries) -> None:
     terms = tuple(dict.fromkeys([*base, *(t for ts in titles.values() for t in ts)]))
     bm = BM25(terms)
     stats = {id(ch): bm.observe(ch.text) for c in candidates for ch in c.changes}
+    # names the new versions' release notes mention: a marker on one of them is a change the project itself highlighted
+    noted = {name for c in candidates for ch in c.changes if ch.post and ch.kind == "release" for name in identifiers(ch.text)}
     for c in candidates:
         own = frozenset(base) | frozenset(titles[id(c)])
         for ch in c.changes:
             tf, n = stats[id(ch)]
             ch.relevance = bm.relevance({t: k for t, k in tf.items() if t in own}, n, terms=tuple(own))
+            ch.in_release_notes = ch.kind != "release" and bool(noted & identifiers(ch.text[:SUBJECT_CHARS]))
             ch.score = entry_score(ch, c.authority)
         post = sorted((ch for ch in c.changes if ch.post), key=lambda ch: (-ch.score, ch.index))
         c.delta = post[:MAX_ENTRIES_PER_SOURCE]
@@ -606,6 +619,31 @@ def _trim(c: Candidate, max_tokens: int) -> Candidate:
     return Candidate(**{**c.__dict__, "excerpts": excerpts, "code_blocks": blocks})
 
 
+def _select_entries(sources: list[Candidate], budget: int) -> tuple[list[Candidate], int]:
+    """Fill ``budget`` with the best-scored change entries across ``sources`` (a source's header is paid once, when
+    its first entry is taken); returns copies of the sources holding only their chosen entries, and the tokens used."""
+    header = [estimate_tokens(render_source(0, c, [], [])) for c in sources]
+    units = sorted(
+        (-ch.score, si, ei, estimate_tokens(text) + 1)
+        for si, c in enumerate(sources) for ei, (text, ch) in enumerate(zip(c.excerpts, c.delta))
+    )
+    picked: dict[int, list[int]] = {}
+    used = 0
+    for _neg, si, ei, tokens in units:
+        extra = tokens + (0 if si in picked else header[si])
+        if used + extra > budget:
+            continue
+        picked.setdefault(si, []).append(ei)
+        used += extra
+    out = []
+    for si, c in enumerate(sources):
+        if si in picked:
+            idx = sorted(picked[si])
+            out.append(Candidate(**{**c.__dict__, "excerpts": [c.excerpts[i] for i in idx], "delta": [c.delta[i] for i in idx],
+                                    "code_blocks": []}))
+    return out, sum(source_tokens(c) for c in out)
+
+
 def _fair_shares(demands: list[int], budget: int) -> list[int]:
     """Water-filling: each demand gets at most an equal share of what the smaller demands left."""
     shares = [0] * len(demands)
@@ -644,7 +682,27 @@ def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: in
     trimmed: list[str] = []
     excluded: list[str] = []
     remaining = budget
-    if first and sum(source_tokens(c) for c in first) > budget:
+    # change entries compete across every candidate, not only the first max_sources pages
+    delta_sources = [c for c in candidates if c.delta]
+    if delta_sources and sum(source_tokens(c) for c in delta_sources) > budget:
+        # ranking on snippets: the best change entries of all sources, whatever page they are on
+        chosen, used = _select_entries(delta_sources, budget)
+        kept = {c.url: c for c in chosen}
+        trimmed = [c.url for c in delta_sources if c.url in kept and source_tokens(kept[c.url]) < source_tokens(c)]
+        excluded = [c.url for c in delta_sources if c.url not in kept]
+        remaining -= used
+        for c in (c for c in pool if not c.delta):
+            need = source_tokens(c)
+            if need <= remaining:
+                chosen.append(c)
+                remaining -= need
+            elif remaining >= MIN_SOURCE_TOKENS:
+                chosen.append(_trim(c, remaining))
+                trimmed.append(c.url)
+                remaining -= source_tokens(chosen[-1])
+            else:
+                excluded.append(c.url)
+    elif first and sum(source_tokens(c) for c in first) > budget:
         # max-min fair shares: small sources fit whole, the large ones split what is left
         shares = _fair_shares([source_tokens(c) for c in first], budget)
         for c, share in zip(first, shares):

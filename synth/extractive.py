@@ -74,8 +74,8 @@ def _delta_lines(sources: list[dict]) -> tuple[list[str], list[str], list[dict]]
             if ch.get("status") != "post":
                 continue
             text = _entry_text(ex, ch.get("tag", ""))
-            if len(text) < 3 or _MARKER_ONLY.match(text):
-                continue
+            if len(text) < 3 or _MARKER_ONLY.match(text) or (text.endswith(":") and len(text) < 80):
+                continue  # a bare marker, or a list's lead-in ("New syntax features:")
             entries.append((s, i, ch, text))
     # highlights first, then by score; a source's own order breaks ties
     entries.sort(key=lambda e: (not e[2].get("highlight"), -float(e[2].get("score") or 0), e[0]["n"], e[1]))

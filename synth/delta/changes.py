@@ -21,12 +21,14 @@ from synth.scoring import RECENCY_PRE_CUTOFF, RECENCY_UNDATED, freshness
 KINDS = ("added", "changed", "deprecated", "removed", "release")
 KIND_WEIGHT = {"added": 1.0, "release": 0.9, "deprecated": 0.9, "removed": 0.9, "changed": 0.8}
 STATE_WEIGHT = {POST: 1.0, "undated": 0.12, PRE: 0.04}
-HIGHLIGHT_BONUS = 1.8
-FIRST_SECTION_BONUS = 1.4
+HIGHLIGHT_BONUS = 2.5  # a highlights/summary entry leads its page whatever its wording
 NO_DELTA_FACTOR = 0.4  # a page without post-cutoff change entries, relative to one with them
 MAX_ENTRY_CHARS = 1500
 HIGHLIGHT = re.compile(r"\b(?:highlights?|summary|overview|at a glance|tl;?dr|key (?:features|changes)|major (?:features|changes)|headline)\b", re.I)
 DEPRECATION_TEXT = re.compile(r"\bdeprecat\w*|\bremoved\b|\bno longer\b", re.I)
+NOTED_BONUS = 1.5  # a marker on a name the new version's release notes mention
+SUBJECT_CHARS = 160  # a marker's subject (its signature or first sentence) is at the start of its text
+_IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 BUILD_MIN_PAGES = 10
 BUILD_SHARE = 0.8
 
@@ -45,6 +47,7 @@ class Change:
     index: int = 0  # position on the page
     status: VersionStatus | None = None
     highlight: bool = False
+    in_release_notes: bool = False  # its subject is named in a post-cutoff change page
     relevance: float = 0.0
     score: float = 0.0
 
@@ -84,6 +87,7 @@ class Change:
                 "released": self.status.date.isoformat() if self.status and self.status.date else None,
                 "status": self.status.state if self.status else "undated", "how": self.status.how if self.status else "",
                 "heading": self.heading, "anchor": self.anchor, "highlight": self.highlight,
+                "in_release_notes": self.in_release_notes,
                 "relevance": self.relevance, "score": round(self.score, 4), "text": self.text}
 
 
@@ -119,21 +123,37 @@ def dated_releases(item) -> list[tuple[str, str]]:
 
 
 def classify(changes: list[Change], timeline: Timeline, cutoff_start: date, page_kind: str = "") -> None:
-    """Set each entry's version status and highlight flag in place."""
-    first_heading = None
+    """Set each entry's version status and highlight flag in place.
+
+    Highlights: entries under a highlights/summary/overview heading; on a change page without such
+    a heading, the release entries of its first section for each version.
+    """
     for c in changes:
         c.status = timeline.status(c.version, cutoff_start)
-        if c.kind == "release" and first_heading is None:
-            first_heading = (c.version, c.heading)
-    for c in changes:
-        c.highlight = bool(c.heading and HIGHLIGHT.search(c.heading)) or (
-            page_kind == "change" and c.kind == "release" and (c.version, c.heading) == first_heading)
+        c.highlight = bool(c.heading and HIGHLIGHT.search(c.heading))
+    if page_kind == "change":
+        first: dict[str, str] = {}
+        marked = {c.version for c in changes if c.highlight}
+        for c in changes:
+            if c.kind == "release" and c.version not in marked:
+                first.setdefault(c.version, c.heading)
+                c.highlight = c.heading == first[c.version]
+
+
+def identifiers(text: str) -> set[str]:
+    """API-like names in a text (dotted, CamelCase, snake_case), plus the last part of each dotted name."""
+    out = set()
+    for m in _IDENT.findall(text):
+        out.add(m)
+        if "." in m:
+            out.add(m.rsplit(".", 1)[1])
+    return {n for n in out if len(n) > 3}
 
 
 def entry_score(c: Change, authority: float) -> float:
-    bonus = HIGHLIGHT_BONUS if c.highlight else 1.0
+    bonus = HIGHLIGHT_BONUS if c.highlight else NOTED_BONUS if c.in_release_notes else 1.0
     return STATE_WEIGHT.get(c.status.state if c.status else "undated", 0.1) * KIND_WEIGHT.get(c.kind, 0.8) * bonus * (
-        0.5 + 0.5 * c.relevance) * max(0.05, authority)
+        0.6 + 0.4 * c.relevance) * max(0.05, authority)
 
 
 @dataclass(frozen=True)

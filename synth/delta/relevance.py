@@ -36,7 +36,8 @@ _BOILERPLATE_TITLE = re.compile(
 
 
 def tokens(text: str) -> list[str]:
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+    """Content words: lowercased, stopwords and bare numbers (version digits carry no topic) left out."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS and not t.isdigit()]
 
 
 def query_terms(*texts: str) -> tuple[str, ...]:

@@ -45,8 +45,8 @@ PY = [("3.9", "2020-10-05", "page"), ("3.10", "2021-10-04", "page"), ("3.11.0", 
 @pytest.mark.parametrize("version, cutoff, state, how", [
     ("3.11", date(2022, 1, 1), "post", "series start 3.11.0"),       # 3.11.0 dates 3.11
     ("3.11", date(2023, 1, 1), "pre", "series start"),
-    ("3.10", date(2021, 10, 1), "post", "dated"),                    # released in the cutoff month: post (as page dates)
-    ("3.10", date(2021, 11, 1), "pre", "dated"),
+    ("3.10", date(2021, 10, 1), "pre", "dated"),                     # released in the cutoff month: known (the boundary)
+    ("3.10", date(2021, 9, 1), "post", "dated"),
     ("3.11.4", date(2022, 1, 1), "post", "after 3.11.0"),            # a later patch of a post-cutoff series
     ("3.11.4", date(2023, 1, 1), "undated", "no known date"),        # could be either side: never fresh
     ("3.13", date(2022, 1, 1), "post", "after 3.12.0"),              # a newer series than a post-cutoff one
@@ -65,6 +65,12 @@ def test_undated_version_between_known_ones_is_never_fresh():
     assert st.state == "undated" and st.date is None and not st.post
 
 
+def test_a_newer_series_after_a_release_in_the_cutoff_month_stays_undated():
+    t = _timeline(("3.10", "2021-10-04", "page"))
+    assert t.status("3.11", date(2021, 10, 1)).state == "undated"  # 3.11 could have come out in October too
+    assert t.status("3.11", date(2021, 9, 1)).state == "post"  # after 3.10, itself after a September cutoff
+
+
 def test_conflicting_dates_keep_the_earliest_plausible_and_record_all():
     t = _timeline(("2.0.0", "2026-05-01", "pypi"), ("2.0.0", "2026-04-20", "changelog"), ("2.0.0", "2027-01-01", "blog"),
                   ("2.0.0", "1970-01-01", "bogus"))
@@ -76,7 +82,8 @@ def test_conflicting_dates_keep_the_earliest_plausible_and_record_all():
 def test_boundary():
     b = _timeline(*PY).boundary(date(2022, 1, 1))
     assert b["last_pre_cutoff"]["version"] == "3.10" and b["first_post_cutoff"]["version"] == "3.11.0"
-    assert b["post_cutoff_series"] == ["3.11", "3.12"] and "2022-01-01" in b["rule"]
+    assert b["post_cutoff_series"] == ["3.11", "3.12"] and b["post_cutoff_from"] == "2022-02-01" and "2022-01" in b["rule"]
+    assert _timeline(*PY).boundary(date(2021, 10, 1))["last_pre_cutoff"]["version"] == "3.10"
     late = _timeline(*PY).boundary(date(2025, 1, 1))
     assert late["first_post_cutoff"] is None and late["post_cutoff_series"] == []
 
@@ -99,8 +106,9 @@ def test_read_changes_skips_malformed_entries():
 def test_highlights_are_the_summary_or_first_section_of_a_change_page():
     ch = _changes(("release", "3.11", "Introduction"), ("release", "3.11", "New Features"), page_kind="change")
     assert [c.highlight for c in ch] == [True, False]
-    ch = _changes(("release", "3.11", "New Features"), ("release", "3.11", "Summary – Release highlights"), page_kind="change")
-    assert [c.highlight for c in ch] == [True, True]
+    # a highlights heading wins over the first-section rule
+    ch = _changes(("release", "3.11", "Introduction"), ("release", "3.11", "Summary – Release highlights"), page_kind="change")
+    assert [c.highlight for c in ch] == [False, True]
     assert [c.highlight for c in _changes(("added", "3.11", "foo"))] == [False]
 
 
@@ -192,3 +200,52 @@ def test_boilerplate_prior(url, title, boiler):
 ])
 def test_fair_shares(demands, budget, expected):
     assert _fair_shares(demands, budget) == expected
+
+
+@pytest.mark.parametrize("text, names", [
+    ("class asyncio.TaskGroup — An asynchronous context manager", {"asyncio.TaskGroup", "TaskGroup"}),
+    ("sys.set_int_max_str_digits(maxdigits)", {"sys.set_int_max_str_digits", "set_int_max_str_digits"}),
+    ("Added the TaskGroup class to asyncio.", {"TaskGroup"}),
+    ("plain words only here", set()),
+])
+def test_identifiers(text, names):
+    from synth.delta.changes import identifiers
+
+    assert identifiers(text) == names
+
+
+def test_entry_selection_takes_the_best_entries_across_sources(tmp_path):
+    """Over budget without a model: the best-scored change entries of all sources, each source's header paid once."""
+    from synth.bundle import rank_sources, select_evidence, source_tokens
+    from tests.synth.corpus import make_item, write_jsonl
+
+    def page(url, entries, title):
+        it = make_item(url, published="2026-10-07", title=title, excerpts=[e[2] for e in entries], topic="quill")
+        it["changes"] = [{"kind": k, "version": v, "text": t, "heading": h} for k, v, t, h in entries]
+        it["build_date"] = "2026-10-07"
+        return it
+
+    filler = " ".join(["padding words"] * 60)
+    whatsnew = page("http://d.example/whatsnew/2.0.html",
+                    [("release", "2.0", f"Highlight {i}: quill feature number {i}.", "Summary – Release highlights") for i in range(5)]
+                    + [("release", "2.0", f"Detail {i}. {filler}", "Improved Modules") for i in range(30)], "What's New In Quill 2.0")
+    whatsnew["page_kind"] = "change"
+    ref = page("http://d.example/library/crew.html", [("added", "2.0", "quill TaskCrew runs quill tasks together.", "TaskCrew")]
+               + [("added", "2.0", f"Minor {i}. {filler}", "x") for i in range(20)], "quill crew")
+    old = page("http://d.example/library/old.html", [("added", "1.0", "quill spawn starts a task.", "spawn")], "quill old")
+    feed = write_jsonl(tmp_path / "run.jsonl", [whatsnew, ref, old])
+    (tmp_path / "crawl.json").write_text('{"timeline": [{"version": "2.0", "date": "2022-10-24", "source": "t"}]}')
+    import json
+
+    r = rank_sources([str(feed)], cutoff_start=date(2022, 1, 1), today=TODAY, topic="quill",
+                     crawl_meta=json.loads((tmp_path / "crawl.json").read_text()))
+    sel = select_evidence(r.candidates, 900, can_condense=False)
+    assert sel.mode == "trimmed" and sum(source_tokens(c) for c in sel.sources) <= 900
+    by = {c.url: c for c in sel.sources}
+    kept = by["http://d.example/whatsnew/2.0.html"].excerpts
+    assert all(any(f"Highlight {i}:" in e for e in kept) for i in range(5))
+    assert any("TaskCrew runs" in e for e in by["http://d.example/library/crew.html"].excerpts)
+    assert not any("Minor 19" in e for c in sel.sources for e in c.excerpts)
+    # the pre-cutoff page comes after every source with post-cutoff entries, if at all
+    urls = [c.url for c in sel.sources]
+    assert "http://d.example/library/old.html" not in urls[:2]

@@ -38,6 +38,8 @@ def test_new_version_features_lead_and_cite_the_change_page(tmp_path, declared):
     n = man["used_sources"].index(whatsnew) + 1
     assert re.search(rf"New in 2\.0: .*QEP 654.* \[{n}\]", text)
     assert "Added in 2.0: Added the TaskCrew class" in text
+    # the Sources list shows the versions a source documents, never the site's build date as a publication date
+    assert f"{whatsnew} (changes in 2.0)" in text and "(2026-10-07)" not in text
     assert re.search(r"Deprecated in 2\.0, removed in 2\.2: use quill\.net instead", text)
     # older versions are not news: the 1.4 marker and the 1.9 release notes are never presented
     assert "legacy spawn helper" not in text and "pattern matching" not in text
