@@ -246,13 +246,13 @@ def _neg_date(published: str | None) -> int:
 
 
 def score_item(item: SourceItem, cutoff_start: date, today: date, strict: bool, *, timeline: Timeline | None = None,
-               build_date: str | None = None) -> tuple[Candidate | None, str | None]:
+               build_date: str | None = None, changes: list[Change] | None = None) -> tuple[Candidate | None, str | None]:
     """Re-score an item's freshness against the run's cutoff; (None, reason) when a rule drops it.
 
     ``build_date``: the item's host is build-dated, so its freshness comes from its change entries only.
     """
     published = _parse_day(item.published)
-    changes = read_changes(item.changes)
+    changes = read_changes(item.changes) if changes is None else changes
     if changes:
         classify(changes, timeline or Timeline(today), cutoff_start, item.page_kind or "")
     if published is not None and published > today:
@@ -436,11 +436,12 @@ def rank_sources(
         report.items += 1
         host = normalize_host(item.host or _host_of(item.final_url or item.url))
         hosts.observe(host, item.published, item.modified)
-        for version, day in dated_releases(item):
+        changes = read_changes(item.changes) if item.changes else []
+        for version, day in dated_releases(changes):
             timeline.add(version, day, "page", item.final_url or item.url)
         tf, length = bm.observe(_page_text(item))
         build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
-        c, reason = score_item(item, cutoff_start, today, strict, timeline=timeline, build_date=build_date)
+        c, reason = score_item(item, cutoff_start, today, strict, timeline=timeline, build_date=build_date, changes=changes)
         if c is None:
             report.dropped[reason or "dropped"] += 1
             continue

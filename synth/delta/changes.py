@@ -113,10 +113,10 @@ def read_changes(raw) -> list[Change]:
     return out
 
 
-def dated_releases(item) -> list[tuple[str, str]]:
-    """(version, date) pairs an item prints: dated change entries."""
+def dated_releases(changes: list[Change]) -> list[tuple[str, str]]:
+    """(version, date) pairs a page prints: its dated change entries."""
     out = []
-    for c in read_changes(getattr(item, "changes", None)):
+    for c in changes:
         if c.date and parse_day(c.date):
             out.append((c.version, c.date))
     return list(dict.fromkeys(out))
