@@ -129,11 +129,13 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
     sources = bundle["sources"]
     if any(ch.get("status") == "post" for s in sources for ch in s.get("changes") or []):
         return _delta_skill(bundle, topic=topic, name=name)
-    if not any(s.get("post_cutoff") for s in sources):
+    # honestly undated pages (no date found; not a build-dated site) may still be new; pre-cutoff ones never are
+    undated = [s for s in sources if not s.get("published") and not s.get("build_date")]
+    if not any(s.get("post_cutoff") for s in sources) and not undated:
         return _nothing_new_skill(bundle, topic=topic, name=name)
     # Claims and code only from sources at or above the structure-only line (DESIGN §5), fresh ones first.
     usable = [s for s in sources if float(s.get("authority", 0)) >= STRUCTURE_ONLY_BELOW] or sources
-    fresh = [s for s in usable if s.get("post_cutoff")] or usable
+    fresh = [s for s in usable if s.get("post_cutoff")] or [s for s in usable if s in undated] or undated
     instructions: list[str] = []
     deprecations: list[str] = []
     seen: set[str] = set()
@@ -188,7 +190,9 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
         "",
         f"Compiled extractively by skill3, without a language model, from {len(sources)} source(s) about {topic_title} "
         f"ranked by authority and freshness against the {cutoff} cutoff of {bundle['target_model']}. Each statement below "
-        "is quoted from the source cited after it. Use it when a task touches what changed after that cutoff.",
+        "is quoted from the source cited after it. Use it when a task touches what changed after that cutoff."
+        + ("" if any(x.get("post_cutoff") for x in fresh) else
+           " No source is dated after the cutoff: these statements come from undated sources and are not confirmed as new."),
         "",
         "## Instructions",
         "",

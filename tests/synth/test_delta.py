@@ -249,3 +249,23 @@ def test_entry_selection_takes_the_best_entries_across_sources(tmp_path):
     # the pre-cutoff page comes after every source with post-cutoff entries, if at all
     urls = [c.url for c in sel.sources]
     assert "http://d.example/library/old.html" not in urls[:2]
+
+
+@pytest.mark.parametrize("sources, expect", [
+    # only pre-cutoff sources: nothing is presented as new
+    ([{"published": "2020-01-01", "post_cutoff": False}], "nothing new after"),
+    # a build-dated page without post-cutoff changes is not news either
+    ([{"published": "2026-10-07", "build_date": "2026-10-07", "post_cutoff": False}], "nothing new after"),
+    # an honestly undated page may be new: quoted, and said to be unconfirmed
+    ([{"published": None, "post_cutoff": False}], "not confirmed as new"),
+    ([{"published": "2026-05-01", "post_cutoff": True}], "what changed after"),
+])
+def test_extractive_never_presents_old_sources_as_new(sources, expect):
+    from synth.extractive import extractive_skill
+
+    srcs = [{"n": i, "url": f"https://x.example/{i}", "title": "t", "authority": 0.5,
+             "excerpts": ["The frobnicator now accepts a timeout argument for every call it makes."], "code_blocks": [], **s}
+            for i, s in enumerate(sources, 1)]
+    text = extractive_skill({"cutoff": "2026-01", "target_model": "m", "sources": srcs}, topic="frob", name="frob")
+    assert expect in text
+    assert ("frobnicator now accepts" in text) is (expect != "nothing new after")
