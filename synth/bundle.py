@@ -456,6 +456,8 @@ def rank_sources(
     # Final statistics: re-score what pass 1 kept.
     detected = hosts.build_dated()
     build_dated = {**detected, **declared}
+    item_build_dates = {normalize_host(c.item.host or _host_of(c.url)): c.build_date for c in heap.ranked() if c.build_date}
+    timeline.reject_build_dates({**item_build_dates, **build_dated}, lambda url: normalize_host(_host_of(url)))
     rescored: list[Candidate] = []
     for c in heap.ranked():
         host = normalize_host(c.item.host or _host_of(c.url))

@@ -105,6 +105,30 @@ class Timeline:
         self._cache.clear()
         return True
 
+    def reject_build_dates(self, build_dated: dict[str, str], host_of) -> int:
+        """Drop claims made by a page of a build-dated host on exactly its build date ("Release: 3.11.2, Date: <build>"
+        is the build, not the release); returns how many were dropped (each recorded in ``rejected``)."""
+        dropped = 0
+        for key in list(self.claims):
+            kept = []
+            for c in self.claims[key]:
+                day = build_dated.get(host_of(c.url or "")) if c.url else None
+                if day and c.date.isoformat() == str(day)[:10]:
+                    dropped += 1
+                    if len(self.rejected) < 50:
+                        self.rejected.append({"version": key, "date": c.date.isoformat(), "source": c.source, "url": c.url,
+                                              "reason": "the build date of the page's host"})
+                else:
+                    kept.append(c)
+            if kept:
+                self.claims[key] = kept
+            else:
+                del self.claims[key]
+                self._parsed.pop(key, None)
+        if dropped:
+            self._cache.clear()
+        return dropped
+
     def date_of(self, key: str) -> DateClaim | None:
         """The chosen claim for an exact version: the earliest plausible date."""
         claims = self.claims.get(key)
