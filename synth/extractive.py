@@ -47,10 +47,10 @@ MAX_DELTA_INSTRUCTIONS = 48
 MAX_DELTA_PER_SOURCE = 32  # a change page; a page with version markers gets MAX_PER_SOURCE
 MAX_DELTA_CHARS = 300
 _MARKER_ONLY = re.compile(
-    r"^\s*(?:\*+|_+)?(?:new|added|changed|deprecated|removed)(?: in| since)?(?: version)?\s+v?[\w.+-]+(?:,\s*(?:will be )?removed in(?: version)?\s+v?[\w.+-]+)?\s*[.:]?(?:\*+|_+)?\s*$", re.I)
+    r"^\s*(?:\*+|_+)?(?:new|added|changed|deprecated|removed)(?: in| since)?(?: version)?\s+v?\d[\w.+-]*(?:,\s*(?:will be )?removed in(?: version)?\s+v?\d[\w.+-]*)?\s*[.:]?(?:\*+|_+)?\s*$", re.I)
 _MARKER_PREFIX = re.compile(
-    r"^(?:New|Added|Changed|Deprecated|Removed)(?: in| since)?(?: version)? v?[\w.+-]+(?:,\s*(?:and )?(?:will be )?removed in(?: version)? v?[\w.+-]+)?\s*:\s*", re.I)
-_MARKER_SENTENCE = re.compile(r"(?:^|(?<=[.!?]\s))(?:New|Added) in version\s+v?[\w.+-]+\.?(?=\s|$)", re.I)
+    r"^(?:New|Added|Changed|Deprecated|Removed)(?: in| since)?(?: version)? v?\d[\w.+-]*(?:,\s*(?:and )?(?:will be )?removed in(?: version)? v?\d[\w.+-]*)?\s*:\s*", re.I)
+_MARKER_SENTENCE = re.compile(r"(?:^|(?<=[.!?]\s))(?:New|Added) in version\s+v?\d[\w.+-]*\.?(?=\s|$)", re.I)
 
 
 def _entry_text(excerpt: str, tag: str) -> str:

@@ -280,3 +280,8 @@ def test_a_release_date_equal_to_the_hosts_build_date_is_rejected():
     assert t.reject_build_dates({"docs.example": "2026-10-07"}, _host_of) == 1
     assert [r["version"] for r in t.entries()] == ["3.11.0", "3.11.1"]
     assert t.rejected[-1]["reason"] == "the build date of the page's host"
+
+
+@pytest.mark.parametrize("excerpt", ["New features: the parser is faster.", "Added ordering: sort keys are stable."])
+def test_entry_text_keeps_prose_that_only_looks_like_a_marker(excerpt):
+    assert _entry_text(excerpt, "") == excerpt
