@@ -28,7 +28,7 @@ from datetime import date
 
 from packaging.version import Version
 
-from synth.delta.versions import canonical, parse_version, series, starts_series
+from synth.delta.versions import parse_version, series, starts_series
 
 EARLIEST_PLAUSIBLE = date(1980, 1, 1)
 

@@ -46,9 +46,3 @@ def series(v: Version) -> tuple[int, int]:
 def starts_series(v: Version) -> bool:
     """A final release that opens its series: ``3.11`` or ``3.11.0`` (not ``3.11.2``, not ``3.11.0rc1``)."""
     return not v.is_prerelease and all(x == 0 for x in v.release[2:])
-
-
-def canonical(text: str) -> str:
-    """A stable key for a version string (``v3.11`` and ``3.11`` are one), the text itself when unparsable."""
-    v = parse_version(text)
-    return str(v) if v is not None else str(text).strip()
