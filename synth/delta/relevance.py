@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*", re.I)
+_WORDCHAR = re.compile(r"[a-z0-9_]").match
 K1 = 1.2
 B = 0.75
 STOPWORDS = frozenset(
@@ -66,17 +67,18 @@ class BM25:
     def observe(self, text: str) -> tuple[Counter, int]:
         """Count a document into the statistics; returns its (query-term counts, length) for ``score``.
 
-        A substring test, then a word-bounded count, per query term; the length is the whitespace word count
+        A substring test, then a word-bounded count, per query term; the length is the whitespace count
         (the same for every document, so the length normalisation is consistent).
         """
         low = text.lower()
         tf = Counter()
-        for term, find in self._finders:
+        for term, finditer in self._finders:
             if term in low:  # C substring search first: most documents miss most terms
-                n = len(find(low))
+                # a pattern that starts with the literal term is searched at C speed; the left word boundary is checked here
+                n = sum(1 for m in finditer(low) if m.start() == 0 or not _WORDCHAR(low[m.start() - 1]))
                 if n:
                     tf[term] = n
-        length = len(text.split())
+        length = text.count(" ") + text.count("\n") + 1
         self.docs += 1
         self.total_len += length
         self.df.update(tf.keys())
@@ -84,7 +86,7 @@ class BM25:
 
     def __post_init__(self) -> None:
         self._set = frozenset(self.terms)
-        self._finders = [(t, re.compile(rf"\b{re.escape(t)}\b").findall) for t in self.terms]
+        self._finders = [(t, re.compile(rf"{re.escape(t)}(?![a-z0-9_])").finditer) for t in self.terms]
 
     def idf(self, term: str) -> float:
         n = self.df.get(term, 0)

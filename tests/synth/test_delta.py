@@ -285,3 +285,10 @@ def test_a_release_date_equal_to_the_hosts_build_date_is_rejected():
 @pytest.mark.parametrize("excerpt", ["New features: the parser is faster.", "Added ordering: sort keys are stable."])
 def test_entry_text_keeps_prose_that_only_looks_like_a_marker(excerpt):
     assert _entry_text(excerpt, "") == excerpt
+
+
+@pytest.mark.parametrize("text, count", [("cpython python pythonic", 1), ("Python, python_x (python)", 2), ("go good gopher go", 2)])
+def test_bm25_counts_whole_words_only(text, count):
+    term = "go" if "go" in text.split() else "python"
+    tf, _n = BM25((term,)).observe(text)
+    assert tf[term] == count
