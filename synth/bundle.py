@@ -46,8 +46,21 @@ from synth.consensus import (
     item_snippets,
     shingles,
 )
+from synth.delta.changes import (
+    SUBJECT_CHARS,
+    Change,
+    HostDates,
+    classify,
+    dated_releases,
+    entry_score,
+    identifiers,
+    page_freshness,
+    read_changes,
+)
+from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
+from synth.delta.timeline import Timeline
 from synth.item import SourceItem
-from synth.scoring import combined_score, freshness, normalize_host
+from synth.scoring import combined_score, normalize_host
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 CHARS_PER_TOKEN = 3.5
@@ -59,6 +72,9 @@ MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few Mi
 MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 MAX_REPORTED_MALFORMED = 20
 MIN_SOURCE_TOKENS = 120  # a trimmed source keeps at least this much
+HEAP_SLACK = 2  # pass 1 keeps this many times the candidates: its scores are provisional (timeline, hosts, IDF still growing)
+MAX_ENTRIES_PER_SOURCE = 60  # post-cutoff change entries carried per source
+RELEVANCE_FLOOR = 0.4  # rank factor of a page that matches no query term
 
 
 class BundleError(ValueError):
@@ -189,6 +205,43 @@ class Candidate:
     excerpts: list[str] = field(default_factory=list)
     code_blocks: list[dict] = field(default_factory=list)  # {"text","language","consensus"}
     dropped_snippets: list[dict] = field(default_factory=list)
+    rank_score: float = 0.0  # combined score × delta × relevance × boilerplate prior × consensus: the ranking order
+    relevance: float = 0.0  # BM25 relevance of the page to the topic and queries, 0..1
+    boilerplate: bool = False
+    build_date: str | None = None  # the host is build-dated (declared by the crawl or detected here)
+    basis: str = ""  # what the freshness rests on
+    delta_factor: float = 1.0
+    changes: list[Change] = field(default_factory=list)
+    delta: list[Change] = field(default_factory=list)  # post-cutoff change entries, best first
+    term_counts: dict = field(default_factory=dict)
+    length: int = 0
+
+    @property
+    def has_delta(self) -> bool:
+        return bool(self.delta) or any(ch.post for ch in self.changes)
+
+    def reasons(self) -> list[str]:
+        """Why this source ranks where it does, in words (for --dry-run and run.json)."""
+        out = []
+        post = [ch for ch in self.changes if ch.post]
+        if post:
+            versions = sorted({ch.status.label() for ch in post})
+            out.append(f"{len(post)} post-cutoff change entr{'y' if len(post) == 1 else 'ies'} ({'; '.join(versions[:3])})")
+            hl = sum(1 for ch in post if ch.highlight)
+            if hl:
+                out.append(f"{hl} in a highlights/summary section")
+        elif self.changes:
+            out.append(f"{len(self.changes)} change entries, none post-cutoff (not primary evidence)")
+        if self.build_date:
+            out.append(f"build-dated host ({self.build_date}): the page date is ignored")
+        out.append(f"freshness: {self.basis} (recency {self.recency_weight})")
+        out.append(f"authority {self.authority:.2f} ({self.item.authority_reason or 'recorded'})")
+        out.append(f"relevance {self.relevance:.2f}")
+        if self.boilerplate:
+            out.append("boilerplate page (about/copyright/index…): damped")
+        if self.consensus_count > 1:
+            out.append(f"consensus: {self.consensus_count} independent hosts")
+        return out
 
     @property
     def url(self) -> str:
@@ -206,8 +259,16 @@ class Candidate:
         self.item.redactions = item.redactions
 
     def rank_key(self) -> tuple:
-        # Highest combined score first; then authority, freshness, date; URL breaks ties deterministically.
-        return (-self.combined_score, -self.authority, not self.post_cutoff, _neg_date(self.item.published), self.url)
+        # Pages with post-cutoff change entries first; then the rank score, authority, freshness, date; URL breaks ties.
+        return (not self.has_delta, -self.rank_score, -self.authority, not self.post_cutoff, _neg_date(self.item.published), self.url)
+
+    def rescore(self, consensus: bool = False) -> None:
+        rel = RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * self.relevance
+        n_post = sum(1 for ch in self.changes if ch.post)
+        breadth = 1 + 0.1 * math.log2(1 + n_post)
+        agree = 1 + 0.1 * math.log2(self.consensus_count) if consensus and self.consensus_count > 1 else 1.0
+        self.rank_score = round(self.combined_score * self.delta_factor * breadth * rel
+                                * (BOILERPLATE_PRIOR if self.boilerplate else 1.0) * agree, 6)
 
 
 def _neg_date(published: str | None) -> int:
@@ -215,24 +276,43 @@ def _neg_date(published: str | None) -> int:
     return -d.toordinal() if d else 0
 
 
-def score_item(item: SourceItem, cutoff_start: date, today: date, strict: bool) -> tuple[Candidate | None, str | None]:
-    """Re-score an item's freshness against the run's cutoff; (None, reason) when a rule drops it."""
+def score_item(item: SourceItem, cutoff_start: date, today: date, strict: bool, *, timeline: Timeline | None = None,
+               build_date: str | None = None, changes: list[Change] | None = None) -> tuple[Candidate | None, str | None]:
+    """Re-score an item's freshness against the run's cutoff; (None, reason) when a rule drops it.
+
+    ``build_date``: the item's host is build-dated, so its freshness comes from its change entries only.
+    """
     published = _parse_day(item.published)
-    f = freshness(published, cutoff_start, today, strict=strict)
+    changes = read_changes(item.changes) if changes is None else changes
+    if changes:
+        classify(changes, timeline or Timeline(today), cutoff_start, item.page_kind or "")
+    if published is not None and published > today:
+        return None, "future_dated"
+    f = page_freshness(published, changes, build_dated=bool(build_date), cutoff_start=cutoff_start, today=today, strict=strict)
     if f.drop_reason:
         return None, f.drop_reason
     auth = max(0.0, min(1.0, float(item.authority)))
-    return (
-        Candidate(
-            item=item,
-            where="",
-            authority=auth,
-            recency_weight=f.recency_weight,
-            post_cutoff=f.post_cutoff,
-            combined_score=combined_score(auth, f.recency_weight),
-        ),
-        None,
+    c = Candidate(
+        item=item,
+        where="",
+        authority=auth,
+        recency_weight=f.recency_weight,
+        post_cutoff=f.post_cutoff,
+        combined_score=combined_score(auth, f.recency_weight),
+        boilerplate=is_boilerplate(item.final_url or item.url, item.title),
+        build_date=build_date,
+        basis=f.basis,
+        delta_factor=f.delta_factor,
+        changes=changes,
     )
+    return c, None
+
+
+def _page_text(item: SourceItem) -> str:
+    """Title and excerpts (change texts when the page has no excerpts: extraction usually puts them in both)."""
+    if item.excerpts:
+        return " ".join([item.title or "", *item.excerpts])
+    return " ".join([item.title or "", *(ch.get("text", "") for ch in item.changes if isinstance(ch, dict) and isinstance(ch.get("text"), str))])
 
 
 class _Heap:
@@ -345,10 +425,11 @@ def fast_shingles(text: str, k: int = 3) -> frozenset[tuple]:
 
 @dataclass
 class Ranked:
-    """Pass results: ranked candidates with consensus applied, and the read report."""
+    """Pass results: ranked candidates with consensus applied, the read report, and the delta record."""
 
     candidates: list[Candidate]
     report: ReadReport
+    delta: dict = field(default_factory=dict)  # timeline, boundary, build-dated hosts, relevance query
 
 
 def rank_sources(
@@ -358,24 +439,69 @@ def rank_sources(
     today: date,
     strict: bool = False,
     max_candidates: int = DEFAULT_MAX_SOURCES * CANDIDATES_PER_SOURCE,
+    topic: str = "",
+    queries: list[str] | tuple[str, ...] = (),
+    crawl_meta: dict | None = None,
 ) -> Ranked:
+    """Read, score and rank the run; consensus, relevance and the delta (timeline, change entries) applied.
+
+    Pass 1 keeps ``HEAP_SLACK`` × ``max_candidates`` on provisional scores (the timeline, the
+    build-dated hosts and the BM25 statistics grow while the run is read); the kept candidates
+    are then re-scored with the final statistics and cut to ``max_candidates``.
+    """
     report = ReadReport()
-    heap = _Heap(max_candidates)
+    meta = crawl_meta if isinstance(crawl_meta, dict) else {}
+    timeline = Timeline(today)
+    for row in meta.get("timeline") or []:
+        if isinstance(row, dict):
+            timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
+    declared = {normalize_host(h): str(d) for h, d in (meta.get("build_dated_hosts") or {}).items()} \
+        if isinstance(meta.get("build_dated_hosts"), dict) else {}
+    hosts = HostDates()
+    bm = BM25(query_terms(topic, *[q for q in queries if isinstance(q, str)]))
+    heap = _Heap(max_candidates * HEAP_SLACK)
     seen_any = False
     # Pass 1: score and keep the best candidates.
     for where, item in iter_items(paths, report):
         seen_any = True
         report.items += 1
-        c, reason = score_item(item, cutoff_start, today, strict)
+        host = normalize_host(item.host or _host_of(item.final_url or item.url))
+        hosts.observe(host, item.published, item.modified)
+        changes = read_changes(item.changes) if item.changes else []
+        for version, day in dated_releases(changes):
+            timeline.add(version, day, "page", item.final_url or item.url)
+        tf, length = bm.observe(_page_text(item))
+        build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
+        c, reason = score_item(item, cutoff_start, today, strict, timeline=timeline, build_date=build_date, changes=changes)
         if c is None:
             report.dropped[reason or "dropped"] += 1
             continue
         c.where = where
+        c.term_counts, c.length = tf, length
+        c.relevance = bm.relevance(tf, length)
+        c.rescore()
         heap.push(c)
     if not seen_any:
         detail = f" ({report.malformed} malformed line(s), first at {report.malformed_at[0]})" if report.malformed_at else ""
         raise BundleError(f"no valid source item in {', '.join(paths)}{detail}")
-    candidates = heap.ranked()
+    # Final statistics: re-score what pass 1 kept.
+    detected = hosts.build_dated()
+    build_dated = {**detected, **declared}
+    item_build_dates = {normalize_host(c.item.host or _host_of(c.url)): c.build_date for c in heap.ranked() if c.build_date}
+    timeline.reject_build_dates({**item_build_dates, **build_dated}, lambda url: normalize_host(_host_of(url)))
+    rescored: list[Candidate] = []
+    for c in heap.ranked():
+        host = normalize_host(c.item.host or _host_of(c.url))
+        bd = build_dated.get(host) or c.build_date
+        again, reason = score_item(c.item, cutoff_start, today, strict, timeline=timeline, build_date=bd)
+        if again is None:
+            report.dropped[reason or "dropped"] += 1
+            continue
+        again.where, again.term_counts, again.length = c.where, c.term_counts, c.length
+        again.relevance = bm.relevance(c.term_counts, c.length)
+        again.rescore()
+        rescored.append(again)
+    candidates = sorted(rescored, key=Candidate.rank_key)[:max_candidates]
     report.duplicates = 0
     # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
     votes = _Votes()
@@ -393,7 +519,45 @@ def rank_sources(
             votes.observe(text, host, auth)
     for c, snippets in zip(candidates, per_candidate):
         _apply_consensus(c, snippets, votes)
-    return Ranked(candidates, report)
+    _apply_delta(candidates, topic=topic, queries=queries)
+    for c in candidates:
+        c.rescore(consensus=True)
+    candidates.sort(key=Candidate.rank_key)
+    delta = {
+        "timeline": timeline.entries(),
+        "boundary": timeline.boundary(cutoff_start),
+        "rejected_dates": timeline.rejected,
+        "build_dated_hosts": {h: {"date": d, "how": "declared by the crawl" if h in declared else "detected: most pages share this date"}
+                              for h, d in sorted(build_dated.items())},
+        "relevance_query": list(bm.terms),
+        "post_cutoff_entries": sum(len(c.delta) for c in candidates),
+    }
+    return Ranked(candidates, report, delta)
+
+
+def _apply_delta(candidates: list[Candidate], *, topic: str, queries) -> None:
+    """Score every candidate's change entries (relevance against topic, queries and the page's title) and put the
+    post-cutoff ones, best first and tagged with version and date, in place of the page's excerpts."""
+    base = query_terms(topic, *[q for q in queries if isinstance(q, str)])
+    titles = {id(c): query_terms(c.item.title or "") for c in candidates}
+    terms = tuple(dict.fromkeys([*base, *(t for ts in titles.values() for t in ts)]))
+    bm = BM25(terms)
+    stats = {id(ch): bm.observe(ch.text) for c in candidates for ch in c.changes}
+    # names the new versions' release notes mention: a marker on one of them is a change the project itself highlighted
+    noted = {name for c in candidates for ch in c.changes if ch.post and ch.kind == "release" for name in identifiers(ch.text)}
+    for c in candidates:
+        own = frozenset(base) | frozenset(titles[id(c)])
+        for ch in c.changes:
+            tf, n = stats[id(ch)]
+            ch.relevance = bm.relevance({t: k for t, k in tf.items() if t in own}, n, terms=tuple(own))
+            ch.in_release_notes = ch.kind != "release" and bool(noted & identifiers(ch.text[:SUBJECT_CHARS]))
+            ch.score = entry_score(ch, c.authority)
+        post = sorted((ch for ch in c.changes if ch.post), key=lambda ch: (-ch.score, ch.index))
+        c.delta = post[:MAX_ENTRIES_PER_SOURCE]
+        if c.delta:
+            c.excerpts = [ch.render() for ch in c.delta]
+            shown = " ".join(" ".join(ch.text.split()) for ch in c.delta)
+            c.code_blocks = [cb for cb in c.code_blocks if " ".join(cb["text"].split())[:200] in shown]
 
 
 def _host_of(url: str) -> str:
@@ -489,6 +653,43 @@ def _trim(c: Candidate, max_tokens: int) -> Candidate:
     return Candidate(**{**c.__dict__, "excerpts": excerpts, "code_blocks": blocks})
 
 
+def _select_entries(sources: list[Candidate], budget: int) -> tuple[list[Candidate], int]:
+    """Fill ``budget`` with the best-scored change entries across ``sources`` (a source's header is paid once, when
+    its first entry is taken); returns copies of the sources holding only their chosen entries, and the tokens used."""
+    header = [estimate_tokens(render_source(0, c, [], [])) for c in sources]
+    units = sorted(
+        (-ch.score, si, ei, estimate_tokens(text) + 1)
+        for si, c in enumerate(sources) for ei, (text, ch) in enumerate(zip(c.excerpts, c.delta))
+    )
+    picked: dict[int, list[int]] = {}
+    used = 0
+    for _neg, si, ei, tokens in units:
+        extra = tokens + (0 if si in picked else header[si])
+        if used + extra > budget:
+            continue
+        picked.setdefault(si, []).append(ei)
+        used += extra
+    out = []
+    for si, c in enumerate(sources):
+        if si in picked:
+            idx = sorted(picked[si])
+            out.append(Candidate(**{**c.__dict__, "excerpts": [c.excerpts[i] for i in idx], "delta": [c.delta[i] for i in idx],
+                                    "code_blocks": []}))
+    return out, sum(source_tokens(c) for c in out)
+
+
+def _fair_shares(demands: list[int], budget: int) -> list[int]:
+    """Water-filling: each demand gets at most an equal share of what the smaller demands left."""
+    shares = [0] * len(demands)
+    left = budget
+    order = sorted(range(len(demands)), key=lambda i: demands[i])
+    for k, i in enumerate(order):
+        fair = left // (len(order) - k)
+        shares[i] = min(demands[i], fair)
+        left -= shares[i]
+    return shares
+
+
 def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: int = DEFAULT_MAX_SOURCES, can_condense: bool = True) -> Selection:
     """Choose the sources the synthesizer sees within ``budget`` tokens.
 
@@ -506,15 +707,40 @@ def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: in
             "map-reduce", budget, pool, tokens=total,
             note=f"evidence ({total} tokens) exceeds the budget ({budget}): each source is condensed by the model, then synthesised",
         )
-    first = [c for c in pool if c.authority >= AUTHORITATIVE and c.post_cutoff]
-    rest = [c for c in pool if not (c.authority >= AUTHORITATIVE and c.post_cutoff)]
+    def primary(c: Candidate) -> bool:  # post-cutoff change entries, or an authoritative post-cutoff page
+        return bool(c.delta) or (c.authority >= AUTHORITATIVE and c.post_cutoff)
+
+    first = [c for c in pool if primary(c)]
+    rest = [c for c in pool if not primary(c)]
     chosen: list[Candidate] = []
     trimmed: list[str] = []
     excluded: list[str] = []
     remaining = budget
-    if first and sum(source_tokens(c) for c in first) > budget:
-        share = max(MIN_SOURCE_TOKENS, budget // len(first))
-        for c in first:
+    # change entries compete across every candidate, not only the first max_sources pages
+    delta_sources = [c for c in candidates if c.delta]
+    if delta_sources and sum(source_tokens(c) for c in delta_sources) > budget:
+        # ranking on snippets: the best change entries of all sources, whatever page they are on
+        chosen, used = _select_entries(delta_sources, budget)
+        kept = {c.url: c for c in chosen}
+        trimmed = [c.url for c in delta_sources if c.url in kept and source_tokens(kept[c.url]) < source_tokens(c)]
+        excluded = [c.url for c in delta_sources if c.url not in kept]
+        remaining -= used
+        for c in (c for c in pool if not c.delta):
+            need = source_tokens(c)
+            if need <= remaining:
+                chosen.append(c)
+                remaining -= need
+            elif remaining >= MIN_SOURCE_TOKENS:
+                chosen.append(_trim(c, remaining))
+                trimmed.append(c.url)
+                remaining -= source_tokens(chosen[-1])
+            else:
+                excluded.append(c.url)
+    elif first and sum(source_tokens(c) for c in first) > budget:
+        # max-min fair shares: small sources fit whole, the large ones split what is left
+        shares = _fair_shares([source_tokens(c) for c in first], budget)
+        for c, share in zip(first, shares):
+            share = max(MIN_SOURCE_TOKENS, share)
             t = _trim(c, share) if source_tokens(c) > share else c
             if t is not c:
                 trimmed.append(c.url)
@@ -543,9 +769,15 @@ def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: in
     )
 
 
-def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutoff: str) -> dict:
-    """The seed SPEC §4.1.1 context bundle."""
-    return {
+def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutoff: str, delta: dict | None = None) -> dict:
+    """The seed SPEC §4.1.1 context bundle, plus each source's post-cutoff change entries.
+
+    Sources with post-cutoff change entries come first (their excerpts *are* those entries, tagged
+    ``[3.11, released 2022-10-24] Added: …``), so no pre-cutoff-version snippet is ever ahead of them.
+    ``changes[i]`` describes ``excerpts[i]`` (its text is the excerpt: vetted and redacted like the rest).
+    """
+    ordered = sorted(selection.sources, key=lambda c: not c.delta)  # stable: rank order within each group
+    bundle = {
         "skill_name": skill_name,
         "target_model": target_model,
         "cutoff": cutoff,
@@ -558,17 +790,32 @@ def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutof
                 "authority": c.authority,
                 "published": c.item.published,
                 "date_source": c.item.date_source,
+                "build_date": c.build_date,
                 "post_cutoff": c.post_cutoff,
                 "recency_weight": c.recency_weight,
                 "combined_score": c.combined_score,
+                "rank_score": c.rank_score,
                 "consensus_count": c.consensus_count,
+                "page_kind": c.item.page_kind or "",
                 "excerpts": c.excerpts,
+                "changes": [{**ch.to_dict(), "text": None, "tag": ch.tag()} for ch in c.delta[: len(c.excerpts)]],
                 "code_blocks": [cb["text"] for cb in c.code_blocks],
                 "code_languages": [cb.get("language", "") for cb in c.code_blocks],
             }
-            for i, c in enumerate(selection.sources, 1)
+            for i, c in enumerate(ordered, 1)
         ],
     }
+    if delta is not None:
+        bundle["delta"] = {"boundary": delta.get("boundary"),
+                           "post_cutoff_versions": _post_versions(ordered)}
+    return bundle
+
+
+def _post_versions(candidates: list[Candidate]) -> list[str]:
+    from synth.delta.versions import parse_version
+
+    labels = {ch.version: ch.status.label() for c in candidates for ch in c.delta}
+    return [labels[v] for v in sorted(labels, key=lambda v: (parse_version(v) is None, parse_version(v) or v), reverse=True)]
 
 
 def ranking_rows(candidates: list[Candidate], selection: Selection | None = None) -> list[dict]:
@@ -579,6 +826,8 @@ def ranking_rows(candidates: list[Candidate], selection: Selection | None = None
             "url": c.url,
             "title": c.item.title,
             "combined_score": c.combined_score,
+            "rank_score": c.rank_score,
+            "relevance": c.relevance,
             "authority": c.authority,
             "authority_reason": c.item.authority_reason,
             "recency_weight": c.recency_weight,
@@ -591,6 +840,10 @@ def ranking_rows(candidates: list[Candidate], selection: Selection | None = None
             "dropped_snippets": len(c.dropped_snippets),
             "query": c.item.query,
             "discovery": c.item.discovery,
+            "build_date": c.build_date,
+            "freshness_basis": c.basis,
+            "post_cutoff_changes": sum(1 for ch in c.changes if ch.post),
+            "reasons": c.reasons(),
         }
         for i, c in enumerate(candidates, 1)
     ]

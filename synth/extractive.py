@@ -53,13 +53,101 @@ def _fence_for(code: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+MAX_DELTA_INSTRUCTIONS = 48
+MAX_DELTA_PER_SOURCE = 32  # a change page; a page with version markers gets MAX_PER_SOURCE
+MAX_DELTA_CHARS = 300
+_MARKER_ONLY = re.compile(
+    r"^\s*(?:\*+|_+)?(?:new|added|changed|deprecated|removed)(?: in| since)?(?: version)?\s+v?\d[\w.+-]*(?:,\s*(?:will be )?removed in(?: version)?\s+v?\d[\w.+-]*)?\s*[.:]?(?:\*+|_+)?\s*$", re.I)
+_MARKER_PREFIX = re.compile(
+    r"^(?:New|Added|Changed|Deprecated|Removed)(?: in| since)?(?: version)? v?\d[\w.+-]*(?:,\s*(?:and )?(?:will be )?removed in(?: version)? v?\d[\w.+-]*)?\s*:\s*", re.I)
+_MARKER_SENTENCE = re.compile(r"(?:^|(?<=[.!?]\s))(?:New|Added) in version\s+v?\d[\w.+-]*\.?(?=\s|$)", re.I)
+
+
+def _entry_text(excerpt: str, tag: str) -> str:
+    """The change text of a bundle excerpt (its ``[version, date] Kind:`` tag removed, bare marker sentences dropped)."""
+    text = excerpt[len(tag) + 1:] if tag and excerpt.startswith(tag) else excerpt
+    text = " ".join(text.lstrip(": ").split())
+    text = _MARKER_SENTENCE.sub("", text).strip()
+    text = _MARKER_PREFIX.sub("", text)
+    text = re.sub(r"^#+\s*", "", text)
+    text = text.replace("¶", "").strip()
+    if len(text) > MAX_DELTA_CHARS:
+        text = text[: MAX_DELTA_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return text
+
+
+def _delta_lines(sources: list[dict]) -> tuple[list[str], list[str], list[dict]]:
+    """Instructions and Modern-vs-deprecated lines from the sources' post-cutoff change entries, each cited."""
+    entries = []
+    for s in sources:
+        for i, (ex, ch) in enumerate(zip(s.get("excerpts", []), s.get("changes") or [])):
+            if ch.get("status") != "post":
+                continue
+            text = _entry_text(ex, ch.get("tag", ""))
+            if len(text) < 3 or _MARKER_ONLY.match(text) or (text.endswith(":") and len(text) < 80):
+                continue  # a bare marker, or a list's lead-in ("New syntax features:")
+            if _flagged(text):
+                continue
+            entries.append((s, i, ch, text))
+    # highlights first, then by score; a source's own order breaks ties
+    entries.sort(key=lambda e: (not e[2].get("highlight"), -float(e[2].get("score") or 0), e[0]["n"], e[1]))
+    instructions: list[str] = []
+    deprecations: list[str] = []
+    per_source: dict[int, int] = {}
+    seen: set[str] = set()
+    for s, _i, ch, text in entries:
+        key = " ".join(text.lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        label = _label(ch)
+        line = f"- {label}: {_quote(text)} [{s['n']}]"
+        deprecating = ch.get("kind") in ("deprecated", "removed") or (ch.get("kind") == "release" and DEPRECATION.search(text))
+        if deprecating and not ch.get("highlight"):
+            if len(deprecations) < MAX_DEPRECATIONS:
+                deprecations.append(line)
+            continue
+        cap = MAX_DELTA_PER_SOURCE if s.get("page_kind") == "change" or any(
+            c.get("kind") == "release" for c in s.get("changes") or []) else MAX_PER_SOURCE
+        if per_source.get(s["n"], 0) >= cap or len(instructions) >= MAX_DELTA_INSTRUCTIONS:
+            continue
+        per_source[s["n"]] = per_source.get(s["n"], 0) + 1
+        instructions.append(line)
+    return instructions, deprecations, [e[0] for e in entries]
+
+
+def _label(ch: dict) -> str:
+    v = ch.get("version") or "?"
+    kind = ch.get("kind")
+    if kind == "added":
+        return f"Added in {v}"
+    if kind == "changed":
+        return f"Changed in {v}"
+    if kind == "deprecated":
+        return f"Deprecated in {v}" + (f", removed in {ch['removed_in']}" if ch.get("removed_in") else "")
+    if kind == "removed":
+        return f"Removed in {v}"
+    return f"New in {v}"
+
+
 def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
-    """A SKILL.md draft (frontmatter + body) from the bundle; the post-processor finishes it."""
+    """A SKILL.md draft (frontmatter + body) from the bundle; the post-processor finishes it.
+
+    With post-cutoff change entries (version markers, change-page sections of new versions) the
+    Instructions and "Modern vs deprecated" are built from them, each line naming its version.
+    Without any fresh source nothing is presented as new: the skill says so.
+    """
     cutoff = bundle["cutoff"]
     sources = bundle["sources"]
+    if any(ch.get("status") == "post" for s in sources for ch in s.get("changes") or []):
+        return _delta_skill(bundle, topic=topic, name=name)
+    # honestly undated pages (no date found; not a build-dated site) may still be new; pre-cutoff ones never are
+    undated = [s for s in sources if not s.get("published") and not s.get("build_date")]
+    if not any(s.get("post_cutoff") for s in sources) and not undated:
+        return _nothing_new_skill(bundle, topic=topic, name=name)
     # Claims and code only from sources at or above the structure-only line (DESIGN §5), fresh ones first.
     usable = [s for s in sources if float(s.get("authority", 0)) >= STRUCTURE_ONLY_BELOW] or sources
-    fresh = [s for s in usable if s.get("post_cutoff")] or usable
+    fresh = [s for s in usable if s.get("post_cutoff")] or [s for s in usable if s in undated] or undated
     instructions: list[str] = []
     deprecations: list[str] = []
     seen: set[str] = set()
@@ -77,23 +165,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
             elif taken < MAX_PER_SOURCE and len(instructions) < MAX_INSTRUCTIONS:
                 instructions.append(line)
                 taken += 1
-    examples: list[str] = []
-    blocks: dict[str, tuple[list[dict], str, str]] = {}  # identical code from several sources is shown once
-    for s in fresh:
-        langs = s.get("code_languages") or [""] * len(s.get("code_blocks", []))
-        for code, lang in zip(s.get("code_blocks", []), langs):
-            if _flagged(f"```\n{code}\n```"):
-                continue
-            key = " ".join(code.split())
-            if key in blocks:
-                if s not in blocks[key][0]:
-                    blocks[key][0].append(s)
-            else:
-                blocks[key] = ([s], code, lang)
-    for srcs, code, lang in list(blocks.values())[:MAX_EXAMPLES]:
-        fence = _fence_for(code)
-        origin = ", ".join(f"{_quote(' '.join(_title(s).split()))} [{s['n']}]" for s in srcs)
-        examples.append(f"From {origin}:\n\n{fence}{re.sub(r'[^A-Za-z0-9_+-]', '', lang or '')}\n{code.rstrip()}\n{fence}")
+    examples = _examples(fresh)
 
     topics = []
     for s in fresh[:5]:
@@ -116,7 +188,9 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
         "",
         f"Compiled extractively by skill3, without a language model, from {len(sources)} source(s) about {topic_title} "
         f"ranked by authority and freshness against the {cutoff} cutoff of {bundle['target_model']}. Each statement below "
-        "is quoted from the source cited after it. Use it when a task touches what changed after that cutoff.",
+        "is quoted from the source cited after it. Use it when a task touches what changed after that cutoff."
+        + ("" if any(x.get("post_cutoff") for x in fresh) else
+           " No source is dated after the cutoff: these statements come from undated sources and are not confirmed as new."),
         "",
         "## Instructions",
         "",
@@ -135,6 +209,97 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
 def _title(source: dict) -> str:
     title = source.get("title") or ""
     return source["url"] if not title or _flagged(title) else title
+
+
+def _examples(fresh: list[dict]) -> list[str]:
+    """Code blocks of the fresh sources, fenced, each with its origin; identical code from several sources is
+    shown once; code the built-in screen flags is never quoted."""
+    examples: list[str] = []
+    blocks: dict[str, tuple[list[dict], str, str]] = {}
+    for s in fresh:
+        langs = s.get("code_languages") or [""] * len(s.get("code_blocks", []))
+        for code, lang in zip(s.get("code_blocks", []), langs):
+            if _flagged(f"```\n{code}\n```"):
+                continue
+            key = " ".join(code.split())
+            if key in blocks:
+                if s not in blocks[key][0]:
+                    blocks[key][0].append(s)
+            else:
+                blocks[key] = ([s], code, lang)
+    for srcs, code, lang in list(blocks.values())[:MAX_EXAMPLES]:
+        fence = _fence_for(code)
+        origin = ", ".join(f"{_quote(' '.join(_title(s).split()))} [{s['n']}]" for s in srcs)
+        examples.append(f"From {origin}:\n\n{fence}{re.sub(r'[^A-Za-z0-9_+-]', '', lang or '')}\n{code.rstrip()}\n{fence}")
+    return examples
+
+
+def _frontmatter(name: str, description: str, title: str) -> list[str]:
+    return ["---", f"name: {name}", "description: " + _yaml_str(description), "---", title, ""]
+
+
+def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
+    cutoff = bundle["cutoff"]
+    sources = bundle["sources"]
+    instructions, deprecations, used = _delta_lines(sources)
+    delta_sources = [s for s in sources if any(ch.get("status") == "post" for ch in s.get("changes") or [])]
+    versions = (bundle.get("delta") or {}).get("post_cutoff_versions") or sorted(
+        {ch["version"] for s in delta_sources for ch in s.get("changes") or [] if ch.get("status") == "post"})
+    topic_title = display_topic(topic)
+    shown = "; ".join(versions[:4])
+    covered = "; ".join(dict.fromkeys(_quote(t.split(":", 1)[1].split("[")[0].strip()) for t in instructions[:6] if ":" in t))
+    description = (
+        f"What changed in {topic_title} after the {cutoff} training cutoff (versions {', '.join(v.split(',')[0] for v in versions[:4])}), "
+        f"quoted from version markers and release notes: {covered}. Use when working with {topic_title} features or APIs "
+        f"introduced or deprecated after {cutoff}."
+    )
+    lines = _frontmatter(name, description, f"# {topic_title}: what changed after {cutoff}")
+    lines += [
+        "## Overview / When to use",
+        "",
+        f"Compiled extractively by skill3, without a language model, from the version markers and release notes of "
+        f"{len(delta_sources)} source(s) about {topic_title}: only versions released after the {cutoff} cutoff of "
+        f"{bundle['target_model']} ({shown}). Each statement below names its version and is quoted from the source cited "
+        "after it. Use it when a task touches those versions.",
+        "",
+        "## Instructions",
+        "",
+        *instructions,
+        "",
+    ]
+    if deprecations:
+        lines += ["## Modern vs deprecated", "", *deprecations, ""]
+    examples = _examples(delta_sources)
+    if examples:
+        lines += ["## Examples", ""]
+        for e in examples:
+            lines += [e, ""]
+    return "\n".join(lines)
+
+
+def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
+    """No source is post-cutoff (by its date or its versions): say so, present nothing as new."""
+    cutoff = bundle["cutoff"]
+    topic_title = display_topic(topic)
+    boundary = (bundle.get("delta") or {}).get("boundary") or {}
+    last = boundary.get("last_pre_cutoff")
+    newest = f" The newest dated version in the sources, {last['version']} ({last['date']}), came out before the cutoff." if last else ""
+    description = (f"Notes that none of the sources about {topic_title} documents a change after the {cutoff} training cutoff. "
+                   f"Use when checking whether {topic_title} changed after {cutoff}.")
+    lines = _frontmatter(name, description, f"# {topic_title}: nothing new after {cutoff}")
+    lines += [
+        "## Overview / When to use",
+        "",
+        f"Compiled extractively by skill3 from {len(bundle['sources'])} source(s) about {topic_title}: none of them is "
+        f"published after the {cutoff} cutoff of {bundle['target_model']} or documents a version released after it.{newest} "
+        "What the model already knows applies; nothing here is new.",
+        "",
+        "## Instructions",
+        "",
+        f"- No change after {cutoff} was found: rely on what you know about {topic_title}, and check the sources when in doubt.",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def _yaml_str(text: str) -> str:

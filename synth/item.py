@@ -24,6 +24,9 @@ class CodeBlock:
     language: str = ""
 
 
+_FIELD_NAMES: dict[type, frozenset[str]] = {}  # from_dict runs once per line of a run: compute the names once
+
+
 @dataclass
 class SourceItem:
     url: str
@@ -50,6 +53,12 @@ class SourceItem:
     snippet_fingerprints: list[str] = field(default_factory=list)
     content_hash: str = ""
     redactions: int = 0
+    # The delta (written by extraction): version markers and change-page sections, one entry per annotated block:
+    # {"kind": added|changed|deprecated|removed|release, "version", "removed_in", "date", "text", "anchor", "heading"}
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    page_kind: str = ""  # "change" (what's new, release notes, changelog, migration guide) | "doc" | ""
+    page_version: str | None = None  # the version a change page is about
+    build_date: str | None = None  # the host is build-dated: most of its pages share this date
 
     @classmethod
     def field_names(cls) -> list[str]:
@@ -75,8 +84,11 @@ _KINDS = {
     "query": "str?", "authority": "number", "authority_reason": "str", "post_cutoff": "bool",
     "recency_weight": "number", "combined_score": "number", "excerpts": "texts", "code_blocks": "blocks",
     "consensus_count": "int", "agreeing_urls": "urls", "snippet_fingerprints": "texts", "content_hash": "str",
-    "redactions": "int",
+    "redactions": "int", "changes": "changes", "page_kind": "str", "page_version": "str?", "build_date": "str?",
 }
+# a version-marker / change-page entry: key → (kind, required)
+_CHANGE_KEYS = {"kind": ("str", True), "version": ("str", True), "removed_in": ("str?", False), "date": ("str?", False),
+                "text": ("str", True), "anchor": ("str?", False), "heading": ("str", False)}
 
 
 def _type_name(value: Any) -> str:
@@ -114,6 +126,15 @@ def _check(name: str, kind: str, value: Any) -> Any:
             raise ValueError(f"'{name}' is not a list of strings")
         cap = MAX_URL_CHARS if kind == "urls" else MAX_TEXT_CHARS
         return [v[:cap] for v in value]
+    if kind == "changes":
+        out = []
+        for entry in value:
+            if not isinstance(entry, dict) or any(entry.get(k) is None for k, (_, req) in _CHANGE_KEYS.items() if req):
+                raise ValueError(f"'{name}' is not a list of change objects ({', '.join(_CHANGE_KEYS)})")
+            checked = {k: _check(f"{name}[].{k}", kk, entry.get(k)) for k, (kk, _) in _CHANGE_KEYS.items()}
+            checked["text"] = checked["text"][:MAX_TEXT_CHARS]
+            out.append(checked)
+        return out
     blocks = []
     for block in value:  # "blocks"
         if not isinstance(block, dict) or not isinstance(block.get("text", ""), str) or not isinstance(block.get("language") or "", str):

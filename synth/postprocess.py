@@ -568,7 +568,10 @@ def sources_section(cited: list[int], ctx: SkillContext) -> str:
     for n in cited:
         s = by_n[n]
         title = clean_text(s.get("title") or "").replace("[", "(").replace("]", ")")
-        date = f" ({s['published']})" if s.get("published") else ""
+        date = f" ({s['published']})" if s.get("published") and not s.get("build_date") else ""  # a site build date is no publication date
+        versions = sorted({c["version"] for c in s.get("changes") or [] if c.get("status") == "post"})
+        if versions:
+            date = f" (changes in {', '.join(versions[:4])})"
         lines.append(f"- [{n}] {title + ' — ' if title else ''}{s['url']}{date}")
     return "\n".join(lines)
 

@@ -239,7 +239,9 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
 
     with state.phase("read_and_rank"):
         try:
-            ranked = rank_sources(paths, cutoff_start=cut.start, today=today_d, strict=strict_cutoff)
+            queries = crawl_meta.get("queries") or crawl_meta.get("planned_queries") or []
+            ranked = rank_sources(paths, cutoff_start=cut.start, today=today_d, strict=strict_cutoff, topic=topic,
+                                  queries=queries if isinstance(queries, list) else [], crawl_meta=crawl_meta)
         except BundleError as exc:
             raise SynthFailure(2, str(exc)) from None
     rep = ranked.report
@@ -261,7 +263,7 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
 
     if dry_run:
         sel = select_evidence(ranked.candidates, budget, can_condense=can_condense)
-        _print_dry_run(ranked, sel, budget, ctx_tokens, Console(highlight=False, soft_wrap=True, width=200))
+        _print_dry_run(ranked, sel, budget, ctx_tokens, Console(highlight=False, soft_wrap=True, width=200), cut.month)
         return 0
 
     if provider == "auto":
@@ -290,7 +292,7 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
         with state.phase("select"):
             # after a context-length error the bundle is shrunk (trimmed), not condensed with more calls
             sel = select_evidence(candidates, budget, can_condense=model is not None and shrunk is None)
-            bundle = to_bundle(sel, skill_name=name_hint, target_model=target_model, cutoff=cut.month)
+            bundle = to_bundle(sel, skill_name=name_hint, target_model=target_model, cutoff=cut.month, delta=ranked.delta)
         skill_ctx = SkillContext(topic=topic, target_model=target_model, cutoff=cut.month, learned_date=today_s, sources=bundle["sources"])
         try:
             with state.phase("synthesize"):
@@ -371,6 +373,7 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
         postprocess={"fixes": skill.fixes, "reprompted": reprompted}, verify=verify_info, lint=lint_info, vet=vet_info,
         timings=state.timings, warnings=state.warnings, strict_cutoff=strict_cutoff, fail_on_findings=fail_on_findings,
     )
+    man["delta"] = ranked.delta  # the version timeline, the cutoff's version boundary, build-dated hosts
     from synth.preview import render_preview
 
     atomic_write_text(out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
@@ -597,18 +600,39 @@ def write_skill(out_dir: Path, skill: Skill, owned: set[str] | frozenset[str] = 
     return dest, {"validator": f"skills-ref {version('skills-ref')}", "errors": []}
 
 
-def _print_dry_run(ranked, sel: Selection, budget: int, ctx_tokens: int, out: Console) -> None:
+def _print_dry_run(ranked, sel: Selection, budget: int, ctx_tokens: int, out: Console, cutoff: str = "") -> None:
     from rich.table import Table
 
+    delta = ranked.delta or {}
+    timeline = delta.get("timeline") or []
+    if timeline:
+        tl = Table(title=f"Version timeline ({len(timeline)} dated versions)")
+        for col in ("version", "released", "source", "url"):
+            tl.add_column(col, overflow="fold")
+        for row in timeline:
+            src = row["source"] + (" (conflicting dates: earliest kept)" if row.get("conflict") else "")
+            tl.add_row(row["version"], row["date"], src, row.get("url") or "-")
+        out.print(tl)
+    else:
+        out.print("version timeline: no dated version (markers of undated versions are never fresh)", markup=False)
+    b = delta.get("boundary") or {}
+    last, first = b.get("last_pre_cutoff"), b.get("first_post_cutoff")
+    out.print(
+        f"cutoff {cutoff} → version boundary: last pre-cutoff {last['version'] + ' (' + last['date'] + ')' if last else 'unknown'}, "
+        f"first post-cutoff {first['version'] + ' (' + first['date'] + ')' if first else 'none known'}; {b.get('rule', '')}",
+        markup=False,
+    )
+    for host, info in (delta.get("build_dated_hosts") or {}).items():
+        out.print(f"build-dated host {host}: {info['date']} ({info['how']}): its pages' freshness comes from their change entries", markup=False)
     table = Table(title=f"Ranked sources ({len(ranked.candidates)} candidates of {ranked.report.items} items)")
-    for col in ("#", "score", "authority", "date", "signal", "consensus", "tokens", "in bundle", "URL"):
+    for col in ("#", "score", "authority", "date", "signal", "consensus", "tokens", "in bundle", "URL", "why"):
         table.add_column(col, overflow="fold")
     chosen = {c.url for c in sel.sources}
     for i, c in enumerate(ranked.candidates, 1):
         table.add_row(
-            str(i), f"{c.combined_score:.3f}", f"{c.authority:.2f}", c.item.published or "undated",
+            str(i), f"{c.rank_score:.3f}", f"{c.authority:.2f}", c.item.published or "undated",
             c.item.date_source or "-", str(c.consensus_count), str(estimate_tokens_of(c)),
-            "yes" if c.url in chosen else "no", c.url,
+            "yes" if c.url in chosen else "no", c.url, "; ".join(c.reasons()),
         )
     out.print(table)
     out.print(

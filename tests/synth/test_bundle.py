@@ -144,7 +144,8 @@ def test_bundle_shape_follows_spec(tmp_path):
     for key in ("url", "authority", "published", "post_cutoff", "recency_weight", "combined_score", "consensus_count", "excerpts", "code_blocks"):
         assert key in s
     assert all(isinstance(c, str) for c in s["code_blocks"])
-    assert [x["combined_score"] for x in b["sources"]] == sorted((x["combined_score"] for x in b["sources"]), reverse=True)
+    # ranked by the rank score (combined score × delta × relevance × boilerplate prior × consensus)
+    assert [x["rank_score"] for x in b["sources"]] == sorted((x["rank_score"] for x in b["sources"]), reverse=True)
 
 
 @pytest.mark.parametrize("text, tokens", [("", 0), ("abcdefg", 2), ("x" * 3500, 1000)])

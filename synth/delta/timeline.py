@@ -1,0 +1,227 @@
+"""The topic's version timeline (which release came out when) and the cutoff's version boundary.
+
+Semantics: the **boundary** is the newest version released on or before the last day of the
+cutoff month; a version is **post-cutoff** when it was released after the cutoff month (on or
+after the first day of the next month). This differs on purpose from page freshness
+(:func:`synth.scoring.freshness`, where a page dated *in* the cutoff month is already fresh): a
+release is announced, documented and tried out before its date (alphas, betas, release
+candidates, What's New drafts), so a model trained through that month has seen a release of that
+month; a page of that month it may have missed.
+
+A version's date is, in this order:
+
+1. its own date (every claim collected; conflicting claims → the earliest plausible one, the
+   others recorded);
+2. for ``X.Y`` / ``X.Y.0``: the date of the first final release of the series (``3.11.0`` dates
+   ``3.11``);
+3. otherwise it is undated — but bounds from other series still place it when they are decisive
+   (feature series come out in order): a version whose series is newer than a series that opened
+   on or after the cutoff is post-cutoff ("after 3.10, 2021-10-04"); one whose series is older
+   than a series that opened before the cutoff is pre-cutoff. Anything else stays undated, and an
+   undated version is never fresh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from packaging.version import Version
+
+from synth.delta.versions import parse_version, series, starts_series
+
+EARLIEST_PLAUSIBLE = date(1980, 1, 1)
+
+POST, PRE, UNDATED = "post", "pre", "undated"
+
+
+def release_cut(cutoff_start: date) -> date:
+    """The first day after the cutoff month: versions released on or after it are post-cutoff."""
+    return date(cutoff_start.year + (cutoff_start.month == 12), cutoff_start.month % 12 + 1, 1)
+
+
+def parse_day(value) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class DateClaim:
+    date: date
+    source: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionStatus:
+    version: str
+    state: str  # "post" | "pre" | "undated"
+    date: date | None  # the release date (or the lower bound when inferred after a post-cutoff series)
+    how: str  # "dated", "series 3.11.0", "after 3.10 (2021-10-04)", "before 3.12 (…)", "no known date"
+
+    @property
+    def post(self) -> bool:
+        return self.state == POST
+
+    def label(self) -> str:
+        """``3.11, released 2022-10-24`` / ``3.12, released after 2021-10-04`` / ``3.13, undated``."""
+        if self.date is None:
+            return f"{self.version}, undated"
+        if self.how.startswith("after "):
+            return f"{self.version}, released after {self.date.isoformat()}"
+        return f"{self.version}, released {self.date.isoformat()}"
+
+
+@dataclass
+class Timeline:
+    today: date
+    claims: dict[str, list[DateClaim]] = field(default_factory=dict)
+    rejected: list[dict] = field(default_factory=list)
+    _parsed: dict[str, Version] = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict)
+
+    def add(self, version, day, source: str, url: str | None = None) -> bool:
+        """Record that ``version`` came out on ``day`` according to ``source``; implausible dates are rejected (and recorded)."""
+        v = parse_version(str(version)) if version else None
+        d = parse_day(day)
+        if v is None or d is None:
+            return False
+        if d > self.today or d < EARLIEST_PLAUSIBLE:
+            if len(self.rejected) < 50:
+                self.rejected.append({"version": str(version), "date": str(day), "source": source, "url": url,
+                                      "reason": "in the future" if d > self.today else "implausibly early"})
+            return False
+        key = str(v)
+        claims = self.claims.setdefault(key, [])
+        claim = DateClaim(d, source, url)
+        if claim in claims:
+            return False
+        claims.append(claim)
+        self._parsed[key] = v
+        self._cache.clear()
+        return True
+
+    def reject_build_dates(self, build_dated: dict[str, str], host_of) -> int:
+        """Drop claims made by a page of a build-dated host on exactly its build date ("Release: 3.11.2, Date: <build>"
+        is the build, not the release); returns how many were dropped (each recorded in ``rejected``)."""
+        dropped = 0
+        for key in list(self.claims):
+            kept = []
+            for c in self.claims[key]:
+                day = build_dated.get(host_of(c.url or "")) if c.url else None
+                if day and c.date.isoformat() == str(day)[:10]:
+                    dropped += 1
+                    if len(self.rejected) < 50:
+                        self.rejected.append({"version": key, "date": c.date.isoformat(), "source": c.source, "url": c.url,
+                                              "reason": "the build date of the page's host"})
+                else:
+                    kept.append(c)
+            if kept:
+                self.claims[key] = kept
+            else:
+                del self.claims[key]
+                self._parsed.pop(key, None)
+        if dropped:
+            self._cache.clear()
+        return dropped
+
+    def date_of(self, key: str) -> DateClaim | None:
+        """The chosen claim for an exact version: the earliest plausible date."""
+        claims = self.claims.get(key)
+        return min(claims, key=lambda c: (c.date, c.source)) if claims else None
+
+    def _series_starts(self) -> dict[tuple[int, int], tuple[date, str]]:
+        if "series" not in self._cache:
+            starts: dict[tuple[int, int], tuple[date, str]] = {}
+            for key, v in self._parsed.items():
+                if not starts_series(v):
+                    continue
+                d = self.date_of(key).date
+                s = series(v)
+                if s not in starts or d < starts[s][0]:
+                    starts[s] = (d, key)
+            self._cache["series"] = starts
+        return self._cache["series"]
+
+    def status(self, version: str, cutoff_start: date) -> VersionStatus:
+        """Is ``version`` post-cutoff, pre-cutoff or undated, and why."""
+        ck = ("status", version, cutoff_start)
+        if ck in self._cache:
+            return self._cache[ck]
+        result = self._status(version, cutoff_start)
+        self._cache[ck] = result
+        return result
+
+    def _status(self, version: str, cutoff_start: date) -> VersionStatus:
+        cutoff_start = release_cut(cutoff_start)  # compared from here on: released after the cutoff month
+        v = parse_version(version)
+        shown = str(version).strip()
+        if v is None:
+            return VersionStatus(shown, UNDATED, None, "not a version")
+
+        def verdict(d: date, how: str) -> VersionStatus:
+            return VersionStatus(shown, POST if d >= cutoff_start else PRE, d, how)
+
+        own = self.date_of(str(v))
+        if own is not None:
+            return verdict(own.date, f"dated by {own.source}")
+        starts = self._series_starts()
+        s = series(v)
+        if s in starts and starts_series(v):
+            d, key = starts[s]
+            return verdict(d, f"series start {key} dated")
+        # bounds from other series (feature series come out in order)
+        if s in starts and starts[s][0] >= cutoff_start and v > parse_version(starts[s][1]):
+            d, key = starts[s]
+            return VersionStatus(shown, POST, d, f"after {key} ({d.isoformat()})")
+        lower = [(d, k) for ser, (d, k) in starts.items() if ser < s]
+        if lower:
+            d, k = max(lower)
+            if d >= cutoff_start:
+                return VersionStatus(shown, POST, d, f"after {k} ({d.isoformat()})")
+        higher = [(d, k) for ser, (d, k) in starts.items() if ser > s]
+        if higher:
+            d, k = min(higher)
+            if d < cutoff_start:
+                return VersionStatus(shown, PRE, None, f"before {k} ({d.isoformat()})")
+        return VersionStatus(shown, UNDATED, None, "no known date")
+
+    def entries(self) -> list[dict]:
+        """Every dated version, oldest version first, with its chosen date and all its sources."""
+        out = []
+        for key in sorted(self.claims, key=lambda k: self._parsed[k]):
+            chosen = self.date_of(key)
+            claims = sorted(self.claims[key], key=lambda c: (c.date, c.source))
+            row = {"version": key, "date": chosen.date.isoformat(), "source": chosen.source, "url": chosen.url,
+                   "sources": [{"date": c.date.isoformat(), "source": c.source, "url": c.url} for c in claims]}
+            if len({c.date for c in claims}) > 1:
+                row["conflict"] = "dates differ between sources: the earliest plausible one is used"
+            out.append(row)
+        return out
+
+    def boundary(self, cutoff_start: date) -> dict:
+        """The cutoff as a version boundary (see the module docstring for the exact semantics)."""
+        month_start, cutoff_start = cutoff_start, release_cut(cutoff_start)
+        rows = [(self._parsed[k], self.date_of(k)) for k in self.claims]
+        finals = [(v, c) for v, c in rows if not v.is_prerelease]
+        before = [(v, c) for v, c in finals if c.date < cutoff_start]
+        after = [(v, c) for v, c in finals if c.date >= cutoff_start]
+        last = max(before, key=lambda r: r[0], default=None)
+        first = min(after, key=lambda r: r[0], default=None)
+        post_series = sorted({series(v) for v, _ in after if not before or series(v) > series(last[0])})
+        return {
+            "cutoff_month": month_start.strftime("%Y-%m"),
+            "post_cutoff_from": cutoff_start.isoformat(),
+            "rule": (f"a version released on or after {cutoff_start.isoformat()} (after the cutoff month) is post-cutoff; the boundary "
+                     f"is the newest version released on or before {month_start.strftime('%Y-%m')}'s last day (a release is "
+                     "documented before its date, unlike a page: pages dated in the cutoff month already count as fresh); "
+                     "undated versions are never fresh"),
+            "last_pre_cutoff": {"version": str(last[0]), "date": last[1].date.isoformat(), "source": last[1].source} if last else None,
+            "first_post_cutoff": {"version": str(first[0]), "date": first[1].date.isoformat(), "source": first[1].source} if first else None,
+            "post_cutoff_series": [".".join(map(str, s)) for s in post_series],
+            "known_versions": len(self.claims),
+        }

@@ -1,0 +1,48 @@
+"""Version strings: parsed with ``packaging.version``, with a tolerant fallback for prose spellings."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from packaging.version import InvalidVersion, Version
+
+_NUM = re.compile(r"(\d+(?:\.\d+){0,3})")
+_PRE = re.compile(r"(\d+(?:\.\d+){0,3})\s*[-_ ]?\s*(alpha|beta|release candidate|candidate|rc|a|b|c)\s*[-_. ]?\s*(\d*)\b", re.I)
+_PRE_TAG = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "rc": "rc", "c": "rc", "candidate": "rc", "release candidate": "rc"}
+
+
+@lru_cache(maxsize=4096)
+def parse_version(text: str | None) -> Version | None:
+    """``3.11``, ``v2.0.0``, ``3.11.0 alpha 1``, ``Python 3.11.0 final`` → a Version; None when no number is found."""
+    if not text:
+        return None
+    s = str(text).strip()
+    try:
+        return Version(s)
+    except InvalidVersion:
+        pass
+    m = _PRE.search(s)
+    if m:
+        try:
+            return Version(f"{m.group(1)}{_PRE_TAG[m.group(2).lower()]}{m.group(3) or 0}")
+        except InvalidVersion:
+            pass
+    m = _NUM.search(s)
+    if not m:
+        return None
+    try:
+        return Version(m.group(1))
+    except InvalidVersion:  # pragma: no cover - the regex only yields valid releases
+        return None
+
+
+def series(v: Version) -> tuple[int, int]:
+    """The feature series: (major, minor). ``3.11.4`` and ``3.11`` are both (3, 11)."""
+    rel = v.release + (0, 0)
+    return rel[0], rel[1]
+
+
+def starts_series(v: Version) -> bool:
+    """A final release that opens its series: ``3.11`` or ``3.11.0`` (not ``3.11.2``, not ``3.11.0rc1``)."""
+    return not v.is_prerelease and all(x == 0 for x in v.release[2:])

@@ -1,0 +1,109 @@
+"""`skill3 synth` on a build-dated docs site: the delta comes from version markers and the What's New page."""
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from synth.cli import app
+from tests.synth.delta_corpus import HIGHLIGHTS, HOST, NEW_FEATURES, write_site
+from tests.synth.llm_stub import StubLLM
+
+BOILER = ("about.html", "copyright.html", "bugs.html", "genindex.html", "search.html", "glossary.html")
+FEATURES = [n for n, _ in HIGHLIGHTS] + [n for n, _ in NEW_FEATURES]
+
+
+def synth(feed, *args):
+    r = CliRunner().invoke(app, ["synth", str(feed), *map(str, args), "--quiet"])
+    return r.exit_code, r.stdout, r.stderr
+
+
+def _feature_named(text: str, name: str) -> bool:
+    first = dict(HIGHLIGHTS + NEW_FEATURES)[name]
+    return first.split(":")[-1].strip()[:40] in text
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["declared-build-date", "detected-build-date"])
+def test_new_version_features_lead_and_cite_the_change_page(tmp_path, declared):
+    feed = write_site(tmp_path, cutoff="2022-01", declare_build_date=declared)
+    code, _out, err = synth(feed, "--llm-provider", "extractive", "--cutoff-time", "2022-01")
+    assert code == 0, err
+    text = (tmp_path / "quill" / "SKILL.md").read_text()
+    man = json.loads((tmp_path / "run.json").read_text())
+    named = [n for n in FEATURES if _feature_named(text, n)]
+    assert len(named) == len(FEATURES), set(FEATURES) - set(named)
+    whatsnew = f"http://{HOST}/whatsnew/2.0.html"
+    assert man["used_sources"][0] == whatsnew
+    n = man["used_sources"].index(whatsnew) + 1
+    assert re.search(rf"New in 2\.0: .*QEP 654.* \[{n}\]", text)
+    assert "Added in 2.0: Added the TaskCrew class" in text
+    # the Sources list shows the versions a source documents, never the site's build date as a publication date
+    assert f"{whatsnew} (changes in 2.0)" in text and "(2026-10-07)" not in text
+    assert re.search(r"Deprecated in 2\.0, removed in 2\.2: use quill\.net instead", text)
+    # older versions are not news: the 1.4 marker and the 1.9 release notes are never presented
+    assert "legacy spawn helper" not in text and "pattern matching" not in text
+    assert not [u for u in man["used_sources"] if u.rsplit("/", 1)[-1] in BOILER]
+    assert [r["url"].rsplit("/", 1)[-1] for r in man["sources"][-len(BOILER):]] and all(
+        r["rank"] > 12 for r in man["sources"] if r["url"].rsplit("/", 1)[-1] in BOILER)
+    # the timeline and the boundary are recorded, with the build-dated host
+    delta = man["delta"]
+    assert [(r["version"], r["date"]) for r in delta["timeline"]] == [("1.9", "2021-10-04"), ("2.0.0", "2022-10-24")]
+    assert delta["boundary"]["last_pre_cutoff"]["version"] == "1.9" and delta["boundary"]["first_post_cutoff"]["version"] == "2.0.0"
+    assert delta["build_dated_hosts"][HOST]["date"] == "2026-10-07"
+    assert ("declared" if declared else "detected") in delta["build_dated_hosts"][HOST]["how"]
+    row = next(r for r in man["sources"] if r["url"] == whatsnew)
+    assert row["post_cutoff_changes"] == 11 and any("highlights" in r for r in row["reasons"])
+    # a versioned entry outranks the blog post about it
+    blog = next(r for r in man["sources"] if "medium.com" in r["url"])
+    tasks = next(r for r in man["sources"] if r["url"].endswith("tasks.html"))
+    assert tasks["rank"] < blog["rank"]
+
+
+def test_a_later_cutoff_presents_nothing_as_new(tmp_path):
+    feed = write_site(tmp_path, cutoff="2023-01")
+    code, _out, err = synth(feed, "--llm-provider", "extractive", "--cutoff-time", "2023-01")
+    assert code == 0, err
+    text = (tmp_path / "quill" / "SKILL.md").read_text()
+    for name in FEATURES:
+        assert not _feature_named(text, name), name
+    assert "TaskCrew" not in text and "New in 2." not in text and "Added in" not in text
+    assert "nothing new after 2023-01" in text
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["delta"]["boundary"]["last_pre_cutoff"]["version"] == "2.0.0" and man["delta"]["boundary"]["first_post_cutoff"] is None
+    assert not [u for u in man["used_sources"][:6] if u.rsplit("/", 1)[-1] in BOILER]
+
+
+def test_dry_run_shows_timeline_boundary_and_reasons(tmp_path):
+    feed = write_site(tmp_path)
+    code, out, err = synth(feed, "--dry-run", "--llm-provider", "extractive", "--cutoff-time", "2022-01")
+    assert code == 0, err
+    assert "Version timeline" in out and "2022-10-24" in out
+    assert "version boundary: last pre-cutoff 1.9 (2021-10-04), first post-cutoff 2.0.0 (2022-10-24)" in out
+    assert f"build-dated host {HOST}" in out
+    assert "post-cutoff change" in out and "boilerplate page" in out
+
+
+def test_model_prompt_puts_post_cutoff_snippets_first(tmp_path, monkeypatch):
+    monkeypatch.delenv("LLM_API_KEY", raising=False)
+    feed = write_site(tmp_path)
+    reply = ("---\nname: quill\ndescription: Quill 2.0 changes after the 2022-01 cutoff, for code using Quill.\n---\n# Quill\n\n"
+             "## Overview / When to use\nQuill 2.0 added TaskCrew, a context manager that runs a group of tasks together [1].\n\n"
+             "## Instructions\n- Use TaskCrew to await several tasks as one group, and quill.timeout to cancel slow work [1].\n")
+    with StubLLM(reply) as stub:
+        code, _out, err = synth(feed, "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model",
+                                "--cutoff-time", "2022-01")
+        assert code == 0, err
+        req = stub.chat_requests()[0]
+    user = req["body"]["messages"][1]["content"]
+    system = req["body"]["messages"][0]["content"]
+    assert "released" in system and "Older versions are not new" in system
+    post = [m.start() for m in re.finditer(r"\[2\.[01], released (?:after )?2022-10-24\]", user)]
+    assert len(post) >= 11
+    # pre-cutoff-version snippets (the 1.4 marker, the 1.9 release notes) and undated pages come after every post-cutoff one
+    assert "pattern matching" in user and "helper number 0" in user
+    for old in ("legacy spawn helper", "pattern matching", "helper number 0"):
+        assert user.find(old) == -1 or user.find(old) > max(post), old
+    assert user.index("QEP 654") < user.index("pattern matching")
+    # the build date is not shown as a publication date
+    assert "published: 2026-10-07" not in user and "site build date 2026-10-07" in user
