@@ -1,12 +1,9 @@
 """The topic's version timeline (which release came out when) and the cutoff's version boundary.
 
-Semantics: the **boundary** is the newest version released on or before the last day of the
-cutoff month; a version is **post-cutoff** when it was released after the cutoff month (on or
-after the first day of the next month). This differs on purpose from page freshness
-(:func:`synth.scoring.freshness`, where a page dated *in* the cutoff month is already fresh): a
-release is announced, documented and tried out before its date (alphas, betas, release
-candidates, What's New drafts), so a model trained through that month has seen a release of that
-month; a page of that month it may have missed.
+Semantics: one cutoff rule for pages and releases (:func:`synth.scoring.freshness`): the month
+named as the cutoff is the last month the model may know only partly, so a version is
+**post-cutoff** when it was released on or after the first day of the cutoff month; the
+**boundary** is the newest version released before that day.
 
 A version's date is, in this order:
 
@@ -33,11 +30,6 @@ from synth.delta.versions import parse_version, series, starts_series
 EARLIEST_PLAUSIBLE = date(1980, 1, 1)
 
 POST, PRE, UNDATED = "post", "pre", "undated"
-
-
-def release_cut(cutoff_start: date) -> date:
-    """The first day after the cutoff month: versions released on or after it are post-cutoff."""
-    return date(cutoff_start.year + (cutoff_start.month == 12), cutoff_start.month % 12 + 1, 1)
 
 
 def parse_day(value) -> date | None:
@@ -157,7 +149,6 @@ class Timeline:
         return result
 
     def _status(self, version: str, cutoff_start: date) -> VersionStatus:
-        cutoff_start = release_cut(cutoff_start)  # compared from here on: released after the cutoff month
         v = parse_version(version)
         shown = str(version).strip()
         if v is None:
@@ -205,7 +196,6 @@ class Timeline:
 
     def boundary(self, cutoff_start: date) -> dict:
         """The cutoff as a version boundary (see the module docstring for the exact semantics)."""
-        month_start, cutoff_start = cutoff_start, release_cut(cutoff_start)
         rows = [(self._parsed[k], self.date_of(k)) for k in self.claims]
         finals = [(v, c) for v, c in rows if not v.is_prerelease]
         before = [(v, c) for v, c in finals if c.date < cutoff_start]
@@ -214,12 +204,11 @@ class Timeline:
         first = min(after, key=lambda r: r[0], default=None)
         post_series = sorted({series(v) for v, _ in after if not before or series(v) > series(last[0])})
         return {
-            "cutoff_month": month_start.strftime("%Y-%m"),
+            "cutoff_month": cutoff_start.strftime("%Y-%m"),
             "post_cutoff_from": cutoff_start.isoformat(),
-            "rule": (f"a version released on or after {cutoff_start.isoformat()} (after the cutoff month) is post-cutoff; the boundary "
-                     f"is the newest version released on or before {month_start.strftime('%Y-%m')}'s last day (a release is "
-                     "documented before its date, unlike a page: pages dated in the cutoff month already count as fresh); "
-                     "undated versions are never fresh"),
+            "rule": (f"a version released on or after {cutoff_start.isoformat()} (the cutoff month, which the model knows "
+                     "only partly, as for pages) is post-cutoff; the boundary is the newest version released before it; "
+                     "a version of a newer series than a post-cutoff one is post-cutoff; undated versions are never fresh"),
             "last_pre_cutoff": {"version": str(last[0]), "date": last[1].date.isoformat(), "source": last[1].source} if last else None,
             "first_post_cutoff": {"version": str(first[0]), "date": first[1].date.isoformat(), "source": first[1].source} if first else None,
             "post_cutoff_series": [".".join(map(str, s)) for s in post_series],

@@ -45,7 +45,8 @@ PY = [("3.9", "2020-10-05", "page"), ("3.10", "2021-10-04", "page"), ("3.11.0", 
 @pytest.mark.parametrize("version, cutoff, state, how", [
     ("3.11", date(2022, 1, 1), "post", "series start 3.11.0"),       # 3.11.0 dates 3.11
     ("3.11", date(2023, 1, 1), "pre", "series start"),
-    ("3.10", date(2021, 10, 1), "pre", "dated"),                     # released in the cutoff month: known (the boundary)
+    ("3.10", date(2021, 10, 1), "post", "dated"),                    # released in the cutoff month: known only partly
+    ("3.10", date(2021, 11, 1), "pre", "dated"),
     ("3.10", date(2021, 9, 1), "post", "dated"),
     ("3.11.4", date(2022, 1, 1), "post", "after 3.11.0"),            # a later patch of a post-cutoff series
     ("3.11.4", date(2023, 1, 1), "undated", "no known date"),        # could be either side: never fresh
@@ -65,10 +66,10 @@ def test_undated_version_between_known_ones_is_never_fresh():
     assert st.state == "undated" and st.date is None and not st.post
 
 
-def test_a_newer_series_after_a_release_in_the_cutoff_month_stays_undated():
+def test_a_newer_series_than_a_release_in_the_cutoff_month_is_post_cutoff():
     t = _timeline(("3.10", "2021-10-04", "page"))
-    assert t.status("3.11", date(2021, 10, 1)).state == "undated"  # 3.11 could have come out in October too
-    assert t.status("3.11", date(2021, 9, 1)).state == "post"  # after 3.10, itself after a September cutoff
+    assert t.status("3.11", date(2021, 10, 1)).state == "post"  # after 3.10, itself in the (partly known) cutoff month
+    assert t.status("3.11", date(2021, 11, 1)).state == "undated"  # 3.10 known; 3.11 could be either side
 
 
 def test_conflicting_dates_keep_the_earliest_plausible_and_record_all():
@@ -82,8 +83,9 @@ def test_conflicting_dates_keep_the_earliest_plausible_and_record_all():
 def test_boundary():
     b = _timeline(*PY).boundary(date(2022, 1, 1))
     assert b["last_pre_cutoff"]["version"] == "3.10" and b["first_post_cutoff"]["version"] == "3.11.0"
-    assert b["post_cutoff_series"] == ["3.11", "3.12"] and b["post_cutoff_from"] == "2022-02-01" and "2022-01" in b["rule"]
-    assert _timeline(*PY).boundary(date(2021, 10, 1))["last_pre_cutoff"]["version"] == "3.10"
+    assert b["post_cutoff_series"] == ["3.11", "3.12"] and b["post_cutoff_from"] == "2022-01-01" and "2022-01" in b["rule"]
+    assert _timeline(*PY).boundary(date(2021, 10, 1))["last_pre_cutoff"]["version"] == "3.9"
+    assert _timeline(*PY).boundary(date(2021, 11, 1))["last_pre_cutoff"]["version"] == "3.10"
     late = _timeline(*PY).boundary(date(2025, 1, 1))
     assert late["first_post_cutoff"] is None and late["post_cutoff_series"] == []
 
