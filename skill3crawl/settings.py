@@ -35,6 +35,8 @@ HTTPCACHE_DIR = "httpcache"
 HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
 
 FEED_EXPORT_ENCODING = "utf-8"
+# run.jsonl is written unbuffered: items already exported survive a hard stop.
+FEED_STORAGES = {"": "skill3crawl.feedstorage.UnbufferedFileFeedStorage", "file": "skill3crawl.feedstorage.UnbufferedFileFeedStorage"}
 LOG_LEVEL = "INFO"
 LOG_FORMATTER = "skill3crawl.logformatter.Skill3LogFormatter"
 
@@ -58,6 +60,7 @@ ITEM_PIPELINES = {
 EXTENSIONS = {
     "skill3crawl.extensions.CrawlOutput": 500,
     "skill3crawl.extensions.SynthTrigger": 510,
+    "skill3crawl.extensions.StartItemsClose": 530,
 }
 # Per-page CPU work (trafilatura, htmldate, extruct): 0 = inline, N = N worker processes.
 SKILL3_EXTRACT_WORKERS = 0

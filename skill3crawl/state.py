@@ -19,6 +19,7 @@ class CrawlState:
     # URLs already written that a higher-authority duplicate replaced.
     superseded: set[str] = field(default_factory=set)
     exit_code: int = 0
+    interrupted: bool = False  # stopped by a signal (Ctrl-C, SIGTERM): kept what was written, no synthesis
 
 
 def get_state(crawler: Any) -> CrawlState:

@@ -73,7 +73,8 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
                                 "overwrite": not resuming(settings)}},
             priority="spider",
         )
-        settings.set("CLOSESPIDER_ITEMCOUNT", a.max_pages, priority="spider")
+        # No CLOSESPIDER_ITEMCOUNT: items yielded from start() never let Scrapy 2.19's close finish
+        # once it fires (the crawl hangs). The page budget and LimitPipeline enforce max_pages.
         return spider
 
     @classmethod
@@ -132,7 +133,11 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         if a.corpus is not None:
             state.discovery.append("corpus")
             state.planner = {"status": "skipped", "reason": "input_file"}
-            for src in a.corpus:
+            for n, src in enumerate(a.corpus):
+                if not await self._budget_left():
+                    self._drop_unread(a.corpus, n)
+                    break
+                self.items_yielded += 1
                 yield self._corpus_item(src)
             return
 
@@ -198,6 +203,25 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         self.crawler.stats.set_value("skill3/failure", reason)
 
     # ----------------------------------------------------------------- corpus
+    async def _budget_left(self) -> bool:
+        """Whether another corpus source may go to the pipelines: False once ``max_pages`` items are
+        written; while the items still in the pipelines could fill the budget, wait for them."""
+        stats = self.crawler.stats
+        while True:
+            if stats.get_value("item_scraped_count", 0) >= self.args.max_pages:
+                return False
+            if self._items_alive() < self.args.max_pages:
+                return True
+            await asyncio.sleep(0.01)
+
+    def _drop_unread(self, corpus: Any, read: int) -> None:
+        try:
+            left = len(corpus) - read
+        except TypeError:  # a stream: not counted
+            return
+        if left > 0:
+            self.crawler.stats.inc_value("skill3/dropped/max_pages", left)
+
     def _corpus_item(self, src: Any) -> PageItem:
         url = canonical_url(src.url)
         self.crawler.stats.inc_value("skill3/pages_fetched")
