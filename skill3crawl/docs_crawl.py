@@ -136,7 +136,9 @@ def apply_docs_settings(settings, args=None) -> None:
     settings.set("SCHEDULER_DISK_QUEUE", "scrapy.squeues.PickleFifoDiskQueue", priority=prio)  # ... with FIFO queues
     settings.set("SCHEDULER_MEMORY_QUEUE", "scrapy.squeues.FifoMemoryQueue", priority=prio)
     settings.set("DEPTH_LIMIT", 0, priority=prio)  # the link-hop limit (depth_limit) is what is limited
-    settings.set("HTTPCACHE_ENABLED", True, priority=prio)
+    # The cache is for docs-mode crawls only: a search-mode run (a key: search first, docs as a fallback)
+    # must see what the web says now, never pages or robots.txt stored by an earlier run.
+    settings.set("HTTPCACHE_ENABLED", args is None or not args.brave_token(), priority=prio)
     settings.set("SKILL3_EXTRACT_WORKERS", os.cpu_count() or 1, priority=prio)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", Progress, 520)
     pipelines = settings.getdict("ITEM_PIPELINES")

@@ -28,11 +28,13 @@ RETRY_HTTP_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 
-# Optional HTTP cache (-s HTTPCACHE_ENABLED=1), 7-day expiry.
+# HTTP cache, 7-day expiry: on for the direct (docs-mode) crawl only; search results are never cached.
 HTTPCACHE_ENABLED = False
 HTTPCACHE_EXPIRATION_SECS = 7 * 24 * 3600
 HTTPCACHE_DIR = "httpcache"
 HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
+# Private: the cache folder is 0700 and its files 0600 (cached bodies can hold secrets).
+HTTPCACHE_STORAGE = "skill3crawl.httpcache.PrivateFilesystemCacheStorage"
 
 FEED_EXPORT_ENCODING = "utf-8"
 # run.jsonl is written unbuffered: items already exported survive a hard stop.

@@ -305,7 +305,9 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
             canon,
             callback=self.parse_page,
             errback=self.page_failed,
-            meta={"skill3": {"discovery": "brave", "query": query, "title": title, "lastmod": None, "url": canon}},
+            # never from (or into) the HTTP cache: a re-run must see what the web says now
+            meta={"skill3": {"discovery": "brave", "query": query, "title": title, "lastmod": None, "url": canon},
+                  "dont_cache": True},
         )
 
     def _items_alive(self) -> int:
