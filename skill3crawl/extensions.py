@@ -62,6 +62,7 @@ def summary_figures(stats: dict[str, Any]) -> dict[str, Any]:
     return {
         "pages_fetched": stats.get("skill3/pages_fetched", 0),
         "robots_denied": stats.get("robotstxt/forbidden", 0),
+        "robots_unavailable": stats.get("skill3/robots_unavailable", 0),  # hosts whose robots.txt answered 5xx: disallowed
         "network_guard_blocked": stats.get("skill3/netguard/blocked", 0),
         "dropped": dict(sorted(dropped.items())),
         "failed": dict(sorted(failed.items())),

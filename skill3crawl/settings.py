@@ -77,6 +77,9 @@ DOWNLOADER_MIDDLEWARES = {
     "skill3crawl.netguard.NetworkGuardMiddleware": 50,
     # After robots.txt, so the host's Crawl-delay is known before its first page.
     "skill3crawl.middlewares.CrawlDelayMiddleware": 110,
+    # robots.txt answering 5xx disallows the host (RFC 9309); Scrapy's own allows it.
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "skill3crawl.middlewares.RobotsTxtMiddleware": 100,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "skill3crawl.middlewares.RetryAfterMiddleware": 550,
     # Its responses pass before the retry middleware's: the key is stripped before a retry is queued.

@@ -40,7 +40,10 @@ class Extractor:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            # Not waiting: joining the workers would block the reactor thread while Scrapy's download
+            # handlers close their connections, and their 1 s fallback timer then fires on a Deferred
+            # that already fired (Twisted AlreadyCalledError CRITICAL). The workers exit on their own.
+            self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
 

@@ -42,6 +42,15 @@ MIN_SEARCH_RESULTS = 5  # fewer unique results than this → also run the direct
 EXIT_BAD_USAGE = 2
 
 
+def decompression_bomb(exc: BaseException) -> bool:
+    """Scrapy refused a compressed body that decompresses past DOWNLOAD_MAXSIZE (an IgnoreRequest)."""
+    try:
+        from scrapy.utils._compression import _DecompressionMaxSizeExceeded
+    except ImportError:  # a Scrapy without it: recognise the message
+        return "during decompression" in str(exc)
+    return isinstance(exc.__cause__, _DecompressionMaxSizeExceeded)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -348,6 +357,8 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
         from twisted.internet.error import DNSLookupError, TimeoutError as TxTimeout
 
         if failure.check(IgnoreRequest) and not failure.check(HttpError):
+            if decompression_bomb(failure.value):
+                self.crawler.stats.inc_value("skill3/dropped/oversized")
             return  # robots.txt / network guard: counted where they were decided
         if failure.check(HttpError):
             kind = f"http_{failure.value.response.status}"
