@@ -29,28 +29,38 @@ output_ready = object()  # signal: run.jsonl and crawl.json are complete
 EXIT_INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 
 
-def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]]) -> int:
-    """Drop superseded lines, add agreeing URLs to kept ones (streaming); → lines written."""
+def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]], dedupe: bool = False) -> int:
+    """Drop superseded lines, add agreeing URLs to kept ones (streaming); → lines written.
+
+    ``dedupe`` (a crawl resumed after a kill, whose pages in flight were fetched again): only the first
+    line of a URL is kept, and a line cut short by the kill is dropped."""
     if not path.exists():
         return 0
     written = 0
-    if not superseded and not agreeing:
+    if not superseded and not agreeing and not dedupe:
         with path.open("rb") as fh:
             return sum(1 for line in fh if line.strip())
+    seen: set[str] = set()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".run.", suffix=".jsonl")
     with os.fdopen(fd, "w", encoding="utf-8") as out, path.open(encoding="utf-8") as src:
         for line in src:
             if not line.strip():
                 continue
-            item = json.loads(line)
+            try:
+                item = json.loads(line)
+            except ValueError:
+                if dedupe:
+                    continue
+                raise
             url = item.get("url")
-            if url in superseded:
+            if url in superseded or (dedupe and url in seen):
                 continue
+            seen.add(url)
             extra = agreeing.get(url)
             if extra:
                 item["agreeing_urls"] = list(dict.fromkeys([*item.get("agreeing_urls", []), *extra]))
                 line = json.dumps(item, ensure_ascii=False) + "\n"
-            out.write(line)
+            out.write(line if line.endswith("\n") else line + "\n")
             written += 1
     os.replace(tmp, path)
     return written
@@ -79,6 +89,13 @@ def summary_line(fig: dict[str, Any]) -> str:
     )
 
 
+def resumable(settings: Any) -> bool:
+    """A stopped crawl continues later: its queue is kept in JOBDIR or in Redis (a distributed crawl)."""
+    from skill3crawl.distributed import redis_enabled
+
+    return bool(settings.get("JOBDIR")) or redis_enabled(settings)
+
+
 def crawl_exit_code(crawler: Any) -> int:
     """The crawl's exit code: its own (``skill3/exit_code``); 130 when a signal stopped it (a paused
     ``JOBDIR`` crawl excepted) or the process stopped before the spider closed (a second Ctrl-C).
@@ -94,7 +111,7 @@ def crawl_exit_code(crawler: Any) -> int:
         logger.error("skill3: crawl stopped before it could close: the items already in run.jsonl are kept; "
                      "crawl.json was not written")
         return EXIT_INTERRUPTED
-    if reason == "shutdown" and not crawler.settings.get("JOBDIR"):
+    if reason == "shutdown" and not resumable(crawler.settings):
         return code or EXIT_INTERRUPTED
     return code
 
@@ -123,7 +140,8 @@ class CrawlOutput:
         self.done = True
         state = get_state(self.crawler)
         stats = self.crawler.stats
-        written = rewrite_feed(args.feed_path, state.superseded, state.agreeing)
+        written = rewrite_feed(args.feed_path, state.superseded, state.agreeing,
+                               dedupe=getattr(self.crawler, "_skill3_recovered", False))
         stats.set_value("skill3/items_written", written)
         stats.set_value("skill3/robots_denied", stats.get_value("robotstxt/forbidden", 0))
         fig = summary_figures(stats.get_stats())
@@ -131,7 +149,7 @@ class CrawlOutput:
         reason = getattr(self, "reason", None) or stats.get_value("finish_reason")
         if reason == "shutdown":  # Ctrl-C / SIGTERM: what was written is kept, nothing is synthesized
             state.interrupted = True
-            if self.crawler.settings.get("JOBDIR"):
+            if resumable(self.crawler.settings):
                 logger.warning("skill3: crawl paused: %d item(s) kept in %s; run the same command again to resume",
                                written, args.feed_path)
             else:

@@ -63,7 +63,10 @@ EXTENSIONS = {
     "skill3crawl.extensions.CrawlOutput": 500,
     "skill3crawl.extensions.SynthTrigger": 510,
     "skill3crawl.extensions.StartItemsClose": 530,
+    # With JOBDIR: spider.state saved every SKILL3_STATE_SAVE_INTERVAL seconds, so a killed crawl resumes.
+    "skill3crawl.jobstate.JobState": 540,
 }
+SKILL3_STATE_SAVE_INTERVAL = 1.0
 # Per-page CPU work (trafilatura, htmldate, extruct): 0 = inline, N = N worker processes.
 SKILL3_EXTRACT_WORKERS = 0
 # Direct (docs-mode) crawls: at most this many pages requested and not yet finished; the rest wait

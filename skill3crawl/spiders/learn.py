@@ -182,6 +182,9 @@ class LearnSpider(DocsCrawlMixin, scrapy.Spider):
             state.planner = {"status": "skipped", "reason": "no search key"}
             for r in self._direct_requests():
                 yield r
+            if resuming(self.settings):  # the pages waiting in the saved state (after a kill: also those in flight)
+                for r in self.resume_waiting():
+                    yield r
 
     def _plan(self):
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
