@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
 from synth.vet.redact import redact_urls
+from synth.outdir import output_dir_problem
 
 MAX_PAGES_LIMIT = 100_000
 DEFAULT_DEPTH_LIMIT = 20
@@ -206,9 +207,9 @@ class LearnArgs(BaseModel):
         object.__setattr__(self, "corpus", corpus)
         if self.output_dir is None:
             object.__setattr__(self, "output_dir", str(Path("output") / topic_slug(self.topic)))
-        out = Path(self.output_dir)
-        if out.exists() and not out.is_dir():
-            raise ArgsError(f"bad argument output_dir: {self.output_dir!r} is a file; pass a directory")
+        problem = output_dir_problem(self.output_dir)  # before anything is fetched
+        if problem:
+            raise ArgsError(f"bad argument output_dir: {problem}")
         return self
 
     # ----------------------------------------------------------------- helpers

@@ -278,6 +278,10 @@ class Corpus:
                 seen.add(_url_key(entry.url))
                 self.sources += 1
 
+    def __len__(self) -> int:
+        """The number of sources iteration yields."""
+        return self.sources
+
     def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int, str]]:
         path, name = str(self.path), self.name
         try:

@@ -64,6 +64,7 @@ class LocalState:
         st.setdefault("count", 0)  # pages requested and not ended without an item
         st.setdefault("active", 0)  # pages requested and not finished
         st.setdefault("waiting", deque())
+        st.setdefault("inflight", {})  # key → entry of the pages requested and not finished (requeued after a kill)
         return st
 
     def _add(self, name: str, key: str) -> bool:
@@ -83,33 +84,64 @@ class LocalState:
             return True
         return False
 
+    def _start(self, entry: list) -> list:
+        self._s["inflight"][normalize_url(entry[0])] = entry
+        return entry
+
     def claim(self, key: str, limit: int, entry: list) -> str:
         """``new`` (fetch it now), ``waiting``, ``over`` (dropped) or ``seen``."""
         if not self._add("pages", key):
             return "seen"
         waiting = self._s["waiting"]
         if not waiting and self._can_start(limit):  # never ahead of a waiting page: breadth-first order
+            self._start(entry)
             return "new"
         if len(waiting) < distributed.waiting_cap(limit):
             waiting.append(entry)
             return "waiting"
         return "over"
 
-    def transfer(self, key: str) -> bool:
+    def transfer(self, key: str, entry: list | None = None, old_key: str | None = None) -> bool:
         """A page takes over the slot of the page it replaces (an ``.md`` twin's HTML page); False when seen."""
-        return self._add("pages", key)
+        if old_key is not None:
+            self._s["inflight"].pop(old_key, None)
+        if not self._add("pages", key):
+            return False
+        if entry is not None:
+            self._start(entry)
+        return True
 
-    def finish(self, written: bool, limit: int) -> list[list]:
+    def finish(self, written: bool, limit: int, key: str | None = None) -> list[list]:
         """A page finished (``written``: its item was, or the budget itself dropped it); → the waiting
         entries to request now."""
         s = self._s
+        if key is not None:
+            s["inflight"].pop(key, None)
         s["active"] -= 1
         if not written:
             s["count"] -= 1
+        return self.pump(limit)
+
+    def pump(self, limit: int) -> list[list]:
+        """The waiting entries that budget and window have room for now (requested by the caller)."""
+        s = self._s
         ready = []
         while s["waiting"] and self._can_start(limit):
-            ready.append(s["waiting"].popleft())
+            ready.append(self._start(s["waiting"].popleft()))
         return ready
+
+    def recover(self) -> int:
+        """After a kill: the pages that were requested and not finished lost their queued requests; they
+        wait again, first in line. → how many."""
+        s = self._s
+        entries = list(s["inflight"].values())
+        for key in s["inflight"]:  # fetched perhaps, but never written: not a canonical duplicate of itself
+            s["canonical"].discard(key)
+        s["inflight"] = {}
+        s["waiting"].extendleft(reversed(entries))
+        s["active"] = max(0, s["active"] - len(entries))
+        s["count"] = max(0, s["count"] - len(entries))
+        return len(entries)
 
     def waiting_count(self) -> int:
         return len(self._s["waiting"])
@@ -136,7 +168,9 @@ def apply_docs_settings(settings, args=None) -> None:
     settings.set("SCHEDULER_DISK_QUEUE", "scrapy.squeues.PickleFifoDiskQueue", priority=prio)  # ... with FIFO queues
     settings.set("SCHEDULER_MEMORY_QUEUE", "scrapy.squeues.FifoMemoryQueue", priority=prio)
     settings.set("DEPTH_LIMIT", 0, priority=prio)  # the link-hop limit (depth_limit) is what is limited
-    settings.set("HTTPCACHE_ENABLED", True, priority=prio)
+    # The cache is for docs-mode crawls only: a search-mode run (a key: search first, docs as a fallback)
+    # must see what the web says now, never pages or robots.txt stored by an earlier run.
+    settings.set("HTTPCACHE_ENABLED", args is None or not args.brave_token(), priority=prio)
     settings.set("SKILL3_EXTRACT_WORKERS", os.cpu_count() or 1, priority=prio)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", Progress, 520)
     pipelines = settings.getdict("ITEM_PIPELINES")
@@ -188,7 +222,7 @@ class DocsCrawlMixin:
 
     # -- requests ------------------------------------------------------------
     def _site_request(self, url: str, discovery: str, *, title: str = "", lastmod: str | None = None,
-                      hops: int = 0, html_url: str | None = None, slot_held: bool = False):
+                      hops: int = 0, html_url: str | None = None, slot_held: bool = False, old_key: str | None = None):
         """A request for an in-scope page that takes a budget slot (``slot_held``: the slot of the page it
         replaces), or None: out of scope, already seen, or waiting for a slot."""
         scope, why = self._scope_for(url)  # cheap checks before canonicalisation
@@ -206,7 +240,9 @@ class DocsCrawlMixin:
             return None  # a page already written under its canonical URL
         entry = [canon, discovery, title, lastmod, hops, html_url]
         if slot_held:
-            if not self.docs_state.transfer(key):
+            moved = (self.docs_state.transfer(key, entry, old_key) if isinstance(self.docs_state, LocalState)
+                     else self.docs_state.transfer(key))
+            if not moved:
                 self.release_slot()
                 return None
             return self._entry_request(entry)
@@ -225,33 +261,49 @@ class DocsCrawlMixin:
             "skill3_kind": "page",
             "skill3_hops": hops,
             "skill3_slot": True,
+            "skill3_key": normalize_url(canon),
         }
         if html_url:
             meta["skill3_html_url"] = html_url
         return scrapy.Request(canon, callback=self.parse_site_page, errback=self.site_page_failed, meta=meta, priority=_PRIO["page"])
 
-    def release_slot(self) -> None:
+    def release_slot(self, key: str | None = None) -> None:
         """A page ended without an item: its budget slot passes on."""
-        self._finish(written=False)
+        self._finish(written=False, key=key)
 
-    def _finish(self, written: bool) -> None:
-        for entry in self.docs_state.finish(written, self.args.max_pages):
+    def _finish(self, written: bool, key: str | None = None) -> None:
+        if isinstance(self.docs_state, LocalState):
+            ready = self.docs_state.finish(written, self.args.max_pages, key=key)
+        else:
+            ready = self.docs_state.finish(written, self.args.max_pages)
+        for entry in ready:
             self.crawler.engine.crawl(self._entry_request(entry))
+
+    def resume_waiting(self):
+        """On a resumed local crawl: requests for the waiting pages there is room for (after a kill, the
+        pages that were in flight wait again first)."""
+        if not isinstance(self.docs_state, LocalState):
+            return
+        if getattr(self.crawler, "_skill3_recovered", False):
+            n = self.docs_state.recover()
+            logger.info("skill3: resuming after an unclean stop: %d page(s) that were in flight are requested again", n)
+        for entry in self.docs_state.pump(self.args.max_pages):
+            yield self._entry_request(entry)
 
     def slot_item_scraped(self, item, response, spider=None) -> None:
         """``item_scraped``: a page that held a budget slot was written."""
         if response is not None and response.meta.get("skill3_slot"):
-            self._finish(written=True)
+            self._finish(written=True, key=response.meta.get("skill3_key"))
 
     def slot_item_dropped(self, item, response, exception, spider=None) -> None:
         """``item_dropped``: a pipeline dropped a page that held a budget slot (the budget's own drop keeps it)."""
         if response is not None and response.meta.get("skill3_slot"):
-            self._finish(written=str(exception).startswith("max_pages:"))
+            self._finish(written=str(exception).startswith("max_pages:"), key=response.meta.get("skill3_key"))
 
     def slot_request_dropped(self, request, spider=None) -> None:
         """``request_dropped``: the scheduler's duplicate filter refused a page that held a budget slot."""
         if request.meta.get("skill3_slot"):
-            self.release_slot()
+            self.release_slot(request.meta.get("skill3_key"))
 
     def closed(self, reason: str) -> None:
         if self.args is not None and reason != "shutdown" and not distributed.redis_enabled(self.settings):
@@ -329,11 +381,12 @@ class DocsCrawlMixin:
         if html_url and failure.check(HttpError):
             self.crawler.stats.inc_value("skill3/discovery/md_twin_missing")
             info = failure.request.meta["skill3"]
-            req = self._site_request(html_url, "llms.txt", title=info.get("title") or "", slot_held=True)
+            req = self._site_request(html_url, "llms.txt", title=info.get("title") or "", slot_held=True,
+                                     old_key=failure.request.meta.get("skill3_key"))
             if req is not None:
                 yield req
             return
-        self.release_slot()
+        self.release_slot(failure.request.meta.get("skill3_key"))
         self.page_failed(failure)
 
     def follow_links(self, response):
@@ -382,7 +435,7 @@ class DocsCrawlMixin:
         stats.inc_value(f"skill3/discovery/{info['discovery']}")
         html = self.page_html(response, info)
         if html is None:
-            self.release_slot()
+            self.release_slot(response.meta.get("skill3_key"))
             return
         if isinstance(response, HtmlResponse):
             yield from self.follow_links(response)  # breadth-first: links are queued before the item is processed
@@ -392,7 +445,7 @@ class DocsCrawlMixin:
             self.docs_state.add_canonical(key)
         if not fresh:
             self._drop("canonical_duplicate")
-            self.release_slot()
+            self.release_slot(response.meta.get("skill3_key"))
             return
         self.items_yielded += 1
         yield self._item(info["url"], response.url, html, response_headers(response), info["discovery"], None,

@@ -26,30 +26,41 @@ from skill3crawl.state import get_state
 logger = logging.getLogger(__name__)
 
 output_ready = object()  # signal: run.jsonl and crawl.json are complete
+EXIT_INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 
 
-def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]]) -> int:
-    """Drop superseded lines, add agreeing URLs to kept ones (streaming); → lines written."""
+def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]], dedupe: bool = False) -> int:
+    """Drop superseded lines, add agreeing URLs to kept ones (streaming); → lines written.
+
+    ``dedupe`` (a crawl resumed after a kill, whose pages in flight were fetched again): only the first
+    line of a URL is kept, and a line cut short by the kill is dropped."""
     if not path.exists():
         return 0
     written = 0
-    if not superseded and not agreeing:
+    if not superseded and not agreeing and not dedupe:
         with path.open("rb") as fh:
             return sum(1 for line in fh if line.strip())
+    seen: set[str] = set()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".run.", suffix=".jsonl")
     with os.fdopen(fd, "w", encoding="utf-8") as out, path.open(encoding="utf-8") as src:
         for line in src:
             if not line.strip():
                 continue
-            item = json.loads(line)
+            try:
+                item = json.loads(line)
+            except ValueError:
+                if dedupe:
+                    continue
+                raise
             url = item.get("url")
-            if url in superseded:
+            if url in superseded or (dedupe and url in seen):
                 continue
+            seen.add(url)
             extra = agreeing.get(url)
             if extra:
                 item["agreeing_urls"] = list(dict.fromkeys([*item.get("agreeing_urls", []), *extra]))
                 line = json.dumps(item, ensure_ascii=False) + "\n"
-            out.write(line)
+            out.write(line if line.endswith("\n") else line + "\n")
             written += 1
     os.replace(tmp, path)
     return written
@@ -61,6 +72,7 @@ def summary_figures(stats: dict[str, Any]) -> dict[str, Any]:
     return {
         "pages_fetched": stats.get("skill3/pages_fetched", 0),
         "robots_denied": stats.get("robotstxt/forbidden", 0),
+        "robots_unavailable": stats.get("skill3/robots_unavailable", 0),  # hosts whose robots.txt answered 5xx: disallowed
         "network_guard_blocked": stats.get("skill3/netguard/blocked", 0),
         "dropped": dict(sorted(dropped.items())),
         "failed": dict(sorted(failed.items())),
@@ -75,6 +87,33 @@ def summary_line(fig: dict[str, Any]) -> str:
         f"blocked by network guard {fig['network_guard_blocked']}, dropped {sum(fig['dropped'].values())} ({dropped}), "
         f"failed {sum(fig['failed'].values())}, items written {fig['items_written']}"
     )
+
+
+def resumable(settings: Any) -> bool:
+    """A stopped crawl continues later: its queue is kept in JOBDIR or in Redis (a distributed crawl)."""
+    from skill3crawl.distributed import redis_enabled
+
+    return bool(settings.get("JOBDIR")) or redis_enabled(settings)
+
+
+def crawl_exit_code(crawler: Any) -> int:
+    """The crawl's exit code: its own (``skill3/exit_code``); 130 when a signal stopped it (a paused
+    ``JOBDIR`` crawl excepted) or the process stopped before the spider closed (a second Ctrl-C).
+    The feed's lines written so far stay in every case."""
+    stats = crawler.stats
+    if stats is None:
+        return 1
+    code = int(stats.get_value("skill3/exit_code") or 0)
+    if getattr(crawler.spider, "args", None) is None and code:
+        return code
+    reason = stats.get_value("finish_reason")
+    if reason is None and crawler.spider is not None and getattr(crawler.spider, "args", None) is not None:
+        logger.error("skill3: crawl stopped before it could close: the items already in run.jsonl are kept; "
+                     "crawl.json was not written")
+        return EXIT_INTERRUPTED
+    if reason == "shutdown" and not resumable(crawler.settings):
+        return code or EXIT_INTERRUPTED
+    return code
 
 
 class CrawlOutput:
@@ -101,12 +140,24 @@ class CrawlOutput:
         self.done = True
         state = get_state(self.crawler)
         stats = self.crawler.stats
-        written = rewrite_feed(args.feed_path, state.superseded, state.agreeing)
+        written = rewrite_feed(args.feed_path, state.superseded, state.agreeing,
+                               dedupe=getattr(self.crawler, "_skill3_recovered", False))
         stats.set_value("skill3/items_written", written)
         stats.set_value("skill3/robots_denied", stats.get_value("robotstxt/forbidden", 0))
         fig = summary_figures(stats.get_stats())
         logger.info(summary_line(fig))
-        if written == 0 and state.exit_code == 0:
+        reason = getattr(self, "reason", None) or stats.get_value("finish_reason")
+        if reason == "shutdown":  # Ctrl-C / SIGTERM: what was written is kept, nothing is synthesized
+            state.interrupted = True
+            if resumable(self.crawler.settings):
+                logger.warning("skill3: crawl paused: %d item(s) kept in %s; run the same command again to resume",
+                               written, args.feed_path)
+            else:
+                logger.warning("skill3: crawl interrupted: %d item(s) kept in %s (not synthesized); "
+                               "pass -s JOBDIR=DIR to make a crawl resumable", written, args.feed_path)
+                state.exit_code = EXIT_INTERRUPTED
+                stats.set_value("skill3/exit_code", EXIT_INTERRUPTED)
+        elif written == 0 and state.exit_code == 0:
             logger.error("skill3: no usable sources were written to %s", args.feed_path)
             state.exit_code = 1
             stats.set_value("skill3/exit_code", 1)
@@ -123,7 +174,7 @@ class CrawlOutput:
             "feed": str(args.feed_path),
             "started_at": state.started_at,
             "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "finish_reason": getattr(self, "reason", None),
+            "finish_reason": reason,
             "summary": fig,
             "duplicates": state.agreeing,
         }
@@ -133,6 +184,48 @@ class CrawlOutput:
         path = Path(args.output_dir) / "crawl.json"
         path.write_text(json.dumps(crawl, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         self.crawler.signals.send_catch_log(output_ready, crawler=self.crawler)
+
+
+class StartItemsClose:
+    """Lets a crawl whose items come from ``Spider.start()`` (the corpus) close.
+
+    Scrapy 2.19 re-checks whether a closing spider's scraper is idle only when a
+    *response* finishes (scrapy/scrapy#7029): once the close began — Ctrl-C, a
+    CLOSESPIDER_* limit — the items sent straight from ``start()`` that finish
+    later never let it complete, and the crawl hangs. Once such items exist,
+    this re-runs that check every ``interval`` seconds until the spider closes.
+    """
+
+    interval = 0.1
+
+    def __init__(self, crawler: Any):
+        self.crawler = crawler
+        self.loop: Any = None
+        crawler.signals.connect(self.item_done, signal=signals.item_scraped)
+        crawler.signals.connect(self.item_done, signal=signals.item_dropped)
+        crawler.signals.connect(self.item_done, signal=signals.item_error)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "StartItemsClose":
+        return cls(crawler)
+
+    def item_done(self, item: Any = None, response: Any = None, **kwargs: Any) -> None:
+        if response is None and self.loop is None:
+            from twisted.internet.task import LoopingCall
+
+            self.loop = LoopingCall(self.check)
+            self.loop.start(self.interval, now=False)
+
+    def check(self) -> None:
+        scraper = getattr(self.crawler.engine, "scraper", None)
+        slot = getattr(scraper, "slot", None)
+        if slot is not None and slot.closing is not None and not slot.closing.called and hasattr(scraper, "_check_if_closing"):
+            scraper._check_if_closing()
+
+    def spider_closed(self, spider: Any = None, reason: str = "") -> None:
+        if self.loop is not None and self.loop.running:
+            self.loop.stop()
 
 
 def _accepts(fn: Any, name: str) -> bool:
@@ -157,7 +250,7 @@ class SynthTrigger:
     def output_ready(self, crawler: Any) -> None:
         args = getattr(self.crawler.spider, "args", None)
         state = get_state(self.crawler)
-        if args is None or not args.synth or state.exit_code:
+        if args is None or not args.synth or state.exit_code or state.interrupted:
             return
         path = self.crawler.settings.get("SKILL3_SYNTH_FUNCTION", "synth.run.run_synth")
         try:

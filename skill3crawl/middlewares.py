@@ -19,6 +19,9 @@ from typing import Any
 
 from scrapy import signals
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
+from scrapy.exceptions import CannotResolveHostError, IgnoreRequest
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.response import response_status_message
 
@@ -89,10 +92,23 @@ class CrawlDelayMiddleware:
         return None
 
 
+def is_dns_failure(exc: BaseException) -> bool:
+    """A name that does not resolve: asking again in a second does not help."""
+    from twisted.internet.error import DNSLookupError
+
+    return isinstance(exc, (CannotResolveHostError, DNSLookupError))
+
+
 class RetryAfterMiddleware(RetryMiddleware):
     def __init__(self, settings: Any):
         super().__init__(settings)
         self.max_wait = settings.getfloat("SKILL3_RETRY_AFTER_MAX", 60.0)
+
+    def process_exception(self, request: Any, exception: Exception) -> Any:
+        if is_dns_failure(exception):  # never retried (DNSLookupError is an OSError, which is retried)
+            self.crawler.stats.inc_value("skill3/dns_not_retried")
+            return None
+        return super().process_exception(request, exception)
 
     async def process_response(self, request: Any, response: Any) -> Any:
         if request.meta.get("dont_retry", False) or response.status not in self.retry_http_codes:
@@ -132,6 +148,65 @@ async def _sleep(seconds: float) -> None:
     from scrapy.utils.defer import maybe_deferred_to_future
 
     await maybe_deferred_to_future(deferLater(reactor, seconds, lambda: None))
+
+
+DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
+
+
+class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
+    """Scrapy's robots.txt middleware, as RFC 9309 asks when robots.txt is unreachable: a 5xx answer
+    (after the retries) means complete disallow for that host (Scrapy allows all), counted in
+    ``skill3/robots_unavailable``; a download error is one log line, not a traceback."""
+
+    async def _parse_robots(self, response: Any, netloc: str, request: Any) -> None:
+        if response.status >= 500:
+            self._stats.inc_value("skill3/robots_unavailable")
+            logger.warning("robots.txt of %s answered HTTP %d: nothing on that host is fetched (RFC 9309)",
+                           netloc, response.status)
+            response = response.replace(body=DISALLOW_ALL)
+        await super()._parse_robots(response, netloc, request)
+
+    async def robot_parser(self, request: Any) -> Any:
+        """Scrapy's, except that every request waiting for the host's robots.txt gets the parser: Scrapy
+        awaits one shared Deferred from each of them, and after the first waiter (``asFuture``
+        swallows the result) the others got None — allowed — so a host's first concurrent requests
+        (llms.txt, the start page) passed whatever robots.txt said. A download error is one log line."""
+        from twisted.internet.defer import Deferred
+
+        from scrapy.http import Request
+        from scrapy.utils.defer import maybe_deferred_to_future
+
+        url = urlparse_cached(request)
+        netloc = url.netloc
+        if netloc not in self._parsers:
+            self._parsers[netloc] = Deferred()
+            robotsreq = Request(f"{url.scheme}://{netloc}/robots.txt", priority=self.DOWNLOAD_PRIORITY,
+                                meta={"dont_obey_robotstxt": True}, callback=NO_CALLBACK)
+            try:
+                resp = await self.crawler.engine.download_async(robotsreq)
+                await self._parse_robots(resp, netloc, request)
+            except Exception as e:
+                if not isinstance(e, IgnoreRequest):
+                    logger.warning("robots.txt of %s: %s", netloc, _one_line(e))
+                if isinstance(self._parsers.get(netloc), Deferred):
+                    self._robots_error(e, netloc)
+            self._stats.inc_value("robotstxt/request_count")
+        parser = self._parsers[netloc]
+        if not isinstance(parser, Deferred):
+            return parser
+        mine: Deferred = Deferred()
+
+        def hand_on(result: Any) -> Any:
+            mine.callback(result)
+            return result  # the next waiter gets it too
+
+        parser.addBoth(hand_on)
+        return await maybe_deferred_to_future(mine)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
 SEARCH_KEY_HEADER = b"X-Subscription-Token"

@@ -28,13 +28,17 @@ RETRY_HTTP_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 
-# Optional HTTP cache (-s HTTPCACHE_ENABLED=1), 7-day expiry.
+# HTTP cache, 7-day expiry: on for the direct (docs-mode) crawl only; search results are never cached.
 HTTPCACHE_ENABLED = False
 HTTPCACHE_EXPIRATION_SECS = 7 * 24 * 3600
 HTTPCACHE_DIR = "httpcache"
 HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
+# Private: the cache folder is 0700 and its files 0600 (cached bodies can hold secrets).
+HTTPCACHE_STORAGE = "skill3crawl.httpcache.PrivateFilesystemCacheStorage"
 
 FEED_EXPORT_ENCODING = "utf-8"
+# run.jsonl is written unbuffered: items already exported survive a hard stop.
+FEED_STORAGES = {"": "skill3crawl.feedstorage.UnbufferedFileFeedStorage", "file": "skill3crawl.feedstorage.UnbufferedFileFeedStorage"}
 LOG_LEVEL = "INFO"
 LOG_FORMATTER = "skill3crawl.logformatter.Skill3LogFormatter"
 
@@ -59,7 +63,11 @@ EXTENSIONS = {
     "skill3crawl.logformatter.LogRedaction": 0,  # credentials in URLs never reach the log
     "skill3crawl.extensions.CrawlOutput": 500,
     "skill3crawl.extensions.SynthTrigger": 510,
+    "skill3crawl.extensions.StartItemsClose": 530,
+    # With JOBDIR: spider.state saved every SKILL3_STATE_SAVE_INTERVAL seconds, so a killed crawl resumes.
+    "skill3crawl.jobstate.JobState": 540,
 }
+SKILL3_STATE_SAVE_INTERVAL = 1.0
 # Per-page CPU work (trafilatura, htmldate, extruct): 0 = inline, N = N worker processes.
 SKILL3_EXTRACT_WORKERS = 0
 # Direct (docs-mode) crawls: at most this many pages requested and not yet finished; the rest wait
@@ -73,6 +81,9 @@ DOWNLOADER_MIDDLEWARES = {
     "skill3crawl.netguard.NetworkGuardMiddleware": 50,
     # After robots.txt, so the host's Crawl-delay is known before its first page.
     "skill3crawl.middlewares.CrawlDelayMiddleware": 110,
+    # robots.txt answering 5xx disallows the host (RFC 9309); Scrapy's own allows it.
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "skill3crawl.middlewares.RobotsTxtMiddleware": 100,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "skill3crawl.middlewares.RetryAfterMiddleware": 550,
     # Its responses pass before the retry middleware's: the key is stripped before a retry is queued.

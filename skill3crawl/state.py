@@ -23,6 +23,7 @@ class CrawlState:
     official: dict[str, str] = field(default_factory=dict)
     package: dict[str, Any] | None = None  # the registry package chosen, why, and the candidates
     release_timeline: list[dict[str, str]] = field(default_factory=list)  # {version, date, source, url}
+    interrupted: bool = False  # stopped by a signal (Ctrl-C, SIGTERM): kept what was written, no synthesis
 
 
 def get_state(crawler: Any) -> CrawlState:

@@ -203,8 +203,9 @@ def run_crawl(spider_kwargs: dict[str, str]) -> int:
             f"{st.get_value('skill3/robots_denied', 0)}, dropped {dropped}, items written {st.get_value('skill3/items_written', 0)}",
             err=True,
         )
-    code = crawler.stats.get_value("skill3/exit_code") if crawler.stats else None
-    return int(code or 0)
+    from skill3crawl.extensions import crawl_exit_code
+
+    return crawl_exit_code(crawler)
 
 
 def register(app: typer.Typer) -> None:

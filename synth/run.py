@@ -236,6 +236,12 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     today_s = today or started.date().isoformat()
     today_d = datetime.fromisoformat(today_s).date()
     out_dir = Path(output_dir) if output_dir else Path(paths[0]).parent
+    if not dry_run:
+        from synth.outdir import output_dir_problem
+
+        problem = output_dir_problem(out_dir)  # before any model call
+        if problem:
+            raise SynthFailure(2, problem)
 
     with state.phase("read_and_rank"):
         try:

@@ -39,6 +39,6 @@ class Command(ScrapyCrawl):
         if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
             return
-        code = crawler.stats.get_value("skill3/exit_code") if crawler.stats else None
-        if code:
-            self.exitcode = int(code)
+        from skill3crawl.extensions import crawl_exit_code
+
+        self.exitcode = crawl_exit_code(crawler)

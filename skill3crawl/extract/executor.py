@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -17,10 +18,38 @@ from typing import Any, Callable
 from scrapy import signals
 
 
-def _ignore_sigint() -> None:
+PR_SET_PDEATHSIG = 1
+
+
+def _worker_init(parent: int) -> None:
     # Ctrl-C reaches the whole process group; the crawl shuts down gracefully and
     # still needs its workers to finish the pages in flight (JOBDIR pause/resume).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """The worker is killed when the crawl's process dies, even by SIGKILL (Linux: PR_SET_PDEATHSIG;
+    elsewhere a thread that exits when the parent is gone)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl")
+    except (OSError, AttributeError):
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="skill3-parent-watch", daemon=True).start()
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
 
 
 class Extractor:
@@ -29,7 +58,8 @@ class Extractor:
         self._pool: ProcessPoolExecutor | None = None
         if workers > 0:
             self._pool = ProcessPoolExecutor(
-                max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_sigint
+                max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
+                initargs=(os.getpid(),)
             )
 
     async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -40,7 +70,10 @@ class Extractor:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            # Not waiting: joining the workers would block the reactor thread while Scrapy's download
+            # handlers close their connections, and their 1 s fallback timer then fires on a Deferred
+            # that already fired (Twisted AlreadyCalledError CRITICAL). The workers exit on their own.
+            self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
 

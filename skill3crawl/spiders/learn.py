@@ -45,6 +45,15 @@ MIN_SEARCH_RESULTS = 5  # fewer unique results than this → also run the direct
 EXIT_BAD_USAGE = 2
 
 
+def decompression_bomb(exc: BaseException) -> bool:
+    """Scrapy refused a compressed body that decompresses past DOWNLOAD_MAXSIZE (an IgnoreRequest)."""
+    try:
+        from scrapy.utils._compression import _DecompressionMaxSizeExceeded
+    except ImportError:  # a Scrapy without it: recognise the message
+        return "during decompression" in str(exc)
+    return isinstance(exc.__cause__, _DecompressionMaxSizeExceeded)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -76,7 +85,8 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                                 "overwrite": not resuming(settings)}},
             priority="spider",
         )
-        settings.set("CLOSESPIDER_ITEMCOUNT", a.max_pages, priority="spider")
+        # No CLOSESPIDER_ITEMCOUNT: items yielded from start() never let Scrapy 2.19's close finish
+        # once it fires (the crawl hangs). The page budget and LimitPipeline enforce max_pages.
         return spider
 
     @classmethod
@@ -146,7 +156,11 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                 logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
                                "as page text, not as new sources (source block(s) %s); close the block before the next source",
                                len(corpus.hidden), ", ".join(map(str, sorted(set(corpus.hidden))[:5])))
-            for src in corpus:
+            for n, src in enumerate(corpus):
+                if not await self._budget_left():
+                    self._drop_unread(corpus, n)
+                    break
+                self.items_yielded += 1
                 yield self._corpus_item(src)
             return
 
@@ -189,6 +203,9 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                     yield r
             elif not self.resolves_packages():
                 self.nothing_found_check()
+            if resuming(self.settings):  # the pages waiting in the saved state (after a kill: also those in flight)
+                for r in self.resume_waiting():
+                    yield r
 
     def provider(self) -> search.SearchProvider:
         """The search engine answering this crawl's searches (a worker decides from its own environment)."""
@@ -225,6 +242,25 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.crawler.stats.set_value("skill3/failure", reason)
 
     # ----------------------------------------------------------------- corpus
+    async def _budget_left(self) -> bool:
+        """Whether another corpus source may go to the pipelines: False once ``max_pages`` items are
+        written; while the items still in the pipelines could fill the budget, wait for them."""
+        stats = self.crawler.stats
+        while True:
+            if stats.get_value("item_scraped_count", 0) >= self.args.max_pages:
+                return False
+            if self._items_alive() < self.args.max_pages:
+                return True
+            await asyncio.sleep(0.01)
+
+    def _drop_unread(self, corpus: Any, read: int) -> None:
+        try:
+            left = len(corpus) - read
+        except TypeError:  # a stream: not counted
+            return
+        if left > 0:
+            self.crawler.stats.inc_value("skill3/dropped/max_pages", left)
+
     def _corpus_item(self, src: Any) -> PageItem:
         url = canonical_url(src.url)
         self.crawler.stats.inc_value("skill3/pages_fetched")
@@ -311,7 +347,9 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             canon,
             callback=self.parse_page,
             errback=self.page_failed,
-            meta={"skill3": {"discovery": self.provider().name, "query": query, "title": title, "lastmod": None, "url": canon}},
+            # never from (or into) the HTTP cache: a re-run must see what the web says now
+            meta={"skill3": {"discovery": self.provider().name, "query": query, "title": title, "lastmod": None, "url": canon},
+                  "dont_cache": True},
         )
 
     def _items_alive(self) -> int:
@@ -352,6 +390,8 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         from twisted.internet.error import DNSLookupError, TimeoutError as TxTimeout
 
         if failure.check(IgnoreRequest) and not failure.check(HttpError):
+            if decompression_bomb(failure.value):
+                self.crawler.stats.inc_value("skill3/dropped/oversized")
             return  # robots.txt / network guard: counted where they were decided
         if failure.check(HttpError):
             kind = f"http_{failure.value.response.status}"
