@@ -213,6 +213,8 @@ def brave_rejecting(srv: Server, host, path, query, body):
 
 def llm_routes(reply: str):
     def routes(srv: Server, host, path, query, body):
+        if path == "/v1/models":  # the "auto" probe needs a 2xx JSON model list
+            return 200, {"Content-Type": "application/json"}, json.dumps({"object": "list", "data": [{"id": "stub", "object": "model"}]})
         if path != "/v1/chat/completions":
             return NOT_FOUND
         msg = {"role": "assistant", "content": reply}
