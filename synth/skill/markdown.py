@@ -23,15 +23,16 @@ from markdown_it import MarkdownIt
 
 __all__ = [
     "Fence", "Heading", "Section", "Link", "Citation", "SourceEntry", "SourcesSection",
-    "find_fences", "fence_state", "fenced_line_numbers", "lines_outside_fences", "fence_marker",
+    "find_fences", "fence_spans", "fence_state", "fenced_line_numbers", "lines_outside_fences", "fence_marker",
     "headings", "looks_like_heading", "find_section", "find_sections", "links", "citations",
     "citation_numbers", "blank_inline_code", "find_sources", "CITATION", "SOURCES_HEADING",
 ]
 
 _MD = MarkdownIt("commonmark")
+_MD.core.ruler.disable(["inline", "text_join"], ignoreInvalid=True)  # blocks only: linear time on scraped pages
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)
 def _blocks(text: str) -> tuple:
     return tuple(t for t in _MD.parse(text) if t.map is not None and t.type in ("fence", "heading_open", "inline"))
 
@@ -102,6 +103,15 @@ def find_fences(text: str, first_line: int = 1) -> list[Fence]:
         out.append(Fence(first_line + a, first_line + b - 1 if closed else None, t.markup[0], len(t.markup),
                          t.info.strip(), indent, first_line + b - 1, prefix))
     return out
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character offsets of each fenced block in ``text`` (fence lines included)."""
+    offsets = [0]
+    for m in re.finditer(r"\r\n?|\n", text):
+        offsets.append(m.end())
+    offsets.append(len(text))
+    return [(offsets[f.start - 1], offsets[min(f.last, len(offsets) - 1)]) for f in find_fences(text)]
 
 
 def fence_state(text: str) -> list[bool]:
