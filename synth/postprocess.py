@@ -511,17 +511,23 @@ def footer(ctx: SkillContext) -> str:
 
 
 def split_references(body: str) -> tuple[str, dict[str, str], list[str]]:
-    """Move the largest level-2 sections into ``references/`` until SKILL.md is under the line limit."""
+    """Move the largest level-2 sections into ``references/`` until SKILL.md is under the line limit.
+
+    Sections are read once: moving one (its content becomes a four-line stub) changes no other
+    section's extent, so the largest remaining one is chosen from the same list each time.
+    """
     lines = body.split("\n")
     if len(lines) <= MAX_BODY_LINES - 20:
         return body, {}, []
     keep_first = re.compile(r"^(overview|when to use|sources)\b", re.I)
     refs: dict[str, str] = {}
     fixes: list[str] = []
+    sections = [s for s in _level2_sections(lines) if not _is_stub(lines, s)]
+    moved: dict[int, list[str]] = {}  # start line -> the stub that replaces the section
+    total = len(lines)
     for pass_keep in (re.compile(r"^(overview|when to use|sources|instructions)\b", re.I), keep_first):
-        while len(lines) > SPLIT_TARGET_LINES:
-            sections = _level2_sections(lines)
-            movable = [s for s in sections if not pass_keep.search(s[2]) and not _is_stub(lines, s)]
+        while total > SPLIT_TARGET_LINES:
+            movable = [s for s in sections if s[0] not in moved and not pass_keep.search(s[2])]
             if not movable:
                 break
             start, end, title = max(movable, key=lambda s: s[1] - s[0])
@@ -533,8 +539,12 @@ def split_references(body: str) -> tuple[str, dict[str, str], list[str]]:
                 k += 1
             content = "\n".join(lines[start + 1 : end]).strip("\n")
             refs[path] = f"# {title}\n\n{content}\n"
-            lines[start:end] = [lines[start], "", f"Details: [{title}]({path}).", ""]
+            moved[start] = [lines[start], "", f"Details: [{title}]({path}).", ""]
+            total += 4 - (end - start)
             fixes.append(f"moved section '{title}' to {path} (SKILL.md over {MAX_BODY_LINES} lines)")
+    for start, end, _title in sorted(sections, reverse=True):
+        if start in moved:
+            lines[start:end] = moved[start]
     return "\n".join(lines), refs, fixes
 
 
