@@ -51,6 +51,9 @@ def test_second_frontmatter_line(body, expected):
         ("```\n        ```\n```\n", [(1, 3)]),  # an over-indented closer is content
         ("``\nx\n", []),
         ("```\na\n```\n```\nb\n", [(1, 3), (4, None)]),
+        ("para\n\n    ```\n    x\n", []),  # indented four columns: an indented code block, not a fence
+        ("> ```\n> x\n\nafter\n", [(1, None)]),  # unclosed in a quote: ends with the quote, still unclosed
+        ("- a\n  ```\n  x\n  ```\n", [(2, 4)]),  # list item content indentation
     ],
 )
 def test_find_fences(text, spans):
@@ -100,6 +103,8 @@ def test_links(text, expected):
         ("link [1](http://x) def\n[2]: http://y", []),
         ("code `a[0]` and `[7]`, list[0] x", []),  # an index glued to a word is no citation
         ("\\[9] escaped", []),
+        ("foo[1] and [1000], [2024]", []),  # an index, too many digits
+        ("[1][ref] reference link, [2][3]", [2, 3]),
         ("```\n[5]\n```", []),
     ],
 )
