@@ -3,7 +3,7 @@
 Whatever the model wrote (chatter, a skill wrapped in a code fence, two frontmatter
 blocks, a reserved or invalid name, a 3000-character description with tags,
 unclosed fences, extra keys), ``postprocess`` returns a skill that satisfies the
-Agent Skills spec and seed SPEC §4.1.2/§4.1.3, or raises ``PostProcessError`` with
+Agent Skills spec and skill3's format rules below, or raises ``PostProcessError`` with
 the problems it could not fix (the caller re-prompts once, then fails loudly).
 
 Rules:
@@ -18,6 +18,9 @@ Rules:
   the model's is degenerate;
 - every code fence closed; a Sources section listing exactly the cited sources;
 - a body over ~500 lines is split into ``references/`` linked one level deep.
+
+The format itself (limits, frontmatter, fences, headings, citations) is read
+through ``synth.skill``, the same reader lint and the output vetting use.
 """
 
 from __future__ import annotations

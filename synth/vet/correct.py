@@ -1,4 +1,4 @@
-"""Output-side vetting: scan the draft skill, fix, rescan (seed SPEC §4.3).
+"""Output-side vetting: scan the draft skill, fix, rescan.
 
 Each round: a deterministic pre-pass (redact secrets in every text file,
 strip invisible Unicode, drop the prose/list/comment block a HIGH/CRITICAL
