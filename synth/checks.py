@@ -211,36 +211,12 @@ def screen_skill_files(skill: Skill) -> list[Finding]:
 
 def _code_block_lines(text: str, flagged: set[int]) -> set[int]:
     """1-based lines of every fenced code block holding a flagged line (its fences included)."""
-    from synth.vet.correct import _structure
+    from synth.skill.frontmatter import split_frontmatter
+    from synth.skill.markdown import find_fences
 
-    lines = text.splitlines()
-    labels = _structure(lines)
-    drop: set[int] = set()
-    for number in flagged:
-        k = number - 1
-        if not 0 <= k < len(lines) or labels[k] != "code":
-            continue
-        start = k
-        while start > 0 and labels[start - 1] == "code" and not _is_fence_open(lines, labels, start):
-            start -= 1
-        end = k
-        while end + 1 < len(lines) and labels[end + 1] == "code" and not _is_fence_open(lines, labels, end + 1):
-            end += 1
-        drop.update(range(start + 1, end + 2))
-    return drop
-
-
-def _is_fence_open(lines: list[str], labels: list[str], k: int) -> bool:
-    """Whether line k opens a fence (a fence line whose previous line is not code, or closes one before it)."""
-    from synth.vet.correct import _FENCE
-
-    if not _FENCE.match(lines[k]):
-        return False
-    opens = 0
-    for j in range(k):
-        if labels[j] == "code" and _FENCE.match(lines[j]):
-            opens += 1
-    return opens % 2 == 0
+    split = split_frontmatter(text)
+    fences = find_fences(split.body, split.body_start)
+    return {n for f in fences if any(f.start <= k <= f.last for k in flagged) for n in range(f.start, f.last + 1)}
 
 
 def screen_output(skill: Skill, ctx: SkillContext) -> tuple[Skill, dict[str, Any]]:

@@ -12,7 +12,8 @@ from typing import Optional
 
 import typer
 
-from synth.llm.base import DEFAULT_ENDPOINT, LLMError, check_provider, pick_model, resolve_auto, served_models
+from synth.llm.model import LLMError
+from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose
 from synth.postprocess import slugify
 
 PROVIDER_HELP = "auto (openai if the endpoint answers GET /models with a 2xx JSON model list, else extractive), openai, anthropic or extractive"
@@ -125,9 +126,8 @@ def learn_cmd(
         _fail(2, str(exc))
     crawl_provider = llm_provider
     if llm_provider == "auto":  # the spider takes a concrete provider for its query planner
-        crawl_provider, reason = resolve_auto(llm_endpoint)
-        if crawl_provider == "openai" and not llm_model:
-            llm_model = pick_model(None, served_models(llm_endpoint or DEFAULT_ENDPOINT))
+        choice = choose(llm_provider, llm_endpoint, llm_model)
+        crawl_provider, llm_model, reason = choice.provider, choice.model, choice.reason
         if reason:
             typer.secho(f"skill3: WARNING: no LLM answers ({reason}): planning falls back to the bare topic and synthesis "
                         "to the extractive synthesizer (quotes only, no model)", err=True, fg="yellow", bold=True)

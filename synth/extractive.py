@@ -17,6 +17,7 @@ import re
 from synth.bundle import STRUCTURE_ONLY_BELOW
 from synth.consensus import claim_sentences
 from synth.postprocess import display_topic
+from synth.skill.markdown import CITATION
 from synth.vet.screen import screen_markdown
 
 MAX_INSTRUCTIONS = 18
@@ -28,7 +29,6 @@ DEPRECATION = re.compile(
     r"\bdeprecat\w*|\bno longer (?:supported|available|works)\b|\b(?:is|are|was|were|be) removed\b|\bremoved in\b|"
     r"\breplaced by\b|\bsupersed\w*|\blegacy\b", re.I
 )
-_CITE_LIKE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 
 
 def _flagged(text: str) -> bool:
@@ -40,7 +40,7 @@ def _quote(sentence: str) -> str:
     s = " ".join(sentence.split())
     if len(s) > MAX_SENTENCE_CHARS:
         s = s[: MAX_SENTENCE_CHARS - 1].rsplit(" ", 1)[0] + "…"
-    return _CITE_LIKE.sub(r"\\[\1]", s)  # a source's own "[3]" is not our citation
+    return CITATION.sub(r"\\[\1]", s)  # a source's own "[3]" is not our citation
 
 
 def _headings(excerpts: list[str]) -> list[str]:

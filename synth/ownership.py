@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from synth.manifest import SCHEMA
-from synth.postprocess import MAX_NAME
+from synth.skill.spec import MAX_NAME
 
 GENERATOR_META = '<meta name="generator" content="skill3">'
 _OLD_PREVIEW = re.compile(r"<title>[^<]*— skill3 preview</title>")

@@ -3,7 +3,7 @@
 Whatever the model wrote (chatter, a skill wrapped in a code fence, two frontmatter
 blocks, a reserved or invalid name, a 3000-character description with tags,
 unclosed fences, extra keys), ``postprocess`` returns a skill that satisfies the
-Agent Skills spec and seed SPEC §4.1.2/§4.1.3, or raises ``PostProcessError`` with
+Agent Skills spec and skill3's format rules below, or raises ``PostProcessError`` with
 the problems it could not fix (the caller re-prompts once, then fails loudly).
 
 Rules:
@@ -18,6 +18,9 @@ Rules:
   the model's is degenerate;
 - every code fence closed; a Sources section listing exactly the cited sources;
 - a body over ~500 lines is split into ``references/`` linked one level deep.
+
+The format itself (limits, frontmatter, fences, headings, citations) is read
+through ``synth.skill``, the same reader lint and the output vetting use.
 """
 
 from __future__ import annotations
@@ -28,25 +31,28 @@ from dataclasses import dataclass, field
 
 import yaml
 
-ALLOWED_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-DROPPED_KEYS = ("allowed-tools", "license")
-RESERVED_WORDS = ("anthropic", "claude")
-MAX_NAME = 64
-MAX_DESCRIPTION = 1024
-MAX_COMPATIBILITY = 500
-MAX_BODY_LINES = 500
+from synth.skill.frontmatter import YAMLISH as _YAMLISH
+from synth.skill.frontmatter import read_frontmatter as split_frontmatter
+from synth.skill.markdown import CITATION as _CITE
+from synth.skill.markdown import URL as _URL
+from synth.skill.markdown import blank_inline_code as _outside_code
+from synth.skill.markdown import citation_numbers, fence_marker, fence_state, find_fences, headings, looks_like_heading
+from synth.skill.spec import (  # noqa: F401  (re-exported: callers import the limits from here)
+    ALLOWED_KEYS,
+    DROPPED_KEYS,
+    FOOTER_PREFIX,
+    MAX_BODY_LINES,
+    MAX_COMPATIBILITY,
+    MAX_DESCRIPTION,
+    MAX_NAME,
+    NAME_RE,
+    RESERVED_WORDS,
+)
+
 SPLIT_TARGET_LINES = 450
 MIN_CONTENT_WORDS = 15
-FOOTER_PREFIX = "_Created with skill3"
-NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_YAMLISH = re.compile(r"^[A-Za-z_][\w-]*[ \t]*:")
-_CITE = re.compile(r"(?<![\\\w])\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\](?![(:\[])")
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>|<!--.*?-->", re.S)
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
-_URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 _PLACEHOLDER_DESC = re.compile(
     r"^(?:<?\s*what it does|todo|tbd|description|n/?a|none|null|placeholder|a skill|skill description|\.\.\.|…)\b", re.I
 )
@@ -184,8 +190,9 @@ def derive_description(body: str, ctx: SkillContext) -> str:
 
 def _first_prose(body: str) -> str:
     out = []
-    for line, fenced in _lines_with_fence_state(body):
-        if fenced or _HEADING.match(line) or line.lstrip().startswith(("-", "*", "|", ">")):
+    heads = _heading_lines(body)
+    for i, (line, fenced) in enumerate(_lines_with_fence_state(body)):
+        if fenced or i in heads or line.lstrip().startswith(("-", "*", "|", ">")):
             if out:
                 break
             continue
@@ -200,64 +207,43 @@ def _first_prose(body: str) -> str:
 
 
 def _lines_with_fence_state(body: str):
-    """Yield (line, inside_or_on_fence) pairs."""
-    open_fence: tuple[str, int] | None = None
-    for line in body.split("\n"):
-        m = _FENCE.match(line)
-        if open_fence is None:
-            if m and not (m.group("fence")[0] == "`" and "`" in m.group("info")):
-                open_fence = (m.group("fence")[0], len(m.group("fence")))
-                yield line, True
-                continue
-            yield line, False
-        else:
-            if m and m.group("fence")[0] == open_fence[0] and len(m.group("fence")) >= open_fence[1] and not m.group("info").strip():
-                open_fence = None
-            yield line, True
+    """(line, inside_or_on_fence) pairs, one per ``body.split("\\n")`` line."""
+    return list(zip(body.split("\n"), fence_state(body)))
+
+
+def _heading_lines(body: str) -> dict[int, tuple[int, str]]:
+    """0-based body line → (level, title) of each top-level ATX heading."""
+    return {h.line - 1: (h.level, h.title) for h in headings(body)}
 
 
 def close_fences(body: str) -> tuple[str, list[str]]:
-    """Close every unclosed fence: before the next heading when one follows, else at the end."""
+    """Close every unclosed fence: before the next heading-looking line when one follows, else at its end."""
     fixes: list[str] = []
     lines = body.split("\n")
     for _ in range(100):
-        open_at: int | None = None
-        fence = ""
-        i = 0
-        while i < len(lines):
-            m = _FENCE.match(lines[i])
-            if open_at is None:
-                if m and not (m.group("fence")[0] == "`" and "`" in m.group("info")):
-                    open_at, fence = i, m.group("fence")
-            elif m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence) and not m.group("info").strip():
-                open_at = None
-            i += 1
-        if open_at is None:
+        fence = next((f for f in find_fences("\n".join(lines)) if not f.closed), None)
+        if fence is None:
             break
-        insert = len(lines)
-        for j in range(open_at + 1, len(lines)):
-            if re.match(r"^#{1,6}\s+\S", lines[j]):
+        open_at, stop = fence.start - 1, min(fence.last, len(lines))
+        insert = stop
+        for j in range(open_at + 1, stop):
+            if looks_like_heading(lines[j]):
                 insert = j
                 break
         while insert > open_at + 1 and not lines[insert - 1].strip():
             insert -= 1
-        lines.insert(insert, fence)
+        lines.insert(insert, fence.closing_line())
         fixes.append(f"closed the code fence opened on body line {open_at + 1}")
     return "\n".join(lines), fixes
 
 
 def _section_bounds(lines: list[str], title: re.Pattern) -> tuple[int, int, int] | None:
     """(start, end, level) of the first section whose heading matches ``title`` (outside fences)."""
-    state = list(_lines_with_fence_state("\n".join(lines)))
-    for i, (line, fenced) in enumerate(state):
-        m = None if fenced else _HEADING.match(line)
-        if m and title.search(m.group(2)):
-            level = len(m.group(1))
-            for j in range(i + 1, len(lines)):
-                m2 = None if state[j][1] else _HEADING.match(lines[j])
-                if m2 and len(m2.group(1)) <= level:
-                    return i, j, level
-            return i, len(lines), level
+    heads = sorted(_heading_lines("\n".join(lines)).items())
+    for k, (i, (level, text)) in enumerate(heads):
+        if title.search(text):
+            end = next((j for j, (lv, _t) in heads[k + 1 :] if lv <= level), len(lines))
+            return i, end, level
     return None
 
 
@@ -283,13 +269,13 @@ def recover_skill_text(text: str) -> tuple[str, list[str]]:
         return text, fixes
     # A skill wrapped in a fence: an opener whose next non-blank line is '---'.
     for i, line in enumerate(lines):
-        m = _FENCE.match(line)
-        if not m or m.group("info").strip().lower() not in ("", "markdown", "md", "yaml", "skill", "skill.md", "text"):
+        m = fence_marker(line)
+        if not m or m[1].lower() not in ("", "markdown", "md", "yaml", "skill", "skill.md", "text"):
             continue
         nxt = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), None)
         if nxt is None or lines[nxt].strip() != "---":
             continue
-        fence = m.group("fence")
+        fence = m[0]
         end = None
         for k in range(len(lines) - 1, nxt, -1):
             if lines[k].strip() and set(lines[k].strip()) == {fence[0]} and len(lines[k].strip()) >= len(fence):
@@ -304,50 +290,6 @@ def recover_skill_text(text: str) -> tuple[str, list[str]]:
             fixes.append("removed text before the frontmatter")
             return "\n".join(lines[i:]), fixes
     return text, fixes
-
-
-def split_frontmatter(text: str) -> tuple[dict, str, list[str]]:
-    """(frontmatter mapping, body, fixes). Invalid YAML falls back to reading ``key: value`` lines."""
-    fixes: list[str] = []
-    lines = text.split("\n")
-    first_content = next((l for l in lines[1:] if l.strip()), "")
-    if lines and lines[0].strip() == "---" and not _YAMLISH.match(first_content):
-        lines = lines[1:]  # a horizontal rule, not a frontmatter block
-        text = "\n".join(lines)
-        fixes.append("removed a leading horizontal rule")
-    if not lines or lines[0].strip() != "---":
-        if text.strip():
-            fixes.append("added a frontmatter block (the draft had none)")
-        return {}, text, fixes
-    end = None
-    for k in range(1, min(len(lines), 200)):
-        if lines[k].strip() in ("---", "..."):
-            end = k
-            break
-    if end is None:  # unclosed: the YAML-looking lines at the top are the frontmatter
-        end = 1
-        while end < len(lines) and (_YAMLISH.match(lines[end]) or lines[end].startswith((" ", "\t")) or not lines[end].strip()):
-            if not lines[end].strip() and end + 1 < len(lines) and not _YAMLISH.match(lines[end + 1]):
-                break
-            end += 1
-        yaml_lines, body = lines[1:end], "\n".join(lines[end:])
-        fixes.append("closed an unterminated frontmatter block")
-    else:
-        yaml_lines, body = lines[1:end], "\n".join(lines[end + 1 :])
-    yaml_text = "\n".join(yaml_lines)
-    data: object
-    try:
-        data = yaml.safe_load(yaml_text) if yaml_text.strip() else {}
-    except yaml.YAMLError:
-        data = None
-    if not isinstance(data, dict):
-        data = {}
-        for line in yaml_lines:
-            m = re.match(r"^(name|description|compatibility)\s*:\s*(.*)$", line)
-            if m:
-                data[m.group(1)] = m.group(2).strip().strip("'\"")
-        fixes.append("frontmatter was not valid YAML: recovered name/description line by line")
-    return data, body, fixes
 
 
 _CHATTER = re.compile(
@@ -399,21 +341,10 @@ def remove_scaffolding(body: str) -> tuple[str, list[str]]:
 
 def drop_empty_fences(body: str) -> tuple[str, list[str]]:
     """Remove code blocks with nothing inside."""
-    lines = body.split("\n")
-    out: list[str] = []
-    n = 0
-    i = 0
-    while i < len(lines):
-        m = _FENCE.match(lines[i])
-        if m and i + 1 < len(lines):
-            nxt = _FENCE.match(lines[i + 1])
-            if nxt and not nxt.group("info").strip() and nxt.group("fence")[0] == m.group("fence")[0] and len(nxt.group("fence")) >= len(m.group("fence")):
-                n += 1
-                i += 2
-                continue
-        out.append(lines[i])
-        i += 1
-    return "\n".join(out), ([f"removed {n} empty code block(s)"] if n else [])
+    empty = [f for f in find_fences(body) if f.end == f.start + 1]
+    drop = {n - 1 for f in empty for n in (f.start, f.end)}
+    lines = [line for i, line in enumerate(body.split("\n")) if i not in drop]
+    return "\n".join(lines), ([f"removed {len(empty)} empty code block(s)"] if empty else [])
 
 
 def drop_degenerate_lines(body: str) -> tuple[str, list[str]]:
@@ -507,10 +438,6 @@ def remove_extra_frontmatter(body: str) -> tuple[str, list[str]]:
 # --------------------------------------------------------------------------- citations and Sources
 
 
-def _outside_code(line: str) -> str:
-    return re.sub(r"(`+)(?:(?!\1).)+?\1", lambda m: " " * len(m.group(0)), line)
-
-
 def fix_citations(body: str, n_sources: int, source_urls: dict[str, int]) -> tuple[str, set[int], list[str]]:
     """Drop citation markers that name no source; return the cited source numbers (markers and source URLs)."""
     cited: set[int] = set()
@@ -524,7 +451,7 @@ def fix_citations(body: str, n_sources: int, source_urls: dict[str, int]) -> tup
         new = []
         last = 0
         for m in _CITE.finditer(visible):
-            nums = [int(x) for x in re.split(r"\s*[,;]\s*", m.group(1))]
+            nums = citation_numbers(m.group(1))
             good = [n for n in nums if 1 <= n <= n_sources]
             bad = [n for n in nums if not 1 <= n <= n_sources]
             if not bad:
@@ -538,7 +465,7 @@ def fix_citations(body: str, n_sources: int, source_urls: dict[str, int]) -> tup
             line = "".join(new) + line[last:]
             visible = _outside_code(line)
         for m in _CITE.finditer(visible):
-            cited.update(n for n in (int(x) for x in re.split(r"\s*[,;]\s*", m.group(1))) if 1 <= n <= n_sources)
+            cited.update(n for n in citation_numbers(m.group(1)) if 1 <= n <= n_sources)
         for url in _URL.findall(visible):
             n = source_urls.get(url.rstrip(".,;:"))
             if n:
@@ -587,17 +514,23 @@ def footer(ctx: SkillContext) -> str:
 
 
 def split_references(body: str) -> tuple[str, dict[str, str], list[str]]:
-    """Move the largest level-2 sections into ``references/`` until SKILL.md is under the line limit."""
+    """Move the largest level-2 sections into ``references/`` until SKILL.md is under the line limit.
+
+    Sections are read once: moving one (its content becomes a four-line stub) changes no other
+    section's extent, so the largest remaining one is chosen from the same list each time.
+    """
     lines = body.split("\n")
     if len(lines) <= MAX_BODY_LINES - 20:
         return body, {}, []
     keep_first = re.compile(r"^(overview|when to use|sources)\b", re.I)
     refs: dict[str, str] = {}
     fixes: list[str] = []
+    sections = [s for s in _level2_sections(lines) if not _is_stub(lines, s)]
+    moved: dict[int, list[str]] = {}  # start line -> the stub that replaces the section
+    total = len(lines)
     for pass_keep in (re.compile(r"^(overview|when to use|sources|instructions)\b", re.I), keep_first):
-        while len(lines) > SPLIT_TARGET_LINES:
-            sections = _level2_sections(lines)
-            movable = [s for s in sections if not pass_keep.search(s[2]) and not _is_stub(lines, s)]
+        while total > SPLIT_TARGET_LINES:
+            movable = [s for s in sections if s[0] not in moved and not pass_keep.search(s[2])]
             if not movable:
                 break
             start, end, title = max(movable, key=lambda s: s[1] - s[0])
@@ -609,14 +542,17 @@ def split_references(body: str) -> tuple[str, dict[str, str], list[str]]:
                 k += 1
             content = "\n".join(lines[start + 1 : end]).strip("\n")
             refs[path] = f"# {title}\n\n{content}\n"
-            lines[start:end] = [lines[start], "", f"Details: [{title}]({path}).", ""]
+            moved[start] = [lines[start], "", f"Details: [{title}]({path}).", ""]
+            total += 4 - (end - start)
             fixes.append(f"moved section '{title}' to {path} (SKILL.md over {MAX_BODY_LINES} lines)")
+    for start, end, _title in sorted(sections, reverse=True):
+        if start in moved:
+            lines[start:end] = moved[start]
     return "\n".join(lines), refs, fixes
 
 
 def _level2_sections(lines: list[str]) -> list[tuple[int, int, str]]:
-    state = list(_lines_with_fence_state("\n".join(lines)))
-    heads = [(i, m.group(1)) for i, (l, f) in enumerate(state) if not f and (m := re.match(r"^##[ \t]+(.*?)[ \t#]*$", l))]
+    heads = [(i, title) for i, (level, title) in sorted(_heading_lines("\n".join(lines)).items()) if level == 2]
     out = []
     for idx, (i, title) in enumerate(heads):
         end = heads[idx + 1][0] if idx + 1 < len(heads) else len(lines)
@@ -652,10 +588,11 @@ def normalize_rules(body: str) -> tuple[str, list[str]]:
 
 
 def _ensure_title(body: str, ctx: SkillContext) -> tuple[str, list[str]]:
-    for line, fenced in _lines_with_fence_state(body):
+    heads = _heading_lines(body)
+    for i, (line, fenced) in enumerate(_lines_with_fence_state(body)):
         if fenced or not line.strip():
             continue
-        if re.match(r"^#[ \t]+\S", line):
+        if heads.get(i, (0, ""))[0] == 1 and heads[i][1]:
             return body, []
         break
     title = f"# {display_topic(ctx.topic)}: what changed after {ctx.cutoff}"
@@ -665,8 +602,9 @@ def _ensure_title(body: str, ctx: SkillContext) -> tuple[str, list[str]]:
 def _content_words(body: str) -> int:
     """Words of real content: prose and code, not headings, citations or the footer."""
     n = 0
-    for line, fenced in _lines_with_fence_state(body):
-        if not fenced and (_HEADING.match(line) or line.startswith(FOOTER_PREFIX)):
+    heads = _heading_lines(body)
+    for i, (line, fenced) in enumerate(_lines_with_fence_state(body)):
+        if not fenced and (i in heads or line.startswith(FOOTER_PREFIX)):
             continue
         n += len(re.findall(r"[^\W\d_]{2,}", _CITE.sub("", line)))
     return n

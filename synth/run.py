@@ -44,17 +44,8 @@ from synth.bundle import (
 )
 from synth.cutoff import CutoffError, default_model, parse_month, resolve_cutoff
 from synth.extractive import extractive_skill
-from synth.llm.base import (
-    DEFAULT_ENDPOINT,
-    ContextLengthError,
-    LLMError,
-    MissingKeyError,
-    check_provider,
-    make_chat_model,
-    pick_model,
-    resolve_auto,
-    served_models,
-)
+from synth.llm.model import ContextLengthError, LLMError, MissingKeyError
+from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose, make_chat_model
 from synth.llm.progress import generation_progress
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess, sanitize_name
@@ -273,9 +264,8 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
         return 0
 
     if provider == "auto":
-        provider, fallback_reason = resolve_auto(llm_endpoint)
-        if provider == "openai" and not llm_model:
-            llm_model = pick_model(None, served_models(llm_endpoint or DEFAULT_ENDPOINT))
+        choice = choose(provider, llm_endpoint, llm_model)
+        provider, llm_model, fallback_reason = choice.provider, choice.model, choice.reason
         if fallback_reason:
             msg = f"no LLM answers ({fallback_reason}): falling back to the extractive synthesizer (quotes only, no model)"
             err.print(f"[bold yellow]skill3 synth: WARNING: {msg}[/]")

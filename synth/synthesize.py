@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from synth.bundle import estimate_tokens
-from synth.llm.base import ChatModel, Message
+from synth.llm.model import ChatModel, Message
 
 PROMPT_VERSION = "synth-1"
 

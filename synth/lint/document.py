@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from synth import skillmd
+from synth.skill import frontmatter, markdown, size
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -53,11 +53,11 @@ class SkillDoc:
     skill_md: Path | None = None
     text: str | None = None
     read_error: str | None = None
-    split: skillmd.Split | None = None
+    split: frontmatter.Split | None = None
     meta: dict | None = None  # the frontmatter when it parsed to a mapping
     yaml_error: str | None = None
     yaml_error_line: int = 0
-    fences: list[skillmd.Fence] = field(default_factory=list)
+    fences: list[markdown.Fence] = field(default_factory=list)
 
     @property
     def body(self) -> str:
@@ -101,10 +101,10 @@ def read_skill(folder: Path) -> SkillDoc:
     except OSError as exc:
         doc.read_error = f"cannot be read: {exc.strerror or exc}"
         return doc
-    doc.split = skillmd.split_frontmatter(doc.text)
+    doc.split = frontmatter.split_frontmatter(doc.text)
     if doc.split.closed:
         value, doc.yaml_error, doc.yaml_error_line = parse_yaml(doc.split.yaml_text)
         if doc.yaml_error is None and isinstance(value, dict):
             doc.meta = value
-    doc.fences = skillmd.find_fences(doc.split.body, doc.split.body_start)
+    doc.fences = markdown.find_fences(doc.split.body, doc.split.body_start)
     return doc

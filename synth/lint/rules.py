@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
-from synth import skillmd
+from synth.skill import frontmatter, markdown, size
+from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
 from synth.lint.catalogue import BY_ID
 from synth.lint.document import SkillDoc, find_skill_file, parse_yaml
 from synth.lint.facts import Facts, normalize_url
@@ -24,10 +25,6 @@ from synth.lint.model import Finding, Skip
 Check = Callable[[SkillDoc, Facts], Iterable[Finding | Skip]]
 CHECKS: dict[str, Check] = {}
 
-SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-RESERVED_WORDS = ("anthropic", "claude")
-MAX_NAME, MAX_DESCRIPTION, MAX_COMPATIBILITY = 64, 1024, 500
 REFERENCE_TOC_LINES = 100
 SIMILAR_DESCRIPTION = 0.9
 
@@ -76,7 +73,7 @@ def s2_frontmatter(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
         yield _f("S2", f"frontmatter is not valid YAML: {doc.yaml_error}", doc.split.yaml_start + doc.yaml_error_line)
     elif doc.meta is None:
         yield _f("S2", "frontmatter must be a YAML mapping (key: value lines)", doc.split.yaml_start)
-    second = skillmd.second_frontmatter_line(doc.split.body, doc.split.body_start)
+    second = frontmatter.second_frontmatter_line(doc.split.body, doc.split.body_start)
     if second:
         yield _f("S2", "a second frontmatter block follows the first; keep exactly one", second)
 
@@ -241,7 +238,7 @@ def b1_lines(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
 
 @check("B2")
 def b2_tokens(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    n = skillmd.estimate_tokens(doc.body)
+    n = size.estimate_tokens(doc.body)
     if n > facts.max_tokens:
         yield _f("B2", f"body is ~{n} tokens (estimated); budget {facts.max_tokens} — move details to references/")
 
@@ -273,14 +270,14 @@ _PLACEHOLDER = re.compile(r"[<>{}*$\[\]]|\.\.\.")
 
 def _local_targets(text: str, first_line: int) -> Iterator[tuple[str, int]]:
     """Relative link targets, and `references/…`-style paths in inline code, outside fences."""
-    for link in skillmd.links(text, first_line):
+    for link in markdown.links(text, first_line):
         target = link.target
         if not target or target.startswith(("#", "/")) or _SCHEME.match(target):
             continue
         target = unquote(target.split("#", 1)[0].split("?", 1)[0])
         if target:
             yield posixpath.normpath(target), link.line
-    for n, line in skillmd.lines_outside_fences(text, first_line):
+    for n, line in markdown.lines_outside_fences(text, first_line):
         for span in _CODE_SPAN.finditer(line):
             for m in _SKILL_PATH.finditer(span.group(1)):
                 yield posixpath.normpath(m.group(1)), n
@@ -331,7 +328,7 @@ def l2_depth(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
     for target in linked:
         ref = doc.dir / target
         text = ref.read_text(encoding="utf-8", errors="replace")
-        for link in skillmd.links(text):
+        for link in markdown.links(text):
             t = link.target.split("#", 1)[0]
             nested = ref.parent / unquote(t)
             if t.endswith(".md") and not _SCHEME.match(t) and nested.is_file() and nested.resolve() not in direct:
@@ -345,9 +342,9 @@ _TOC_HEADING = re.compile(r"\b(contents|toc|on this page|index)\b", re.I)
 
 def _has_toc(text: str) -> bool:
     head = "\n".join(text.splitlines()[:60])
-    if any(_TOC_HEADING.search(h.title) for h in skillmd.headings(head)):
+    if any(_TOC_HEADING.search(h.title) for h in markdown.headings(head)):
         return True
-    return sum(1 for ln in skillmd.links(head) if ln.target.startswith("#")) >= 3
+    return sum(1 for ln in markdown.links(head) if ln.target.startswith("#")) >= 3
 
 
 @check("L3")
@@ -369,15 +366,15 @@ def l3_toc(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
 # --------------------------------------------------------------------------- P: provenance
 
 
-def _sources(doc: SkillDoc) -> skillmd.SourcesSection | None:
-    return skillmd.find_sources(doc.body, doc.body_start)
+def _sources(doc: SkillDoc) -> markdown.SourcesSection | None:
+    return markdown.find_sources(doc.body, doc.body_start)
 
 
 @check("P1")
 def p1_sources_section(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
     if doc.split is None or not doc.body.strip() or _sources(doc) is not None:
         return
-    cited = skillmd.citations(doc.body, doc.body_start)
+    cited = markdown.citations(doc.body, doc.body_start)
     if cited:
         yield _f("P1", f"the body cites [{cited[0].number}] but has no Sources section", cited[0].line, severity="error")
     else:
@@ -390,7 +387,7 @@ def p2_citations(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
     if src is None:
         return
     known, reported = src.numbers(), set()
-    for c in skillmd.citations(doc.body, doc.body_start, exclude=src.section):
+    for c in markdown.citations(doc.body, doc.body_start, exclude=src.section):
         if c.number not in known and c.number not in reported:
             reported.add(c.number)
             yield _f("P2", f"citation [{c.number}] has no numbered entry in Sources", c.line)
@@ -427,7 +424,7 @@ def d1_stale(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
     if facts.stale is None:
         yield Skip("D1", "needs facts 'stale' (patterns the fresh sources mark deprecated)")
         return
-    sections = skillmd.find_sections(doc.body, DEPRECATED_SECTION, doc.body_start)
+    sections = markdown.find_sections(doc.body, DEPRECATED_SECTION, doc.body_start)
     lines = doc.body.splitlines()
     for construct in facts.stale:
         rx = construct.regex
@@ -528,7 +525,7 @@ def catalogue_entries(folder: Path) -> list[tuple[Path, str | None, str | None]]
         if md is None:
             continue
         try:
-            split = skillmd.split_frontmatter(md.read_text(encoding="utf-8"))
+            split = frontmatter.split_frontmatter(md.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
         value, err, _ = parse_yaml(split.yaml_text) if split.closed else (None, "x", 0)

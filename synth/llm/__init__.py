@@ -5,20 +5,10 @@ gateways), ``anthropic`` (native Messages API), ``extractive`` (no model) and
 ``auto`` (openai when the endpoint answers, else extractive with a warning).
 """
 
-from synth.llm.base import (
-    DEFAULT_ENDPOINT,
-    PROVIDERS,
-    ChatModel,
-    ContextLengthError,
-    LLMError,
-    Message,
-    MissingKeyError,
-    check_provider,
-    make_chat_model,
-    resolve_auto,
-)
+from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message, MissingKeyError
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice, check_provider, choose, make_chat_model, resolve_auto
 
 __all__ = [
     "ChatModel", "ContextLengthError", "LLMError", "Message", "MissingKeyError", "make_chat_model",
-    "check_provider", "resolve_auto", "DEFAULT_ENDPOINT", "PROVIDERS",
+    "check_provider", "choose", "Choice", "resolve_auto", "DEFAULT_ENDPOINT", "PROVIDERS",
 ]

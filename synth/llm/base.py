@@ -1,190 +1,29 @@
-"""The chat-model seam and the provider factory."""
+"""Compatibility re-export: the seam lives in ``synth.llm.model``, the factory in ``synth.llm.registry``."""
 
-from __future__ import annotations
-
-import ipaddress
-import os
-import re
-from typing import Callable, Protocol, TypedDict
-from urllib.parse import urlsplit
-
-DEFAULT_ENDPOINT = "http://localhost:11434/v1"
-DEFAULT_OPENAI_MODEL = "qwen2.5-coder"
-DEFAULT_ANTHROPIC_MODEL = "claude-opus-4-8"
-PROVIDERS = ("auto", "openai", "anthropic", "extractive")
-MAX_RETRIES = 3  # the SDKs back off exponentially (honouring Retry-After) on connection errors, 408/409/429 and 5xx
-
-# OpenAI-compatible services that are hosted (need LLM_API_KEY). Any other endpoint may be a
-# local or private server that needs no key; a gateway that needs one rejects the call (HTTP 401).
-HOSTED_OPENAI_HOSTS = (
-    "api.openai.com", "openrouter.ai", "api.together.xyz", "api.groq.com", "api.mistral.ai",
-    "api.deepseek.com", "api.fireworks.ai", "generativelanguage.googleapis.com", "api.anthropic.com",
-    "inference.ai.azure.com", "api.perplexity.ai", "api.x.ai",
+from synth.llm.model import (  # noqa: F401
+    MAX_RETRIES,
+    ChatModel,
+    ContextLengthError,
+    LLMError,
+    Message,
+    MissingKeyError,
+    is_context_length_message,
+    one_line,
 )
-
-
-class Message(TypedDict):
-    role: str  # "system" | "user" | "assistant"
-    content: str
-
-
-class LLMError(RuntimeError):
-    """A model call failed; the message is one line naming the problem and the fix."""
-
-
-class ContextLengthError(LLMError):
-    """The prompt does not fit the model's context window: shrink the bundle and retry."""
-
-
-class MissingKeyError(LLMError):
-    """A hosted provider was chosen without a key (raised before any crawl or call)."""
-
-
-class ChatModel(Protocol):
-    provider: str
-    model: str
-
-    def complete(
-        self,
-        messages: list[Message],
-        *,
-        max_tokens: int = 1024,
-        temperature: float | None = None,
-        on_text: Callable[[str], None] | None = None,
-    ) -> str:
-        """Return the assistant's reply. ``on_text`` receives streamed chunks when given."""
-        ...
-
-
-_CONTEXT_PATTERNS = re.compile(
-    r"context[ _-]?length|context window|maximum context|too many tokens|prompt is too long|"
-    r"exceed(?:s|ed)? (?:the )?(?:context|max(?:imum)? (?:number of )?tokens)|n_ctx|input is too long|"
-    r"reduce the length",
-    re.I,
+from synth.llm.registry import (  # noqa: F401
+    DEFAULT_ANTHROPIC_MODEL,
+    DEFAULT_ENDPOINT,
+    DEFAULT_OPENAI_MODEL,
+    HOSTED_OPENAI_HOSTS,
+    PROVIDERS,
+    Choice,
+    check_provider,
+    choose,
+    is_hosted_openai_endpoint,
+    is_local_endpoint,
+    make_chat_model,
+    pick_model,
+    probe_openai_endpoint,
+    resolve_auto,
+    served_models,
 )
-
-
-def is_context_length_message(text: str) -> bool:
-    return bool(_CONTEXT_PATTERNS.search(text or ""))
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def is_hosted_openai_endpoint(endpoint: str) -> bool:
-    host = (urlsplit(endpoint).hostname or "").lower().rstrip(".")
-    return any(host == h or host.endswith("." + h) for h in HOSTED_OPENAI_HOSTS)
-
-
-def is_local_endpoint(endpoint: str) -> bool:
-    host = (urlsplit(endpoint).hostname or "").lower()
-    if host in ("localhost",) or host.endswith(".localhost"):
-        return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return ip.is_loopback or ip.is_private or ip.is_link_local
-
-
-def check_provider(provider: str, endpoint: str | None = None, api_key: str | None = None) -> None:
-    """Fail fast (before any crawl or call) on an unknown provider or a hosted one without a key."""
-    if provider not in PROVIDERS:
-        raise LLMError(f"unknown llm_provider {provider!r}: use one of {', '.join(PROVIDERS)}")
-    if provider == "anthropic" and not (api_key or os.environ.get("ANTHROPIC_API_KEY")):
-        raise MissingKeyError("llm_provider anthropic needs a key: set ANTHROPIC_API_KEY")
-    if provider == "openai" and endpoint and is_hosted_openai_endpoint(endpoint) and not (api_key or os.environ.get("LLM_API_KEY")):
-        host = urlsplit(endpoint).hostname
-        raise MissingKeyError(f"the hosted endpoint {host} needs a key: set LLM_API_KEY")
-
-
-def make_chat_model(
-    provider: str = "openai",
-    endpoint: str | None = None,
-    model: str | None = None,
-    api_key: str | None = None,
-    timeout: float = 600.0,
-    max_retries: int = MAX_RETRIES,
-) -> ChatModel | None:
-    """Build the provider's model; ``extractive`` returns None (no model is called).
-
-    Keys come from flags or the environment only (``LLM_API_KEY``, ``ANTHROPIC_API_KEY``)
-    and are never logged. A hosted provider without a key fails here, before any call.
-    ``auto`` is resolved by the caller (``resolve_auto``) before this is called.
-    """
-    check_provider(provider, endpoint or (DEFAULT_ENDPOINT if provider == "openai" else None), api_key)
-    if provider == "extractive":
-        return None
-    if provider == "openai":
-        from synth.llm.openai_compat import OpenAICompatModel
-
-        return OpenAICompatModel(
-            endpoint=endpoint or DEFAULT_ENDPOINT,
-            model=model or DEFAULT_OPENAI_MODEL,
-            api_key=api_key or os.environ.get("LLM_API_KEY"),
-            timeout=timeout,
-            max_retries=max_retries,
-        )
-    if provider == "anthropic":
-        from synth.llm.anthropic_model import AnthropicModel
-
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY") or ""
-        return AnthropicModel(
-            endpoint=endpoint, model=model or DEFAULT_ANTHROPIC_MODEL, api_key=key, timeout=timeout, max_retries=max_retries
-        )
-    raise LLMError(f"llm_provider {provider!r} must be resolved before building a model")
-
-
-def probe_openai_endpoint(endpoint: str, timeout: float = 3.0) -> str | None:
-    """None when an OpenAI-compatible server answers ``GET /models`` with a 2xx JSON model list
-    (``{"data": [...]}``); else a one-line reason. A 403 from a proxy, a login page or any other
-    answer is not a model server."""
-    return _probe(endpoint, timeout)[0]
-
-
-def served_models(endpoint: str, timeout: float = 3.0) -> list[str]:
-    """Model ids an OpenAI-compatible server lists at ``GET /models`` ([] when it does not answer)."""
-    return _probe(endpoint, timeout)[1]
-
-
-def pick_model(requested: str | None, served: list[str]) -> str | None:
-    """The model to ask for: the requested one; else the default when served (Ollama adds ':tag'); else the first served."""
-    if requested:
-        return requested
-    if not served:
-        return None
-    for m in served:
-        if m == DEFAULT_OPENAI_MODEL or m.split(":", 1)[0] == DEFAULT_OPENAI_MODEL:
-            return m
-    return served[0]
-
-
-def _probe(endpoint: str, timeout: float) -> tuple[str | None, list[str]]:
-    import httpx2
-
-    url = endpoint.rstrip("/") + "/models"
-    key = os.environ.get("LLM_API_KEY")
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    try:
-        r = httpx2.get(url, timeout=timeout, headers=headers)
-    except Exception as exc:  # any transport failure means "does not answer"
-        return f"{endpoint} does not answer ({type(exc).__name__})", []
-    if not 200 <= r.status_code < 300:
-        return f"{endpoint} answered HTTP {r.status_code} at /models (not an OpenAI-compatible model list)", []
-    try:
-        data = r.json()
-    except ValueError:
-        data = None
-    listed = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(listed, list):
-        return f"{endpoint} answered /models without a JSON model list (not an OpenAI-compatible server)", []
-    return None, [str(m["id"]) for m in listed if isinstance(m, dict) and m.get("id")]
-
-
-def resolve_auto(endpoint: str | None) -> tuple[str, str | None]:
-    """``auto``: openai when the endpoint answers, else extractive; returns (provider, reason-for-fallback)."""
-    ep = endpoint or DEFAULT_ENDPOINT
-    reason = probe_openai_endpoint(ep)
-    return ("openai", None) if reason is None else ("extractive", reason)

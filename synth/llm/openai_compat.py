@@ -6,7 +6,7 @@ from typing import Callable
 
 import openai
 
-from synth.llm.base import MAX_RETRIES, ContextLengthError, LLMError, Message, is_context_length_message, one_line
+from synth.llm.model import MAX_RETRIES, ContextLengthError, LLMError, Message, is_context_length_message, one_line
 
 
 def _error_text(exc: openai.APIStatusError) -> str:

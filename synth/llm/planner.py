@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from synth.llm.base import ChatModel, LLMError
+from synth.llm.model import ChatModel, LLMError
 
 logger = logging.getLogger(__name__)
 

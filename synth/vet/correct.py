@@ -1,4 +1,4 @@
-"""Output-side vetting: scan the draft skill, fix, rescan (seed SPEC §4.3).
+"""Output-side vetting: scan the draft skill, fix, rescan.
 
 Each round: a deterministic pre-pass (redact secrets in every text file,
 strip invisible Unicode, drop the prose/list/comment block a HIGH/CRITICAL
@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from synth.skill.frontmatter import split_frontmatter
+from synth.skill.markdown import fenced_line_numbers, headings
 from synth.vet.findings import Finding, ScanResult, stable_hash
 from synth.vet.redact import redact_text, secret_spans
 from synth.vet.runner import Scan, run_scan
@@ -22,46 +24,44 @@ Revise = Callable[[str, list[Finding]], str]
 
 _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _TEXT_SUFFIXES = {".md", ".txt", ".py", ".sh", ".bash", ".js", ".ts", ".json", ".yaml", ".yml", ".toml",
                   ".ini", ".cfg", ".conf", ".env", ".rb", ".go", ".java", ".ps1", ".html", ".xml", ""}
 _MAX_TEXT_BYTES = 2_000_000
 
 
 def _structure(lines: list[str]) -> list[str]:
-    """Label each line: frontmatter, code, comment, heading, blank, item, text."""
+    """Label each line: frontmatter, code, comment, heading, blank, item, text.
+
+    Frontmatter, fences and headings come from the SKILL.md reader (``synth.skill``),
+    so a ``~~~`` or a second opening line inside a backtick block is code, as in any
+    CommonMark renderer.
+    """
     labels = ["text"] * len(lines)
-    i = 0
-    if lines and lines[0].strip() == "---":
-        labels[0] = "frontmatter"
-        i = 1
-        while i < len(lines):
-            labels[i] = "frontmatter"
-            i += 1
-            if lines[i - 1].strip() == "---":
-                break
-    in_fence = in_comment = False
-    for j in range(i, len(lines)):
+    split = split_frontmatter("\n".join(lines))
+    start = 0
+    if split.has_frontmatter:
+        start = min(split.body_start - 1, len(lines))
+        labels[:start] = ["frontmatter"] * start
+    body = "\n".join(lines[start:])
+    code = fenced_line_numbers(body, start + 1)
+    heads = {h.line for h in headings(body, start + 1)}
+    in_comment = False
+    for j in range(start, len(lines)):
         line = lines[j]
-        if in_fence:
+        if j + 1 in code:
             labels[j] = "code"
-            if _FENCE.match(line):
-                in_fence = False
             continue
         if in_comment:
             labels[j] = "comment"
             if "-->" in line:
                 in_comment = False
             continue
-        if _FENCE.match(line):
-            labels[j] = "code"
-            in_fence = True
-        elif line.lstrip().startswith("<!--"):
+        if line.lstrip().startswith("<!--"):
             labels[j] = "comment"
             in_comment = "-->" not in line
         elif not line.strip():
             labels[j] = "blank"
-        elif line.lstrip().startswith("#"):
+        elif j + 1 in heads:
             labels[j] = "heading"
         elif _LIST_ITEM.match(line):
             labels[j] = "item"

@@ -61,6 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from synth.skill.markdown import fence_spans
 from synth.vet.findings import BLOCKING, Finding, stable_hash
 
 OVERRIDE = "SKILL3-INJECT-OVERRIDE"
@@ -210,7 +211,6 @@ _HIDDEN_ATTRS = re.compile(
     r"font-size\s*:\s*0(?:\.0+)?(?:px|pt|em|rem|%)?\s*(?:;|[\"'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|[\"'])|"
     r"(?:left|top)\s*:\s*-\d{4,}px)|(?:^|\s)hidden(?=[\s/=]|$)|\saria-hidden\s*=\s*[\"']true[\"']", re.I)
 _CLOSE_TAG = re.compile(r"</(\w{1,20})\s*>")
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 
 
 @dataclass
@@ -445,19 +445,7 @@ def _invisible_hits(text: str) -> list[Hit]:
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
-    spans, start, fence = [], None, None
-    offset = 0
-    for line in text.splitlines(keepends=True):
-        m = _FENCE.match(line)
-        if start is None and m:
-            start, fence = offset, m.group(1)
-        elif start is not None and m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
-            spans.append((start, offset + len(line)))
-            start = fence = None
-        offset += len(line)
-    if start is not None:
-        spans.append((start, offset))
-    return spans
+    return fence_spans(text)
 
 
 def _hidden_spans(text: str) -> list[tuple[int, int, str]]:

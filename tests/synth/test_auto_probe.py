@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from synth.llm.base import resolve_auto, served_models
+from synth.llm.registry import DEFAULT_OPENAI_MODEL, choose, resolve_auto, served_models
 
 
 class _Answer:
@@ -20,7 +20,7 @@ class _Answer:
 
 @pytest.fixture
 def server():
-    answer = {"now": _Answer(200, b"{}")}
+    answer = {"now": _Answer(200, b"{}"), "gets": 0}
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -28,6 +28,7 @@ def server():
 
         def do_GET(self):
             a = answer["now"]
+            answer["gets"] += 1
             self.send_response(a.status)
             self.send_header("Content-Type", a.ctype)
             self.send_header("Content-Length", str(len(a.body)))
@@ -74,3 +75,46 @@ def test_auto_needs_a_2xx_json_model_list(server, status, body, ctype, provider,
     if reason:
         assert url in reason and "\n" not in reason
     assert served_models(url) == served
+
+
+@pytest.mark.parametrize("status, body, ctype, provider, served", CASES)
+def test_choose_resolves_auto_with_one_probe(server, status, body, ctype, provider, served):
+    answer, url = server
+    answer["now"] = _Answer(status, body, ctype)
+    c = choose("auto", url, None)
+    assert answer["gets"] == 1
+    assert c.provider == provider
+    assert c.model == (served[0] if served else None)
+    assert (c.reason is None) == (provider == "openai")
+
+
+@pytest.mark.parametrize("requested, listed, expected", [
+    ("mine", ["m1"], "mine"),
+    (None, ["m1", f"{DEFAULT_OPENAI_MODEL}:7b"], f"{DEFAULT_OPENAI_MODEL}:7b"),
+    (None, [], None),
+])
+def test_choose_picks_the_model(server, requested, listed, expected):
+    answer, url = server
+    answer["now"] = _Answer(200, json.dumps({"data": [{"id": m} for m in listed]}).encode())
+    assert choose("auto", url, requested).model == expected
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "extractive"])
+def test_choose_passes_concrete_providers_without_a_probe(server, provider):
+    answer, url = server
+    assert choose(provider, url, "m") == type(choose(provider, url, "m"))(provider, "m", None)
+    assert answer["gets"] == 0
+
+
+def test_providers_do_not_import_the_registry():
+    """The seam (model.py) is a leaf: providers import it, never the factory (no import cycle)."""
+    import ast
+    import pathlib
+
+    import synth.llm
+
+    root = pathlib.Path(synth.llm.__file__).parent
+    for name in ("model.py", "openai_compat.py", "anthropic_model.py"):
+        tree = ast.parse((root / name).read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not imported & {"synth.llm.registry", "synth.llm.base"}, name

@@ -2,7 +2,7 @@
 
 import pytest
 
-from synth import skillmd
+from synth.skill import frontmatter, markdown, size
 
 
 @pytest.mark.parametrize(
@@ -17,7 +17,7 @@ from synth import skillmd
     ],
 )
 def test_split_frontmatter(text, has, closed, yaml_text, body, body_start):
-    s = skillmd.split_frontmatter(text)
+    s = frontmatter.split_frontmatter(text)
     assert (s.has_frontmatter, s.closed, s.yaml_text, s.body, s.body_start) == (has, closed, yaml_text, body, body_start)
     assert (s.error is None) == closed
 
@@ -32,7 +32,7 @@ def test_split_frontmatter(text, has, closed, yaml_text, body, body_start):
     ],
 )
 def test_second_frontmatter_line(body, expected):
-    assert skillmd.second_frontmatter_line(body, first_line=5) == expected
+    assert frontmatter.second_frontmatter_line(body, first_line=5) == expected
 
 
 @pytest.mark.parametrize(
@@ -51,32 +51,35 @@ def test_second_frontmatter_line(body, expected):
         ("```\n        ```\n```\n", [(1, 3)]),  # an over-indented closer is content
         ("``\nx\n", []),
         ("```\na\n```\n```\nb\n", [(1, 3), (4, None)]),
+        ("para\n\n    ```\n    x\n", []),  # indented four columns: an indented code block, not a fence
+        ("> ```\n> x\n\nafter\n", [(1, None)]),  # unclosed in a quote: ends with the quote, still unclosed
+        ("- a\n  ```\n  x\n  ```\n", [(2, 4)]),  # list item content indentation
     ],
 )
 def test_find_fences(text, spans):
-    assert [(f.start, f.end) for f in skillmd.find_fences(text)] == spans
+    assert [(f.start, f.end) for f in markdown.find_fences(text)] == spans
 
 
 def test_fence_language_and_offsets():
-    (f,) = skillmd.find_fences("```python title=x\n```\n", first_line=10)
+    (f,) = markdown.find_fences("```python title=x\n```\n", first_line=10)
     assert (f.start, f.end, f.language, f.closed) == (10, 11, "python", True)
 
 
 def test_headings_skip_fences():
     text = "# A\n```\n# not\n```\n## B ##\n"
-    assert [(h.level, h.title, h.line) for h in skillmd.headings(text)] == [(1, "A", 1), (2, "B", 5)]
+    assert [(h.level, h.title, h.line) for h in markdown.headings(text)] == [(1, "A", 1), (2, "B", 5)]
 
 
 def test_find_section_ends_at_same_level():
     text = "## Modern vs deprecated\nx\n### sub\ny\n## Next\nz\n"
-    s = skillmd.find_section(text, r"modern\s+vs", first_line=3)
+    s = markdown.find_section(text, r"modern\s+vs", first_line=3)
     assert (s.start, s.end) == (3, 6)
-    assert skillmd.find_section(text, "absent") is None
+    assert markdown.find_section(text, "absent") is None
 
 
 def test_find_sections_all_matches():
     text = "## Deprecated A\nx\n## Keep\ny\n# Deprecated B\nz\n"
-    assert [(s.start, s.end) for s in skillmd.find_sections(text, "deprecated")] == [(1, 2), (5, 6)]
+    assert [(s.start, s.end) for s in markdown.find_sections(text, "deprecated")] == [(1, 2), (5, 6)]
 
 
 @pytest.mark.parametrize(
@@ -89,7 +92,7 @@ def test_find_sections_all_matches():
     ],
 )
 def test_links(text, expected):
-    assert [(ln.target, ln.image) for ln in skillmd.links(text)] == expected
+    assert [(ln.target, ln.image) for ln in markdown.links(text)] == expected
 
 
 @pytest.mark.parametrize(
@@ -98,19 +101,21 @@ def test_links(text, expected):
         ("A [1] and B [2][3].", [1, 2, 3]),
         ("many [1, 4; 5]", [1, 4, 5]),
         ("link [1](http://x) def\n[2]: http://y", []),
-        ("code `a[0]` and `[7]`, list[0] x", [0]),  # list[0] outside code counts: callers decide
+        ("code `a[0]` and `[7]`, list[0] x", []),  # an index glued to a word is no citation
         ("\\[9] escaped", []),
+        ("foo[1] and [1000], [2024]", []),  # an index, too many digits
+        ("[1][ref] reference link, [2][3]", [2, 3]),
         ("```\n[5]\n```", []),
     ],
 )
 def test_citations(text, expected):
-    assert [c.number for c in skillmd.citations(text)] == expected
+    assert [c.number for c in markdown.citations(text)] == expected
 
 
 def test_citations_exclude_sources_section():
     body = "Claim [1].\n\n## Sources\n[1] https://a.example/x\n"
-    src = skillmd.find_sources(body)
-    assert [c.number for c in skillmd.citations(body, exclude=src.section)] == [1]
+    src = markdown.find_sources(body)
+    assert [c.number for c in markdown.citations(body, exclude=src.section)] == [1]
 
 
 def test_find_sources_entry_styles():
@@ -124,7 +129,7 @@ def test_find_sources_entry_styles():
         "```\n[9] in fence https://no.example\n```\n"
         "## After\n[8] https://after.example\n"
     )
-    src = skillmd.find_sources(body, first_line=20)
+    src = markdown.find_sources(body, first_line=20)
     got = [(e.number, e.url, e.line) for e in src.entries]
     assert got == [
         (1, "https://spec.example/v2", 21),
@@ -134,7 +139,7 @@ def test_find_sources_entry_styles():
         (None, "https://unnumbered.example/", 25),
     ]
     assert src.numbers() == {1, 2, 3, 4}
-    assert skillmd.find_sources("## Resources\n[1] x\n") is None
+    assert markdown.find_sources("## Resources\n[1] x\n") is None
 
 
 @pytest.mark.parametrize(
@@ -142,4 +147,4 @@ def test_find_sources_entry_styles():
     [("", 0), ("the cat", 2), ("tokenization", 3), ("a.b()", 5), ("x" * 400, 100)],
 )
 def test_estimate_tokens(text, tokens):
-    assert skillmd.estimate_tokens(text) == tokens
+    assert size.estimate_tokens(text) == tokens

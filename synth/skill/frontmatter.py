@@ -1,0 +1,126 @@
+"""The frontmatter of a SKILL.md: a strict split with line numbers (lint) and a lenient recovery (post-processor).
+
+``split_frontmatter`` never parses YAML and never fails: it reports where the
+block is and what is wrong with it. ``read_frontmatter`` repairs a model's draft
+and returns the parsed mapping with the fixes it made.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import yaml
+
+__all__ = ["Split", "split_frontmatter", "second_frontmatter_line", "read_frontmatter", "YAMLISH"]
+
+_DELIM = "---"
+
+
+# --------------------------------------------------------------------------- frontmatter
+
+
+@dataclass(frozen=True)
+class Split:
+    """SKILL.md cut into frontmatter and body.
+
+    ``has_frontmatter``: the file starts with a ``---`` line. ``closed``: a
+    closing ``---`` (or ``...``) line was found. ``yaml_text``: the raw text
+    between the delimiters ("" when absent). ``yaml_start``: file line of the
+    first YAML line (0 when absent). ``body_start``: file line where the body
+    begins. ``error``: why the frontmatter is unusable, or None.
+    """
+
+    has_frontmatter: bool
+    closed: bool
+    yaml_text: str
+    body: str
+    yaml_start: int
+    body_start: int
+    error: str | None = None
+
+
+def split_frontmatter(text: str) -> Split:
+    """Split a SKILL.md into its YAML frontmatter and markdown body (no YAML parsing)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != _DELIM:
+        return Split(False, False, "", text, 0, 1, "SKILL.md does not start with a '---' frontmatter line")
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in (_DELIM, "..."):
+            return Split(True, True, "".join(lines[1:i]), "".join(lines[i + 1 :]), 2, i + 2)
+    return Split(True, False, "".join(lines[1:]), "", 2, len(lines) + 1, "frontmatter is not closed with a '---' line")
+
+
+YAMLISH = re.compile(r"^[A-Za-z_][\w-]*[ \t]*:")
+
+
+def second_frontmatter_line(body: str, first_line: int = 1) -> int | None:
+    """Line of a second frontmatter block at the top of the body, or None.
+
+    A body whose first non-blank line is ``---`` followed by ``key:`` lines and
+    another ``---`` is a duplicated header (a common model failure), not a
+    thematic break.
+    """
+    lines = body.splitlines()
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i >= len(lines) or lines[i].rstrip() != _DELIM:
+        return None
+    for j in range(i + 1, len(lines)):
+        if lines[j].rstrip() in (_DELIM, "..."):
+            inner = [ln for ln in lines[i + 1 : j] if ln.strip()]
+            if inner and YAMLISH.match(inner[0]):
+                return first_line + i
+            return None
+    return None
+
+
+def read_frontmatter(text: str) -> tuple[dict, str, list[str]]:
+    """Lenient recovery: (frontmatter mapping, body, fixes) from a model's draft.
+
+    A leading rule that is no frontmatter is dropped, an unclosed block ends at the last
+    YAML-looking line, invalid YAML falls back to reading ``key: value`` lines.
+    """
+    fixes: list[str] = []
+    lines = text.split("\n")
+    first_content = next((l for l in lines[1:] if l.strip()), "")
+    if lines and lines[0].strip() == "---" and not YAMLISH.match(first_content):
+        lines = lines[1:]  # a horizontal rule, not a frontmatter block
+        text = "\n".join(lines)
+        fixes.append("removed a leading horizontal rule")
+    if not lines or lines[0].strip() != "---":
+        if text.strip():
+            fixes.append("added a frontmatter block (the draft had none)")
+        return {}, text, fixes
+    end = None
+    for k in range(1, min(len(lines), 200)):
+        if lines[k].strip() in ("---", "..."):
+            end = k
+            break
+    if end is None:  # unclosed: the YAML-looking lines at the top are the frontmatter
+        end = 1
+        while end < len(lines) and (YAMLISH.match(lines[end]) or lines[end].startswith((" ", "\t")) or not lines[end].strip()):
+            if not lines[end].strip() and end + 1 < len(lines) and not YAMLISH.match(lines[end + 1]):
+                break
+            end += 1
+        yaml_lines, body = lines[1:end], "\n".join(lines[end:])
+        fixes.append("closed an unterminated frontmatter block")
+    else:
+        yaml_lines, body = lines[1:end], "\n".join(lines[end + 1 :])
+    yaml_text = "\n".join(yaml_lines)
+    data: object
+    try:
+        data = yaml.safe_load(yaml_text) if yaml_text.strip() else {}
+    except yaml.YAMLError:
+        data = None
+    if not isinstance(data, dict):
+        data = {}
+        for line in yaml_lines:
+            m = re.match(r"^(name|description|compatibility)\s*:\s*(.*)$", line)
+            if m:
+                data[m.group(1)] = m.group(2).strip().strip("'\"")
+        fixes.append("frontmatter was not valid YAML: recovered name/description line by line")
+    return data, body, fixes

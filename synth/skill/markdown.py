@@ -1,0 +1,335 @@
+"""One reader for the markdown of a SKILL.md: fences, headings, sections, links, citations.
+
+Block structure (fenced code blocks, headings) comes from markdown-it-py's
+CommonMark parser and its line maps, so a fence inside a block quote or a list
+item, a ``~~~`` line inside a backtick block, or a longer closing fence are
+decided as any CommonMark renderer decides them. Only ATX headings (``# Title``)
+at the top level count as headings (a ``---`` under a line of text is kept as a
+rule, not read as a heading). An unclosed fence runs to the end of its container
+(the document, or the block quote / list item it opened in).
+
+Every function takes ``first_line`` (the file line the text starts on) and
+returns **1-based line numbers** of the original file. No I/O; malformed input
+yields records that say so (``Fence.closed``), never an exception.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+
+__all__ = [
+    "Fence", "Heading", "Section", "Link", "Citation", "SourceEntry", "SourcesSection",
+    "find_fences", "fence_spans", "fence_state", "fenced_line_numbers", "lines_outside_fences", "fence_marker",
+    "headings", "looks_like_heading", "find_section", "find_sections", "links", "citations",
+    "citation_numbers", "blank_inline_code", "find_sources", "CITATION", "SOURCES_HEADING",
+]
+
+_MD = MarkdownIt("commonmark")
+_MD.core.ruler.disable(["inline", "text_join"], ignoreInvalid=True)  # blocks only: linear time on scraped pages
+
+
+@lru_cache(maxsize=16)
+def _blocks(text: str) -> tuple:
+    return tuple(t for t in _MD.parse(text) if t.map is not None and t.type in ("fence", "heading_open", "inline"))
+
+
+# --------------------------------------------------------------------------- fences
+
+
+@dataclass(frozen=True)
+class Fence:
+    """One fenced code block. ``end`` is the closing line, None when unclosed; ``last`` is its last line either way."""
+
+    start: int
+    end: int | None
+    char: str
+    length: int
+    info: str
+    indent: int
+    last: int = 0
+    prefix: str = ""  # what precedes the opening marker on its line (quote markers, indentation)
+
+    @property
+    def closed(self) -> bool:
+        return self.end is not None
+
+    @property
+    def language(self) -> str:
+        return self.info.split()[0] if self.info.split() else ""
+
+    def closing_line(self) -> str:
+        """A line that closes this fence in its container (list markers become spaces, quote markers stay)."""
+        return re.sub(r"[^>\s]", " ", self.prefix) + self.char * self.length
+
+
+_MARKER = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+
+
+def fence_marker(line: str) -> tuple[str, str] | None:
+    """``(marker, info)`` when ``line`` alone is a fence line (``` ```py ``` / ``~~~``), else None."""
+    m = _MARKER.match(line)
+    if not m or (m.group("fence")[0] == "`" and "`" in m.group("info")):
+        return None
+    return m.group("fence"), m.group("info").strip()
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as markdown-it numbers them (``\\r\\n``, ``\\r`` and ``\\n`` end a line; nothing else does)."""
+    lines = re.split(r"\r\n?|\n", text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _content_lines(content: str) -> int:
+    return content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+
+
+def find_fences(text: str, first_line: int = 1) -> list[Fence]:
+    """All fenced code blocks of ``text``, in order, with their closing line (or None)."""
+    lines = _lines(text)
+    out = []
+    for t in _blocks(text):
+        if t.type != "fence":
+            continue
+        a, b = t.map
+        closed = b - a - 1 - _content_lines(t.content) == 1
+        raw = lines[a] if a < len(lines) else ""
+        at = raw.find(t.markup)
+        prefix = raw[:at] if at >= 0 else ""
+        indent = len(re.sub(r"^.*>[ ]?", "", prefix).expandtabs(4)) if ">" in prefix else len(prefix.expandtabs(4))
+        out.append(Fence(first_line + a, first_line + b - 1 if closed else None, t.markup[0], len(t.markup),
+                         t.info.strip(), indent, first_line + b - 1, prefix))
+    return out
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character offsets of each fenced block in ``text`` (fence lines included)."""
+    offsets = [0]
+    for m in re.finditer(r"\r\n?|\n", text):
+        offsets.append(m.end())
+    offsets.append(len(text))
+    return [(offsets[f.start - 1], offsets[min(f.last, len(offsets) - 1)]) for f in find_fences(text)]
+
+
+def fence_state(text: str) -> list[bool]:
+    """One flag per ``text.split("\\n")`` line: inside a fenced block (fence lines included)."""
+    n = len(text.split("\n"))
+    state = [False] * n
+    for f in find_fences(text):
+        for i in range(f.start - 1, min(f.last, n)):
+            state[i] = True
+    return state
+
+
+def fenced_line_numbers(text: str, first_line: int = 1) -> set[int]:
+    """Line numbers inside fenced blocks, fence lines included."""
+    out: set[int] = set()
+    for f in find_fences(text, first_line):
+        out.update(range(f.start, f.last + 1))
+    return out
+
+
+def lines_outside_fences(text: str, first_line: int = 1) -> list[tuple[int, str]]:
+    """``(line_number, line)`` for every line that is not in a fenced block."""
+    inside = fenced_line_numbers(text, first_line)
+    return [(first_line + i, ln) for i, ln in enumerate(_lines(text)) if first_line + i not in inside]
+
+
+# --------------------------------------------------------------------------- headings and sections
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    title: str
+    line: int
+
+
+def headings(text: str, first_line: int = 1) -> list[Heading]:
+    """Top-level ATX headings (``# Title``), outside fences; the title is markdown-it's (``# C#`` is "C#")."""
+    out = []
+    toks = _blocks(text)
+    for i, t in enumerate(toks):
+        if t.type == "heading_open" and t.level == 0 and t.markup.startswith("#"):
+            title = toks[i + 1].content.strip() if i + 1 < len(toks) and toks[i + 1].type == "inline" else ""
+            out.append(Heading(len(t.markup), title, first_line + t.map[0]))
+    return out
+
+
+def looks_like_heading(line: str) -> bool:
+    """Whether one line, read on its own, is an ATX heading with a title (e.g. inside an unclosed fence)."""
+    return any(h.title for h in headings(line))
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and its content up to the next heading of the same or higher level.
+
+    ``start`` is the heading line, ``end`` the last line of the section (inclusive).
+    """
+
+    heading: Heading
+    start: int
+    end: int
+
+    def contains(self, line: int) -> bool:
+        return self.start <= line <= self.end
+
+
+def find_sections(text: str, title: str | re.Pattern[str], first_line: int = 1) -> list[Section]:
+    """Every section whose heading matches ``title`` (a regex; a string is searched case-insensitively)."""
+    pattern = re.compile(title, re.I) if isinstance(title, str) else title
+    hs = headings(text, first_line)
+    last = first_line + len(_lines(text)) - 1
+    out = []
+    for i, h in enumerate(hs):
+        if pattern.search(h.title):
+            end = last
+            for nxt in hs[i + 1 :]:
+                if nxt.level <= h.level:
+                    end = nxt.line - 1
+                    break
+            out.append(Section(h, h.line, end))
+    return out
+
+
+def find_section(text: str, title: str | re.Pattern[str], first_line: int = 1) -> Section | None:
+    """The first section whose heading matches ``title`` (see find_sections)."""
+    found = find_sections(text, title, first_line)
+    return found[0] if found else None
+
+
+# --------------------------------------------------------------------------- links and citations
+
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def blank_inline_code(line: str) -> str:
+    """``line`` with inline code spans replaced by spaces (same length, so offsets still match)."""
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
+
+
+@dataclass(frozen=True)
+class Link:
+    text: str
+    target: str
+    line: int
+    image: bool = False
+
+
+LINK = re.compile(r"(?P<bang>!?)\[(?P<text>[^\]\n]*)\]\(\s*(?P<target><[^>\n]*>|[^)\s]*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_REF_DEF = re.compile(r"^ {0,3}\[(?P<label>[^\]]+)\]:\s*(?P<target><[^>]*>|\S+)")
+
+
+def links(text: str, first_line: int = 1) -> list[Link]:
+    """Inline links/images and reference definitions outside fenced blocks and inline code."""
+    out = []
+    for n, line in lines_outside_fences(text, first_line):
+        clean = blank_inline_code(line)
+        for m in LINK.finditer(clean):
+            out.append(Link(m.group("text"), m.group("target").strip("<>"), n, bool(m.group("bang"))))
+        d = _REF_DEF.match(clean)
+        if d:
+            out.append(Link(d.group("label"), d.group("target").strip("<>"), n))
+    return out
+
+
+@dataclass(frozen=True)
+class Citation:
+    number: int
+    line: int
+
+
+# A citation marker: [n] or [n, m; k] with 1-3 digit numbers, not escaped, not glued to a word
+# (``foo[1]`` is an index), not a link (``[1](url)``), a definition (``[1]: url``) or a reference
+# link (``[1][label]``); adjacent markers ``[1][2]`` are two citations. ``[1000]`` / ``[2024]`` are not.
+CITATION = re.compile(r"(?<![\\\w])\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\](?![(:]|\[(?!\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]))")
+
+
+def citation_numbers(marker: str) -> list[int]:
+    """The numbers of one matched marker's group: ``"1, 4; 5"`` → [1, 4, 5]."""
+    return [int(x) for x in re.split(r"\s*[,;]\s*", marker)]
+
+
+def citations(text: str, first_line: int = 1, exclude: Section | None = None) -> list[Citation]:
+    """Citation markers (see ``CITATION``) outside fences, inline code, reference definitions and ``exclude``."""
+    out = []
+    for n, line in lines_outside_fences(text, first_line):
+        if exclude is not None and exclude.contains(n):
+            continue
+        clean = blank_inline_code(line)
+        if _REF_DEF.match(clean):
+            continue
+        for m in CITATION.finditer(clean):
+            out.extend(Citation(num, n) for num in citation_numbers(m.group(1)))
+    return out
+
+
+# --------------------------------------------------------------------------- the Sources section
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    """One entry of the Sources section: its number (None when unnumbered), URL, text, line."""
+
+    number: int | None
+    url: str | None
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class SourcesSection:
+    section: Section
+    entries: list[SourceEntry] = field(default_factory=list)
+
+    def numbers(self) -> set[int]:
+        return {e.number for e in self.entries if e.number is not None}
+
+    def urls(self) -> list[str]:
+        return [e.url for e in self.entries if e.url]
+
+
+SOURCES_HEADING = re.compile(r"^sources\b", re.I)
+_ENTRY_BRACKET = re.compile(r"^\s*(?:[-*+]\s+)?\[(\d{1,4})\]:?\s*(.*)$")
+_ENTRY_ORDERED = re.compile(r"^\s*(\d{1,4})[.)]\s+(.*)$")
+_ENTRY_BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
+URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+
+
+def _first_url(text: str) -> str | None:
+    m = LINK.search(text)
+    if m and m.group("target").startswith(("http://", "https://", "<http")):
+        return m.group("target").strip("<>")
+    m = URL.search(text)
+    return m.group(0).rstrip(".,;:!?*_") if m else None
+
+
+def find_sources(text: str, first_line: int = 1) -> SourcesSection | None:
+    """The section headed ``Sources`` (any level) and its entries.
+
+    Entries may be written ``[1] Title — https://…``, ``- [1] …``,
+    ``[1]: https://…``, ``1. [Title](https://…)`` or as unnumbered bullets.
+    """
+    section = find_section(text, SOURCES_HEADING, first_line)
+    if section is None:
+        return None
+    entries = []
+    for n, line in lines_outside_fences(text, first_line):
+        if not (section.start < n <= section.end) or not line.strip():
+            continue
+        for pattern in (_ENTRY_BRACKET, _ENTRY_ORDERED):
+            m = pattern.match(line)
+            if m:
+                rest = m.group(2).strip()
+                entries.append(SourceEntry(int(m.group(1)), _first_url(rest), rest, n))
+                break
+        else:
+            m = _ENTRY_BULLET.match(line)
+            if m:
+                rest = m.group(1).strip()
+                entries.append(SourceEntry(None, _first_url(rest), rest, n))
+    return SourcesSection(section, entries)
