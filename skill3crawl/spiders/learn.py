@@ -215,22 +215,18 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
 
     def _plan(self):
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
-        from synth.llm.base import LLMError, make_chat_model
+        from synth.llm.model import LLMError
         from synth.llm.planner import Plan, plan
+        from synth.llm.registry import choose, make_chat_model
 
         a = self.args
-        provider, model_name = a.llm_provider, a.llm_model
-        if provider == "auto":  # openai when the endpoint answers, else no planning
-            from synth.llm.base import DEFAULT_ENDPOINT, pick_model, resolve_auto, served_models
-
-            provider, reason = resolve_auto(a.llm_endpoint)
-            if reason:
-                warning = f"no LLM answers ({reason}); searching for the bare topic"
-                logger.warning("skill3: %s", warning)
-                return Plan([a.topic], "fallback", warning)
-            model_name = model_name or pick_model(None, served_models(a.llm_endpoint or DEFAULT_ENDPOINT))
+        choice = choose(a.llm_provider, a.llm_endpoint, a.llm_model)  # auto: openai when the endpoint answers
+        if choice.reason:  # auto, and no model server answers: no planning
+            warning = f"no LLM answers ({choice.reason}); searching for the bare topic"
+            logger.warning("skill3: %s", warning)
+            return Plan([a.topic], "fallback", warning)
         try:
-            model = make_chat_model(provider, a.llm_endpoint, model_name, timeout=float(self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", 120)))
+            model = make_chat_model(choice.provider, a.llm_endpoint, choice.model, timeout=float(self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", 120)))
         except LLMError as exc:
             logger.warning("skill3: query planning unavailable (%s); searching for the bare topic", exc)
             return Plan([a.topic], "fallback", str(exc))

@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from synth.llm.base import LLMError
+from synth.llm.model import LLMError
 from synth.llm.planner import parse_queries, plan, plan_queries, planning_messages
 
 TODAY = date(2026, 11, 29)

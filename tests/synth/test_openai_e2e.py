@@ -224,7 +224,7 @@ def test_verify_that_does_not_fit_is_skipped_with_a_warning(feed, tmp_path):
      (None, [], None)],
 )
 def test_pick_model(requested, served, expected):
-    from synth.llm.base import pick_model
+    from synth.llm.registry import pick_model
 
     assert pick_model(requested, served) == expected
 
