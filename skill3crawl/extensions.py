@@ -126,6 +126,8 @@ class CrawlOutput:
             "finish_reason": getattr(self, "reason", None),
             "summary": fig,
             "duplicates": state.agreeing,
+            "timeline": state.site_dates.timeline_list(),
+            "build_dated_hosts": state.site_dates.build_dated_hosts(),
         }
         path = Path(args.output_dir) / "crawl.json"
         path.write_text(json.dumps(crawl, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
+from skill3crawl.sitedates import SiteDates
+
 
 @dataclass
 class CrawlState:
@@ -19,6 +21,8 @@ class CrawlState:
     # URLs already written that a higher-authority duplicate replaced.
     superseded: set[str] = field(default_factory=set)
     exit_code: int = 0
+    # Release dates read on the crawled pages (crawl.json "timeline") and build-dated hosts.
+    site_dates: SiteDates = field(default_factory=SiteDates)
 
 
 def get_state(crawler: Any) -> CrawlState:
@@ -28,5 +32,7 @@ def get_state(crawler: Any) -> CrawlState:
         today = crawler.settings.get("SKILL3_TODAY")
         if today:
             state.today = date.fromisoformat(str(today))
+        settings = crawler.settings
+        state.site_dates = SiteDates(settings.getint("SKILL3_BUILD_DATE_MIN_PAGES", 5), settings.getfloat("SKILL3_BUILD_DATE_SHARE", 0.6))
         crawler._skill3_state = state
     return state

@@ -42,6 +42,11 @@ class SourceItem:
     snippet_fingerprints: list[str] = field(default_factory=list)
     content_hash: str = ""
     redactions: int = 0
+    # version markers and change-page sections: {kind, version, removed_in, date, text, anchor, heading}
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    page_kind: str = ""  # "change" (What's New, release notes, changelog, migration guide) / "doc" / "" unknown
+    page_version: str | None = None  # the one version a change page is about
+    build_date: str | None = None  # YYYY-MM-DD: the host stamps (most of) its pages with this one build date
 
     @classmethod
     def field_names(cls) -> list[str]:

@@ -19,7 +19,8 @@ import trafilatura
 from lxml import etree
 
 from skill3crawl.extract.fastmd import to_markdown
-from synth.vet.redact import redact_fields
+from skill3crawl.extract.versions import find_changes
+from synth.vet.redact import redact_fields, redact_text
 
 MIN_CONTENT_CHARS = 200
 MAX_EXCERPTS = 200
@@ -174,7 +175,9 @@ def content_hash(excerpts: list[str], code_blocks: list[dict[str, str]]) -> str:
 
 
 def extract_content(html: str, url: str) -> dict[str, Any]:
-    """→ ``{title, excerpts, code_blocks, content_hash, extractor, chars, drop_reason}``.
+    """→ ``{title, excerpts, code_blocks, content_hash, extractor, chars, drop_reason}`` and the version markers /
+    change-page fields of :func:`~skill3crawl.extract.versions.find_changes` (``changes``, ``page_kind``,
+    ``page_version``, ``release_dates``).
 
     ``drop_reason`` is ``"no_content"`` when the page has too little main content
     (fewer than :data:`MIN_CONTENT_CHARS` characters of prose and code) or
@@ -207,7 +210,7 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         extractor = "trafilatura"
     excerpts = markdown_blocks(md)
     chars = sum(len(e) for e in excerpts) + sum(len(c["text"]) for c in code_blocks)
-    return {
+    result = {
         "title": title,
         "excerpts": excerpts,
         "code_blocks": code_blocks,
@@ -216,6 +219,9 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         "chars": chars,
         "drop_reason": None if chars >= MIN_CONTENT_CHARS else "no_content",
     }
+    if result["drop_reason"] is None:
+        result.update(find_changes(node if node is not None else tree.find("body"), url, title, body=node is None, text=md))
+    return result
 
 
 def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict[str, Any]:
@@ -230,4 +236,7 @@ def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict
     result["title"], result["excerpts"], result["code_blocks"], result["redactions"] = redact_fields(
         title, result["excerpts"], result["code_blocks"]
     )
+    for change in result.get("changes", ()):  # the annotated snippets are quoted text too
+        change["text"], n = redact_text(change["text"])
+        result["redactions"] += n
     return result
