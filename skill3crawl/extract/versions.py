@@ -315,7 +315,7 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
     dd = _definition_of(marker_el, stop)
     if dd is not None:
         dt = _dt_of(dd)
-        sig = _plain(dt) if dt is not None else ""  # the signature as printed
+        sig = _md(dt) if dt is not None else ""
         intro = _intro(dd, marker_el)
         if own_body:
             intro = _cap(intro, 400) if intro else ""

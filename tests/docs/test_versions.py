@@ -62,7 +62,7 @@ def test_markers_and_change_pages_per_generator(path):
 def test_each_marker_carries_the_block_it_annotates():
     api = page("/docs/api.html")["changes"]
     # a definition: the dt signature + the dd text + the note
-    assert api[0]["text"] == "frob.connect(host, timeout=None) — Open a connection to the frobnicator daemon and return a session. New in version 2.1."
+    assert api[0]["text"] == "frob.connect(*host*, *timeout=None*) — Open a connection to the frobnicator daemon and return a session. New in version 2.1."
     assert api[0]["anchor"] == "#frob.connect" and api[0]["heading"] == "frob API"
     assert api[1]["text"].endswith("Changed in version 2.3: Added the *timeout* parameter.")
     assert api[2]["anchor"] == "#frob.stream" and "Added in version 3.0." in api[2]["text"]  # Sphinx >= 7.3 spelling
