@@ -472,12 +472,20 @@ def _inside(el: Any, group: set[Any], stop: Any) -> bool:
 
 
 def find_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None) -> dict[str, Any]:
+    """:func:`scan_changes`; markup it cannot read leaves the page's content alone: no changes, ``page_kind`` ``""``."""
+    try:
+        return scan_changes(node, url, title, body=body, text=text)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError, RecursionError):
+        return {"changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+
+
+def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None) -> dict[str, Any]:
     """Version markers and change-page sections of one page (see the module docstring).
 
     ``node`` is the main-content element (or the ``<body>``, with ``body=True``: its nav, header,
     footer and aside are then left out). ``text``, the page's markdown when the caller has it, lets a
     page with no marker phrase, no version heading and no change-page URL or title skip the scan.
-    Never raises on odd markup; returns empty results for ``None``.
+    Returns empty results for ``None``.
     """
     out: dict[str, Any] = {"changes": [], "page_kind": "", "page_version": None, "release_dates": []}
     if node is None:

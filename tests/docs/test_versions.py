@@ -204,3 +204,11 @@ def test_crawl_writes_changes_build_date_and_timeline(run_crawl):
     assert timeline[("3.0", "whatsnew")] == ("2026-03-05", "/docs/whatsnew/3.0.html")
     assert res.stats["skill3/change_pages"] == 3 and res.stats["skill3/changes"] >= 20
     assert CHANGELOG_MD.splitlines()[0] == "# Changelog"
+
+
+def test_unreadable_input_leaves_the_page_alone():
+    from skill3crawl.extract.versions import find_changes
+
+    assert find_changes("not a tree", "https://d.example/changelog.html", "Changelog") == {
+        "changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+    assert find_changes(None, "https://d.example/", "")["page_kind"] == ""
