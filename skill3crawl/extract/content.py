@@ -19,8 +19,8 @@ import trafilatura
 from lxml import etree
 
 from skill3crawl.extract.fastmd import to_markdown
-from skill3crawl.extract.versions import find_changes
-from synth.vet.redact import redact_fields, redact_text
+from skill3crawl.extract.versions import find_changes, redact_changes
+from synth.vet.redact import redact_fields
 
 MIN_CONTENT_CHARS = 200
 MAX_EXCERPTS = 200
@@ -224,30 +224,6 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
     return result
 
 
-_CHUNK = re.compile(r"(?<=[.:;!?])\s+| — ")
-_NOTE = re.compile(r"(?:New|Added|Changed|Removed) in version \d+(?:\.\d+)*[.:]")  # a bare note: nothing to hide
-
-
-def _redact_changes(changes: list[dict[str, Any]], excerpts: list[str], trusted: bool) -> int:
-    """Redact each change's text in place; → secrets redacted.
-
-    A change's text is rendered from the same blocks as the excerpts, which were just scanned. On a
-    generator page (``trusted``) a text every sentence of which occurs verbatim in the scanned excerpts
-    (a redacted excerpt no longer matches the original sentence) or is a bare "New in version 3.7." is
-    not scanned again — on a Sphinx
-    page most notes and definitions are such texts; everything else goes through :func:`redact_text`.
-    """
-    seen = "\n".join(_WS.sub(" ", e) for e in excerpts) if trusted else ""
-    total = 0
-    for change in changes:
-        text = change["text"]
-        if seen and all(chunk in seen or _NOTE.fullmatch(chunk) for chunk in _CHUNK.split(text) if chunk):
-            continue
-        change["text"], n = redact_text(text)
-        total += n
-    return total
-
-
 def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict[str, Any]:
     """:func:`extract_content`, the title chosen, then every secret in the title, excerpts and code blocks
     replaced by ``[REDACTED:<kind>]`` (``redactions``: the count, never the secret) — one call in the
@@ -262,5 +238,5 @@ def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict
     )
     changes = result.get("changes") or []
     if changes:  # the annotated snippets are quoted text too
-        result["redactions"] += _redact_changes(changes, result["excerpts"], trusted=result["extractor"] != "trafilatura")
+        result["redactions"] += redact_changes(changes, result["excerpts"], trusted=result["extractor"] != "trafilatura")
     return result

@@ -31,6 +31,7 @@ from lxml import etree
 
 from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.fastmd import to_markdown
+from synth.vet.redact import redact_text
 
 MAX_CHANGES = 400
 MAX_TEXT = 1500
@@ -675,3 +676,29 @@ def _change_sections(node: Any, body: bool, vheads: dict[int, Any], is_change: b
         if change["date"] is None:
             change["date"] = dates.get(change["version"])
     return release_dates
+
+
+# -- redaction ------------------------------------------------------------------------------------------------------
+
+_CHUNK = re.compile(r"(?<=[.:;!?])\s+| — ")
+_NOTE = re.compile(r"(?:New|Added|Changed|Removed) in version \d+(?:\.\d+)*[.:]")  # a bare note: nothing to hide
+
+
+def redact_changes(changes: list[dict[str, Any]], excerpts: list[str], trusted: bool) -> int:
+    """Redact each change's text in place; → secrets redacted.
+
+    A change's text is rendered from the same blocks as the excerpts, which were just scanned. On a
+    generator page (``trusted``) a text every sentence of which occurs verbatim in the scanned excerpts
+    (a redacted excerpt no longer matches the original sentence) or is a bare "New in version 3.7." is
+    not scanned again — on a Sphinx page most notes and definitions are such texts; everything else
+    goes through :func:`redact_text`.
+    """
+    seen = "\n".join(_WS.sub(" ", e) for e in excerpts) if trusted else ""
+    total = 0
+    for change in changes:
+        text = change["text"]
+        if seen and all(chunk in seen or _NOTE.fullmatch(chunk) for chunk in _CHUNK.split(text) if chunk):
+            continue
+        change["text"], n = redact_text(text)
+        total += n
+    return total

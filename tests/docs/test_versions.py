@@ -138,9 +138,11 @@ def test_text_markers(body, expected):
     assert triples(r) == expected
 
 
-def test_change_text_is_redacted_and_counted():
+@pytest.mark.parametrize("wrap", ["div role='main'", "main"], ids=["generator-page", "trafilatura-page"])
+def test_change_text_is_redacted_and_counted(wrap):
     secret = "AKIAIOSFODNN7EXAMPLE"  # an AWS access key id: detect-secrets' AWS detector
-    body = f"<div role='main'><h1>T</h1><p>{'Filler words for the page content. ' * 8}</p><p>Added in 2.0: set <code>key = {secret}</code> in the config file.</p></div>"
+    body = (f"<{wrap}><h1>T</h1><p>{'Filler words for the page content, long enough to be kept. ' * 8}</p>"
+            f"<p>Added in 2.0: set <code>key = {secret}</code> in the config file.</p></{wrap.split()[0]}>")
     r = extract_redacted(html("T", body).decode(), "https://d.example/x.html", "", False)
     assert r["changes"] and secret not in json.dumps(r["changes"]) and "[REDACTED:" in r["changes"][0]["text"]
     assert r["redactions"] >= 2  # the excerpt and the change
