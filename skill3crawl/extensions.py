@@ -177,6 +177,8 @@ class CrawlOutput:
             "finish_reason": reason,
             "summary": fig,
             "duplicates": state.agreeing,
+            "timeline": state.site_dates.timeline_list(),
+            "build_dated_hosts": state.site_dates.build_dated_hosts(),
         }
         from skill3crawl.discovery.official import add_to_crawl_json
 

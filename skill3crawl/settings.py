@@ -53,6 +53,7 @@ DEPTH_STATS_VERBOSE = False
 ITEM_PIPELINES = {
     "skill3crawl.pipelines.ContentPipeline": 100,  # main content, secrets redacted: they never reach run.jsonl
     "skill3crawl.pipelines.DatesPipeline": 200,
+    "skill3crawl.pipelines.BuildDatePipeline": 250,  # build-dated hosts (one date on most pages)
     "skill3crawl.pipelines.ScoringPipeline": 300,
     "skill3crawl.pipelines.DuplicatePipeline": 400,
     "skill3crawl.pipelines.ConsensusPipeline": 500,
@@ -68,6 +69,10 @@ EXTENSIONS = {
     "skill3crawl.jobstate.JobState": 540,
 }
 SKILL3_STATE_SAVE_INTERVAL = 1.0
+# A host is build-dated when at least this many of its pages share one date and that date is on at least
+# this share of its pages (its pages' date then says nothing about change).
+SKILL3_BUILD_DATE_MIN_PAGES = 5
+SKILL3_BUILD_DATE_SHARE = 0.6
 # Per-page CPU work (trafilatura, htmldate, extruct): 0 = inline, N = N worker processes.
 SKILL3_EXTRACT_WORKERS = 0
 # Direct (docs-mode) crawls: at most this many pages requested and not yet finished; the rest wait

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
+from skill3crawl.sitedates import SiteDates
+
 
 @dataclass
 class CrawlState:
@@ -24,6 +26,8 @@ class CrawlState:
     package: dict[str, Any] | None = None  # the registry package chosen, why, and the candidates
     release_timeline: list[dict[str, str]] = field(default_factory=list)  # {version, date, source, url}
     interrupted: bool = False  # stopped by a signal (Ctrl-C, SIGTERM): kept what was written, no synthesis
+    # Release dates read on the crawled pages (crawl.json "timeline") and build-dated hosts.
+    site_dates: SiteDates = field(default_factory=SiteDates)
 
 
 def get_state(crawler: Any) -> CrawlState:
@@ -33,5 +37,7 @@ def get_state(crawler: Any) -> CrawlState:
         today = crawler.settings.get("SKILL3_TODAY")
         if today:
             state.today = date.fromisoformat(str(today))
+        settings = crawler.settings
+        state.site_dates = SiteDates(settings.getint("SKILL3_BUILD_DATE_MIN_PAGES", 5), settings.getfloat("SKILL3_BUILD_DATE_SHARE", 0.6))
         crawler._skill3_state = state
     return state

@@ -19,6 +19,7 @@ import trafilatura
 from lxml import etree
 
 from skill3crawl.extract.fastmd import to_markdown
+from skill3crawl.extract.versions import find_changes, redact_changes
 from synth.vet.redact import redact_fields
 
 MIN_CONTENT_CHARS = 200
@@ -179,7 +180,9 @@ def content_hash(excerpts: list[str], code_blocks: list[dict[str, str]]) -> str:
 
 
 def extract_content(html: str, url: str) -> dict[str, Any]:
-    """→ ``{title, excerpts, code_blocks, content_hash, extractor, chars, drop_reason}``.
+    """→ ``{title, excerpts, code_blocks, content_hash, extractor, chars, drop_reason}`` and the version markers /
+    change-page fields of :func:`~skill3crawl.extract.versions.find_changes` (``changes``, ``page_kind``,
+    ``page_version``, ``release_dates``).
 
     ``drop_reason`` is ``"no_content"`` when the page has too little main content
     (fewer than :data:`MIN_CONTENT_CHARS` characters of prose and code) or
@@ -212,7 +215,7 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         extractor = "trafilatura"
     excerpts = markdown_blocks(md)
     chars = sum(len(e) for e in excerpts) + sum(len(c["text"]) for c in code_blocks)
-    return {
+    result = {
         "title": title,
         "excerpts": excerpts,
         "code_blocks": code_blocks,
@@ -221,6 +224,9 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         "chars": chars,
         "drop_reason": None if chars >= MIN_CONTENT_CHARS else "no_content",
     }
+    if result["drop_reason"] is None:
+        result.update(find_changes(node if node is not None else tree.find("body"), url, title, body=node is None, text=md))
+    return result
 
 
 def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict[str, Any]:
@@ -235,4 +241,7 @@ def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict
     result["title"], result["excerpts"], result["code_blocks"], result["redactions"] = redact_fields(
         title, result["excerpts"], result["code_blocks"]
     )
+    changes = result.get("changes") or []
+    if changes:  # the annotated snippets are quoted text too
+        result["redactions"] += redact_changes(changes, result["excerpts"], trusted=result["extractor"] != "trafilatura")
     return result

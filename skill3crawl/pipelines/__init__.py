@@ -1,6 +1,7 @@
 """Item pipelines: thin adapters over the pure functions in :mod:`skill3crawl.extract` and :mod:`synth`.
 
-Order (settings ``ITEM_PIPELINES``): content + redaction 100 → dates 200 → scoring 300
+Order (settings ``ITEM_PIPELINES``): content + redaction + version markers 100 → dates 200 → build-dated
+hosts 250 → scoring 300
 (authority + freshness) → duplicates 400 → consensus 500 → limit 800 → release 900.
 Every drop raises :class:`DropItem` and counts ``skill3/dropped/<reason>``.
 """
@@ -56,7 +57,16 @@ class ContentPipeline(_Base):
         item.excerpts = result["excerpts"]
         item.code_blocks = result["code_blocks"]
         item.content_hash = result["content_hash"]
+        item.changes = result.get("changes", [])
+        item.page_kind = result.get("page_kind", "")
+        item.page_version = result.get("page_version")
+        if item.changes:
+            self.stats.inc_value("skill3/changes", len(item.changes))
+        if item.page_kind == "change":
+            self.stats.inc_value("skill3/change_pages")
         (item.url, item.final_url), n = redact_urls(item.url, item.final_url)  # a token in a URL is a secret too
+        if result.get("release_dates"):  # the site's own version timeline (crawl.json "timeline")
+            get_state(self.crawler).site_dates.add_release_dates(result["release_dates"], item.final_url or item.url)
         result["redactions"] += n
         if result["redactions"]:
             item.redactions += result["redactions"]
@@ -76,6 +86,23 @@ class DatesPipeline(_Base):
         item.date_source = result["date_source"]
         if item.date_source:
             self.stats.inc_value(f"skill3/date_source/{item.date_source}")
+        return item
+
+
+class BuildDatePipeline(_Base):
+    """Build-dated hosts: when most pages of a host carry one date (a docs build's stamp), that date says
+    nothing about change. Counts each page's date per host (bounded, :mod:`skill3crawl.sitedates`) and
+    sets ``build_date`` on the host's items once the host is recognised; ``crawl.json`` lists the hosts
+    (``build_dated_hosts``), so pages written before the recognition are covered too."""
+
+    def process_item(self, item: Any) -> Any:
+        site = get_state(self.crawler).site_dates
+        was = site.build_date(item.host)
+        item.build_date = site.add_page(item.host, item.published or item.modified)
+        if item.build_date and not was:
+            self.stats.inc_value("skill3/build_dated_hosts")
+            logger.info("skill3: %s stamps its pages with one build date (%s); its freshness comes from version markers",
+                        item.host, item.build_date)
         return item
 
 

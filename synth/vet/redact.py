@@ -376,9 +376,13 @@ def redact_urls(*urls: str) -> tuple[list[str], int]:
 
 
 def redact_item(item: SourceItem) -> int:
-    """Redact a source in place (URLs, title, excerpts, code blocks); add the count
+    """Redact a source in place (URLs, title, excerpts, code blocks, version-marked snippets); add the count
     to ``item.redactions`` and return it."""
     item.title, item.excerpts, item.code_blocks, total = redact_fields(item.title, item.excerpts, item.code_blocks)
+    for change in item.changes or ():  # version-marked snippets are quoted text too
+        if isinstance(change, dict) and isinstance(change.get("text"), str):
+            change["text"], k = redact_text(change["text"])
+            total += k
     (item.url, item.final_url), n = redact_urls(item.url, item.final_url)
     item.redactions += total + n
     return total + n

@@ -1,0 +1,216 @@
+"""Version markers and change pages (skill3crawl.extract.versions) — tables over fixture pages of each
+generator, then a real crawl that checks run.jsonl's ``changes`` / ``page_kind`` / ``build_date`` and
+crawl.json's ``timeline`` / ``build_dated_hosts``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from skill3crawl.corpus import markdown_to_html
+from skill3crawl.extract.content import extract_content, extract_redacted
+from skill3crawl.extract.versions import MAX_CHANGES, find_date, page_version_of, version_heading
+from skill3crawl.sitedates import SiteDates
+
+from .sites import BUILD_DATE, CHANGELOG_MD, SiteServer, bind, change_site, html
+
+SITE = change_site()
+
+
+def page(path: str) -> dict:
+    status, ctype, body = SITE[path]
+    text = body.decode()
+    if "markdown" in ctype:
+        text = markdown_to_html(text)
+    return extract_redacted(text, "https://docs.example.org" + path, "", False)
+
+
+def triples(result: dict) -> list[tuple]:
+    return [(c["kind"], c["version"], c["removed_in"]) for c in result["changes"]]
+
+
+# path → (page_kind, page_version, [(kind, version, removed_in)], release dates)
+PAGES = {
+    "/docs/api.html": ("doc", None, [("added", "2.1", None), ("changed", "2.3", None), ("added", "3.0", None),
+                                     ("added", "3.0", None), ("deprecated", "2.5", "4.0"), ("removed", "3.0", None)], []),
+    "/docs/settings/": ("doc", None, [("added", "2.2.0", None), ("added", "0.95", None), ("added", "2.4", None)], []),
+    "/docs/plugins.html": ("doc", None, [("added", "2.3", None), ("deprecated", "2.4", None)], []),
+    "/docs/CHANGELOG.md": ("change", None, [("added", "3.0.0", None), ("removed", "3.0.0", None), ("deprecated", "2.5.0", None),
+                                            ("release", "2.5.0", None), ("changed", "2.4.0", None)],
+                           [("3.0.0", "2026-04-20"), ("2.5.0", "2025-11-03"), ("2.4.0", "2025-06-12")]),
+    "/docs/releases": ("change", None, [("release", "3.0.0", None), ("release", "3.0.0", None), ("release", "2.5.0", None)],
+                       [("3.0.0", "2026-04-20"), ("2.5.0", "2025-11-03")]),
+    "/docs/whatsnew/3.0.html": ("change", "3.0", [("release", "3.0", None), ("release", "3.0", None), ("release", "3.0", None),
+                                                  ("deprecated", "3.0", None), ("removed", "3.0", None)], [("3.0", "2026-03-05")]),
+    "/docs/guide0.html": ("doc", None, [], []),
+}
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_markers_and_change_pages_per_generator(path):
+    kind, version, expected, dates = PAGES[path]
+    r = page(path)
+    assert (r["page_kind"], r["page_version"]) == (kind, version)
+    assert triples(r) == expected
+    assert [(d["version"], d["date"]) for d in r["release_dates"]] == dates
+    for c in r["changes"]:
+        assert set(c) == {"kind", "version", "removed_in", "date", "text", "anchor", "heading"}
+        assert c["text"] and len(c["text"]) <= 1500 and "¶" not in c["text"] and "  " not in c["text"]
+
+
+def test_each_marker_carries_the_block_it_annotates():
+    api = page("/docs/api.html")["changes"]
+    # a definition: the dt signature + the dd text + the note
+    assert api[0]["text"] == "frob.connect(*host*, *timeout=None*) — Open a connection to the frobnicator daemon and return a session. New in version 2.1."
+    assert api[0]["anchor"] == "#frob.connect" and api[0]["heading"] == "frob API"
+    assert api[1]["text"].endswith("Changed in version 2.3: Added the *timeout* parameter.")
+    assert api[2]["anchor"] == "#frob.stream" and "Added in version 3.0." in api[2]["text"]  # Sphinx >= 7.3 spelling
+    # a bare note after a paragraph belongs to that paragraph
+    assert api[3]["text"] == "Sessions can be pooled with `frob.Pool`, which reuses idle connections between calls. Added in version 3.0."
+    assert api[4]["text"] == "Deprecated since version 2.5, will be removed in version 4.0: Use `frob.connect()` instead of `frob.open()`."
+    mk = page("/docs/settings/")["changes"]
+    assert mk[0]["text"].startswith("retries Number of times") and mk[0]["anchor"] == "#retries"  # badge → its section
+    assert mk[1]["text"].startswith("New in 0.95 Dependencies can now be declared")  # admonition → its content
+    ds = page("/docs/plugins.html")["changes"]
+    assert ds[0]["text"] == "Added in v2.3 Plugins can register `onBuildEnd` hooks that run once the site is built."
+    assert ds[0]["heading"] == "Hooks" and ds[0]["anchor"] == "#hooks"
+    cl = page("/docs/CHANGELOG.md")["changes"]
+    assert cl[0]["heading"] == "Added" and cl[0]["date"] == "2026-04-20"
+    assert all("Work in progress" not in c["text"] for c in cl)  # [Unreleased] has no version: no entry
+    wn = page("/docs/whatsnew/3.0.html")["changes"]
+    assert all(c["date"] == "2026-03-05" for c in wn)  # "Frob 3.0 was released on March 5, 2026."
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("[2.0.0] - 2026-04-20", ("2.0.0", "2026-04-20")),
+    ("2.0.0 (2026-04-20)", ("2.0.0", "2026-04-20")),
+    ("Version 3.2 — April 6, 2021", ("3.2", "2021-04-06")),
+    ("v1.4.0", ("1.4.0", None)),
+    ("Python 3.11.0 final", ("3.11.0", None)),
+    ("Python 3.11.0 beta 1", ("3.11.0b1", None)),
+    ("Release 2.1 (LTS)", ("2.1", None)),
+    ("Django 4.2 release notes", ("4.2", None)),
+    ("1.2. Getting started", None),  # a numbered section
+    ("3.2 Installing the tools", None),
+    ("PEP 657: Fine-grained error locations", None),
+    ("Pending Removal in Python 3.12", None),
+    ("[Unreleased]", None),
+    ("Configuration", None),
+])
+def test_version_headings(text, expected):
+    assert version_heading(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Release date: 2022-10-24", "2022-10-24"),
+    ("released on October 24, 2022.", "2022-10-24"),
+    ("6 April 2021", "2021-04-06"),
+    ("Sept. 3, 2024", "2024-09-03"),
+    ("in 2021", None),
+    ("April 2021", None),
+])
+def test_find_date(text, expected):
+    assert find_date(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("What’s New In Python 3.11", "3.11"),
+    ("What's new in v2.0", "2.0"),
+    ("Django 4.2 release notes", "4.2"),
+    ("Release notes for Frob 1.5", "1.5"),
+    ("Migrating from v4 to v5.0", "5.0"),
+    ("Changelog", None),
+])
+def test_page_version(text, expected):
+    assert page_version_of(text) == expected
+
+
+@pytest.mark.parametrize("body,expected", [
+    ("<p>The cache is updated in 2.5 seconds and added in 3.5 ms on average, which is fast.</p>", []),
+    ("<p>Deprecated since 1.4, will be removed in 2.0: call <code>run()</code> instead of the old helper.</p>", [("deprecated", "1.4", "2.0")]),
+    ("<p>Added in Python 3.11: the <code>tomllib</code> module parses TOML documents.</p>", [("added", "3.11", None)]),
+    ("<pre>new in version 9.9 inside code is not a marker</pre><p>Nothing else here but enough words to be content for once.</p>", []),
+    ("<p>What's new in 3.0 is described on its own page, which this paragraph merely links to.</p>", []),
+])
+def test_text_markers(body, expected):
+    r = extract_content(html("T", f"<div role='main'><h1>T</h1><p>{'Filler words for the page content. ' * 8}</p>{body}</div>").decode(), "https://d.example/x.html")
+    assert triples(r) == expected
+
+
+@pytest.mark.parametrize("wrap", ["div role='main'", "main"], ids=["generator-page", "trafilatura-page"])
+def test_change_text_is_redacted_and_counted(wrap):
+    secret = "AKIAIOSFODNN7EXAMPLE"  # an AWS access key id: detect-secrets' AWS detector
+    body = (f"<{wrap}><h1>T</h1><p>{'Filler words for the page content, long enough to be kept. ' * 8}</p>"
+            f"<p>Added in 2.0: set <code>key = {secret}</code> in the config file.</p></{wrap.split()[0]}>")
+    r = extract_redacted(html("T", body).decode(), "https://d.example/x.html", "", False)
+    assert r["changes"] and secret not in json.dumps(r["changes"]) and "[REDACTED:" in r["changes"][0]["text"]
+    assert r["redactions"] >= 2  # the excerpt and the change
+
+
+def test_changes_are_capped():
+    items = "".join(f"<li>Fixed bug number {i} in the frobnicator's handshake code path.</li>" for i in range(MAX_CHANGES + 50))
+    md = html("Changelog", f"<main><h1>Changelog</h1><h2>2.0.0 (2026-01-02)</h2><ul>{items}</ul><h2>1.0.0 (2025-01-02)</h2><p>First release of the frobnicator, with everything a first release has.</p></main>")
+    r = extract_content(md.decode(), "https://d.example/changelog.html")
+    assert len(r["changes"]) == MAX_CHANGES and r["page_kind"] == "change"
+    assert [(d["version"], d["date"]) for d in r["release_dates"]] == [("2.0.0", "2026-01-02"), ("1.0.0", "2025-01-02")]
+
+
+@pytest.mark.parametrize("dates,expected", [
+    (["2026-10-07"] * 5, "2026-10-07"),  # five pages, one date
+    (["2026-10-07"] * 4, None),  # too few pages to tell
+    (["2026-10-07"] * 5 + [None] * 4, None),  # 5 of 9 pages (< 60 %)
+    (["2026-10-07"] * 6 + ["2026-01-02", None, "2025-03-04"], "2026-10-07"),  # 6 of 9
+    ([f"2026-01-{d:02d}" for d in range(1, 28)], None),  # a blog: every page its own date
+])
+def test_build_dated_host_rule(dates, expected):
+    s = SiteDates()
+    for d in dates:
+        s.add_page("docs.example.org", d)
+    assert s.build_date("docs.example.org") == expected
+    assert s.build_dated_hosts() == ({"docs.example.org": expected} if expected else {})
+
+
+def test_site_dates_memory_is_bounded():
+    s = SiteDates()
+    for i in range(5000):
+        s.add_page(f"h{i}.example", "2026-01-01")
+        s.add_page("one.example", f"d{i}")
+        s.add_release_dates([{"version": f"1.{i}", "date": "2026-01-01", "source": "changelog"}], "https://x/")
+    assert len(s.hosts) <= 1000 and len(s.hosts["one.example"].dates) <= 64 and len(s.timeline) <= 2000
+
+
+def test_crawl_writes_changes_build_date_and_timeline(run_crawl):
+    server = SiteServer()
+    server.routes = bind(change_site(), server.url)
+    with server as site:
+        res = run_crawl({"start_urls": f"{site.url}/docs/"})
+    assert res.returncode == 0, res.log[-3000:]
+    items = {i["url"].replace(site.url, ""): i for i in res.items()}
+    assert {"/docs/api.html", "/docs/CHANGELOG.md", "/docs/releases", "/docs/whatsnew/3.0.html", "/docs/settings/"} <= set(items)
+    api = items["/docs/api.html"]
+    assert [(c["kind"], c["version"]) for c in api["changes"]][:2] == [("added", "2.1"), ("changed", "2.3")]
+    assert api["page_kind"] == "doc" and api["page_version"] is None
+    assert items["/docs/CHANGELOG.md"]["page_kind"] == "change" and items["/docs/CHANGELOG.md"]["changes"][0]["version"] == "3.0.0"
+    assert items["/docs/whatsnew/3.0.html"]["page_version"] == "3.0"
+    host = api["host"]
+    crawl = json.loads((res.output_dir / "crawl.json").read_text())
+    assert crawl["build_dated_hosts"] == {host: BUILD_DATE}
+    # pages counted after the host was recognised carry the build date; none carries another
+    assert any(i["build_date"] == BUILD_DATE for i in items.values())
+    assert {i["build_date"] for i in items.values()} <= {BUILD_DATE, None}
+    timeline = {(e["version"], e["source"]): (e["date"], e["url"].replace(site.url, "")) for e in crawl["timeline"]}
+    assert timeline[("3.0.0", "changelog")] == ("2026-04-20", "/docs/CHANGELOG.md")
+    assert timeline[("2.4.0", "changelog")] == ("2025-06-12", "/docs/CHANGELOG.md")
+    assert timeline[("3.0.0", "release-page")] == ("2026-04-20", "/docs/releases")
+    assert timeline[("3.0", "whatsnew")] == ("2026-03-05", "/docs/whatsnew/3.0.html")
+    assert res.stats["skill3/change_pages"] == 3 and res.stats["skill3/changes"] >= 20
+    assert CHANGELOG_MD.splitlines()[0] == "# Changelog"
+
+
+def test_unreadable_input_leaves_the_page_alone():
+    from skill3crawl.extract.versions import find_changes
+
+    assert find_changes("not a tree", "https://d.example/changelog.html", "Changelog") == {
+        "changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+    assert find_changes(None, "https://d.example/", "")["page_kind"] == ""
