@@ -60,6 +60,9 @@ from synth.synthesize import (
 )
 
 MIN_BUDGET = 256
+# Without a model there is no context window to fit: the extractive synthesizer chooses its quotes (its own output
+# stays within the skill's body budget) from a bundle of at least this many tokens.
+EXTRACTIVE_BUDGET = 16_000
 
 
 class SynthFailure(Exception):
@@ -257,6 +260,8 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
     fallback_reason = None
     can_condense = provider != "extractive"
     budget = evidence_budget(ctx_tokens, topic, name_hint, cut.month, target_model, len(ranked.candidates))
+    if provider == "extractive":
+        budget = max(budget, EXTRACTIVE_BUDGET)
 
     if dry_run:
         sel = select_evidence(ranked.candidates, budget, can_condense=can_condense)
@@ -277,6 +282,8 @@ def _run(paths, *, output_dir, topic, target_model, cutoff, llm_provider, llm_en
         raise SynthFailure(2, str(exc)) from None
     except LLMError as exc:
         raise SynthFailure(2, str(exc)) from None
+    if model is None:
+        budget = max(budget, EXTRACTIVE_BUDGET)
 
     # ---------------------------------------------------------------- synthesis
     shrunk = None

@@ -36,7 +36,8 @@ from synth.vet.redact import redact_text
 MAX_CHANGES = 400
 MAX_TEXT = 1500
 MAX_RELEASE_DATES = 500
-MIN_ENTRY_CHARS = 20  # a change page's field lists and one-word lines are not entries
+MIN_ENTRY_CHARS = 20  # a change page's field lists and one-word lines are not entries...
+MIN_ITEM_WORDS = 3  # ...but a short list item of a few words is ("PEP 673: Self type")
 KINDS = ("added", "changed", "deprecated", "removed", "release")
 
 # A version as printed: 3.11, 2.0.0, v1.4, 2.0.0-beta.1, 3.11.0rc2 (a bare integer only after "version"/"v").
@@ -659,7 +660,7 @@ def _change_sections(node: Any, body: bool, vheads: dict[int, Any], is_change: b
             wm = _WAS_RELEASED.search(text)
             if wm:
                 add_date(normalize_version(wm.group("ver")), find_date(text[wm.end():wm.end() + 40]))
-        if not want or len(text) < MIN_ENTRY_CHARS:
+        if not want or (len(text) < MIN_ENTRY_CHARS and (tag != "li" or len(text.split()) < MIN_ITEM_WORDS)):
             continue
         if tag == "li":
             emitted.add(el)

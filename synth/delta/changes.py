@@ -151,9 +151,13 @@ def identifiers(text: str) -> set[str]:
 
 
 def entry_score(c: Change, authority: float) -> float:
+    """Version status × kind × (highlight | noted in the release notes) × relevance × authority. A highlight is the
+    project's own summary of a release: its wording ("PEP 673: Self type") need not repeat the topic's words, so its
+    relevance factor is 1."""
     bonus = HIGHLIGHT_BONUS if c.highlight else NOTED_BONUS if c.in_release_notes else 1.0
+    relevance = 1.0 if c.highlight else 0.6 + 0.4 * c.relevance
     return STATE_WEIGHT.get(c.status.state if c.status else "undated", 0.1) * KIND_WEIGHT.get(c.kind, 0.8) * bonus * (
-        0.6 + 0.4 * c.relevance) * max(0.05, authority)
+        relevance) * max(0.05, authority)
 
 
 @dataclass(frozen=True)

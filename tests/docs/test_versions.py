@@ -214,3 +214,16 @@ def test_unreadable_input_leaves_the_page_alone():
     assert find_changes("not a tree", "https://d.example/changelog.html", "Changelog") == {
         "changes": [], "page_kind": "", "page_version": None, "release_dates": []}
     assert find_changes(None, "https://d.example/", "")["page_kind"] == ""
+
+
+@pytest.mark.parametrize("item,kept", [
+    ("PEP 9: Self type", True),  # a short highlight of a few words is an entry
+    ("Frobnicator 2", False),  # two words: a heading-like line, not an entry
+])
+def test_short_list_items_of_a_change_page(item, kept):
+    filler = "".join(f"<li>Entry number {i} of the release notes, long enough to be one.</li>" for i in range(3))
+    page = html("What's New In Demo 2.0", f"<main><h1>What's New In Demo 2.0</h1><h2>Summary – Release highlights</h2>"
+                                          f"<ul>{filler}<li><p>{item}</p></li></ul></main>")
+    r = extract_content(page.decode(), "https://d.example/whatsnew/2.0.html")
+    assert r["page_kind"] == "change"
+    assert any(c["text"] == item for c in r["changes"]) == kept

@@ -6,7 +6,7 @@ from datetime import date
 import pytest
 
 from synth.bundle import _fair_shares
-from synth.delta.changes import Change, HostDates, classify, page_freshness, read_changes
+from synth.delta.changes import Change, HostDates, classify, entry_score, page_freshness, read_changes
 from synth.delta.relevance import BM25, is_boilerplate, query_terms, rank_texts
 from synth.delta.timeline import Timeline
 from synth.delta.versions import parse_version, series, starts_series
@@ -294,3 +294,12 @@ def test_bm25_counts_whole_words_only(text, count):
     term = "go" if "go" in text.split() else "python"
     tf, _n = BM25((term,)).observe(text)
     assert tf[term] == count
+
+
+def test_a_highlight_scores_the_same_whatever_its_wording():
+    [plain, worded] = _changes(("release", "3.11", "Summary – Release highlights"), ("release", "3.11", "Summary – Release highlights"))
+    plain.relevance, worded.relevance = 0.0, 1.0
+    assert plain.highlight and entry_score(plain, 1.0) == entry_score(worded, 1.0)
+    [marker] = _changes(("added", "3.11", "Reference"))
+    marker.relevance = 0.0
+    assert entry_score(marker, 1.0) < entry_score(plain, 1.0)
