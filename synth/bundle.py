@@ -36,6 +36,8 @@ from datetime import date
 from pathlib import Path
 from typing import Iterator
 
+import orjson
+
 from synth.consensus import (
     AUTHORITATIVE,
     SAME,
@@ -59,7 +61,7 @@ from synth.delta.changes import (
 )
 from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
 from synth.delta.timeline import Timeline
-from synth.item import SourceItem
+from synth.item import SourceItem, check_fields
 from synth.scoring import combined_score, normalize_host
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -140,10 +142,11 @@ def _lines(fh, limit: int) -> Iterator[tuple[int, bytes | None]]:
             yield n, chunk
 
 
-def iter_items(paths: list[str], report: ReadReport | None = None) -> Iterator[tuple[str, SourceItem]]:
+def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: set[str] | None = None) -> Iterator[tuple[str, SourceItem]]:
     """Stream (``file:line``, item) from JSONL files; malformed lines (not JSON, nested too deep, a
     field of the wrong type, longer than :data:`MAX_LINE_BYTES`) are counted in ``report`` and skipped.
-    Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``)."""
+    Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``).
+    ``skipped`` collects the ``file:line`` of every line skipped as malformed."""
     for path in paths:
         p = Path(path)
         if not p.is_file():
@@ -154,6 +157,8 @@ def iter_items(paths: list[str], report: ReadReport | None = None) -> Iterator[t
             for n, raw in _lines(fh, MAX_LINE_BYTES):
                 where = f"{path}:{n}"
                 if raw is None:
+                    if skipped is not None:
+                        skipped.add(where)
                     if report is not None:
                         report.lines += 1
                         report.note_malformed(where, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
@@ -169,16 +174,53 @@ def iter_items(paths: list[str], report: ReadReport | None = None) -> Iterator[t
                 if report is not None:
                     report.lines += 1
                 try:
-                    item = SourceItem.from_dict(json.loads(line))
+                    item = SourceItem.from_dict(_loads(line))
                 except RecursionError:
+                    if skipped is not None:
+                        skipped.add(where)
                     if report is not None:
                         report.note_malformed(where, "JSON nested too deeply")
                     continue
                 except (ValueError, TypeError) as exc:
+                    if skipped is not None:
+                        skipped.add(where)
                     if report is not None:
                         report.note_malformed(where, str(exc).splitlines()[0][:120])
                     continue
                 yield where, item
+
+
+_VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
+
+
+def _vote_items(paths: list[str], skipped: set[str]) -> Iterator[dict]:
+    """Second pass: the fields the consensus vote reads (checked and capped as :func:`iter_items` does), of every
+    line the first pass accepted; the other fields are not checked again."""
+    for path in paths:
+        with Path(path).open("rb") as fh:
+            for n, raw in _lines(fh, MAX_LINE_BYTES):
+                if raw is None or f"{path}:{n}" in skipped:
+                    continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    line = raw.decode("utf-8", "replace")
+                if not line.strip():
+                    continue
+                try:
+                    data = _loads(line)
+                    yield check_fields({k: data[k] for k in _VOTE_FIELDS if k in data})
+                except (ValueError, TypeError, RecursionError, KeyError, AttributeError):
+                    continue  # the file changed since the first pass
+
+
+def _loads(line: str):
+    """``json.loads`` semantics at orjson's speed: a line orjson rejects (NaN, lone surrogates, huge integers,
+    malformed JSON) is parsed again by the standard library, which accepts it or names the problem as before."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
 
 
 def _parse_day(value: str | None) -> date | None:
@@ -377,6 +419,7 @@ class _Votes:
         self.authoritative_variant: set[int] = set()  # clusters an authoritative source published a variant of
         self._inverted: dict[tuple, list[int]] = defaultdict(list)
         self._all: set[tuple] = set()
+        self._short: set[tuple] = set()  # shingles of candidate snippets under 3 words (1- or 2-word tuples)
 
     def add_candidate_snippet(self, text: str, host: str, authority: float) -> int:
         verdict = self.index.add(text, host, authority)
@@ -385,9 +428,28 @@ class _Votes:
             sh = fast_shingles(text)
             self.rep[cid] = sh
             self._all |= sh
+            self._short.update(s for s in sh if len(s) < 3)
             for s in sh:
                 self._inverted[s].append(cid)
         return cid
+
+    def observe_item(self, excerpts: list[str], code_blocks: list[dict], host: str, authority: float) -> None:
+        """Let every snippet of one item vote, skipping the item when none of its snippets can match a candidate.
+
+        A vote needs a Jaccard of at least ``VARIANT`` > 0 with a candidate's snippet, so at least one shared
+        shingle; the shingles of each snippet (a claim sentence is a run of words of one paragraph, a code block is
+        one text) are among the item's word 3-shingles taken over all its texts at once — one C-speed pass instead
+        of a sentence split and a shingle set per snippet. A snippet under 3 words is one 1- or 2-word shingle, so
+        those are looked up only when a candidate has such a snippet. Lowercasing the joined texts is lowercasing
+        each one: the only context-dependent case mapping (final sigma) stops at whitespace.
+        """
+        words = words_of("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]).lower())
+        if self._all.isdisjoint(zip(words, words[1:], words[2:])) and (
+            not self._short or (self._short.isdisjoint(zip(words)) and self._short.isdisjoint(zip(words, words[1:])))
+        ):
+            return
+        for _kind, text in item_snippets(excerpts, code_blocks):
+            self.observe(text, host, authority)
 
     def observe(self, text: str, host: str, authority: float) -> None:
         sh = fast_shingles(text)
@@ -412,9 +474,17 @@ class _Votes:
         return max(1, len(self.hosts.get(cid, ())))
 
 
+_ASCII_NON_WORD = {i: 32 for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+
+
+def words_of(text: str) -> list[str]:
+    """``re.findall(r"\\w+", text)``; an ASCII text is split at C speed (non-word characters to spaces, then split)."""
+    return text.translate(_ASCII_NON_WORD).split() if text.isascii() else _WORD.findall(text)
+
+
 def fast_shingles(text: str, k: int = 3) -> frozenset[tuple]:
     """The same word 3-shingles as ``consensus.shingles``, as tuples (no string joins): the hot path of pass 2."""
-    words = _WORD.findall(text.lower())
+    words = words_of(text.lower())
     if len(words) < k:
         return frozenset([tuple(words)]) if words else frozenset()
     return frozenset(zip(words, words[1:], words[2:]))
@@ -462,7 +532,8 @@ def rank_sources(
     heap = _Heap(max_candidates * HEAP_SLACK)
     seen_any = False
     # Pass 1: score and keep the best candidates.
-    for where, item in iter_items(paths, report):
+    skipped: set[str] = set()
+    for where, item in iter_items(paths, report, skipped=skipped):
         seen_any = True
         report.items += 1
         host = normalize_host(item.host or _host_of(item.final_url or item.url))
@@ -512,11 +583,9 @@ def rank_sources(
         for kind, text in item_snippets(c.item.excerpts, c.item.code_blocks):
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
-    for _where, item in iter_items(paths):
-        host = normalize_host(item.host or _host_of(item.final_url or item.url))
-        auth = float(item.authority)
-        for _kind, text in item_snippets(item.excerpts, item.code_blocks):
-            votes.observe(text, host, auth)
+    for data in _vote_items(paths, skipped):
+        host = normalize_host(data.get("host") or _host_of(data.get("final_url") or data["url"]))
+        votes.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
     for c, snippets in zip(candidates, per_candidate):
         _apply_consensus(c, snippets, votes)
     _apply_delta(candidates, topic=topic, queries=queries)
