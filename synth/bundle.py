@@ -193,9 +193,10 @@ def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: s
 _VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
 
 
-def _vote_items(paths: list[str], skipped: set[str]) -> Iterator[dict]:
+def _vote_items(paths: list[str], skipped: set[str], may_vote=None) -> Iterator[dict]:
     """Second pass: the fields the consensus vote reads (checked and capped as :func:`iter_items` does), of every
-    line the first pass accepted; the other fields are not checked again."""
+    line the first pass accepted; the other fields are not checked again. ``may_vote(line)``: a cheap test on the
+    raw line; a line it rejects is not parsed."""
     for path in paths:
         with Path(path).open("rb") as fh:
             for n, raw in _lines(fh, MAX_LINE_BYTES):
@@ -205,7 +206,7 @@ def _vote_items(paths: list[str], skipped: set[str]) -> Iterator[dict]:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     line = raw.decode("utf-8", "replace")
-                if not line.strip():
+                if not line.strip() or (may_vote is not None and not may_vote(line)):
                     continue
                 try:
                     data = _loads(line)
@@ -443,13 +444,29 @@ class _Votes:
         those are looked up only when a candidate has such a snippet. Lowercasing the joined texts is lowercasing
         each one: the only context-dependent case mapping (final sigma) stops at whitespace.
         """
-        words = words_of("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]).lower())
-        if self._all.isdisjoint(zip(words, words[1:], words[2:])) and (
-            not self._short or (self._short.isdisjoint(zip(words)) and self._short.isdisjoint(zip(words, words[1:])))
-        ):
+        if not self._may_match(words_of("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]).lower())):
             return
         for _kind, text in item_snippets(excerpts, code_blocks):
             self.observe(text, host, authority)
+
+    def may_vote(self, line: str) -> bool:
+        """False when no text of this raw run.jsonl line can share a shingle with a candidate snippet (no parsing).
+
+        Every string of the line is its text with JSON escapes; ``\\n``, ``\\"``, ``\\\\``… stand for non-word
+        characters, so turned into spaces the line's words contain every word run of every text (more words only
+        add shingles: the test stays one-sided). A ``\\uXXXX`` escape may stand for a letter: such a line is parsed.
+        Lowercasing the whole line is lowercasing each string: JSON quotes and the escaped characters stop the
+        final-sigma context as whitespace does.
+        """
+        text = line.replace("\\\\", " ")
+        for esc in _JSON_ESCAPES:
+            text = text.replace(esc, " ")
+        return "\\" in text or self._may_match(words_of(text.lower()))
+
+    def _may_match(self, words: list[str]) -> bool:
+        if not self._all.isdisjoint(zip(words, words[1:], words[2:])):
+            return True
+        return bool(self._short) and not (self._short.isdisjoint(zip(words)) and self._short.isdisjoint(zip(words, words[1:])))
 
     def observe(self, text: str, host: str, authority: float) -> None:
         sh = fast_shingles(text)
@@ -474,6 +491,7 @@ class _Votes:
         return max(1, len(self.hosts.get(cid, ())))
 
 
+_JSON_ESCAPES = tuple("\\" + c for c in 'nt"/rbf')  # after "\\\\": every escape but \\uXXXX
 _ASCII_NON_WORD = {i: 32 for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
 
 
@@ -583,7 +601,7 @@ def rank_sources(
         for kind, text in item_snippets(c.item.excerpts, c.item.code_blocks):
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
-    for data in _vote_items(paths, skipped):
+    for data in _vote_items(paths, skipped, votes.may_vote):
         host = normalize_host(data.get("host") or _host_of(data.get("final_url") or data["url"]))
         votes.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
     for c, snippets in zip(candidates, per_candidate):
@@ -629,8 +647,11 @@ def _apply_delta(candidates: list[Candidate], *, topic: str, queries) -> None:
             c.code_blocks = [cb for cb in c.code_blocks if " ".join(cb["text"].split())[:200] in shown]
 
 
+_HOST = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#]+)", re.I)
+
+
 def _host_of(url: str) -> str:
-    m = re.match(r"^[a-z][a-z0-9+.-]*://([^/?#]+)", url or "", re.I)
+    m = _HOST.match(url or "")
     return m.group(1).split("@")[-1] if m else ""
 
 

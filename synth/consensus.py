@@ -34,6 +34,7 @@ MIN_CLAIM_CHARS = 40
 # produce families of thousands of near-variants, and unbounded that is O(n²) per crawl.
 MAX_CANDIDATES = 64
 MAX_CLAIMS_PER_ITEM = 40
+MINHASH_CACHE = 4096  # recent snippets' MinHashes kept (a MinHash is read-only once built)
 
 
 @lru_cache(maxsize=1)
@@ -120,10 +121,16 @@ class ConsensusIndex:
         # regenerates them per instance otherwise, ~0.3 ms each — the crawl's hottest line).
         proto = MinHash(num_perm=num_perm)
         self._perms, self._scheme = proto.permutations, proto.scheme
+        self._recent: dict[frozenset[str], MinHash] = {}
 
     def _minhash(self, sh: frozenset[str]) -> MinHash:
-        m = MinHash(num_perm=self._num_perm, permutations=self._perms, scheme=self._scheme)
-        m.update_batch([s.encode("utf-8") for s in sh])
+        m = self._recent.get(sh)  # the bundle asks again for each candidate snippet (conflicts_with_authority)
+        if m is None:
+            m = MinHash(num_perm=self._num_perm, permutations=self._perms, scheme=self._scheme)
+            m.update_batch([s.encode("utf-8") for s in sh])
+            if len(self._recent) >= MINHASH_CACHE:
+                del self._recent[next(iter(self._recent))]  # oldest first: memory stays bounded in a long crawl
+            self._recent[sh] = m
         return m
 
     def add(self, text: str, host: str, authority: float) -> Verdict:

@@ -20,3 +20,41 @@ def test_bundle_results_match_the_recorded_snapshot(tmp_path):
         assert [c["consensus_count"] for c in new["candidates"]] == [c["consensus_count"] for c in exp["candidates"]], mode
         assert new["candidates"] == exp["candidates"], mode
         assert new == exp, mode
+
+
+import pytest  # noqa: E402
+
+from synth.bundle import _Votes, fast_shingles, item_snippets  # noqa: E402
+
+SIGMA = "ΟΔΥΣΣΕΥΣ ΚΑΙ ΣΙΣΥΦΟΣ ΜΑΖΙ ΣΤΟΝ ΔΡΟΜΟ ΤΗΣ ΙΘΑΚΗΣ."
+
+
+@pytest.mark.parametrize("candidate, excerpt, code", [
+    # code with newlines, quotes and backslashes: JSON escapes stand for non-word characters
+    ("import quill\nserver = quill.Server('w')\nserver.run(path=\"C:\\\\tmp\\\\x\")", "", "import quill\nserver = quill.Server('w')\nserver.run(path=\"C:\\\\tmp\\\\x\")"),
+    ("The literal \\n in a string is a backslash followed by n, not a newline at all.", "The literal \\n in a string is a backslash followed by n, not a newline at all.", ""),
+    # non-ASCII, written escaped (\uXXXX) or raw; final sigma in a sentence of a paragraph
+    ("Die Straße über dem Fluß führt zur Brücke am Ende des Tals.", "Intro text here. Die Straße über dem Fluß führt zur Brücke am Ende des Tals.", ""),
+    (SIGMA, "ΠΡΩΤΑ ΕΔΩ. " + SIGMA + " ΤΕΛΟΣ ΕΔΩ.", ""),
+    # snippets under three words are one 1- or 2-word shingle
+    ("run()", "", "run()"),
+    ("pip install", "", "pip install"),
+])
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_the_raw_line_test_never_skips_an_item_that_can_vote(candidate, excerpt, code, ensure_ascii):
+    votes = _Votes()
+    votes.add_candidate_snippet(candidate, "a.example", 0.5)
+    item = {"url": "https://b.example/p", "excerpts": [excerpt] if excerpt else [], "code_blocks": [{"text": code, "language": ""}] if code else []}
+    # the case is meaningful: the exact path finds a shared shingle
+    assert any(fast_shingles(t) & votes._all for _k, t in item_snippets(item["excerpts"], item["code_blocks"]))
+    assert votes.may_vote(json.dumps(item, ensure_ascii=ensure_ascii))
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_the_raw_line_test_skips_an_unrelated_item(ensure_ascii):
+    votes = _Votes()
+    votes.add_candidate_snippet("Servers may be stateless behind a load balancer since the June release.", "a.example", 0.5)
+    votes.add_candidate_snippet("run()", "a.example", 0.5)
+    item = {"url": "https://b.example/p", "excerpts": ["Nothing here matches: tomatoes, basil and olive oil are a salad."],
+            "code_blocks": [{"text": "print('hello')\nexit()", "language": "python"}]}
+    assert not votes.may_vote(json.dumps(item, ensure_ascii=ensure_ascii))
