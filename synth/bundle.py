@@ -200,7 +200,7 @@ def _vote_items(paths: list[str], skipped: set[str], may_vote=None) -> Iterator[
     for path in paths:
         with Path(path).open("rb") as fh:
             for n, raw in _lines(fh, MAX_LINE_BYTES):
-                if raw is None or f"{path}:{n}" in skipped:
+                if raw is None or (skipped and f"{path}:{n}" in skipped):
                     continue
                 try:
                     line = raw.decode("utf-8")
@@ -458,10 +458,14 @@ class _Votes:
         Lowercasing the whole line is lowercasing each string: JSON quotes and the escaped characters stop the
         final-sigma context as whitespace does.
         """
-        text = line.replace("\\\\", " ")
-        for esc in _JSON_ESCAPES:
-            text = text.replace(esc, " ")
-        return "\\" in text or self._may_match(words_of(text.lower()))
+        text = line
+        if "\\" in text:
+            text = text.replace("\\\\", " ")
+            for esc in _JSON_ESCAPES:
+                text = text.replace(esc, " ")
+            if "\\" in text:
+                return True
+        return self._may_match(words_of(text.lower()))
 
     def _may_match(self, words: list[str]) -> bool:
         if not self._all.isdisjoint(zip(words, words[1:], words[2:])):

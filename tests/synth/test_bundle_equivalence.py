@@ -22,6 +22,8 @@ def test_bundle_results_match_the_recorded_snapshot(tmp_path):
         assert new == exp, mode
 
 
+import re  # noqa: E402
+
 import pytest  # noqa: E402
 
 from synth.bundle import _Votes, fast_shingles, item_snippets  # noqa: E402
@@ -58,3 +60,25 @@ def test_the_raw_line_test_skips_an_unrelated_item(ensure_ascii):
     item = {"url": "https://b.example/p", "excerpts": ["Nothing here matches: tomatoes, basil and olive oil are a salad."],
             "code_blocks": [{"text": "print('hello')\nexit()", "language": "python"}]}
     assert not votes.may_vote(json.dumps(item, ensure_ascii=ensure_ascii))
+
+
+from synth.item import _KINDS, MAX_LIST_ENTRIES, MAX_SHORT_CHARS, MAX_TEXT_CHARS, _check, check_fields  # noqa: E402
+
+
+@pytest.mark.parametrize("field, value", [
+    ("title", "t" * MAX_SHORT_CHARS), ("title", "t" * (MAX_SHORT_CHARS + 1)), ("title", None), ("published", None),
+    ("final_url", None), ("final_url", "https://x.example/" + "p" * 9000), ("authority", 1), ("authority", 0.25),
+    ("authority", float("nan")), ("authority", True), ("post_cutoff", False), ("post_cutoff", 0), ("consensus_count", 3),
+    ("excerpts", ["a", "b"]), ("excerpts", ["a"] * (MAX_LIST_ENTRIES + 5)), ("excerpts", ["x" * (MAX_TEXT_CHARS + 1)]),
+    ("excerpts", ["a", 1]), ("excerpts", "a"), ("agreeing_urls", ["https://a.example/"]), ("code_blocks", [{"text": "x", "language": None}]),
+])
+def test_field_check_fast_paths_equal_the_general_check(field, value):
+    data = {"url": "https://x.example/p", field: value}
+    try:
+        expected = {k: _check(k, _KINDS[k], v) for k, v in data.items()}
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            check_fields(data)
+        return
+    got = check_fields(data)
+    assert got == expected and all(type(got[k]) is type(expected[k]) for k in got)
