@@ -444,7 +444,7 @@ class _Votes:
         those are looked up only when a candidate has such a snippet. Lowercasing the joined texts is lowercasing
         each one: the only context-dependent case mapping (final sigma) stops at whitespace.
         """
-        if not self._may_match(words_of("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]).lower())):
+        if not self._may_match(lower_words("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]))):
             return
         for _kind, text in item_snippets(excerpts, code_blocks):
             self.observe(text, host, authority)
@@ -465,7 +465,7 @@ class _Votes:
                 text = text.replace(esc, " ")
             if "\\" in text:
                 return True
-        return self._may_match(words_of(text.lower()))
+        return self._may_match(lower_words(text))
 
     def _may_match(self, words: list[str]) -> bool:
         if not self._all.isdisjoint(zip(words, words[1:], words[2:])):
@@ -499,14 +499,22 @@ _JSON_ESCAPES = tuple("\\" + c for c in 'nt"/rbf')  # after "\\\\": every escape
 _ASCII_NON_WORD = {i: 32 for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
 
 
+_ASCII_LOWER_WORDS = {**_ASCII_NON_WORD, **{i: i + 32 for i in range(ord("A"), ord("Z") + 1)}}
+
+
 def words_of(text: str) -> list[str]:
     """``re.findall(r"\\w+", text)``; an ASCII text is split at C speed (non-word characters to spaces, then split)."""
     return text.translate(_ASCII_NON_WORD).split() if text.isascii() else _WORD.findall(text)
 
 
+def lower_words(text: str) -> list[str]:
+    """``words_of(text.lower())``, lowercasing an ASCII text in the same translation."""
+    return text.translate(_ASCII_LOWER_WORDS).split() if text.isascii() else _WORD.findall(text.lower())
+
+
 def fast_shingles(text: str, k: int = 3) -> frozenset[tuple]:
     """The same word 3-shingles as ``consensus.shingles``, as tuples (no string joins): the hot path of pass 2."""
-    words = words_of(text.lower())
+    words = lower_words(text)
     if len(words) < k:
         return frozenset([tuple(words)]) if words else frozenset()
     return frozenset(zip(words, words[1:], words[2:]))
