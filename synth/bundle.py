@@ -8,7 +8,9 @@ Deterministic, no model. Two streaming passes over the files:
 2. cluster the candidates' snippets (``ConsensusIndex``: MinHash LSH + exact
    check), then stream every item again and let each snippet *vote* on the
    candidates' clusters through an exact shingle inverted index (no new
-   clusters, so memory stays bounded by the candidates, not the crawl).
+   clusters, so memory stays bounded by the candidates, not the crawl). A line
+   whose words share no 3-shingle with any candidate snippet cannot vote: it is
+   tested on its raw text and skipped unparsed (``_Votes.may_vote``).
 
 A candidate snippet is dropped when it is a low-authority variant of a snippet
 an authoritative source (≥0.8) published anywhere in the run.
