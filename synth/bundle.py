@@ -416,7 +416,8 @@ class _Votes:
     """The candidates' snippet clusters plus an exact shingle index the whole run votes through."""
 
     def __init__(self) -> None:
-        self.index = ConsensusIndex()
+        # every candidate snippet is asked about again (conflicts_with_authority): keep their MinHashes
+        self.index = ConsensusIndex(minhash_cache=DEFAULT_MAX_SOURCES * CANDIDATES_PER_SOURCE * 64)
         self.rep: dict[int, frozenset[tuple]] = {}
         self.hosts: dict[int, set[str]] = defaultdict(set)
         self.authoritative_variant: set[int] = set()  # clusters an authoritative source published a variant of
