@@ -2,7 +2,10 @@
 against a plain ``json.loads`` pass over the same file. Each measurement runs in its
 own subprocess so the peak RSS figures are clean. Numbers are printed, not asserted.
 
-    PYTHONPATH=. python bench/bench_bundle.py [--items 100000] [--keep FILE]
+    PYTHONPATH=. python bench/bench_bundle.py [--items 100000] [--runs 3] [--keep FILE]
+
+With ``--runs N`` the plain pass and the bundle alternate N times over the same file (interleaved, so
+machine load hits both alike); the medians and ranges are printed.
 """
 
 from __future__ import annotations
@@ -83,10 +86,20 @@ def child(code: str, *args: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _median(runs: list[dict]) -> dict:
+    return sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
+
+
+def _spread(runs: list[dict]) -> str:
+    secs = sorted(r["seconds"] for r in runs)
+    return f" ({secs[0]:.2f}–{secs[-1]:.2f}, n={len(secs)})" if len(secs) > 1 else ""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--keep", help="write the generated JSONL here instead of a temp file")
+    ap.add_argument("--runs", type=int, default=1, help="interleaved runs of the plain pass and the bundle")
     args = ap.parse_args()
     path = args.keep or tempfile.mkstemp(suffix=".jsonl")[1]
     try:
@@ -94,14 +107,19 @@ def main() -> None:
         generate(path, args.items)
         size = os.path.getsize(path) / 1e6
         print(f"generated {args.items} items, {size:.1f} MB in {time.perf_counter() - t:.1f}s: {path}")
-        plain = child(CHILD_PLAIN, path)
         base = child(CHILD_BASELINE)
-        bundle = child(CHILD_BUNDLE, path)
-        print(f"json.loads pass     : {plain['seconds']:7.2f} s  peak RSS {plain['rss_mb']:6.1f} MB")
-        print(f"bundle (2 passes)   : {bundle['seconds']:7.2f} s  peak RSS {bundle['rss_mb']:6.1f} MB "
+        plains, bundles = [], []
+        for _ in range(max(1, args.runs)):
+            plains.append(child(CHILD_PLAIN, path))
+            bundles.append(child(CHILD_BUNDLE, path))
+        plain, bundle = _median(plains), _median(bundles)
+        ratios = sorted(b["seconds"] / p["seconds"] for p, b in zip(plains, bundles))
+        print(f"json.loads pass     : {plain['seconds']:7.2f} s{_spread(plains)}  peak RSS {plain['rss_mb']:6.1f} MB")
+        print(f"bundle (2 passes)   : {bundle['seconds']:7.2f} s{_spread(bundles)}  peak RSS {bundle['rss_mb']:6.1f} MB "
               f"(imports alone {base['rss_mb']:.1f} MB; {bundle['candidates']} candidates kept, "
               f"{bundle['bundle_sources']} in the bundle, mode {bundle['mode']})")
-        print(f"ratio               : {bundle['seconds'] / plain['seconds']:7.1f}x time, "
+        print(f"ratio               : {bundle['seconds'] / plain['seconds']:7.1f}x time"
+              f"{f' (per run {ratios[0]:.1f}–{ratios[-1]:.1f}x)' if len(ratios) > 1 else ''}, "
               f"+{bundle['rss_mb'] - base['rss_mb']:.1f} MB over the imports")
     finally:
         if not args.keep:

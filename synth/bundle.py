@@ -8,7 +8,9 @@ Deterministic, no model. Two streaming passes over the files:
 2. cluster the candidates' snippets (``ConsensusIndex``: MinHash LSH + exact
    check), then stream every item again and let each snippet *vote* on the
    candidates' clusters through an exact shingle inverted index (no new
-   clusters, so memory stays bounded by the candidates, not the crawl).
+   clusters, so memory stays bounded by the candidates, not the crawl). A line
+   whose words share no 3-shingle with any candidate snippet cannot vote: it is
+   tested on its raw text and skipped unparsed (``_Votes.may_vote``).
 
 A candidate snippet is dropped when it is a low-authority variant of a snippet
 an authoritative source (≥0.8) published anywhere in the run.
@@ -36,6 +38,8 @@ from datetime import date
 from pathlib import Path
 from typing import Iterator
 
+import orjson
+
 from synth.consensus import (
     AUTHORITATIVE,
     SAME,
@@ -59,7 +63,7 @@ from synth.delta.changes import (
 )
 from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
 from synth.delta.timeline import Timeline
-from synth.item import SourceItem
+from synth.item import SourceItem, check_fields
 from synth.scoring import combined_score, normalize_host
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -140,10 +144,11 @@ def _lines(fh, limit: int) -> Iterator[tuple[int, bytes | None]]:
             yield n, chunk
 
 
-def iter_items(paths: list[str], report: ReadReport | None = None) -> Iterator[tuple[str, SourceItem]]:
+def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: set[str] | None = None) -> Iterator[tuple[str, SourceItem]]:
     """Stream (``file:line``, item) from JSONL files; malformed lines (not JSON, nested too deep, a
     field of the wrong type, longer than :data:`MAX_LINE_BYTES`) are counted in ``report`` and skipped.
-    Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``)."""
+    Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``).
+    ``skipped`` collects the ``file:line`` of every line skipped as malformed."""
     for path in paths:
         p = Path(path)
         if not p.is_file():
@@ -154,6 +159,8 @@ def iter_items(paths: list[str], report: ReadReport | None = None) -> Iterator[t
             for n, raw in _lines(fh, MAX_LINE_BYTES):
                 where = f"{path}:{n}"
                 if raw is None:
+                    if skipped is not None:
+                        skipped.add(where)
                     if report is not None:
                         report.lines += 1
                         report.note_malformed(where, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
@@ -169,16 +176,54 @@ def iter_items(paths: list[str], report: ReadReport | None = None) -> Iterator[t
                 if report is not None:
                     report.lines += 1
                 try:
-                    item = SourceItem.from_dict(json.loads(line))
+                    item = SourceItem.from_dict(_loads(line))
                 except RecursionError:
+                    if skipped is not None:
+                        skipped.add(where)
                     if report is not None:
                         report.note_malformed(where, "JSON nested too deeply")
                     continue
                 except (ValueError, TypeError) as exc:
+                    if skipped is not None:
+                        skipped.add(where)
                     if report is not None:
                         report.note_malformed(where, str(exc).splitlines()[0][:120])
                     continue
                 yield where, item
+
+
+_VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
+
+
+def _vote_items(paths: list[str], skipped: set[str], may_vote=None) -> Iterator[dict]:
+    """Second pass: the fields the consensus vote reads (checked and capped as :func:`iter_items` does), of every
+    line the first pass accepted; the other fields are not checked again. ``may_vote(line)``: a cheap test on the
+    raw line; a line it rejects is not parsed."""
+    for path in paths:
+        with Path(path).open("rb") as fh:
+            for n, raw in _lines(fh, MAX_LINE_BYTES):
+                if raw is None or (skipped and f"{path}:{n}" in skipped):
+                    continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    line = raw.decode("utf-8", "replace")
+                if not line.strip() or (may_vote is not None and not may_vote(line)):
+                    continue
+                try:
+                    data = _loads(line)
+                    yield check_fields({k: data[k] for k in _VOTE_FIELDS if k in data})
+                except (ValueError, TypeError, RecursionError, KeyError, AttributeError):
+                    continue  # the file changed since the first pass
+
+
+def _loads(line: str):
+    """``json.loads`` semantics at orjson's speed: a line orjson rejects (NaN, lone surrogates, huge integers,
+    malformed JSON) is parsed again by the standard library, which accepts it or names the problem as before."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
 
 
 def _parse_day(value: str | None) -> date | None:
@@ -371,12 +416,14 @@ class _Votes:
     """The candidates' snippet clusters plus an exact shingle index the whole run votes through."""
 
     def __init__(self) -> None:
-        self.index = ConsensusIndex()
+        # every candidate snippet is asked about again (conflicts_with_authority): keep their MinHashes
+        self.index = ConsensusIndex(minhash_cache=DEFAULT_MAX_SOURCES * CANDIDATES_PER_SOURCE * 64)
         self.rep: dict[int, frozenset[tuple]] = {}
         self.hosts: dict[int, set[str]] = defaultdict(set)
         self.authoritative_variant: set[int] = set()  # clusters an authoritative source published a variant of
         self._inverted: dict[tuple, list[int]] = defaultdict(list)
         self._all: set[tuple] = set()
+        self._short: set[tuple] = set()  # shingles of candidate snippets under 3 words (1- or 2-word tuples)
 
     def add_candidate_snippet(self, text: str, host: str, authority: float) -> int:
         verdict = self.index.add(text, host, authority)
@@ -385,9 +432,48 @@ class _Votes:
             sh = fast_shingles(text)
             self.rep[cid] = sh
             self._all |= sh
+            self._short.update(s for s in sh if len(s) < 3)
             for s in sh:
                 self._inverted[s].append(cid)
         return cid
+
+    def observe_item(self, excerpts: list[str], code_blocks: list[dict], host: str, authority: float) -> None:
+        """Let every snippet of one item vote, skipping the item when none of its snippets can match a candidate.
+
+        A vote needs a Jaccard of at least ``VARIANT`` > 0 with a candidate's snippet, so at least one shared
+        shingle; the shingles of each snippet (a claim sentence is a run of words of one paragraph, a code block is
+        one text) are among the item's word 3-shingles taken over all its texts at once — one C-speed pass instead
+        of a sentence split and a shingle set per snippet. A snippet under 3 words is one 1- or 2-word shingle, so
+        those are looked up only when a candidate has such a snippet. Lowercasing the joined texts is lowercasing
+        each one: the only context-dependent case mapping (final sigma) stops at whitespace.
+        """
+        if not self._may_match(lower_words("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]))):
+            return
+        for _kind, text in item_snippets(excerpts, code_blocks):
+            self.observe(text, host, authority)
+
+    def may_vote(self, line: str) -> bool:
+        """False when no text of this raw run.jsonl line can share a shingle with a candidate snippet (no parsing).
+
+        Every string of the line is its text with JSON escapes; ``\\n``, ``\\"``, ``\\\\``… stand for non-word
+        characters, so turned into spaces the line's words contain every word run of every text (more words only
+        add shingles: the test stays one-sided). A ``\\uXXXX`` escape may stand for a letter: such a line is parsed.
+        Lowercasing the whole line is lowercasing each string: JSON quotes and the escaped characters stop the
+        final-sigma context as whitespace does.
+        """
+        text = line
+        if "\\" in text:
+            text = text.replace("\\\\", " ")
+            for esc in _JSON_ESCAPES:
+                text = text.replace(esc, " ")
+            if "\\" in text:
+                return True
+        return self._may_match(lower_words(text))
+
+    def _may_match(self, words: list[str]) -> bool:
+        if not self._all.isdisjoint(zip(words, words[1:], words[2:])):
+            return True
+        return bool(self._short) and not (self._short.isdisjoint(zip(words)) and self._short.isdisjoint(zip(words, words[1:])))
 
     def observe(self, text: str, host: str, authority: float) -> None:
         sh = fast_shingles(text)
@@ -412,9 +498,26 @@ class _Votes:
         return max(1, len(self.hosts.get(cid, ())))
 
 
+_JSON_ESCAPES = tuple("\\" + c for c in 'nt"/rbf')  # after "\\\\": every escape but \\uXXXX
+_ASCII_NON_WORD = {i: 32 for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+
+
+_ASCII_LOWER_WORDS = {**_ASCII_NON_WORD, **{i: i + 32 for i in range(ord("A"), ord("Z") + 1)}}
+
+
+def words_of(text: str) -> list[str]:
+    """``re.findall(r"\\w+", text)``; an ASCII text is split at C speed (non-word characters to spaces, then split)."""
+    return text.translate(_ASCII_NON_WORD).split() if text.isascii() else _WORD.findall(text)
+
+
+def lower_words(text: str) -> list[str]:
+    """``words_of(text.lower())``, lowercasing an ASCII text in the same translation."""
+    return text.translate(_ASCII_LOWER_WORDS).split() if text.isascii() else _WORD.findall(text.lower())
+
+
 def fast_shingles(text: str, k: int = 3) -> frozenset[tuple]:
     """The same word 3-shingles as ``consensus.shingles``, as tuples (no string joins): the hot path of pass 2."""
-    words = _WORD.findall(text.lower())
+    words = lower_words(text)
     if len(words) < k:
         return frozenset([tuple(words)]) if words else frozenset()
     return frozenset(zip(words, words[1:], words[2:]))
@@ -462,7 +565,8 @@ def rank_sources(
     heap = _Heap(max_candidates * HEAP_SLACK)
     seen_any = False
     # Pass 1: score and keep the best candidates.
-    for where, item in iter_items(paths, report):
+    skipped: set[str] = set()
+    for where, item in iter_items(paths, report, skipped=skipped):
         seen_any = True
         report.items += 1
         host = normalize_host(item.host or _host_of(item.final_url or item.url))
@@ -512,11 +616,9 @@ def rank_sources(
         for kind, text in item_snippets(c.item.excerpts, c.item.code_blocks):
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
-    for _where, item in iter_items(paths):
-        host = normalize_host(item.host or _host_of(item.final_url or item.url))
-        auth = float(item.authority)
-        for _kind, text in item_snippets(item.excerpts, item.code_blocks):
-            votes.observe(text, host, auth)
+    for data in _vote_items(paths, skipped, votes.may_vote):
+        host = normalize_host(data.get("host") or _host_of(data.get("final_url") or data["url"]))
+        votes.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
     for c, snippets in zip(candidates, per_candidate):
         _apply_consensus(c, snippets, votes)
     _apply_delta(candidates, topic=topic, queries=queries)
@@ -560,8 +662,11 @@ def _apply_delta(candidates: list[Candidate], *, topic: str, queries) -> None:
             c.code_blocks = [cb for cb in c.code_blocks if " ".join(cb["text"].split())[:200] in shown]
 
 
+_HOST = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#]+)", re.I)
+
+
 def _host_of(url: str) -> str:
-    m = re.match(r"^[a-z][a-z0-9+.-]*://([^/?#]+)", url or "", re.I)
+    m = _HOST.match(url or "")
     return m.group(1).split("@")[-1] if m else ""
 
 

@@ -112,7 +112,9 @@ class Verdict:
 class ConsensusIndex:
     """Incremental clustering of snippets; ``agreement`` tells how many independent hosts share one."""
 
-    def __init__(self, num_perm: int = NUM_PERM):
+    def __init__(self, num_perm: int = NUM_PERM, minhash_cache: int = 0):
+        """``minhash_cache``: keep the MinHashes of this many recent snippets (for a caller that asks about the same
+        snippets again, as the bundle does; off by default so a crawl-long index holds nothing extra)."""
         self._num_perm = num_perm
         self._lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=num_perm)
         self._clusters: list[_Cluster] = []
@@ -120,10 +122,18 @@ class ConsensusIndex:
         # regenerates them per instance otherwise, ~0.3 ms each — the crawl's hottest line).
         proto = MinHash(num_perm=num_perm)
         self._perms, self._scheme = proto.permutations, proto.scheme
+        self._recent: dict[frozenset[str], MinHash] = {}
+        self._cache_size = minhash_cache
 
     def _minhash(self, sh: frozenset[str]) -> MinHash:
-        m = MinHash(num_perm=self._num_perm, permutations=self._perms, scheme=self._scheme)
-        m.update_batch([s.encode("utf-8") for s in sh])
+        m = self._recent.get(sh)  # a MinHash is read-only once built
+        if m is None:
+            m = MinHash(num_perm=self._num_perm, permutations=self._perms, scheme=self._scheme)
+            m.update_batch([s.encode("utf-8") for s in sh])
+            if self._cache_size:
+                if len(self._recent) >= self._cache_size:
+                    del self._recent[next(iter(self._recent))]  # oldest first
+                self._recent[sh] = m
         return m
 
     def add(self, text: str, host: str, authority: float) -> Verdict:

@@ -148,4 +148,30 @@ def check_fields(data: dict[str, Any]) -> dict[str, Any]:
     texts cut to them); raises ``ValueError`` naming the first bad field. Unknown keys are dropped."""
     if not isinstance(data.get("url"), str) or not data.get("url"):
         raise ValueError("item has no 'url'")
-    return {name: _check(name, _KINDS[name], value) for name, value in data.items() if name in _KINDS}
+    out = {}
+    for name, value in data.items():
+        kind = _KINDS.get(name)
+        if kind is None:
+            continue
+        # fast paths for values already of the exact type and within the caps (what a crawl writes); anything
+        # else goes through _check, which converts, cuts or names the problem
+        t = type(value)
+        if t is str and kind in _STR_CAPS:
+            out[name] = value if len(value) <= _STR_CAPS[kind] else _check(name, kind, value)
+        elif value is None and kind in _NONE_AS:
+            out[name] = _NONE_AS[kind]
+        elif t is list and kind in _LIST_CAPS and len(value) <= MAX_LIST_ENTRIES:
+            cap = _LIST_CAPS[kind]
+            out[name] = list(value) if all(type(v) is str and len(v) <= cap for v in value) else _check(name, kind, value)
+        elif t is float and kind == "number" and math.isfinite(value):
+            out[name] = value
+        elif t is bool and kind == "bool":
+            out[name] = value
+        else:
+            out[name] = _check(name, kind, value)
+    return out
+
+
+_STR_CAPS = {"str": MAX_SHORT_CHARS, "str?": MAX_SHORT_CHARS, "url": MAX_URL_CHARS, "url?": MAX_URL_CHARS}
+_NONE_AS = {"str": "", "str?": None, "url?": ""}
+_LIST_CAPS = {"texts": MAX_TEXT_CHARS, "urls": MAX_URL_CHARS}

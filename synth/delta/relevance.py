@@ -50,8 +50,11 @@ def query_terms(*texts: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_SCHEME_HOST = re.compile(r"^[a-z][a-z0-9+.-]*://[^/]+", re.I)
+
+
 def is_boilerplate(url: str, title: str = "") -> bool:
-    path = re.sub(r"^[a-z][a-z0-9+.-]*://[^/]+", "", url or "", flags=re.I).split("?")[0].split("#")[0]
+    path = _SCHEME_HOST.sub("", url or "").split("?")[0].split("#")[0]
     return bool(_BOILERPLATE_PATH.search(path) or _BOILERPLATE_TITLE.match(title or ""))
 
 

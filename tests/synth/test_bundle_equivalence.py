@@ -1,0 +1,84 @@
+"""The bundle's selection and consensus results on a generated run, compared with a recorded snapshot.
+
+The snapshot (tests/synth/fixtures/bundle_equivalence.json) was recorded with the straightforward
+implementation (every snippet of every item shingled and voted) before the vote was made
+proportional to what can change the selection; any difference here is a behaviour change.
+"""
+
+import json
+
+from tests.synth.bundle_equivalence import FIXTURE, generate, snapshot
+
+
+def test_bundle_results_match_the_recorded_snapshot(tmp_path):
+    expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    got = snapshot(generate(tmp_path / "run.jsonl"))
+    for mode in expected:
+        exp, new = expected[mode], got[mode]
+        # the most telling parts first, so a failure names what changed
+        assert [c["url"] for c in new["candidates"]] == [c["url"] for c in exp["candidates"]], mode
+        assert [c["consensus_count"] for c in new["candidates"]] == [c["consensus_count"] for c in exp["candidates"]], mode
+        assert new["candidates"] == exp["candidates"], mode
+        assert new == exp, mode
+
+
+import re  # noqa: E402
+
+import pytest  # noqa: E402
+
+from synth.bundle import _Votes, fast_shingles, item_snippets  # noqa: E402
+
+SIGMA = "ΟΔΥΣΣΕΥΣ ΚΑΙ ΣΙΣΥΦΟΣ ΜΑΖΙ ΣΤΟΝ ΔΡΟΜΟ ΤΗΣ ΙΘΑΚΗΣ."
+
+
+@pytest.mark.parametrize("candidate, excerpt, code", [
+    # code with newlines, quotes and backslashes: JSON escapes stand for non-word characters
+    ("import quill\nserver = quill.Server('w')\nserver.run(path=\"C:\\\\tmp\\\\x\")", "", "import quill\nserver = quill.Server('w')\nserver.run(path=\"C:\\\\tmp\\\\x\")"),
+    ("The literal \\n in a string is a backslash followed by n, not a newline at all.", "The literal \\n in a string is a backslash followed by n, not a newline at all.", ""),
+    # non-ASCII, written escaped (\uXXXX) or raw; final sigma in a sentence of a paragraph
+    ("Die Straße über dem Fluß führt zur Brücke am Ende des Tals.", "Intro text here. Die Straße über dem Fluß führt zur Brücke am Ende des Tals.", ""),
+    (SIGMA, "ΠΡΩΤΑ ΕΔΩ. " + SIGMA + " ΤΕΛΟΣ ΕΔΩ.", ""),
+    # snippets under three words are one 1- or 2-word shingle
+    ("run()", "", "run()"),
+    ("pip install", "", "pip install"),
+])
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_the_raw_line_test_never_skips_an_item_that_can_vote(candidate, excerpt, code, ensure_ascii):
+    votes = _Votes()
+    votes.add_candidate_snippet(candidate, "a.example", 0.5)
+    item = {"url": "https://b.example/p", "excerpts": [excerpt] if excerpt else [], "code_blocks": [{"text": code, "language": ""}] if code else []}
+    # the case is meaningful: the exact path finds a shared shingle
+    assert any(fast_shingles(t) & votes._all for _k, t in item_snippets(item["excerpts"], item["code_blocks"]))
+    assert votes.may_vote(json.dumps(item, ensure_ascii=ensure_ascii))
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_the_raw_line_test_skips_an_unrelated_item(ensure_ascii):
+    votes = _Votes()
+    votes.add_candidate_snippet("Servers may be stateless behind a load balancer since the June release.", "a.example", 0.5)
+    votes.add_candidate_snippet("run()", "a.example", 0.5)
+    item = {"url": "https://b.example/p", "excerpts": ["Nothing here matches: tomatoes, basil and olive oil are a salad."],
+            "code_blocks": [{"text": "print('hello')\nexit()", "language": "python"}]}
+    assert not votes.may_vote(json.dumps(item, ensure_ascii=ensure_ascii))
+
+
+from synth.item import _KINDS, MAX_LIST_ENTRIES, MAX_SHORT_CHARS, MAX_TEXT_CHARS, _check, check_fields  # noqa: E402
+
+
+@pytest.mark.parametrize("field, value", [
+    ("title", "t" * MAX_SHORT_CHARS), ("title", "t" * (MAX_SHORT_CHARS + 1)), ("title", None), ("published", None),
+    ("final_url", None), ("final_url", "https://x.example/" + "p" * 9000), ("authority", 1), ("authority", 0.25),
+    ("authority", float("nan")), ("authority", True), ("post_cutoff", False), ("post_cutoff", 0), ("consensus_count", 3),
+    ("excerpts", ["a", "b"]), ("excerpts", ["a"] * (MAX_LIST_ENTRIES + 5)), ("excerpts", ["x" * (MAX_TEXT_CHARS + 1)]),
+    ("excerpts", ["a", 1]), ("excerpts", "a"), ("agreeing_urls", ["https://a.example/"]), ("code_blocks", [{"text": "x", "language": None}]),
+])
+def test_field_check_fast_paths_equal_the_general_check(field, value):
+    data = {"url": "https://x.example/p", field: value}
+    try:
+        expected = {k: _check(k, _KINDS[k], v) for k, v in data.items()}
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            check_fields(data)
+        return
+    got = check_fields(data)
+    assert got == expected and all(type(got[k]) is type(expected[k]) for k in got)
