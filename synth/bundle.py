@@ -783,6 +783,23 @@ def _select_entries(sources: list[Candidate], budget: int) -> tuple[list[Candida
     return out, sum(source_tokens(c) for c in out)
 
 
+def _fill_in_order(sources: list[Candidate], remaining: int, chosen: list, trimmed: list, excluded: list) -> int:
+    """Take ``sources`` in order while they fit, trimming the first that does not (when enough room is left),
+    leaving out the rest; appends to the three lists and returns the tokens still free."""
+    for c in sources:
+        need = source_tokens(c)
+        if need <= remaining:
+            chosen.append(c)
+            remaining -= need
+        elif remaining >= MIN_SOURCE_TOKENS:
+            chosen.append(_trim(c, remaining))
+            trimmed.append(c.url)
+            remaining -= source_tokens(chosen[-1])
+        else:
+            excluded.append(c.url)
+    return remaining
+
+
 def _fair_shares(demands: list[int], budget: int) -> list[int]:
     """Water-filling: each demand gets at most an equal share of what the smaller demands left."""
     shares = [0] * len(demands)
@@ -830,17 +847,7 @@ def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: in
         trimmed = [c.url for c in delta_sources if c.url in kept and source_tokens(kept[c.url]) < source_tokens(c)]
         excluded = [c.url for c in delta_sources if c.url not in kept]
         remaining -= used
-        for c in (c for c in pool if not c.delta):
-            need = source_tokens(c)
-            if need <= remaining:
-                chosen.append(c)
-                remaining -= need
-            elif remaining >= MIN_SOURCE_TOKENS:
-                chosen.append(_trim(c, remaining))
-                trimmed.append(c.url)
-                remaining -= source_tokens(chosen[-1])
-            else:
-                excluded.append(c.url)
+        remaining = _fill_in_order([c for c in pool if not c.delta], remaining, chosen, trimmed, excluded)
     elif first and sum(source_tokens(c) for c in first) > budget:
         # max-min fair shares: small sources fit whole, the large ones split what is left
         shares = _fair_shares([source_tokens(c) for c in first], budget)
@@ -853,17 +860,7 @@ def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: in
             remaining -= source_tokens(t)
         excluded = [c.url for c in rest]
     else:
-        for c in first + rest:
-            need = source_tokens(c)
-            if need <= remaining:
-                chosen.append(c)
-                remaining -= need
-            elif remaining >= MIN_SOURCE_TOKENS:
-                chosen.append(_trim(c, remaining))
-                trimmed.append(c.url)
-                remaining -= source_tokens(chosen[-1])
-            else:
-                excluded.append(c.url)
+        remaining = _fill_in_order(first + rest, remaining, chosen, trimmed, excluded)
     order = {id(c): i for i, c in enumerate(pool)}
     by_url = {c.url: i for i, c in enumerate(pool)}
     chosen.sort(key=lambda c: order.get(id(c), by_url.get(c.url, 0)))

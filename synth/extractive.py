@@ -197,6 +197,11 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
         *(instructions or ["- The sources contain no claim sentences; see the examples and sources below."]),
         "",
     ]
+    return _finish(lines, deprecations, examples)
+
+
+def _finish(lines: list[str], deprecations: list[str], examples: list[str]) -> str:
+    """The optional sections after Instructions: Modern vs deprecated, Examples."""
     if deprecations:
         lines += ["## Modern vs deprecated", "", *deprecations, ""]
     if examples:
@@ -267,14 +272,7 @@ def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
         *instructions,
         "",
     ]
-    if deprecations:
-        lines += ["## Modern vs deprecated", "", *deprecations, ""]
-    examples = _examples(delta_sources)
-    if examples:
-        lines += ["## Examples", ""]
-        for e in examples:
-            lines += [e, ""]
-    return "\n".join(lines)
+    return _finish(lines, deprecations, _examples(delta_sources))
 
 
 def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
