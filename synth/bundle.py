@@ -62,7 +62,7 @@ from synth.delta.changes import (
     read_changes,
 )
 from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
-from synth.delta.timeline import Timeline
+from synth.delta.timeline import Timeline, parse_day
 from synth.item import SourceItem, check_fields
 from synth.scoring import combined_score, normalize_host
 
@@ -226,14 +226,6 @@ def _loads(line: str):
         return json.loads(line)
 
 
-def _parse_day(value: str | None) -> date | None:
-    if not value:
-        return None
-    try:
-        return date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None
-
 
 # --------------------------------------------------------------------------- ranking
 
@@ -317,7 +309,7 @@ class Candidate:
 
 
 def _neg_date(published: str | None) -> int:
-    d = _parse_day(published)
+    d = parse_day(published)
     return -d.toordinal() if d else 0
 
 
@@ -327,7 +319,7 @@ def score_item(item: SourceItem, cutoff_start: date, today: date, strict: bool, 
 
     ``build_date``: the item's host is build-dated, so its freshness comes from its change entries only.
     """
-    published = _parse_day(item.published)
+    published = parse_day(item.published)
     changes = read_changes(item.changes) if changes is None else changes
     if changes:
         classify(changes, timeline or Timeline(today), cutoff_start, item.page_kind or "")
