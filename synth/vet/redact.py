@@ -205,15 +205,15 @@ def _unescaped(line: str) -> tuple[str, list[int]] | None:
     return ("".join(chars), index) if len(chars) < len(line) else None
 
 
-def _line_spans(line: str, filename: str, plugins: tuple | None = None) -> list[_Span]:
+def _line_spans(line: str, filename: str, scope: _Scope | None = None) -> list[_Span]:
     """Secrets in one line; a line with markdown escapes is read with them removed (a secret has no
     backslash before punctuation of its own) and what is found is mapped back onto the escaped text."""
     view = _unescaped(line)
     if view is None:
-        return _raw_line_spans(line, filename, plugins)
+        return _raw_line_spans(line, filename, scope)
     spans: list[_Span] = []
     text, index = view
-    for span in _raw_line_spans(text, filename, plugins):
+    for span in _raw_line_spans(text, filename, scope):
         start = index[span.start]
         if start > 0 and line[start - 1] == "\\" and (span.start == 0 or index[span.start - 1] != start - 1):
             start -= 1  # the escape before the secret's first character goes with it
@@ -221,11 +221,12 @@ def _line_spans(line: str, filename: str, plugins: tuple | None = None) -> list[
     return spans
 
 
-def _raw_line_spans(line: str, filename: str, plugins: tuple | None = None) -> list[_Span]:
-    """Secrets in one line. ``plugins``: the (kind, plugin, gate) entries to run (default all)."""
+def _raw_line_spans(line: str, filename: str, scope: "_Scope | None" = None) -> list[_Span]:
+    """Secrets in one line. ``scope``: the plugins and patterns that can match in the text the line is
+    from (:func:`_text_scope`); default all, gated line by line."""
     spans: list[_Span] = []
     regex_detectors, other_plugins, any_pattern = _detectors()
-    for kind, plugin, gate in other_plugins if plugins is None else plugins:
+    for kind, plugin, gate in other_plugins if scope is None else scope.plugins:
         if gate is not None and not gate.search(line):
             continue  # none of this plugin's keywords: it cannot match
         found = plugin.analyze_line(filename=filename, line=line, line_number=0, context=None)
@@ -237,20 +238,59 @@ def _raw_line_spans(line: str, filename: str, plugins: tuple | None = None) -> l
                 continue
             for m in re.finditer(re.escape(value), line):
                 spans.append(_Span(m.start(), m.end(), kind))
-    if not any_pattern.search(line):
-        return spans
-    for kind, patterns in regex_detectors:
+    if scope is None:
+        if not any_pattern.search(line):
+            return spans
+        detectors, extra = regex_detectors, _EXTRA
+    else:
+        detectors, extra = scope.detectors, scope.extra
+    for kind, patterns in detectors:
         for regex in patterns:
             for m in regex.finditer(line):
                 start, end = _value_span(m)
                 if _MARK not in line[start:end]:
                     spans.append(_Span(start, end, kind))
-    for kind, regex, group in _EXTRA:
+    for kind, regex, group in extra:
         for m in regex.finditer(line):
             value = m.group(group)
             if _MARK not in value and _valid(kind, m, value):
                 spans.append(_Span(m.start(group), m.end(group), kind))
     return spans
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What can match somewhere in a text: its lines need nothing else."""
+
+    plugins: tuple
+    detectors: tuple
+    extra: tuple
+
+
+@lru_cache(maxsize=1)
+def _multiline() -> tuple[tuple, tuple]:
+    """Each regex detector's and extra pattern's multi-line twin, to test a whole text at once: a pattern that
+    matches a line of a text matches the text (``^``/``$`` at every line, ``(?<=\\W)`` after a newline)."""
+    regex_detectors = _detectors()[0]
+    ml = lambda rx: re.compile(rx.pattern, rx.flags | re.MULTILINE)  # noqa: E731
+    detectors = tuple((kind, tuple((rx, ml(rx)) for rx in patterns)) for kind, patterns in regex_detectors)
+    extra = tuple((entry, ml(entry[1])) for entry in _EXTRA)
+    return detectors, extra
+
+
+def _text_scope(text: str) -> _Scope:
+    """The plugins and patterns that can match in ``text`` (its lines are read as they are and with markdown
+    escapes removed, so both forms are tested); testing each pattern once over the text is much cheaper than
+    one combined pattern on every line, and most texts need none."""
+    view = _unescaped(text)  # line by line the same: an escape never spans a newline
+    forms = (text,) if view is None else (text, view[0])
+    detectors_ml, extra_ml = _multiline()
+    detectors = tuple((kind, tuple(rx for rx, m in pairs if any(m.search(f) for f in forms))) for kind, pairs in detectors_ml)
+    return _Scope(
+        plugins=_text_plugins(text.replace("\\", "")),
+        detectors=tuple((kind, rxs) for kind, rxs in detectors if rxs),
+        extra=tuple(entry for entry, m in extra_ml if any(m.search(f) for f in forms)),
+    )
 
 
 def _text_plugins(text: str) -> tuple:
@@ -314,10 +354,12 @@ def redact_text(text: str, *, filename: str = "source.md") -> tuple[str, int]:
     if blocks:
         text, count = _apply(text, blocks)
     out: list[str] = []
-    plugins = _text_plugins(text.replace("\\", ""))  # as the lines are read: markdown escapes removed
+    scope = _text_scope(text)
+    if not (scope.plugins or scope.detectors or scope.extra):
+        return text, count
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
-        spans = _line_spans(body, filename, plugins)
+        spans = _line_spans(body, filename, scope)
         if spans:
             body, n = _apply(body, spans)
             count += n
@@ -331,9 +373,9 @@ def secret_spans(text: str, *, filename: str = "source.md") -> list[tuple[int, i
     found = [(text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1), "private-key")
              for m in _PRIVATE_KEY_BLOCK.finditer(text)]
     text = _PRIVATE_KEY_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    plugins = _text_plugins(text.replace("\\", ""))  # as the lines are read: markdown escapes removed
+    scope = _text_scope(text)
     for number, line in enumerate(text.splitlines(), start=1):
-        spans = sorted(_line_spans(line, filename, plugins), key=lambda s: (s.start, -s.end))
+        spans = sorted(_line_spans(line, filename, scope), key=lambda s: (s.start, -s.end))
         end = -1
         for span in spans:
             if span.start >= end:

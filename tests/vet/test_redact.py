@@ -158,18 +158,20 @@ def _ungated_spans(line: str, filename: str = "source.md"):
 
 
 def test_pre_checks_change_nothing():
-    """The combined pre-check and the keyword gate only skip work: same spans as running every detector."""
-    from synth.vet.redact import _raw_line_spans, _text_plugins
+    """The pre-checks (the combined pattern per line, the whole-text scope, the keyword gate) only skip work:
+    same spans as running every detector, line by line and with the text's scope."""
+    from synth.vet.redact import _raw_line_spans, _text_scope
 
     lines = [c[0] for c in CASES] + KEEP + (case_dir("06") / "s3-backup" / "SKILL.md").read_text().splitlines()
     lines += ["cloudant_password = 'abcdef0123456789'", "ibm_cloud_iam_key: 'x1y2z3x1y2z3x1y2z3x1y2z3x1y2z3x1y2z3'",
               "AKC" + "a1b2c3d4e5f6g7h8", "https://user:pa55word@example.org", "db_pass=Zx9" + "Qw8Er7Ty6"]
     text = "\n".join(lines)
-    plugins = _text_plugins(text)
+    scope = _text_scope(text)
     found = 0
     for line in text.splitlines():
         expected = _ungated_spans(line)
-        assert sorted(_raw_line_spans(line, "source.md", plugins), key=lambda s: (s.start, s.end, s.kind)) == expected, line
+        for gate in (None, scope, _text_scope(line)):
+            assert sorted(_raw_line_spans(line, "source.md", gate), key=lambda s: (s.start, s.end, s.kind)) == expected, line
         found += bool(expected)
     assert found >= len(CASES)  # the table really exercises the detectors
 
