@@ -150,21 +150,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
     fresh = [s for s in usable if s.get("post_cutoff")] or [s for s in usable if s in undated] or undated
     instructions: list[str] = []
     deprecations: list[str] = []
-    seen: set[str] = set()
-    for s in fresh:
-        taken = 0
-        for sentence in claim_sentences(s.get("excerpts", []), limit=200):
-            key = " ".join(sentence.lower().split())
-            if key in seen or _flagged(sentence):
-                continue
-            seen.add(key)
-            line = f"- {_quote(sentence)} [{s['n']}]"
-            if DEPRECATION.search(sentence) and s.get("post_cutoff"):
-                if len(deprecations) < MAX_DEPRECATIONS:
-                    deprecations.append(line)
-            elif taken < MAX_PER_SOURCE and len(instructions) < MAX_INSTRUCTIONS:
-                instructions.append(line)
-                taken += 1
+    _claim_lines(fresh, instructions, deprecations, MAX_INSTRUCTIONS)
     examples = _examples(fresh)
 
     topics = []
@@ -198,6 +184,26 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
         "",
     ]
     return _finish(lines, deprecations, examples)
+
+
+def _claim_lines(fresh: list[dict], instructions: list[str], deprecations: list[str], limit: int) -> None:
+    """Quoted claim sentences of ``fresh`` sources (at most MAX_PER_SOURCE each), each cited, appended to the
+    Instructions (up to ``limit`` lines) or, when a post-cutoff source states a deprecation, Modern vs deprecated."""
+    seen = {" ".join(line.lower().split()) for line in instructions + deprecations}
+    for s in fresh:
+        taken = 0
+        for sentence in claim_sentences(s.get("excerpts", []), limit=200):
+            key = " ".join(sentence.lower().split())
+            if key in seen or _flagged(sentence):
+                continue
+            seen.add(key)
+            line = f"- {_quote(sentence)} [{s['n']}]"
+            if DEPRECATION.search(sentence) and s.get("post_cutoff"):
+                if len(deprecations) < MAX_DEPRECATIONS:
+                    deprecations.append(line)
+            elif taken < MAX_PER_SOURCE and len(instructions) < limit:
+                instructions.append(line)
+                taken += 1
 
 
 def _finish(lines: list[str], deprecations: list[str], examples: list[str]) -> str:
@@ -248,6 +254,11 @@ def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
     sources = bundle["sources"]
     instructions, deprecations, used = _delta_lines(sources)
     delta_sources = [s for s in sources if any(ch.get("status") == "post" for ch in s.get("changes") or [])]
+    # pages dated after the cutoff on their own (not a docs build's date) that carry no version marker are
+    # fresh evidence too: a few of their sentences follow the versioned changes
+    dated = [s for s in sources if s not in delta_sources and s.get("post_cutoff") and not s.get("build_date")
+             and float(s.get("authority", 0)) >= STRUCTURE_ONLY_BELOW]
+    _claim_lines(dated, instructions, deprecations, len(instructions) + MAX_INSTRUCTIONS // 2)
     versions = (bundle.get("delta") or {}).get("post_cutoff_versions") or sorted(
         {ch["version"] for s in delta_sources for ch in s.get("changes") or [] if ch.get("status") == "post"})
     topic_title = display_topic(topic)
@@ -264,15 +275,17 @@ def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
         "",
         f"Compiled extractively by skill3, without a language model, from the version markers and release notes of "
         f"{len(delta_sources)} source(s) about {topic_title}: only versions released after the {cutoff} cutoff of "
-        f"{bundle['target_model']} ({shown}). Each statement below names its version and is quoted from the source cited "
-        "after it. Use it when a task touches those versions.",
+        f"{bundle['target_model']} ({shown})"
+        + (f", and {len(dated)} page(s) dated after the cutoff" if dated else "")
+        + ". Each versioned statement below names its version; every statement is quoted from the source cited after it. "
+        "Use it when a task touches those versions.",
         "",
         "## Instructions",
         "",
         *instructions,
         "",
     ]
-    return _finish(lines, deprecations, _examples(delta_sources))
+    return _finish(lines, deprecations, _examples(delta_sources + dated))
 
 
 def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
