@@ -864,7 +864,7 @@ def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: in
 
 
 def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutoff: str, delta: dict | None = None) -> dict:
-    """The seed SPEC §4.1.1 context bundle, plus each source's post-cutoff change entries.
+    """The context bundle (skill name, target model, cutoff, sources), plus each source's post-cutoff change entries.
 
     Sources with post-cutoff change entries come first (their excerpts *are* those entries, tagged
     ``[3.11, released 2022-10-24] Added: …``), so no pre-cutoff-version snippet is ever ahead of them.

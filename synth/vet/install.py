@@ -1,6 +1,6 @@
 """`skill3 setup`: install NVIDIA SkillSpector into its own virtualenv.
 
-Steps (seed SPEC §2): probe for a Python the scanner accepts (>=3.12,<3.15) -
+Steps: probe for a Python the scanner accepts (>=3.12,<3.15) -
 ``python3.14``..``python3`` on PATH, then pyenv's installed versions (``$PYENV_ROOT``,
 ``pyenv root``, ``~/.pyenv``; its shims exit 127 without ``PYENV_VERSION``), each run to verify -,
 clone the source (or use ``--source``), create ``.venv``, ``pip install -e``,
