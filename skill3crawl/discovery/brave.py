@@ -30,14 +30,20 @@ def search_url(endpoint: str, query: str, cutoff_start: date, today: date, count
     return endpoint + sep + urlencode({"q": query, "count": count, "freshness": freshness_window(cutoff_start, today)})
 
 
-def parse_results(body: bytes | str) -> list[SearchResult]:
-    """Results from the API's JSON ({"web": {"results": [...]}}); malformed → ValueError."""
+def json_object(body: bytes | str, who: str, hint: str = "") -> dict:
+    """A search engine's JSON answer as an object; anything else → ValueError naming ``who`` (and ``hint``)."""
     try:
         data = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"search API answered non-JSON ({exc.__class__.__name__})") from None
+        raise ValueError(f"{who} answered non-JSON ({exc.__class__.__name__}){hint}") from None
     if not isinstance(data, dict):
-        raise ValueError("search API answered JSON that is not an object")
+        raise ValueError(f"{who} answered JSON that is not an object")
+    return data
+
+
+def parse_results(body: bytes | str) -> list[SearchResult]:
+    """Results from the API's JSON ({"web": {"results": [...]}}); malformed → ValueError."""
+    data = json_object(body, "search API")
     web = data.get("web") or {}
     results = web.get("results") if isinstance(web, dict) else None
     out: list[SearchResult] = []

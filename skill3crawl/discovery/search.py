@@ -14,7 +14,6 @@ whose ``publishedDate`` is before the cutoff are also dropped here.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from datetime import date
@@ -76,12 +75,7 @@ class SearXNGProvider(SearchProvider):
         return base + ("&" if "?" in base else "?") + urlencode(params)
 
     def parse(self, body: bytes | str, cutoff_start: date | None = None) -> list[SearchResult]:
-        try:
-            data = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"SearXNG answered non-JSON ({exc.__class__.__name__}); is format=json enabled in its settings.yml?") from None
-        if not isinstance(data, dict):
-            raise ValueError("SearXNG answered JSON that is not an object")
+        data = brave.json_object(body, "SearXNG", "; is format=json enabled in its settings.yml?")
         out: list[SearchResult] = []
         for r in data.get("results") or []:
             if not isinstance(r, dict) or not isinstance(r.get("url"), str):
