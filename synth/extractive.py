@@ -16,7 +16,7 @@ import re
 
 from synth.bundle import STRUCTURE_ONLY_BELOW
 from synth.consensus import claim_sentences
-from synth.postprocess import display_topic
+from synth.skill.names import display_topic
 from synth.skill.markdown import CITATION
 from synth.vet.screen import screen_markdown
 

@@ -202,6 +202,33 @@ def find_section(text: str, title: str | re.Pattern[str], first_line: int = 1) -
     return found[0] if found else None
 
 
+def heading_index(text: str) -> dict[int, tuple[int, str]]:
+    """0-based ``text.split("\\n")`` line → (level, title) of each top-level ATX heading (for line-list editors)."""
+    return {h.line - 1: (h.level, h.title) for h in headings(text)}
+
+
+def section_span(text: str, title: re.Pattern[str]) -> tuple[int, int, int] | None:
+    """``(start, end, level)`` over ``text.split("\\n")``: the first section whose heading matches ``title``.
+
+    ``start`` is the heading's 0-based index, ``end`` the index of the next heading of the same or
+    higher level (exclusive; the line count when none follows).
+    """
+    n = len(text.split("\n"))
+    heads = sorted(heading_index(text).items())
+    for k, (i, (level, head)) in enumerate(heads):
+        if title.search(head):
+            end = next((j for j, (lv, _t) in heads[k + 1 :] if lv <= level), n)
+            return i, end, level
+    return None
+
+
+def level2_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, title)`` over ``text.split("\\n")`` of each level-2 section (end: the next level-2 heading)."""
+    n = len(text.split("\n"))
+    heads = [(i, title) for i, (level, title) in sorted(heading_index(text).items()) if level == 2]
+    return [(i, heads[k + 1][0] if k + 1 < len(heads) else n, title) for k, (i, title) in enumerate(heads)]
+
+
 # --------------------------------------------------------------------------- links and citations
 
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")

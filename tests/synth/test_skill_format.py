@@ -6,9 +6,14 @@ table pins the chosen (CommonMark, via markdown-it-py) behaviour for all of them
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from synth.postprocess import drop_degenerate_lines, fix_citations, postprocess, split_references
+from synth.postprocess import postprocess
+from synth.skill.fixers import drop_degenerate_lines
+from synth.skill.references import split_references
+from synth.skill.sources import fix_citations
 from synth.skill import frontmatter, markdown
 from synth.vet.correct import droppable_lines
 from tests.synth.test_postprocess import CTX, GOOD, adversarial_cases
@@ -129,3 +134,50 @@ def test_screen_reads_a_quoted_fence_as_code(comment):
     quoted = screen_markdown(f"Intro.\n\n> ```html\n> {comment}\n> ```\n", "x.md")
     assert {f.rule_id for f in quoted} == {f.rule_id for f in plain}
     assert "SKILL3-HIDDEN-HTML" not in {f.rule_id for f in quoted}
+
+
+# --------------------------------------------------------------------------- validate_skill is lint's structure
+
+_FM = {"name": "mcp", "description": "What changed in MCP after 2026-01. Use when building MCP servers.",
+       "metadata": {"version": "1.0.0"}}
+MALFORMED = [
+    # label, frontmatter, body, references, the rules that must fire (the same for validate_skill and lint)
+    ("clean", _FM, "# T\n\nBody text.\n", {}, set()),
+    ("bad name", {**_FM, "name": "My_Skill"}, "# T\n\nx\n", {}, {"N1"}),
+    ("reserved name", {**_FM, "name": "claude-mcp"}, "# T\n\nx\n", {}, {"N3"}),
+    ("hyphens", {**_FM, "name": "-mcp--x-"}, "# T\n\nx\n", {}, {"N1"}),
+    ("long name", {**_FM, "name": "a" * 65}, "# T\n\nx\n", {}, {"N1"}),
+    ("no name", {k: v for k, v in _FM.items() if k != "name"}, "# T\n\nx\n", {}, {"N1"}),
+    ("tag in description", {**_FM, "description": "Use <b>this</b> when building."}, "# T\n\nx\n", {}, {"N5"}),
+    ("long description", {**_FM, "description": "d" * 1025}, "# T\n\nx\n", {}, {"N4"}),
+    ("empty description", {**_FM, "description": "  "}, "# T\n\nx\n", {}, {"N4"}),
+    ("extra key", {**_FM, "author": "bot"}, "# T\n\nx\n", {}, {"S3"}),
+    ("metadata number", {**_FM, "metadata": {"version": 1}}, "# T\n\nx\n", {}, {"S4"}),
+    ("metadata list", {**_FM, "metadata": ["a"]}, "# T\n\nx\n", {}, {"S4"}),
+    ("long compatibility", {**_FM, "compatibility": "c" * 501}, "# T\n\nx\n", {}, {"N6"}),
+    ("unclosed fence", _FM, "# T\n\n```python\nx = 1\n", {}, {"S5"}),
+    ("unclosed quoted fence", _FM, "# T\n\n> ~~~\n> x\n", {}, {"S5"}),
+    ("second frontmatter", _FM, "---\nname: other\ndescription: again\n---\n# T\n", {}, {"S2"}),
+    ("empty body", _FM, "\n", {}, {"S6"}),
+    ("over the line limit", _FM, "# T\n" + "line\n" * 560, {}, {"B1"}),
+    ("unclosed fence in a reference", _FM, "# T\n\nSee [r](references/r.md).\n", {"references/r.md": "# R\n```\nx\n"}, {"S5"}),
+]
+
+
+@pytest.mark.parametrize("label, fm, body, refs, rules", MALFORMED, ids=[c[0] for c in MALFORMED])
+def test_validate_skill_and_lint_agree(tmp_path, label, fm, body, refs, rules):
+    """The post-processor's last guard is lint's structural rules: the same verdict on each malformed skill."""
+    from synth.lint import Facts, lint_text
+    from synth.lint.rules import STRUCTURAL
+    from synth.postprocess import Skill, validate_skill
+    from synth.skill.spec import MAX_BODY_LINES
+
+    skill = Skill(name=str(fm.get("name", "x")), frontmatter=fm, body=body, references=refs)
+    problems = validate_skill(skill)
+    assert {re.search(r"\b([A-Z]\d)\b", p).group(1) for p in problems} == rules, problems
+    lint = lint_text(skill.skill_md(), "skill", Facts(max_lines=MAX_BODY_LINES + 40), files=refs)
+    findings = {f.rule for f in lint.findings if f.rule in STRUCTURAL + ("B1",)}
+    for text in refs.values():  # lint's fence rule reads SKILL.md; a reference file is read by it as a body of its own
+        as_body = Skill(name="skill", frontmatter=_FM, body=text).skill_md()
+        findings |= {f.rule for f in lint_text(as_body, "skill").findings if f.rule == "S5"}
+    assert findings == rules
