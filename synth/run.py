@@ -36,7 +36,6 @@ from synth.bundle import (
     DEFAULT_CONTEXT_TOKENS,
     BundleError,
     Selection,
-    estimate_tokens,
     rank_sources,
     ranking_rows,
     select_evidence,
@@ -50,6 +49,7 @@ from synth.llm.progress import generation_progress
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.skill.names import sanitize_name
+from synth.skill.size import estimate_tokens
 from synth.synthesize import (
     CallLog,
     condense_messages,

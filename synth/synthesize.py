@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
-from synth.bundle import estimate_tokens
+from synth.skill.size import estimate_tokens
 from synth.llm.model import ChatModel, Message
 
 PROMPT_VERSION = "synth-1"
