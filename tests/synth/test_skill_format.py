@@ -181,3 +181,48 @@ def test_validate_skill_and_lint_agree(tmp_path, label, fm, body, refs, rules):
         as_body = Skill(name="skill", frontmatter=_FM, body=text).skill_md()
         findings |= {f.rule for f in lint_text(as_body, "skill").findings if f.rule == "S5"}
     assert findings == rules
+
+
+# --------------------------------------------------------------------------- the line reader agrees with the parser
+
+HEADING_LINES = ["# C#", "## F# and C# ##", "### Use `a#b` #", "#hashtag", "#", "# #", "####### x", "   # x", "    # x",
+                 "#\tTab", "# x ###  ", "# x#", "## ", "#5 bolt", "#!/bin/sh", "\\# escaped", "###### six"]
+
+
+@pytest.mark.parametrize("line", HEADING_LINES)
+def test_heading_title_is_the_parsers(line):
+    """``heading_title`` (a regex, for every excerpt of a crawl) gives markdown-it's answer on one line."""
+    parsed = markdown.headings(line)
+    assert markdown.heading_title(line) == (parsed[0].title if parsed else None)
+
+
+TOP_LEVEL_PAGES = [
+    "# T\n\n```py\n# not a heading\n```\n\ntext\n",
+    "````\n```\ninner\n````\nafter\n",
+    "~~~\n```\n~~~\nafter\n",
+    "```\n~~~\n```\nafter\n",
+    "```\n```python\nstill code\n```\nafter\n",
+    "   ```\n   indented fence\n   ```\nafter\n",
+    "    ```\n    indented code, not a fence\n",
+    "```a`b\nnot a fence: a backtick in the info\n",
+    "text\n```\nunclosed\n\n# still code\n",
+    "para\n# heading interrupts\nmore\n",
+]
+
+
+@pytest.mark.parametrize("page", TOP_LEVEL_PAGES)
+def test_line_reader_agrees_with_the_parser_at_top_level(page):
+    """``FenceTracker`` / ``paragraphs`` (line by line, for crawled pages and streams) read top-level fences
+    and headings as ``find_fences`` / ``headings`` do."""
+    tracker = markdown.FenceTracker()
+    lines = page.split("\n")[:-1]  # every page ends with a newline
+    assert [tracker.feed(line) for line in lines] == markdown.fence_state(page)[: len(lines)]
+    heads = [text for kind, text in markdown.paragraphs(page) if kind == "heading"]
+    assert [markdown.heading_title(h) for h in heads] == [h.title for h in markdown.headings(page)]
+
+
+def test_fence_for_outlasts_the_code():
+    code = "a\n````\nb\n```\n"
+    fence = markdown.fence_for(code)
+    assert fence == "`````"
+    assert markdown.code_block_texts(f"{fence}\n{code}{fence}\n") == [code]
