@@ -226,3 +226,20 @@ def test_fence_for_outlasts_the_code():
     fence = markdown.fence_for(code)
     assert fence == "`````"
     assert markdown.code_block_texts(f"{fence}\n{code}{fence}\n") == [code]
+
+
+# --------------------------------------------------------------------------- writers fence code it cannot close
+
+CODE_WITH_FENCES = "print('a')\n```\n<!-- not prose -->\n~~~\n"
+
+
+def test_the_scanner_and_the_prompt_read_a_page_code_block_whole():
+    """A page's code that holds ``` stays one code block in the file the scanner reads and in the prompt."""
+    from synth.item import SourceItem
+    from synth.synthesize import render_bundle_source
+    from synth.vet.input_vet import render_source
+
+    item = SourceItem(url="https://x.example/a", title="A", code_blocks=[{"text": CODE_WITH_FENCES, "language": "py"}])
+    assert markdown.code_block_texts(render_source(item)) == [CODE_WITH_FENCES]
+    src = {"url": "https://x.example/a", "code_blocks": [CODE_WITH_FENCES.rstrip("\n")], "code_languages": ["py"]}
+    assert markdown.code_block_texts(render_bundle_source(src)) == [CODE_WITH_FENCES]
