@@ -45,7 +45,7 @@ MIN_CONTENT_WORDS = 15
 class PostProcessError(ValueError):
     """The draft has problems no deterministic fix can repair."""
 
-    def __init__(self, problems: list[str]):
+    def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("; ".join(problems))
 

@@ -115,7 +115,7 @@ def test_markdown_blocks_skip_fences_and_keep_headings():
     ("~~~\n```\n# inner\n~~~\n# Real", ["# Real"]),
     ("#hashtag is a word, not a heading: keep it with\nits paragraph line", ["#hashtag is a word, not a heading: keep it with\nits paragraph line"]),
 ])
-def test_markdown_blocks_read_fences_and_headings_as_commonmark(md, blocks):
+def test_markdown_blocks_read_fences_and_headings_as_commonmark(md: str, blocks: list[str]) -> None:
     """A shorter backtick line does not close a longer fence; ``#hashtag`` is no heading (the SKILL.md reader's rules)."""
     assert markdown_blocks(md) == blocks
 

@@ -146,5 +146,5 @@ def test_find_sources_entry_styles():
     "text, tokens",
     [("", 0), ("the cat", 2), ("tokenization", 4), ("a.b()", 2), ("x" * 400, 115), ("abcdefg", 2), ("x" * 3500, 1000)],
 )
-def test_estimate_tokens(text, tokens):
+def test_estimate_tokens(text: str, tokens: int) -> None:
     assert size.estimate_tokens(text) == tokens

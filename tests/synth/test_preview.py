@@ -80,7 +80,7 @@ def test_generation_progress_on_a_terminal():
 
 
 @pytest.mark.parametrize("heading", ["Modern vs deprecated", "Deprecated `sse()` transport", "**Modern** APIs"])
-def test_deprecations_section_collapses_whatever_its_inline_markup(heading):
+def test_deprecations_section_collapses_whatever_its_inline_markup(heading: str) -> None:
     """The section is found on markdown-it's tokens, so a heading with code or emphasis in it collapses too."""
     from synth.preview import render_markdown
 

@@ -51,12 +51,12 @@ def write_expected() -> None:
     EXPECTED.write_text("{\n" + ",\n".join(skills) + "\n}\n", encoding="utf-8")
 
 
-def test_there_are_real_skills():
+def test_there_are_real_skills() -> None:
     assert len(REAL_SKILLS) >= 5 and (REAL / "LICENSE.txt").is_file()
 
 
 @pytest.mark.parametrize("name", REAL_SKILLS)
-def test_the_parser_reads_real_skills_as_pinned(name):
+def test_the_parser_reads_real_skills_as_pinned(name: str) -> None:
     assert _record(_real(name)) == json.loads(EXPECTED.read_text(encoding="utf-8"))[name]
 
 
@@ -69,7 +69,7 @@ TEXTS = _texts()
 
 
 @pytest.mark.parametrize("label, text", TEXTS, ids=[t[0] for t in TEXTS])
-def test_the_readers_agree(label, text):
+def test_the_readers_agree(label: str, text: str) -> None:
     split = frontmatter.split_frontmatter(text)
     body, first = split.body, split.body_start
     fences = markdown.find_fences(body, first)
@@ -92,7 +92,7 @@ def test_the_readers_agree(label, text):
 
 
 @pytest.mark.parametrize("name", REAL_SKILLS)
-def test_the_postprocessor_keeps_a_real_skill(name):
+def test_the_postprocessor_keeps_a_real_skill(name: str) -> None:
     """A real, well-formed skill goes through the post-processor with its code and headings intact,
     comes out clean for lint's structural rules, and a second pass changes nothing."""
     text = _real(name)

@@ -165,7 +165,7 @@ MALFORMED = [
 
 
 @pytest.mark.parametrize("label, fm, body, refs, rules", MALFORMED, ids=[c[0] for c in MALFORMED])
-def test_validate_skill_and_lint_agree(tmp_path, label, fm, body, refs, rules):
+def test_validate_skill_and_lint_agree(label: str, fm: dict, body: str, refs: dict[str, str], rules: set[str]) -> None:
     """The post-processor's last guard is lint's structural rules: the same verdict on each malformed skill."""
     from synth.lint import Facts, lint_text
     from synth.lint.rules import STRUCTURAL
@@ -190,7 +190,7 @@ HEADING_LINES = ["# C#", "## F# and C# ##", "### Use `a#b` #", "#hashtag", "#", 
 
 
 @pytest.mark.parametrize("line", HEADING_LINES)
-def test_heading_title_is_the_parsers(line):
+def test_heading_title_is_the_parsers(line: str) -> None:
     """``heading_title`` (a regex, for every excerpt of a crawl) gives markdown-it's answer on one line."""
     parsed = markdown.headings(line)
     assert markdown.heading_title(line) == (parsed[0].title if parsed else None)
@@ -211,7 +211,7 @@ TOP_LEVEL_PAGES = [
 
 
 @pytest.mark.parametrize("page", TOP_LEVEL_PAGES)
-def test_line_reader_agrees_with_the_parser_at_top_level(page):
+def test_line_reader_agrees_with_the_parser_at_top_level(page: str) -> None:
     """``FenceTracker`` / ``paragraphs`` (line by line, for crawled pages and streams) read top-level fences
     and headings as ``find_fences`` / ``headings`` do."""
     tracker = markdown.FenceTracker()
@@ -221,7 +221,7 @@ def test_line_reader_agrees_with_the_parser_at_top_level(page):
     assert [markdown.heading_title(h) for h in heads] == [h.title for h in markdown.headings(page)]
 
 
-def test_fence_for_outlasts_the_code():
+def test_fence_for_outlasts_the_code() -> None:
     code = "a\n````\nb\n```\n"
     fence = markdown.fence_for(code)
     assert fence == "`````"
@@ -233,7 +233,7 @@ def test_fence_for_outlasts_the_code():
 CODE_WITH_FENCES = "print('a')\n```\n<!-- not prose -->\n~~~\n"
 
 
-def test_the_scanner_and_the_prompt_read_a_page_code_block_whole():
+def test_the_scanner_and_the_prompt_read_a_page_code_block_whole() -> None:
     """A page's code that holds ``` stays one code block in the file the scanner reads and in the prompt."""
     from synth.item import SourceItem
     from synth.synthesize import render_bundle_source
