@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from synth.skill import frontmatter, markdown, size
+from synth.skill import frontmatter, markdown
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
