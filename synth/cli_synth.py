@@ -14,7 +14,7 @@ import typer
 
 from synth.llm.model import LLMError
 from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose
-from synth.postprocess import slugify
+from synth.skill.names import slugify
 
 PROVIDER_HELP = "auto (openai if the endpoint answers GET /models with a 2xx JSON model list, else extractive), openai, anthropic or extractive"
 

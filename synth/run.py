@@ -36,7 +36,6 @@ from synth.bundle import (
     DEFAULT_CONTEXT_TOKENS,
     BundleError,
     Selection,
-    estimate_tokens,
     rank_sources,
     ranking_rows,
     select_evidence,
@@ -48,7 +47,9 @@ from synth.llm.model import ContextLengthError, LLMError, MissingKeyError
 from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose, make_chat_model
 from synth.llm.progress import generation_progress
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
-from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess, sanitize_name
+from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
+from synth.skill.names import sanitize_name
+from synth.skill.size import estimate_tokens
 from synth.synthesize import (
     CallLog,
     condense_messages,

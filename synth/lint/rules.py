@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from synth.skill import frontmatter, markdown, size
 from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
 from synth.lint.catalogue import BY_ID
-from synth.lint.document import SkillDoc, find_skill_file, parse_yaml
+from synth.lint.document import SkillDoc, find_skill_file, parse_yaml, read_text
 from synth.lint.facts import Facts, normalize_url
 from synth.lint.model import Finding, Skip
 
@@ -49,6 +49,22 @@ def _meta(doc: SkillDoc) -> dict:
 
 
 # --------------------------------------------------------------------------- S: structure
+
+# The rules that read the SKILL.md text alone (no folder, no other file, no facts): the format the
+# post-processor guarantees and checks with ``structural_findings`` before anything is written.
+STRUCTURAL = ("S2", "S3", "S4", "S5", "S6", "N1", "N3", "N4", "N5", "N6")
+
+
+def structural_findings(text: str, rules: tuple[str, ...] = STRUCTURAL, max_lines: int | None = None) -> list[Finding]:
+    """The findings of ``rules`` (the ``STRUCTURAL`` ones by default) on a SKILL.md text held in memory.
+
+    The same checks ``skill3 lint`` runs, without a folder: the post-processor's last guard.
+    ``max_lines`` sets the line budget B1 reads (when ``rules`` includes it).
+    """
+    doc = read_text(text, Path("skill"))
+    facts = Facts() if max_lines is None else Facts(max_lines=max_lines)
+    return [f for rule in rules for f in CHECKS[rule](doc, facts) if isinstance(f, Finding)]
+
 
 
 @check("S1")

@@ -110,6 +110,16 @@ def test_markdown_blocks_skip_fences_and_keep_headings():
     assert markdown_blocks(md) == ["# H", "A paragraph long enough to keep.", "After the fence paragraph text."]
 
 
+@pytest.mark.parametrize("md, blocks", [
+    ("````\n```\n# inner heading\n````\nAfter the fence paragraph text.", ["After the fence paragraph text."]),
+    ("~~~\n```\n# inner\n~~~\n# Real", ["# Real"]),
+    ("#hashtag is a word, not a heading: keep it with\nits paragraph line", ["#hashtag is a word, not a heading: keep it with\nits paragraph line"]),
+])
+def test_markdown_blocks_read_fences_and_headings_as_commonmark(md: str, blocks: list[str]) -> None:
+    """A shorter backtick line does not close a longer fence; ``#hashtag`` is no heading (the SKILL.md reader's rules)."""
+    assert markdown_blocks(md) == blocks
+
+
 # --------------------------------------------------------------- dates
 def _page(head="", body=""):
     return f"<html><head>{head}</head><body>{body}<p>Some text without dates at all in it.</p></body></html>"
