@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.options import SynthOptions
 from synth.vet.redact import redact_urls
 from synth.outdir import output_dir_problem
 
@@ -254,6 +255,15 @@ class LearnArgs(BaseModel):
         data["cutoff"] = self.cutoff.month if self.cutoff else None
         data["brave_key_set"] = self.brave_token() is not None
         return data
+
+    def synth_options(self, today: str | None = None) -> SynthOptions:
+        """The synthesis run this crawl triggers: its feed into its folder, with its topic, cutoff and model."""
+        return SynthOptions(
+            paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic,
+            target_model=self.target_model, cutoff=self.cutoff.month if self.cutoff else self.cutoff_time,
+            llm_provider=self.llm_provider, llm_endpoint=self.llm_endpoint, llm_model=self.llm_model,
+            verify=self.verify, strict_cutoff=self.strict_cutoff, fail_on_findings=self.fail_on_findings, today=today,
+        )
 
 
 def _one_line(exc: ValidationError) -> str:

@@ -108,7 +108,7 @@ SKILL3_MAX_CRAWL_DELAY = 60
 DOWNLOAD_SLOTS = {"skill3-search-api": {"concurrency": 1, "delay": 1.0, "jitter": 0.0}}
 # Fewer unique search results than this → also crawl the authoritative hosts / start URLs directly.
 SKILL3_MIN_SEARCH_RESULTS = 5
-# Called when the feed closes (unless -a synth=0): run_synth(paths=[…], output_dir=…, …) -> exit code.
+# Called when the feed closes (unless -a synth=0): run_synth(SynthOptions) -> SynthResult (synth.options).
 SKILL3_SYNTH_FUNCTION = "synth.run.run_synth"
 # Only HTTP(S) is ever fetched (the network guard also refuses other schemes).
 DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}

@@ -41,15 +41,17 @@ def synth_cmd(
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Synthesise a skill from a saved crawl (no network but the model)."""
+    from synth.options import SynthOptions
     from synth.run import run_synth
 
-    code = run_synth(
-        [str(p) for p in run_jsonl], output_dir=output_dir, topic=topic, target_model=target_model, cutoff=cutoff_time,
-        llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
+    result = run_synth(SynthOptions(
+        paths=tuple(str(p) for p in run_jsonl), output_dir=output_dir, topic=topic, target_model=target_model,
+        cutoff=cutoff_time, llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
         strict_cutoff=strict_cutoff, context_tokens=context_tokens, dry_run=dry_run,
         fail_on_findings=fail_on_findings, progress=not quiet,
-    )
-    raise typer.Exit(code)
+    ))
+    result.print_outcome()
+    raise typer.Exit(result.exit_code)
 
 
 def learn_spider_kwargs(
@@ -151,15 +153,16 @@ def learn_cmd(
     feed = out / "run.jsonl"
     if not feed.is_file():
         _fail(1, f"the crawl wrote no {feed}")
+    from synth.options import SynthOptions
     from synth.run import run_synth
 
-    raise typer.Exit(
-        run_synth(
-            [str(feed)], output_dir=str(out), topic=topic, target_model=target_model, cutoff=cutoff_time,
-            llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
-            strict_cutoff=strict_cutoff, context_tokens=context_tokens, fail_on_findings=fail_on_findings,
-        )
-    )
+    result = run_synth(SynthOptions(
+        paths=(str(feed),), output_dir=str(out), topic=topic, target_model=target_model, cutoff=cutoff_time,
+        llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
+        strict_cutoff=strict_cutoff, context_tokens=context_tokens, fail_on_findings=fail_on_findings,
+    ))
+    result.print_outcome()
+    raise typer.Exit(result.exit_code)
 
 
 def run_crawl(spider_kwargs: dict[str, str]) -> int:

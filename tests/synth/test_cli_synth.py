@@ -157,13 +157,20 @@ def test_learn_missing_key_fails_before_any_crawl(monkeypatch):
     assert r.exit_code == 2 and "ANTHROPIC_API_KEY" in r.stderr
 
 
-def test_run_synth_accepts_the_crawl_triggers_keyword_call(feed, tmp_path):
+def test_run_synth_takes_the_crawl_triggers_options_and_prints_nothing_of_its_outcome(feed, tmp_path, capsys):
+    from synth.options import SynthOptions
     from synth.run import run_synth
 
-    code = run_synth(paths=[str(feed)], output_dir=str(tmp_path / "out"), topic="mcp", target_model=None, cutoff="2026-01",
-                     llm_provider="extractive", llm_endpoint=None, llm_model=None, verify=False, strict_cutoff=False,
-                     context_tokens=None, dry_run=False, fail_on_findings=True, progress=False)
-    assert code == 0 and (tmp_path / "out" / "mcp" / "SKILL.md").is_file()
+    result = run_synth(SynthOptions(paths=(str(feed),), output_dir=str(tmp_path / "out"), topic="mcp", cutoff="2026-01",
+                                    llm_provider="extractive", progress=False))
+    out = tmp_path / "out"
+    assert result.exit_code == 0 and result.error is None and (out / "mcp" / "SKILL.md").is_file()
+    assert result.skill_dir == out / "mcp" and result.written == (out / "mcp", out / "run.json", out / "index.html")
+    assert result.provider == "extractive" and result.sources > 0
+    assert {"read_and_rank", "select", "synthesize", "write"} <= set(result.timings)
+    assert "skill3: wrote" not in capsys.readouterr().out  # the caller prints the outcome
+    result.print_outcome()
+    assert capsys.readouterr().out.startswith(f"skill3: wrote {out / 'mcp' / 'SKILL.md'} (")
 
 
 def test_a_renamed_skill_replaces_the_previous_folder(feed, tmp_path):
