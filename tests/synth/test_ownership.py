@@ -120,7 +120,9 @@ def test_learn_refuses_a_users_run_json_before_crawling(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "run.json").write_text("{}", encoding="utf-8")
-    r = CliRunner().invoke(app, ["learn", "mcp", "--input-file", str(EXAMPLE), "--output-dir", str(out),
+    from skill3.cli import app as skill3_app
+
+    r = CliRunner().invoke(skill3_app, ["learn", "mcp", "--input-file", str(EXAMPLE), "--output-dir", str(out),
                                  "--llm-provider", "extractive", "--cutoff-time", "2026-01"])
     assert r.exit_code == 2
     assert "not written by skill3" in r.stderr and not (out / "run.jsonl").exists()
