@@ -119,7 +119,7 @@ class CrawlOutcome:
     exit_code: int
     interrupted: bool = False  # a signal stopped it (a paused JOBDIR crawl too): nothing to synthesise yet
     package: str | None = None  # "'fastapi' is the package pypi:fastapi (…)"
-    summary: str | None = None  # the crawl's closing summary line; None when it never ran
+    summary: str | None = None  # the crawl's closing summary line; None when it fetched nothing
 
     @property
     def complete(self) -> bool:
@@ -146,7 +146,8 @@ def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
     package = state.package or {}
     chosen = f"{args.topic!r} is the package {package['chosen']} ({package['reason']})" if package.get("chosen") else None
     values = stats.get_stats()
-    summary = summary_line(summary_figures(values)) if "skill3/items_written" in values else None
+    # Nothing fetched (e.g. nothing found for the topic): the crawl's own error line says it all.
+    summary = summary_line(summary_figures(values)) if values.get("skill3/pages_fetched") is not None else None
     return CrawlOutcome(code, interrupted=state.interrupted, package=chosen, summary=summary)
 
 

@@ -189,6 +189,12 @@ def test_a_stopped_or_failed_crawl_is_not_complete(stats, settings, interrupted,
     assert (outcome.exit_code, outcome.interrupted, outcome.complete) == (code, interrupted, complete)
 
 
+def test_a_crawl_that_fetched_nothing_leaves_the_saying_to_its_error_line():
+    """E.g. nothing found for the topic: the crawl logged one line; no summary of zeros after it."""
+    crawler = finished_crawler({"finish_reason": "finished", "skill3/items_written": 0, "skill3/exit_code": 1}, **CORPUS)
+    assert runner.crawl_outcome(crawler) == runner.CrawlOutcome(1)
+
+
 def test_bad_arguments_report_nothing_but_exit_2():
     crawler = finished_crawler({"skill3/exit_code": 2, "finish_reason": "finished"}, topic="mcp", cutoff_time="13-2026")
     outcome = runner.crawl_outcome(crawler)
