@@ -95,7 +95,7 @@ def learn_cmd(
     Exit codes: 0 done; 1 nothing usable crawled or synthesis failed; 2 bad usage; 3 high-severity
     vet findings remain; 130 the crawl was stopped (with -s JOBDIR: run the same command again to resume)."""
     from skill3crawl import runner  # Scrapy is imported for `learn` only, not for every `skill3` command
-    from skill3crawl.args import ArgsError
+    from skill3crawl.args import ArgsError, checked_args
     from skill3crawl.extensions import EXIT_INTERRUPTED
 
     try:  # a malformed -s, or a hosted provider without a key: before any crawl
@@ -118,7 +118,7 @@ def learn_cmd(
         package=package,
     )
     try:  # the spider's own argument check, before Scrapy starts: one line, exit 2
-        args = runner.checked_args(kwargs)
+        args = checked_args(dict(kwargs))
     except ArgsError as exc:
         _fail(2, str(exc))
     kwargs["output_dir"] = args.output_dir

@@ -1,10 +1,10 @@
 """The one launch of a skill3 crawl, behind both ``scrapy crawl learn|docs`` and ``skill3 learn``.
 
-* :func:`argument_problem` / :func:`checked_args` — the spider arguments checked before
-  Scrapy starts (one line naming the problem; the callers exit 2);
+* :func:`argument_problem` — the spider arguments checked before Scrapy starts
+  (:func:`~skill3crawl.args.checked_args`: one line naming the problem; the callers exit 2);
 * :func:`setting_overrides` and :func:`project_settings` — ``-s NAME=VALUE`` at Scrapy's
   ``cmdline`` priority over the project's settings;
-* :func:`crawler_process` — the process class ``scrapy crawl`` itself would use;
+* :func:`process_class` / :func:`crawler_process` — the process ``scrapy crawl`` itself would use;
 * :func:`run_spider` — create the crawler, crawl, and read the outcome: the exit code
   (:func:`~skill3crawl.extensions.crawl_exit_code`), whether a signal stopped it, and the
   lines that report it (the chosen package, the closing summary).
@@ -24,7 +24,7 @@ from scrapy.settings import BaseSettings, Settings
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.project import get_project_settings
 
-from skill3crawl.args import ArgsError, LearnArgs, parse_args
+from skill3crawl.args import ArgsError, checked_args
 
 EXIT_USAGE = 2
 ASYNCIO_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
@@ -43,17 +43,6 @@ def takes_skill3_args(spidercls: type[Spider]) -> bool:
     return isinstance(spidercls, type) and issubclass(spidercls, LearnSpider)
 
 
-def checked_args(spider_kwargs: Mapping[str, Any], *, docs: bool = False) -> LearnArgs:
-    """The arguments as the spider will read them, or :class:`ArgsError` with one line: a bad
-    argument (:func:`~skill3crawl.args.parse_args`) or what the environment makes unusable
-    (:meth:`~skill3crawl.args.LearnArgs.usage_problem`, e.g. a hosted model without its key)."""
-    args = parse_args(dict(spider_kwargs), docs=docs)
-    problem = args.usage_problem()
-    if problem:
-        raise ArgsError(problem)
-    return args
-
-
 def argument_problem(spidercls: type[Spider], spider_kwargs: Mapping[str, Any]) -> str | None:
     """One line for the first problem with a skill3 spider's arguments, else ``None``.
 
@@ -62,7 +51,7 @@ def argument_problem(spidercls: type[Spider], spider_kwargs: Mapping[str, Any]) 
     if not takes_skill3_args(spidercls) or spider_kwargs.get("role") == "worker":
         return None
     try:
-        checked_args(spider_kwargs, docs=bool(getattr(spidercls, "docs_defaults", False)))
+        checked_args(dict(spider_kwargs), docs=bool(getattr(spidercls, "docs_defaults", False)))
     except ArgsError as exc:
         return str(exc)
     return None

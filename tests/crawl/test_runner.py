@@ -13,6 +13,7 @@ from scrapy.settings import SETTINGS_PRIORITIES, Settings
 from scrapy.statscollectors import MemoryStatsCollector
 
 from skill3crawl import runner
+from skill3crawl.args import ArgsError, checked_args
 from skill3crawl.spiders.docs import DocsSpider
 from skill3crawl.spiders.learn import LearnSpider
 from skill3crawl.state import get_state
@@ -71,11 +72,11 @@ def test_good_or_unchecked_arguments_pass(spidercls, raw, tmp_path):
 
 def test_checked_args_are_what_the_spider_reads(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    args = runner.checked_args({"topic": "Café Tips", "synth": "0"})
+    args = checked_args({"topic": "Café Tips", "synth": "0"})
     assert args.output_dir == str(Path("output") / "café-tips") == LearnSpider(topic="Café Tips", synth="0").args.output_dir
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    with pytest.raises(runner.ArgsError, match="ANTHROPIC_API_KEY"):
-        runner.checked_args({"topic": "t", "llm_provider": "anthropic"})
+    with pytest.raises(ArgsError, match="ANTHROPIC_API_KEY"):
+        checked_args({"topic": "t", "llm_provider": "anthropic"})
 
 
 def test_a_worker_without_redis_is_the_spiders_one_line(monkeypatch):

@@ -251,8 +251,7 @@ def test_deep_nesting_huge_lines_and_non_utf8_are_warnings(tmp_path):
 @pytest.mark.parametrize("topic, folder", [("mcp", "output/mcp"), ("日本語", "output/日本語"), ("Café Tips", "output/café-tips")])
 def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder):
     """`skill3 learn` and `scrapy crawl learn` put a topic's run in the same folder, whatever its script."""
-    from skill3crawl.args import parse_args
-    from skill3crawl.runner import checked_args
+    from skill3crawl.args import checked_args, parse_args
 
     assert checked_args(learn_spider_kwargs(topic)).output_dir == folder
     assert parse_args({"topic": topic, "cutoff_time": "2026-01", "input_file": str(ROOT / "examples" / "mcp.sources")}).output_dir == folder
