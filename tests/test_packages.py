@@ -46,11 +46,11 @@ def crawl_side_imports(source: str) -> list[tuple[int, str]]:
         ("import scrapyd_client, skill3crawler_x\nfrom synth.item import SourceItem\nfrom . import scrapy", []),
     ],
 )
-def test_the_scan_finds_crawl_side_imports(source, found):
+def test_the_scan_finds_crawl_side_imports(source, found) -> None:
     assert crawl_side_imports(source) == found
 
 
-def test_no_synth_module_imports_scrapy_or_the_crawl_side():
+def test_no_synth_module_imports_scrapy_or_the_crawl_side() -> None:
     modules = sorted((ROOT / "synth").rglob("*.py"))
     assert len(modules) > 50  # the whole package, sub-packages included
     offenders = [f"{path.relative_to(ROOT)}:{line} imports {name}"
@@ -58,7 +58,7 @@ def test_no_synth_module_imports_scrapy_or_the_crawl_side():
     assert offenders == []
 
 
-def test_importing_synth_and_its_cli_loads_no_scrapy():
+def test_importing_synth_and_its_cli_loads_no_scrapy() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     check = ("import sys, synth, synth.cli, synth.run; "
              "bad = sorted(m for m in sys.modules if m.startswith(('scrapy', 'twisted', 'skill3crawl'))); "
@@ -67,7 +67,7 @@ def test_importing_synth_and_its_cli_loads_no_scrapy():
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
-def test_the_console_script_has_learn_beside_synths_commands():
+def test_the_console_script_has_learn_beside_synths_commands() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     module, _, func = scripts["skill3"].partition(":")
     cli = importlib.import_module(module)

@@ -41,7 +41,7 @@ def test_corpus_at_or_over_the_budget_ends_with_max_pages_items(tmp_path, source
     assert summary["dropped"].get("max_pages", 0) == sources - max_pages  # the unread sources are counted
 
 
-def test_skill3_learn_with_a_budget_below_the_corpus_ends(tmp_path):
+def test_skill3_learn_with_a_budget_below_the_corpus_ends(tmp_path) -> None:
     """… and takes Scrapy settings as `scrapy crawl -s` does: JOBDIR keeps the crawl's queue, LOG_LEVEL shows its log."""
     out = tmp_path / "mcp"
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -52,7 +52,7 @@ def test_output_dir_problem_not_writable(tmp_path, monkeypatch):
     assert problem and "is not writable" in problem and str(tmp_path) in problem
 
 
-def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, blocker):
+def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, blocker) -> None:
     """`scrapy crawl learn`'s bad argument end to end: one line, exit 2, nothing fetched (every other bad
     argument is a case of tests/crawl/test_runner.py's table, the same pre-check without a process)."""
     server = SiteServer()
@@ -66,7 +66,7 @@ def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, bl
     assert sum(site.hits.values()) == 0  # nothing fetched
 
 
-def test_skill3_learn_and_synth_refuse_a_folder_below_a_file(tmp_path, blocker):
+def test_skill3_learn_and_synth_refuse_a_folder_below_a_file(tmp_path, blocker) -> None:
     """`skill3 learn`'s bad argument end to end (a process: the pre-check runs before Scrapy's); `skill3 synth`'s in-process."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     learn = subprocess.run([sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"),
@@ -83,7 +83,7 @@ def test_skill3_learn_and_synth_refuse_a_folder_below_a_file(tmp_path, blocker):
     assert len(lines) == 1 and f"{blocker}/skill" in lines[0], synth.stderr
 
 
-def test_read_only_file_system_is_refused_before_fetching(tmp_path):
+def test_read_only_file_system_is_refused_before_fetching(tmp_path) -> None:
     """A real read-only mount (a private mount namespace: nothing changes outside this test's processes):
     the runner's pre-check, which `scrapy crawl learn` and `skill3 learn` run before Scrapy starts."""
     unshare = shutil.which("unshare")

@@ -48,7 +48,7 @@ BAD = [
 
 
 @pytest.mark.parametrize("spidercls, raw, needle", BAD, ids=[f"{c.name}-{n[:24]}" for c, _, n in BAD])
-def test_bad_arguments_are_one_line_before_the_crawl(monkeypatch, files, spidercls, raw, needle):
+def test_bad_arguments_are_one_line_before_the_crawl(monkeypatch, files, spidercls, raw, needle) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     kwargs = {"synth": "0", "output_dir": files["never"], **{k: v.format(**files) for k, v in raw.items()}}
     problem = runner.argument_problem(spidercls, kwargs)
@@ -66,11 +66,11 @@ def test_bad_arguments_are_one_line_before_the_crawl(monkeypatch, files, spiderc
         (scrapy.Spider, {"anything": "goes"}),  # not a skill3 spider: Scrapy's own rules
     ],
 )
-def test_good_or_unchecked_arguments_pass(spidercls, raw, tmp_path):
+def test_good_or_unchecked_arguments_pass(spidercls, raw, tmp_path) -> None:
     assert runner.argument_problem(spidercls, {"output_dir": str(tmp_path / "o"), **raw}) is None
 
 
-def test_checked_args_are_what_the_spider_reads(tmp_path, monkeypatch):
+def test_checked_args_are_what_the_spider_reads(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     args = checked_args({"topic": "Café Tips", "synth": "0"})
     assert args.output_dir == str(Path("output") / "café-tips") == LearnSpider(topic="Café Tips", synth="0").args.output_dir
@@ -79,7 +79,7 @@ def test_checked_args_are_what_the_spider_reads(tmp_path, monkeypatch):
         checked_args({"topic": "t", "llm_provider": "anthropic"})
 
 
-def test_a_worker_without_redis_is_the_spiders_one_line(monkeypatch):
+def test_a_worker_without_redis_is_the_spiders_one_line(monkeypatch) -> None:
     """The pre-check leaves workers alone; the spider refuses one without -s SKILL3_REDIS_URL (exit 2)."""
     monkeypatch.delenv("SKILL3_REDIS_URL", raising=False)
     crawler = Crawler(DocsSpider, Settings({"SKILL3_REGISTRIES": ""}))
@@ -100,18 +100,18 @@ def test_a_worker_without_redis_is_the_spiders_one_line(monkeypatch):
         ([" JOBDIR =x"], {"JOBDIR": "x"}),
     ],
 )
-def test_setting_overrides(pairs, expected):
+def test_setting_overrides(pairs, expected) -> None:
     assert runner.setting_overrides(pairs) == expected
 
 
 @pytest.mark.parametrize("pair", ["JOBDIR", "=x", "", "LOG LEVEL=INFO", "-s=1", "1ABC=2", "JOBDIR:crawls"])
-def test_a_malformed_setting_is_one_line(pair):
+def test_a_malformed_setting_is_one_line(pair) -> None:
     with pytest.raises(runner.SettingError) as exc:
         runner.setting_overrides(["LOG_LEVEL=INFO", pair])
     assert str(exc.value).startswith(f"bad -s value {pair!r}: use -s NAME=VALUE") and "\n" not in str(exc.value)
 
 
-def test_overrides_are_at_cmdline_priority_over_the_project():
+def test_overrides_are_at_cmdline_priority_over_the_project() -> None:
     settings = runner.project_settings({"JOBDIR": "crawls/mcp", "DOWNLOAD_DELAY": "0", "LOG_LEVEL": "INFO"}, log_level="WARNING")
     cmdline = SETTINGS_PRIORITIES["cmdline"]
     assert settings["BOT_NAME"] == "skill3" and settings.getpriority("BOT_NAME") == SETTINGS_PRIORITIES["project"]
@@ -131,7 +131,7 @@ def test_overrides_are_at_cmdline_priority_over_the_project():
         ({"TWISTED_REACTOR_ENABLED": False}, AsyncCrawlerProcess),
     ],
 )
-def test_the_process_is_the_one_scrapy_crawl_uses(values, cls):
+def test_the_process_is_the_one_scrapy_crawl_uses(values, cls) -> None:
     settings = runner.project_settings()
     settings.setdict(values, priority="cmdline")
     assert runner.process_class(settings) is cls
@@ -142,7 +142,7 @@ def test_the_process_is_the_one_scrapy_crawl_uses(values, cls):
     [({}, True), ({"LOG_LEVEL": "WARNING"}, False), ({"LOG_LEVEL": "debug"}, True), ({"LOG_LEVEL": 30}, False),
      ({"LOG_ENABLED": False}, False), ({"LOG_FILE": "crawl.log"}, False)],
 )
-def test_log_shows_info(values, shows):
+def test_log_shows_info(values, shows) -> None:
     settings = runner.project_settings()
     settings.setdict(values, priority="cmdline")
     assert runner.log_shows_info(settings) is shows
@@ -163,7 +163,7 @@ CORPUS = {"topic": "mcp", "input_file": str(REPO / "examples" / "mcp.sources"), 
 DONE = {"finish_reason": "finished", "skill3/pages_fetched": 5, "skill3/items_written": 2, "skill3/dropped/duplicate": 3}
 
 
-def test_a_finished_crawl_reports_the_package_and_the_summary():
+def test_a_finished_crawl_reports_the_package_and_the_summary() -> None:
     crawler = finished_crawler(DONE, **CORPUS)
     get_state(crawler).package = {"chosen": "pypi:mcp", "reason": "exact name, has documentation"}
     outcome = runner.crawl_outcome(crawler)
@@ -183,20 +183,20 @@ def test_a_finished_crawl_reports_the_package_and_the_summary():
         ({**DONE, "finish_reason": "shutdown"}, {"JOBDIR": "job"}, True, 0, False),  # paused: resume later
     ],
 )
-def test_a_stopped_or_failed_crawl_is_not_complete(stats, settings, interrupted, code, complete):
+def test_a_stopped_or_failed_crawl_is_not_complete(stats, settings, interrupted, code, complete) -> None:
     crawler = finished_crawler(stats, settings, **CORPUS)
     get_state(crawler).interrupted = interrupted
     outcome = runner.crawl_outcome(crawler)
     assert (outcome.exit_code, outcome.interrupted, outcome.complete) == (code, interrupted, complete)
 
 
-def test_a_crawl_that_fetched_nothing_leaves_the_saying_to_its_error_line():
+def test_a_crawl_that_fetched_nothing_leaves_the_saying_to_its_error_line() -> None:
     """E.g. nothing found for the topic: the crawl logged one line; no summary of zeros after it."""
     crawler = finished_crawler({"finish_reason": "finished", "skill3/items_written": 0, "skill3/exit_code": 1}, **CORPUS)
     assert runner.crawl_outcome(crawler) == runner.CrawlOutcome(1)
 
 
-def test_bad_arguments_report_nothing_but_exit_2():
+def test_bad_arguments_report_nothing_but_exit_2() -> None:
     crawler = finished_crawler({"skill3/exit_code": 2, "finish_reason": "finished"}, topic="mcp", cutoff_time="13-2026")
     outcome = runner.crawl_outcome(crawler)
     assert outcome == runner.CrawlOutcome(2) and outcome.report_lines() == []

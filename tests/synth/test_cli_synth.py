@@ -132,11 +132,11 @@ def test_console_script_runs(feed, tmp_path):
           "sitemap_filter": "/docs/,/api/", "locales": "keep"}),
     ],
 )
-def test_learn_option_to_spider_argument_mapping(options, expected):
+def test_learn_option_to_spider_argument_mapping(options, expected) -> None:
     assert learn_spider_kwargs("mcp", **options) == expected
 
 
-def test_learn_every_option_maps_to_a_spider_argument():
+def test_learn_every_option_maps_to_a_spider_argument() -> None:
     import inspect
 
     from skill3crawl.cli_learn import learn_cmd
@@ -162,7 +162,7 @@ def test_learn_every_option_maps_to_a_spider_argument():
         (["--llm-provider", "extractive", "--input-file", "/nonexistent/corpus"], "input_file"),
     ],
 )
-def test_learn_usage_errors_are_one_line_before_any_crawl(monkeypatch, tmp_path, args, message):
+def test_learn_usage_errors_are_one_line_before_any_crawl(monkeypatch, tmp_path, args, message) -> None:
     """`skill3 learn`'s own checks, then the runner's pre-check: one line, exit 2, no crawl started, nothing written."""
     from skill3crawl import runner
 
@@ -176,7 +176,7 @@ def test_learn_usage_errors_are_one_line_before_any_crawl(monkeypatch, tmp_path,
     assert list(tmp_path.iterdir()) == []
 
 
-def test_learn_is_a_command_of_the_console_script_only():
+def test_learn_is_a_command_of_the_console_script_only() -> None:
     """`python -m synth.cli` (synth's commands, no Scrapy) has no `learn`; the `skill3` script has both."""
     assert "learn" in [c.name for c in skill3_app.registered_commands]
     assert "learn" not in [c.name for c in app.registered_commands]
@@ -249,7 +249,7 @@ def test_deep_nesting_huge_lines_and_non_utf8_are_warnings(tmp_path):
 
 
 @pytest.mark.parametrize("topic, folder", [("mcp", "output/mcp"), ("日本語", "output/日本語"), ("Café Tips", "output/café-tips")])
-def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder):
+def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder) -> None:
     """`skill3 learn` and `scrapy crawl learn` put a topic's run in the same folder, whatever its script."""
     from skill3crawl.args import checked_args, parse_args
 

@@ -116,7 +116,7 @@ def test_a_symlinked_run_json_is_refused(feed, tmp_path):
     assert target.read_text(encoding="utf-8") == '{"schema": "skill3.run/1"}'
 
 
-def test_learn_refuses_a_users_run_json_before_crawling(tmp_path):
+def test_learn_refuses_a_users_run_json_before_crawling(tmp_path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "run.json").write_text("{}", encoding="utf-8")
