@@ -320,3 +320,13 @@ def parse_args(raw: dict[str, Any], *, docs: bool = False, feed_name: str = "run
         raise
     except ValidationError as exc:
         raise ArgsError(_one_line(exc)) from None
+
+
+def checked_args(raw: dict[str, Any], *, docs: bool = False, feed_name: str = "run.jsonl") -> LearnArgs:
+    """:func:`parse_args`, then :meth:`LearnArgs.usage_problem` (what the environment makes unusable,
+    e.g. a hosted model without its key) as an :class:`ArgsError` too: the arguments a crawl can run with."""
+    args = parse_args(raw, docs=docs, feed_name=feed_name)
+    problem = args.usage_problem()
+    if problem:
+        raise ArgsError(problem)
+    return args
