@@ -22,7 +22,8 @@ def _closed_port() -> int:
 
 def test_every_entry_point_defaults_to_the_auto_provider():
     from skill3crawl.args import LearnArgs
-    from synth.cli_synth import learn_cmd, synth_cmd
+    from skill3crawl.cli_learn import learn_cmd
+    from synth.cli_synth import synth_cmd
 
     defaults = {
         "SynthOptions": SynthOptions(paths=("x",)).llm_provider,
