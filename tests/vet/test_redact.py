@@ -187,11 +187,11 @@ def test_redacted_urls_stay_urls(url):
     """A redacted URL still parses, with its host and port, and cites the same page (lint P3 matches it)."""
     from urllib.parse import urlsplit
 
-    from synth.lint.facts import normalize_url
+    from synth.urls import url_key
 
     redacted, n = redact_text(url)
     assert n >= 1 and "REDACTED" in redacted and "[" not in redacted
     before, after = urlsplit(url), urlsplit(redacted)
     assert (after.scheme, after.hostname, after.port) == (before.scheme, before.hostname, before.port)
     assert after.path == before.path or after.path.endswith("REDACTED")
-    normalize_url(redacted)
+    url_key(redacted)
