@@ -83,7 +83,7 @@ def test_md_variant(url, md):
     assert md_variant(url) == md
 
 
-def test_url_key_folds_index_fragment_and_query_order():
+def test_url_key_folds_index_fragment_and_query_order() -> None:
     assert url_key("https://D.org/a/index.html#x") == url_key("https://d.org/a/")
     assert url_key("https://d.org/a?b=2&a=1") == url_key("https://d.org/a?a=1&b=2")
     assert url_key("https://d.org/a/") != url_key("https://d.org/b/")
@@ -93,7 +93,17 @@ def test_url_key_folds_index_fragment_and_query_order():
     "value, out",
     [("2026-03-04", "2026-03-04"), ("2026-03-04T10:00:00+00:00", "2026-03-04"), ("", None), (None, None), ("yesterday", None), ("2026-13-01", None)],
 )
-def test_lastmod_day(value, out):
+def test_lastmod_day(value: str | None, out: str | None) -> None:
+    assert lastmod_day(value) == out
+
+
+@pytest.mark.parametrize(
+    "value, out",
+    [("2026-02-30", None), ("20260304T10:00:00Z", "2026-03-04"), ("2026/03/04", "2026-03-04"),
+     ("Wed, 04 Mar 2026 10:00:00 GMT", "2026-03-04"), ("1989-12-31", None)],
+)
+def test_lastmod_day_reads_dates_as_the_date_pipeline_does(value: str, out: str | None) -> None:
+    """One date reader (extract.dates.normalize_date, without free text): its forms, no impossible days."""
     assert lastmod_day(value) == out
 
 
@@ -104,7 +114,7 @@ def test_progress_line_and_dropped_reasons():
     assert line == "progress: 10 pages done, 5 queued, 2.5 pages/s (avg 2.0), dropped: DropItem=2 canonical_duplicate=1 locale=3"
 
 
-def test_page_budget_window_and_waiting_list():
+def test_page_budget_window_and_waiting_list() -> None:
     """LocalState: max_pages counts pages written; at most `window` in flight; the rest wait in FIFO order."""
     from types import SimpleNamespace
 
@@ -121,7 +131,7 @@ def test_page_budget_window_and_waiting_list():
     assert st.waiting_count() == 2  # u4, u5: never fetched, the budget is spent
 
 
-def test_page_budget_waiting_list_is_bounded():
+def test_page_budget_waiting_list_is_bounded() -> None:
     from types import SimpleNamespace
 
     from skill3crawl.docs.budget import LocalState, waiting_cap

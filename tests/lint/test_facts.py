@@ -39,11 +39,11 @@ def test_run_source_urls_rejects(run):
         ("http://demo.example:80/a?q=1", "http://demo.example/a?q=1"),
     ],
 )
-def test_url_key(a, b):
+def test_url_key(a: str, b: str) -> None:
     assert url_key(a) == url_key(b)
 
 
-def test_url_key_keeps_differences():
+def test_url_key_keeps_differences() -> None:
     assert url_key("https://a.example/x?q=1") != url_key("https://a.example/x?q=2")
     assert url_key("https://a.example:8443/x") != url_key("https://a.example/x")
 
