@@ -41,6 +41,7 @@ from urllib.parse import urlsplit
 from markdown_it import MarkdownIt
 
 from synth.skill.markdown import FenceTracker
+from synth.urls import url_key
 
 MARKER = "=== SOURCE ==="
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:\s*(.*)$")
@@ -269,10 +270,10 @@ class Corpus:
                 self.hidden.append(entry[1])
             elif isinstance(entry, tuple):
                 self.oversized.append(entry[2])
-            elif _url_key(entry.url) in seen:
+            elif url_key(entry.url) in seen:
                 self.duplicates.append(entry.url)
             else:
-                seen.add(_url_key(entry.url))
+                seen.add(url_key(entry.url))
                 self.sources += 1
 
     def __len__(self) -> int:
@@ -298,20 +299,12 @@ class Corpus:
                 raise CorpusError(f"{name}: cannot read {path!r}: {exc.strerror}") from None
 
     def __iter__(self) -> Iterator[CorpusSource]:
+        """The sources in file order, each page (:func:`synth.urls.url_key`) once."""
         seen: set[str] = set()
         for entry in self._entries(keep_bodies=True):
-            if isinstance(entry, CorpusSource) and _url_key(entry.url) not in seen:
-                seen.add(_url_key(entry.url))
+            if isinstance(entry, CorpusSource) and url_key(entry.url) not in seen:
+                seen.add(url_key(entry.url))
                 yield entry
-
-    def __len__(self) -> int:
-        return self.sources
-
-
-def _url_key(url: str) -> str:
-    from skill3crawl.urls import canonical_url
-
-    return canonical_url(url)
 
 
 def read_corpus(path: str | Path, name: str = "input_file") -> Corpus:

@@ -26,6 +26,8 @@ logger = logging.getLogger(__name__)
 
 output_ready = object()  # signal: run.jsonl and crawl.json are complete
 EXIT_INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
+# SKILL3_SYNTH_FUNCTION: called when the feed closes (unless -a synth=0): run_synth(SynthOptions) -> SynthResult.
+SYNTH_FUNCTION = "synth.run.run_synth"
 
 
 def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]], dedupe: bool = False) -> int:
@@ -243,7 +245,7 @@ class SynthTrigger:
         state = get_state(self.crawler)
         if args is None or not args.synth or state.exit_code or state.interrupted:
             return
-        path = self.crawler.settings.get("SKILL3_SYNTH_FUNCTION", "synth.run.run_synth")
+        path = self.crawler.settings.get("SKILL3_SYNTH_FUNCTION", SYNTH_FUNCTION)
         try:
             run_synth = load_object(path)
         except (ImportError, NameError, AttributeError, ValueError):

@@ -19,8 +19,9 @@ from synth.skill import frontmatter, markdown, size
 from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
 from synth.lint.catalogue import BY_ID
 from synth.lint.document import SkillDoc, find_skill_file, parse_yaml, read_text
-from synth.lint.facts import Facts, normalize_url
+from synth.lint.facts import Facts
 from synth.lint.model import Finding, Skip
+from synth.urls import url_key
 
 Check = Callable[[SkillDoc, Facts], Iterable[Finding | Skip]]
 CHECKS: dict[str, Check] = {}
@@ -417,11 +418,11 @@ def p3_used_sources(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
     if facts.used_sources is None:
         yield Skip("P3", "needs facts 'run' or 'used_sources' (the URLs the run used)")
         return
-    used = {normalize_url(u) for u in facts.used_sources}
+    used = {url_key(u) for u in facts.used_sources}
     for e in src.entries:
         if e.url is None:
             yield _f("P3", f"Sources entry {e.text[:60]!r} has no URL to match against the run", e.line)
-        elif normalize_url(e.url) not in used:
+        elif url_key(e.url) not in used:
             yield _f("P3", f"{e.url} is not a source the run used", e.line)
 
 
