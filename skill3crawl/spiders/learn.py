@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, AsyncIterator
 from urllib.parse import urlsplit
 
+import orjson
 import scrapy
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
@@ -135,6 +136,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.fallback_started = False
         self.page_requests = 0
         self.items_yielded = 0
+        self.written_before = 0  # corpus sources already in a resumed crawl's feed
 
     # ------------------------------------------------------------------ start
     async def start(self) -> AsyncIterator[Any]:
@@ -159,7 +161,12 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                 logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
                                "as page text, not as new sources (source block(s) %s); close the block before the next source",
                                len(corpus.hidden), ", ".join(map(str, sorted(set(corpus.hidden))[:5])))
+            written = self._written_before()
+            self.written_before = len(written)
             for n, src in enumerate(corpus):
+                if written and url_key(src.url) in written:
+                    self.crawler.stats.inc_value("skill3/resumed/already_written")
+                    continue
                 if not await self._budget_left():
                     self._drop_unread(corpus, n)
                     break
@@ -241,14 +248,37 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.crawler.stats.set_value("skill3/failure", reason)
 
     # ----------------------------------------------------------------- corpus
+    def _written_before(self) -> set[str]:
+        """The corpus sources a resumed ``JOBDIR`` crawl already wrote (its feed is appended to, not
+        replaced): read from the feed itself, so what a killed run wrote after its last state save counts."""
+        if not resuming(self.settings):
+            return set()
+        keys: set[str] = set()
+        try:
+            with open(self.args.feed_path, "rb") as fh:
+                for line in fh:
+                    try:
+                        url = orjson.loads(line).get("url")
+                    except (orjson.JSONDecodeError, AttributeError):
+                        continue  # a line cut by the kill: its source is written again
+                    if isinstance(url, str):
+                        keys.add(url_key(url))
+        except FileNotFoundError:
+            pass
+        if keys:
+            logger.info("skill3: resuming: %d corpus source(s) already in %s are not written again", len(keys), self.args.feed_path)
+        return keys
+
     async def _budget_left(self) -> bool:
         """Whether another corpus source may go to the pipelines: False once ``max_pages`` items are
-        written; while the items still in the pipelines could fill the budget, wait for them."""
+        written (by this run or, resumed, the one before); while the items still in the pipelines
+        could fill the budget, wait for them."""
         stats = self.crawler.stats
+        room = self.args.max_pages - self.written_before
         while True:
-            if stats.get_value("item_scraped_count", 0) >= self.args.max_pages:
+            if stats.get_value("item_scraped_count", 0) >= room:
                 return False
-            if self._items_alive() < self.args.max_pages:
+            if self._items_alive() < room:
                 return True
             await asyncio.sleep(0.01)
 

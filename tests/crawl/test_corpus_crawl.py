@@ -121,3 +121,21 @@ def test_secrets_in_urls_and_bodies_never_reach_run_jsonl(tmp_path):
     assert token not in raw and key not in raw
     (item,) = read_jsonl(out / "run.jsonl")
     assert item["url"] == "https://docs.example.org/feed?access_token=REDACTED" and item["redactions"] == 3
+
+
+def test_resumed_corpus_crawl_writes_each_source_once_and_keeps_the_budget(tmp_path):
+    """A JOBDIR corpus crawl run again appends to its feed: sources already in it are skipped, and they
+    count against max_pages."""
+    topics = ["retry policy", "connection pooling", "backpressure", "cancellation", "tracing hooks", "batch uploads"]
+    src = tmp_path / "corpus.txt"
+    src.write_text("".join(f"=== SOURCE ===\nurl: https://docs.example.org/page-{i}\ndate: 2026-05-0{i + 1}\n\n"
+                           + f"Chapter {i} of the streaming client guide explains {t} with its own examples and caveats. " * 3
+                           + "\n" for i, t in enumerate(topics)), encoding="utf-8")
+    out = tmp_path / "out"
+    args = ("topic=Streaming", f"input_file={src}", f"output_dir={out}", "synth=0", "cutoff_time=2026-01")
+    settings = {"JOBDIR": str(tmp_path / "job"), "SKILL3_TODAY": "2026-11-29"}
+    for max_pages, expected in ((2, 2), (5, 5), (5, 5)):
+        proc = scrapy_crawl(*args, f"max_pages={max_pages}", settings=settings)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        urls = [row["url"] for row in read_jsonl(out / "run.jsonl")]
+        assert len(urls) == expected and len(set(urls)) == expected, urls
