@@ -30,7 +30,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, TextResponse
 
 from skill3crawl import distributed
-from skill3crawl.args import ArgsError, LearnArgs, parse_args
+from skill3crawl.args import ArgsError, LearnArgs, checked_args
 from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
@@ -120,11 +120,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.site_roots: list[str] = []
         if self.args_error is None:
             try:
-                args = parse_args(kwargs, docs=self.docs_defaults, feed_name=feed_name)
-                problem = args.usage_problem()
-                if problem:
-                    raise ArgsError(problem)
-                self.args = args
+                self.args = checked_args(kwargs, docs=self.docs_defaults, feed_name=feed_name)
                 self.setup_site_crawl()
             except (ArgsError, ValueError) as exc:
                 self.args, self.args_error = None, str(exc)  # start() logs it; nothing is fetched
