@@ -65,9 +65,9 @@ from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query
 from synth.delta.timeline import Timeline, parse_day
 from synth.item import SourceItem, check_fields, fields_from_json
 from synth.scoring import combined_score, normalize_host
+from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-CHARS_PER_TOKEN = 3.5
 DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_SOURCES = 12
 CANDIDATES_PER_SOURCE = 4  # heap keeps max_sources × this many items
@@ -83,11 +83,6 @@ RELEVANCE_FLOOR = 0.4  # rank factor of a page that matches no query term
 
 class BundleError(ValueError):
     """Bad input for synthesis (exit 2); the message is one line."""
-
-
-def estimate_tokens(text: str) -> int:
-    """Conservative token count without a tokenizer: ``ceil(chars / 3.5)``."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
 
 
 # --------------------------------------------------------------------------- reading

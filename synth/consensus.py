@@ -20,6 +20,8 @@ from functools import lru_cache
 
 from datasketch import MinHash, MinHashLSH
 
+from synth.skill.markdown import heading_title
+
 AUTHORITATIVE = 0.8
 SAME = 0.8  # exact Jaccard at or above: the same snippet
 VARIANT = 0.5  # between VARIANT and SAME: a different version of the same snippet
@@ -77,7 +79,7 @@ def claim_sentences(excerpts: list[str], limit: int = MAX_CLAIMS_PER_ITEM) -> li
     """Claim-like sentences from prose excerpts (headings and short fragments skipped)."""
     out: list[str] = []
     for para in excerpts:
-        if para.lstrip().startswith("#"):
+        if heading_title(para) is not None:
             continue
         for sentence in _SENTENCE.split(para.strip()):
             if len(sentence) >= MIN_CLAIM_CHARS:

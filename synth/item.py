@@ -21,12 +21,6 @@ MAX_LIST_ENTRIES = 1000  # excerpts, code blocks, agreeing URLs, fingerprints
 MAX_TEXT_CHARS = 1_000_000  # one excerpt or code block
 
 
-@dataclass
-class CodeBlock:
-    text: str
-    language: str = ""
-
-
 _FIELD_NAMES: dict[type, frozenset[str]] = {}  # from_dict runs once per line of a run: compute the names once
 
 

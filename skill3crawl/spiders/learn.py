@@ -8,7 +8,7 @@ Discovery: the topic's official sources first (package registries → repository
 (Brave, or SearXNG when ``SEARXNG_URL`` is set), the planned queries are searched and the
 results are fetched (never followed further: they are on arbitrary hosts). The
 start URLs and authoritative hosts are crawled in docs mode
-(:class:`~skill3crawl.docs_crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
+(:class:`~skill3crawl.docs.crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
 links, canonical and locale de-duplication) — directly when there is no key,
 else when search found fewer than ``SKILL3_MIN_SEARCH_RESULTS`` pages.
 ``-a role=worker`` with ``-s SKILL3_REDIS_URL=…`` joins a distributed crawl
@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import scrapy
@@ -34,14 +34,18 @@ from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
 from skill3crawl.extract.encoding import page_text
-from skill3crawl.docs_crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
+from skill3crawl.docs.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
-from skill3crawl.urls import canonical_url, host_of
+from synth.urls import canonical_url, host_of, url_key
+
+if TYPE_CHECKING:
+    from synth.llm.planner import Plan
 
 logger = logging.getLogger(__name__)
 
-MIN_SEARCH_RESULTS = 5  # fewer unique results than this → also run the direct crawl
+MIN_SEARCH_RESULTS = 5  # SKILL3_MIN_SEARCH_RESULTS: fewer unique results than this → also run the direct crawl
+PLANNER_TIMEOUT = 120.0  # SKILL3_PLANNER_TIMEOUT: seconds the query planner may wait for the model
 EXIT_BAD_USAGE = 2
 
 
@@ -97,8 +101,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         if role == "worker" and not redis:
             raise ValueError("role=worker needs -s SKILL3_REDIS_URL=redis://…")
         if role == "worker":
-            wait = settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 60.0) or 60.0
-            shared = distributed.load_config(settings, cls.name, wait)
+            shared = distributed.load_config(settings, cls.name, distributed.max_idle_wait(settings))
             kwargs = {**shared, **kwargs, "synth": "0"}  # workers never synthesize: run `skill3 synth run*.jsonl`
             kwargs.setdefault("worker_id", distributed.worker_id())
         elif redis:
@@ -125,7 +128,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             except (ArgsError, ValueError) as exc:
                 self.args, self.args_error = None, str(exc)  # start() logs it; nothing is fetched
         self.state: dict = {}  # replaced by the saved state when JOBDIR holds one
-        self.seen_urls: set[str] = set()  # search results requested
+        self.seen_urls: set[str] = set()  # url_key of the search results requested
         self.pending_searches = 0
         self.search_provider = None  # set in start(): Brave, SearXNG or none
         self.search_results = 0
@@ -213,7 +216,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             self.search_provider = search.configured_provider(self.settings, self.args.brave_token()) or search.BraveProvider(search.brave.DEFAULT_URL)
         return self.search_provider
 
-    def _plan(self):
+    def _plan(self) -> Plan:
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
         from synth.llm.model import LLMError
         from synth.llm.planner import Plan, plan
@@ -226,7 +229,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             logger.warning("skill3: %s", warning)
             return Plan([a.topic], "fallback", warning)
         try:
-            model = make_chat_model(choice.provider, a.llm_endpoint, choice.model, timeout=float(self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", 120)))
+            model = make_chat_model(choice.provider, a.llm_endpoint, choice.model, timeout=self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", PLANNER_TIMEOUT))
         except LLMError as exc:
             logger.warning("skill3: query planning unavailable (%s); searching for the bare topic", exc)
             return Plan([a.topic], "fallback", str(exc))
@@ -325,19 +328,20 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             yield from self._direct_requests()
 
     # ------------------------------------------------------------------ pages
-    def _search_request(self, url: str, *, query: str, title: str = ""):
+    def _search_request(self, url: str, *, query: str, title: str = "") -> scrapy.Request | None:
         """A search result's page: fetched once, never followed further."""
         try:
             canon = canonical_url(url)
         except ValueError:
             return None
-        if canon in self.seen_urls:
+        key = url_key(canon)
+        if key in self.seen_urls:
             self.crawler.stats.inc_value("skill3/discovery/duplicate_url")
             return None
         if self.page_requests >= self.args.max_pages * 3 or self._items_alive() >= self.args.max_pages:
             self.crawler.stats.inc_value("skill3/discovery/over_budget")
             return None
-        self.seen_urls.add(canon)
+        self.seen_urls.add(key)
         self.page_requests += 1
         return scrapy.Request(
             canon,

@@ -147,7 +147,7 @@ def test_learn_quarantines_the_injection_and_no_secret_reaches_the_model_or_any_
     with StubLLM(default=Model([draft()])) as stub:
         if command == "skill3 learn":
             r = subprocess.run(
-                [sys.executable, "-m", "synth.cli", "learn", "mcp", "--input-file", str(corpus), "--output-dir", str(out),
+                [sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(corpus), "--output-dir", str(out),
                  "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model",
                  "--cutoff-time", "2026-01"],
                 capture_output=True, text=True, cwd=ROOT, timeout=240,
