@@ -85,6 +85,7 @@ def test_field_check_fast_paths_equal_the_general_check(field, value):
 
 
 from datetime import date  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import synth.bundle as bundle_module  # noqa: E402
 from synth.bundle import MAX_HOSTS_PER_CLUSTER, rank_sources  # noqa: E402
@@ -93,7 +94,7 @@ SHARED = "Servers started with the stateless flag keep no session between reques
 VARIANT_OF_SHARED = "Servers started with the stateless flag keep no session between requests in the new release."
 
 
-def _capped_run(path, authoritative_variant_at: int):
+def _capped_run(path: Path, authoritative_variant_at: int) -> Path:
     """A snippet copied on more independent hosts than the cap, then (at line ``authoritative_variant_at``) an
     authoritative page publishing a variant of it: the low-authority copies kept as candidates must drop it."""
     lines = []
@@ -109,13 +110,14 @@ def _capped_run(path, authoritative_variant_at: int):
 
 
 @pytest.mark.parametrize("variant_at", [0, MAX_HOSTS_PER_CLUSTER + 20])
-def test_a_cluster_at_the_host_cap_stops_voting_without_changing_the_results(tmp_path, monkeypatch, variant_at):
+def test_a_cluster_at_the_host_cap_stops_voting_without_changing_the_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                             variant_at: int) -> None:
     path = _capped_run(tmp_path / "run.jsonl", variant_at)
     kw = {"cutoff_start": date(2026, 1, 1), "today": date(2026, 11, 29), "max_candidates": 6}
     retired = []
     real = bundle_module._Votes._retire_if_decided
 
-    def counting(self, cid):
+    def counting(self: bundle_module._Votes, cid: int) -> None:
         before = len(self._all)
         real(self, cid)
         retired.append(before - len(self._all))
@@ -131,7 +133,7 @@ def test_a_cluster_at_the_host_cap_stops_voting_without_changing_the_results(tmp
     assert fast.candidates and all(c.dropped_snippets for c in fast.candidates)  # the authoritative variant counted
 
 
-def test_a_page_below_the_worst_kept_is_refused_as_push_would():
+def test_a_page_below_the_worst_kept_is_refused_as_push_would() -> None:
     from synth.bundle import Candidate, SourceItem, _Heap
 
     heap = _Heap(2)

@@ -1,6 +1,8 @@
 """The one-call parse-and-check of a run.jsonl line (pydantic) against the field checks it stands in for."""
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,7 +37,7 @@ CHANGE = {"kind": "added", "version": "2.0", "text": "New in version 2.0."}
     {"url": U, "consensus_count": -1}, {"url": U, "post_cutoff": 0}, {"url": U, "published": 20260101},
     {"url": ""}, {"url": None}, {"title": "no url"}, {"url": "u" * (MAX_URL_CHARS + 1)},
 ])
-def test_one_call_check_gives_what_the_field_checks_give(item):
+def test_one_call_check_gives_what_the_field_checks_give(item: dict[str, Any]) -> None:
     line = json.dumps(item).encode()
     got = fields_from_json(line)
     try:
@@ -55,14 +57,14 @@ def test_one_call_check_gives_what_the_field_checks_give(item):
     b'{"url": "https://x.example/p"} trailing', b'["https://x.example/p"]', b"", b"\n", b"{not json",
     b'{"url": "https://x.example/p", "url": "https://y.example/q"}', b'{"url": "https://x.example/p", "n": 123456789012345678901234567890}',
 ])
-def test_json_edge_cases_are_accepted_only_as_json_loads_reads_them(line):
+def test_json_edge_cases_are_accepted_only_as_json_loads_reads_them(line: bytes) -> None:
     got = fields_from_json(line)
     if got is None:
         return  # read the long way, as before
     assert got == check_fields(json.loads(line.decode("utf-8")))
 
 
-def test_typical_crawl_lines_take_the_one_call_path(tmp_path):
+def test_typical_crawl_lines_take_the_one_call_path(tmp_path: Path) -> None:
     from tests.synth.bundle_equivalence import generate
 
     lines = generate(tmp_path / "run.jsonl", n=400).read_bytes().splitlines()
