@@ -104,7 +104,7 @@ def _check(name: str, kind: str, value: Any) -> Any:
             raise ValueError(f"'{name}' is longer than {cap} characters")
         return value
     if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
             raise ValueError(f"'{name}' is {_type_name(value)}, not a finite number")
         return float(value)
     if kind == "int":
@@ -138,6 +138,14 @@ def _check(name: str, kind: str, value: Any) -> Any:
             raise ValueError(f"'{name}' is not a list of {{\"text\": string, \"language\": string}} objects")
         blocks.append({"text": block.get("text", "")[:MAX_TEXT_CHARS], "language": (block.get("language") or "")[:100]})
     return blocks
+
+
+def _finite(value: int | float) -> bool:
+    """``math.isfinite`` that says False for an integer too large for a float (JSON allows any length)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def check_fields(data: dict[str, Any]) -> dict[str, Any]:

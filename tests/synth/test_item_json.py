@@ -72,3 +72,14 @@ def test_typical_crawl_lines_take_the_one_call_path(tmp_path: Path) -> None:
     assert len(fast) >= len(lines) - 4  # the generated run's malformed, blank and non-UTF-8 lines
     for line in fast:
         assert fields_from_json(line) == check_fields(json.loads(line))
+
+
+def test_a_number_too_large_for_a_float_skips_the_line_with_one_line_reason(tmp_path: Path) -> None:
+    from synth.bundle import ReadReport, iter_items
+
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"url": "https://x.example/a"}\n{"url": "https://x.example/b", "authority": 1' + "0" * 400 + "}\n",
+                    encoding="utf-8")
+    report = ReadReport()
+    assert [item.url for _where, item in iter_items([str(path)], report)] == ["https://x.example/a"]
+    assert report.malformed == 1 and report.malformed_at[0].endswith(":2: 'authority' is a number, not a finite number")
