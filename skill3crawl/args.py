@@ -1,4 +1,4 @@
-"""The `learn` spider's arguments (DESIGN §3) as one typed model.
+"""The `learn` spider's arguments as one typed model.
 
 Every ``skill3 learn --x-y`` option is ``-a x_y=`` on the spider. Values come in
 as strings from ``scrapy crawl -a``; :func:`parse_args` validates them all and

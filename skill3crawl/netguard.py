@@ -1,6 +1,6 @@
 """The network guard: never fetch loopback, private, link-local or metadata addresses.
 
-Two layers (DESIGN §3):
+Two layers:
 
 * :class:`NetworkGuardMiddleware` (downloader middleware, before robots.txt) rejects
   IP-literal targets in blocked ranges — in every spelling ``getaddrinfo``

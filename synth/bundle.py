@@ -20,7 +20,7 @@ Tokens are counted with a documented heuristic, no tokenizer download:
 BPE vocabularies (OpenAI, Gemma, Llama), fewer for code and non-Latin text, so
 3.5 over-estimates on purpose: a bundle that fits by this count fits the model.
 
-The bundle itself follows the seed SPEC §4.1.1 shape (``skill_name``,
+The bundle itself has this shape (``skill_name``,
 ``target_model``, ``cutoff``, ``sources[]`` with url, authority, published,
 post_cutoff, recency_weight, combined_score, consensus_count, excerpts,
 code_blocks).
@@ -71,7 +71,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_SOURCES = 12
 CANDIDATES_PER_SOURCE = 4  # heap keeps max_sources × this many items
-STRUCTURE_ONLY_BELOW = 0.5  # DESIGN §5: below this, structure only
+STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few MiB at most
 MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 MAX_REPORTED_MALFORMED = 20

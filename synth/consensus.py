@@ -1,6 +1,6 @@
 """Consensus over snippets (code blocks and claim sentences) across independent hosts.
 
-Schema-free (DESIGN §5): a snippet is trusted when it recurs across independent
+Schema-free: a snippet is trusted when it recurs across independent
 hosts; near-duplicates count (MinHash LSH finds candidates, an exact Jaccard
 check over the shingle sets confirms); a snippet that is a *variant* of one an
 authoritative source (≥0.8) published — similar, but not the same — conflicts

@@ -141,7 +141,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
     undated = [s for s in sources if not s.get("published") and not s.get("build_date")]
     if not any(s.get("post_cutoff") for s in sources) and not undated:
         return _nothing_new_skill(bundle, topic=topic, name=name)
-    # Claims and code only from sources at or above the structure-only line (DESIGN §5), fresh ones first.
+    # Claims and code only from sources at or above the structure-only line (STRUCTURE_ONLY_BELOW), fresh ones first.
     usable = [s for s in sources if float(s.get("authority", 0)) >= STRUCTURE_ONLY_BELOW] or sources
     fresh = [s for s in usable if s.get("post_cutoff")] or [s for s in usable if s in undated] or undated
     instructions: list[str] = []

@@ -1,6 +1,6 @@
 """The source item: the one record type that flows from the crawl to synthesis.
 
-One JSON line per page in ``run.jsonl`` (DESIGN §4). Fields are written in
+One JSON line per page in ``run.jsonl``. Fields are written in
 declaration order (itemadapter supports dataclasses).
 """
 

@@ -1,4 +1,4 @@
-"""Vetting and lint wired into synthesis (issues 4 and 5): input quarantine and redaction, the output
+"""Vetting and lint wired into synthesis: input quarantine and redaction, the output
 correction loop, the exit-3 gate, NOT RUN, lint errors → fixer / re-prompt.
 
 The scanner is the fake `skillspector` in line-replay mode: it reports every recorded real finding whose
