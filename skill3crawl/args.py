@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -21,6 +20,7 @@ from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
 from synth.options import SynthOptions
 from synth.vet.redact import redact_urls
 from synth.outdir import output_dir_problem
+from synth.skill.names import topic_slug
 
 MAX_PAGES_LIMIT = 100_000
 DEFAULT_DEPTH_LIMIT = 20
@@ -32,12 +32,6 @@ SECRET_ARGS = frozenset({"brave_key"})
 
 class ArgsError(ValueError):
     """A bad spider argument; ``str()`` is one line naming it."""
-
-
-def topic_slug(topic: str) -> str:
-    """A folder-safe slug: letters and digits of any script (NFKC, lower case), runs of anything else one ``-``."""
-    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", topic).lower()).strip("-")
-    return re.sub(r"-{2,}", "-", slug)[:64].strip("-")
 
 
 def _split_csv(value: Any) -> list[str]:

@@ -10,13 +10,20 @@ import unicodedata
 
 from synth.skill.spec import MAX_NAME, NAME_RE, RESERVED_WORDS
 
-__all__ = ["slugify", "fallback_name", "sanitize_name", "display_topic"]
+__all__ = ["slugify", "topic_slug", "fallback_name", "sanitize_name", "display_topic"]
 
 
 def slugify(text: str) -> str:
     """Lowercase ASCII words joined by single hyphens: 'Café MCP!' → 'cafe-mcp' ('' when nothing is left)."""
     text = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode("ascii").lower()
     return re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9]+", "-", text)).strip("-")
+
+
+def topic_slug(topic: str) -> str:
+    """The topic as a folder name (``output/<slug>``, the crawl's and the CLI's default): letters and digits of
+    any script kept (NFKC, lower case: 'Café' → 'café', '日本語' stays), runs of anything else one ``-``."""
+    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", topic).lower()).strip("-")
+    return re.sub(r"-{2,}", "-", slug)[:64].strip("-")
 
 
 def _strip_reserved(slug: str) -> str:
