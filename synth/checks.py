@@ -33,6 +33,8 @@ from typing import Any, Callable
 
 from rich.console import Console
 
+from synth.console import print_warning
+
 from synth.lint import Facts, LintResult, lint_text
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.skill.markdown import LINK
@@ -61,13 +63,9 @@ class LintFailure(Exception):
 
 
 def _say(err: Console, warnings: list[str], msg: str, loud: bool = False) -> None:
+    """Print the warning and keep it for run.json's ``warnings``."""
     warnings.append(msg)
-    if loud:
-        from rich.text import Text
-
-        err.print(Text(f"skill3 synth: warning: {msg}", style="bold yellow"))
-    else:
-        err.print(f"skill3 synth: warning: {msg}", markup=False)
+    print_warning(err, msg, loud=loud)
 
 
 # --------------------------------------------------------------------------- input side

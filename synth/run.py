@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.text import Text
 
 from synth import manifest as manifest_mod
 from synth.bundle import (
@@ -51,6 +50,7 @@ from synth.dryrun import DryRunReport
 from synth.extractive import extractive_skill
 from synth.inputs import Inputs, resolve_inputs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
+from synth.console import print_warning
 from synth.llm.progress import generation_progress
 from synth.llm.registry import choose, make_chat_model
 from synth.options import SynthFailure, SynthOptions, SynthResult
@@ -100,10 +100,7 @@ class RunState:
     def warn(self, message: str, *, loud: bool = False, record: bool = True) -> None:
         """Print one warning line to stderr (``loud``: bold yellow ``WARNING``) and, when ``record``, keep it
         for run.json's ``warnings``."""
-        if loud:
-            self.err.print(Text(f"skill3 synth: WARNING: {message}", style="bold yellow"))
-        else:
-            self.err.print(f"skill3 synth: warning: {message}", markup=False)
+        print_warning(self.err, message, loud=loud)
         if record:
             self.warnings.append(message)
 
