@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
@@ -110,7 +110,7 @@ class LearnArgs(BaseModel):
 
     @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", mode="before")
     @classmethod
-    def _flags(cls, v: Any, info) -> bool:
+    def _flags(cls, v: Any, info: ValidationInfo) -> bool:
         return _bool(v, info.field_name)
 
     @field_validator("max_pages", mode="before")

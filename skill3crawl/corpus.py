@@ -148,7 +148,7 @@ def iter_corpus(
     that was read as body text (inside a fence, ``<pre>``, comment or document). ``keep_bodies=False`` checks the file without keeping any body (the
     sources then have an empty body). Raises :class:`CorpusError` on the first malformed block."""
 
-    def finish(b: _Block):
+    def finish(b: _Block) -> CorpusSource | tuple[str, int, str]:
         url = b.headers.get("url", "")
         if not url:
             raise CorpusError(f"{name}: source block {b.number} has no 'url:' header; add 'url: https://…' right after '{MARKER}'")
@@ -256,7 +256,7 @@ class Corpus:
     """A corpus file, checked whole on creation (nothing kept but counts and URLs), then streamed:
     iterating yields each source once, in file order, skipping oversized bodies and repeated URLs."""
 
-    def __init__(self, path: str | Path, name: str = "input_file", *, max_body: int = MAX_BODY_BYTES):
+    def __init__(self, path: str | Path, name: str = "input_file", *, max_body: int = MAX_BODY_BYTES) -> None:
         self.path = Path(path).expanduser()
         self.name = name
         self.max_body = max_body

@@ -116,7 +116,7 @@ def crawl_exit_code(crawler: Any) -> int:
 
 
 class CrawlOutput:
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.done = False
         crawler.signals.connect(self.feed_closed, signal=signals.feed_exporter_closed)
@@ -199,7 +199,7 @@ class StartItemsClose:
 
     interval = 0.1
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.loop: Any = None
         crawler.signals.connect(self.item_done, signal=signals.item_scraped)
@@ -232,7 +232,7 @@ class StartItemsClose:
 class SynthTrigger:
     """Runs synthesis on the finished feed (``-a synth=1``, the default); records its exit code."""
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         crawler.signals.connect(self.output_ready, signal=output_ready)
 

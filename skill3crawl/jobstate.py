@@ -66,7 +66,7 @@ def save_state(path: Path, state: Any) -> None:
 
 
 class JobState:
-    def __init__(self, crawler: Any, jobdir: Path, interval: float):
+    def __init__(self, crawler: Any, jobdir: Path, interval: float) -> None:
         self.crawler = crawler
         self.jobdir = jobdir
         self.interval = interval

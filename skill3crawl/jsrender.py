@@ -29,13 +29,22 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lxml import html as lxml_html
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 
 from skill3crawl.config import setting_or_env
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
+    from playwright.async_api import Browser, BrowserContext
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.settings import Settings
+    from scrapy_playwright.handler import Config
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +77,7 @@ _QUICK_SCRIPT = re.compile(rb"<script\b", re.I)
 _QUICK_WS = re.compile(rb"\s+")
 
 
-def _visible_text(doc) -> str:
+def _visible_text(doc: HtmlElement) -> str:
     body = doc.find("body")
     if body is None:
         body = doc
@@ -141,7 +150,7 @@ def chromium_path(settings: Any) -> str:
 class JsRenderAddon:
     """Scrapy add-on: installs scrapy-playwright for http/https unless ``SKILL3_JS=never``."""
 
-    def update_settings(self, settings) -> None:
+    def update_settings(self, settings: Settings) -> None:
         mode = js_mode(settings)
         if mode == "never":
             return
@@ -177,7 +186,7 @@ class LazyBrowserProvider:
     it. Same browser, same launch options: it delegates to scrapy-playwright's own provider.
     """
 
-    def __init__(self, config) -> None:
+    def __init__(self, config: Config) -> None:
         import asyncio
 
         from scrapy_playwright.provider import PlaywrightBrowserProvider
@@ -196,11 +205,11 @@ class LazyBrowserProvider:
                 await self._provider.start()
                 self.started = True
 
-    async def launch_browser(self):
+    async def launch_browser(self) -> Browser:
         await self._ensure_started()
         return await self._provider.launch_browser()
 
-    async def launch_persistent_context(self, context_kwargs: dict):
+    async def launch_persistent_context(self, context_kwargs: dict) -> BrowserContext:
         await self._ensure_started()
         return await self._provider.launch_persistent_context(context_kwargs)
 
@@ -209,7 +218,7 @@ class LazyBrowserProvider:
             await self._provider.close()
 
 
-def _is_page_request(request) -> bool:
+def _is_page_request(request: Request) -> bool:
     """Only document pages are rendered: never robots.txt, sitemaps, llms.txt, .md or API calls."""
     if request.meta.get("skill3_kind", "page") != "page":
         return False
@@ -220,23 +229,23 @@ def _is_page_request(request) -> bool:
 class JsRenderMiddleware:
     """Downloader middleware: route shells (auto) or every page (always) through Chromium."""
 
-    def __init__(self, crawler):
+    def __init__(self, crawler: Crawler) -> None:
         self.mode = js_mode(crawler.settings)
         if self.mode == "never":
             raise NotConfigured
         self.stats = crawler.stats
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler: Crawler) -> JsRenderMiddleware:
         return cls(crawler)
 
-    def process_request(self, request):
+    def process_request(self, request: Request) -> None:
         if self.mode == "always" and not request.meta.get("playwright") and _is_page_request(request):
             request.meta["playwright"] = True
             request.meta["dont_cache"] = True  # the HTTP cache keys by URL: it would answer with the plain page
         return None
 
-    def process_response(self, request, response):
+    def process_response(self, request: Request, response: Response) -> Request | Response:
         if not _is_page_request(request) or not isinstance(response, HtmlResponse):
             return response
         if request.meta.get("playwright"):

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from scrapy import logformatter
 
 from synth.vet.redact import redact_urls
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.http import Response
+    from scrapy.logformatter import LogFormatterResult
+    from twisted.python.failure import Failure
 
 # a URL that can carry a credential: user:password@ in its authority, or a query
 _URL_WITH_SECRET_ROOM = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://(?:[^\s/?#@<>'\"]*@[^\s<>'\"]*|[^\s?#<>'\"]*\?[^\s<>'\"]+)")
@@ -29,7 +35,7 @@ def redact_record(record: logging.LogRecord) -> logging.LogRecord:
     return record
 
 
-def _redacting(factory):
+def _redacting(factory: Callable[..., logging.LogRecord]) -> Callable[..., logging.LogRecord]:
     def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
         return redact_record(factory(*args, **kwargs))
 
@@ -52,14 +58,15 @@ class LogRedaction:
 
 
 class Skill3LogFormatter(logformatter.LogFormatter):
-    def dropped(self, item, exception, response, spider=None):
+    def dropped(self, item: Any, exception: BaseException, response: Response | Failure | None,
+                spider: Spider | None = None) -> LogFormatterResult:
         return {
             "level": logging.DEBUG,
             "msg": "Dropped %(reason)s",
             "args": {"reason": str(exception)[:300]},
         }
 
-    def scraped(self, item, response, spider=None):
+    def scraped(self, item: Any, response: Response | Failure | None, spider: Spider | None = None) -> LogFormatterResult:
         return {
             "level": logging.DEBUG,
             "msg": "Scraped %(url)s",

@@ -52,7 +52,7 @@ RETRY_AFTER_MAX = 60.0  # SKILL3_RETRY_AFTER_MAX: seconds; a longer Retry-After 
 
 
 class CrawlDelayMiddleware:
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.max_delay = crawler.settings.getfloat("SKILL3_MAX_CRAWL_DELAY", MAX_CRAWL_DELAY)
         self.user_agent = crawler.settings.get("ROBOTSTXT_USER_AGENT") or crawler.settings.get("USER_AGENT")
@@ -104,7 +104,7 @@ def is_dns_failure(exc: BaseException) -> bool:
 
 
 class RetryAfterMiddleware(RetryMiddleware):
-    def __init__(self, settings: Any):
+    def __init__(self, settings: Any) -> None:
         super().__init__(settings)
         self.max_wait = settings.getfloat("SKILL3_RETRY_AFTER_MAX", RETRY_AFTER_MAX)
 
@@ -221,7 +221,7 @@ class SearchKeyMiddleware:
     them afterwards, so the key never sits in a request that is queued — on disk with
     ``JOBDIR``, in Redis in a distributed crawl, or re-queued by a retry."""
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
 
     @classmethod

@@ -150,7 +150,7 @@ def trusted_endpoints(settings: Any = None, proxies: bool = True) -> set[tuple[s
 class NetworkGuardMiddleware:
     """Downloader middleware: IgnoreRequest for blocked literal targets (counted ``skill3/netguard/blocked``)."""
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.allow = allow_private(crawler.settings)
         self.trusted = trusted_endpoints(crawler.settings, proxies=False)
@@ -185,7 +185,7 @@ class NetworkGuardRefusalMiddleware:
     """Downloader middleware (closest to the downloader): a name the resolver refused is a blocked
     request (IgnoreRequest, counted), not a DNS error to retry and log with a traceback."""
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
 
     @classmethod
@@ -207,7 +207,7 @@ class NetworkGuardRefusalMiddleware:
 
 @provider(IResolutionReceiver)
 class _FilteringReceiver:
-    def __init__(self, receiver: Any, host: str, check: bool = True, cache: Any = None):
+    def __init__(self, receiver: Any, host: str, check: bool = True, cache: Any = None) -> None:
         self.receiver = receiver
         self.host = host
         self.check = check
@@ -238,7 +238,7 @@ class _FilteringReceiver:
 
 @implementer(IHostResolution)
 class _Resolution:
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = name
 
     def cancel(self) -> None:  # pragma: no cover - nothing to cancel
@@ -259,7 +259,7 @@ def _pinned(pins: dict[str, str], host: str) -> str | None:
 class GuardedResolver:
     """Twisted name resolver that hands on only crawlable addresses (see module doc)."""
 
-    def __init__(self, reactor: Any, allow: bool, trusted: Iterable[tuple[str, int]], pins: dict[str, str], cache_size: int = 0):
+    def __init__(self, reactor: Any, allow: bool, trusted: Iterable[tuple[str, int]], pins: dict[str, str], cache_size: int = 0) -> None:
         self.reactor = reactor
         self.original = reactor.nameResolver
         self.allow = allow

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from twisted.internet import task
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +45,7 @@ def progress_line(done: int, queued: int | None, rate: float, avg: float, droppe
 
 
 class Progress:
-    def __init__(self, crawler, interval: float):
+    def __init__(self, crawler: Crawler, interval: float) -> None:
         self.crawler = crawler
         self.interval = interval
         self.task = None
@@ -67,20 +71,20 @@ class Progress:
         except (AttributeError, TypeError):
             return None
 
-    def spider_opened(self, spider):
+    def spider_opened(self, spider: Spider) -> None:
         self.started = time.monotonic()
         self.last = (self.started, self._done())
         self.task = task.LoopingCall(self.log)
         self.task.start(self.interval, now=False)
 
-    def log(self):
+    def log(self) -> None:
         now, done = time.monotonic(), self._done()
         rate = (done - self.last[1]) / max(now - self.last[0], 1e-9)
         avg = done / max(now - self.started, 1e-9)
         self.last = (now, done)
         logger.info(progress_line(done, self._queued(), rate, avg, dropped_by_reason(self.crawler.stats.get_stats())))
 
-    def spider_closed(self, spider, reason):
+    def spider_closed(self, spider: Spider, reason: str) -> None:
         if self.task and self.task.running:
             self.task.stop()
         if self.started is not None:

@@ -35,7 +35,7 @@ class _Host:
 
 
 class SiteDates:
-    def __init__(self, min_pages: int = MIN_PAGES, share: float = SHARE):
+    def __init__(self, min_pages: int = MIN_PAGES, share: float = SHARE) -> None:
         self.min_pages = max(1, int(min_pages))
         self.share = float(share)
         self.hosts: dict[str, _Host] = {}

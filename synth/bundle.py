@@ -36,7 +36,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -122,7 +122,7 @@ class ReadReport:
         }
 
 
-def _lines(fh, limit: int) -> Iterator[tuple[int, bytes | None]]:
+def _lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
     """(line number, bytes) of a binary file, one line at a time; a line longer than ``limit`` bytes is
     read past in pieces and comes as ``None`` (never held whole)."""
     n = 0
@@ -196,7 +196,7 @@ def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: s
 _VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
 
 
-def _vote_items(paths: list[str], skipped: set[str], may_vote=None) -> Iterator[dict]:
+def _vote_items(paths: list[str], skipped: set[str], may_vote: Callable[[str], bool] | None = None) -> Iterator[dict]:
     """Second pass: the fields the consensus vote reads (checked and capped as :func:`iter_items` does), of every
     line the first pass accepted; the other fields are not checked again. ``may_vote(line)``: a cheap test on the
     raw line; a line it rejects is not parsed."""
@@ -222,7 +222,7 @@ def _vote_items(paths: list[str], skipped: set[str], may_vote=None) -> Iterator[
                     continue  # the file changed since the first pass
 
 
-def _loads(line: str):
+def _loads(line: str) -> Any:
     """``json.loads`` semantics at orjson's speed: a line orjson rejects (NaN, lone surrogates, huge integers,
     malformed JSON) is parsed again by the standard library, which accepts it or names the problem as before."""
     try:
@@ -360,7 +360,7 @@ def _page_text(item: SourceItem) -> str:
 class _Heap:
     """Bounded top-K of candidates, de-duplicated by URL (keeps the better-ranked copy)."""
 
-    def __init__(self, k: int):
+    def __init__(self, k: int) -> None:
         self.k = k
         self._heap: list[tuple[_Reverse, int, Candidate]] = []
         self._by_url: dict[str, tuple] = {}
@@ -408,7 +408,7 @@ class _Reverse:
 
     __slots__ = ("v",)
 
-    def __init__(self, v: tuple):
+    def __init__(self, v: tuple) -> None:
         self.v = v
 
     def __lt__(self, other: "_Reverse") -> bool:
@@ -681,7 +681,7 @@ def rank_sources(
     return Ranked(candidates, report, delta)
 
 
-def _apply_delta(candidates: list[Candidate], *, topic: str, queries) -> None:
+def _apply_delta(candidates: list[Candidate], *, topic: str, queries: Iterable[object]) -> None:
     """Score every candidate's change entries (relevance against topic, queries and the page's title) and put the
     post-cutoff ones, best first and tagged with version and date, in place of the page's excerpts."""
     base = query_terms(topic, *[q for q in queries if isinstance(q, str)])

@@ -29,7 +29,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.console import Console
 
@@ -51,6 +51,9 @@ from synth.vet import (
 from synth.vet.findings import Finding
 from synth.vet.report import findings_table
 
+if TYPE_CHECKING:
+    from synth.vet.runner import Scan
+
 # Lint errors that are judgments about content or need facts synthesis does not
 # supply (stale constructs, tools, MCP servers, a catalogue): recorded and shown,
 # never a reason to refuse writing the skill. Every other error is a malformed skill.
@@ -71,7 +74,7 @@ def _say(err: Console, warnings: list[str], msg: str, loud: bool = False) -> Non
 # --------------------------------------------------------------------------- input side
 
 
-def vet_input(candidates: list, *, err: Console, warnings: list[str], scan=None) -> tuple[list, InputVetResult]:
+def vet_input(candidates: list, *, err: Console, warnings: list[str], scan: Scan | None = None) -> tuple[list, InputVetResult]:
     """Redact and scan the ranked candidates; return (kept candidates in rank order, result).
 
     Raises ``AllSourcesQuarantined`` (its ``result`` holds the record) when nothing is left.
@@ -252,7 +255,7 @@ def screen_output(skill: Skill, ctx: SkillContext) -> tuple[Skill, dict[str, Any
 
 
 def vet_output(skill: Skill, ctx: SkillContext, facts: Facts, *, revise_model: Callable[[str, str], str] | None,
-               err: Console, warnings: list[str], scan=None, max_rounds: int = MAX_ROUNDS) -> tuple[Skill, CorrectionResult]:
+               err: Console, warnings: list[str], scan: Scan | None = None, max_rounds: int = MAX_ROUNDS) -> tuple[Skill, CorrectionResult]:
     """``correct()`` on a staging copy of the skill; returns the (post-processed) final skill and the result."""
     from synth.vet.runner import run_scan
 

@@ -17,10 +17,14 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from datasketch import MinHash, MinHashLSH
 
 from synth.skill.markdown import heading_title
+
+if TYPE_CHECKING:
+    import tldextract
 
 AUTHORITATIVE = 0.8
 SAME = 0.8  # exact Jaccard at or above: the same snippet
@@ -39,7 +43,7 @@ MAX_CLAIMS_PER_ITEM = 40
 
 
 @lru_cache(maxsize=1)
-def _tld_extract():
+def _tld_extract() -> tldextract.TLDExtract:
     import tldextract
 
     return tldextract.TLDExtract(suffix_list_urls=())  # bundled snapshot: no network
@@ -114,7 +118,7 @@ class Verdict:
 class ConsensusIndex:
     """Incremental clustering of snippets; ``agreement`` tells how many independent hosts share one."""
 
-    def __init__(self, num_perm: int = NUM_PERM, minhash_cache: int = 0):
+    def __init__(self, num_perm: int = NUM_PERM, minhash_cache: int = 0) -> None:
         """``minhash_cache``: keep the MinHashes of this many recent snippets (for a caller that asks about the same
         snippets again, as the bundle does; off by default so a crawl-long index holds nothing extra)."""
         self._num_perm = num_perm

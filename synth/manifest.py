@@ -26,7 +26,13 @@ import platform
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from synth.bundle import Selection
+    from synth.cutoff import Cutoff
+    from synth.postprocess import Skill
 
 SCHEMA = "skill3.run/1"
 TOOLS = ("skill3", "openai", "anthropic", "datasketch", "skills-ref", "rich", "typer", "pyyaml", "markdown-it-py", "scrapy")
@@ -61,10 +67,13 @@ def safe_endpoint(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def build(*, topic, target_model, cutoff, today, started, paths, crawl_meta, crawl_json, report, ranking, selection,
-          bundle, context_tokens, output_reserve, shrunk, map_reduce, provider, calls, skill, skill_dir: Path,
-          out_dir: Path, validation, postprocess, verify, lint, vet, timings, warnings, strict_cutoff,
-          fail_on_findings) -> dict:
+def build(*, topic: str, target_model: str, cutoff: Cutoff, today: str, started: datetime, paths: list[str],
+          crawl_meta: dict[str, Any], crawl_json: str | None, report: dict, ranking: list[dict],
+          selection: Selection, bundle: dict[str, Any], context_tokens: int, output_reserve: int,
+          shrunk: dict[str, Any] | None, map_reduce: dict[str, Any], provider: dict[str, Any], calls: list[dict],
+          skill: Skill, skill_dir: Path, out_dir: Path, validation: dict, postprocess: dict[str, Any],
+          verify: dict[str, Any], lint: dict[str, Any], vet: dict[str, Any], timings: dict[str, float],
+          warnings: list[str], strict_cutoff: bool, fail_on_findings: bool) -> dict:
     queries = crawl_meta.get("queries") or crawl_meta.get("planned_queries") or sorted(
         {r["query"] for r in ranking if r.get("query")}
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html as html_lib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import urlsplit
 
 import scrapy
@@ -31,6 +31,12 @@ from skill3crawl.discovery import registries as reg
 from skill3crawl.docs.scope import Scope
 from skill3crawl.items import response_headers
 from skill3crawl.state import get_state
+
+if TYPE_CHECKING:
+    from scrapy.http import Response
+    from twisted.python.failure import Failure
+
+    from skill3crawl.items import PageItem
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +86,7 @@ class OfficialSourcesMixin:
         )
 
     # -- registries -------------------------------------------------------------
-    def registry_requests(self):
+    def registry_requests(self) -> Iterator[scrapy.Request]:
         a = self.args
         state = get_state(self.crawler)
         state.discovery.append("registries")
@@ -98,7 +104,7 @@ class OfficialSourcesMixin:
                       "skill3_registry": eco},
             )
 
-    def parse_registry(self, response, ecosystem: str):
+    def parse_registry(self, response: Response, ecosystem: str) -> Iterator[scrapy.Request]:
         stats = self.crawler.stats
         if response.status in (404, 410):
             self._registry_tried[f"{ecosystem}:{response.url}"] = "not found"
@@ -113,7 +119,7 @@ class OfficialSourcesMixin:
                 self._registry_found.append(pkg)
         yield from self._registry_step()
 
-    def registry_failed(self, failure):
+    def registry_failed(self, failure: Failure) -> Iterator[scrapy.Request]:
         eco = failure.request.meta.get("skill3_registry", "registry")
         if failure.check(HttpError):
             why = f"HTTP {failure.value.response.status}"
@@ -127,7 +133,7 @@ class OfficialSourcesMixin:
             logger.warning("skill3: registry %s did not answer (%s): going on without it", eco, why)
         yield from self._registry_step()
 
-    def _registry_step(self):
+    def _registry_step(self) -> Iterator[scrapy.Request]:
         self._registry_pending -= 1
         if self._registry_pending > 0:
             return
@@ -186,7 +192,7 @@ class OfficialSourcesMixin:
         )
 
     # -- repository ---------------------------------------------------------------
-    def _repository_requests(self, pkg: reg.Package):
+    def _repository_requests(self, pkg: reg.Package) -> Iterator[scrapy.Request]:
         repo = pkg.repository
         if repo is None:
             return
@@ -198,7 +204,7 @@ class OfficialSourcesMixin:
         )
         yield self._changelog_request(repo, pkg.label, 0)
 
-    def _changelog_request(self, repo: tuple[str, str], label: str, index: int):
+    def _changelog_request(self, repo: tuple[str, str], label: str, index: int) -> scrapy.Request:
         owner, name = repo
         raw = _base(self.settings, "github_raw")
         fname = reg.CHANGELOG_FILES[index]
@@ -208,10 +214,10 @@ class OfficialSourcesMixin:
             cb_kwargs={"repo": repo, "label": label, "fname": fname},
         )
 
-    def repository_failed(self, failure):
+    def repository_failed(self, failure: Failure) -> None:
         self.crawler.stats.inc_value(f"skill3/repository/failed/{failure.request.meta.get('skill3_kind', 'other')}")
 
-    def changelog_failed(self, failure):
+    def changelog_failed(self, failure: Failure) -> Iterator[scrapy.Request]:
         repo, label, index = failure.request.meta["skill3_changelog"]
         if failure.check(HttpError) and failure.value.response.status == 404 and index + 1 < min(3, len(reg.CHANGELOG_FILES)):
             yield self._changelog_request(repo, label, index + 1)  # CHANGELOG.md, then NEWS.md, then HISTORY.md
@@ -221,7 +227,7 @@ class OfficialSourcesMixin:
     def _room(self) -> bool:
         return self._items_alive() < self.args.max_pages
 
-    def parse_releases(self, response, repo: tuple[str, str], label: str):
+    def parse_releases(self, response: Response, repo: tuple[str, str], label: str) -> Iterator[PageItem]:
         entries = reg.parse_releases_atom(response.body)
         state = get_state(self.crawler)
         state.release_timeline = reg.merge_timeline(
@@ -246,7 +252,7 @@ class OfficialSourcesMixin:
             self.items_yielded += 1
             yield self._item(url, url, page, {}, "repository", None, title_hint=e["title"])
 
-    def parse_changelog(self, response, repo: tuple[str, str], label: str, fname: str):
+    def parse_changelog(self, response: Response, repo: tuple[str, str], label: str, fname: str) -> Iterator[PageItem]:
         owner, name = repo
         gh = _base(self.settings, "github").rstrip("/")
         blob = f"{gh}/{owner}/{name}/blob/HEAD/{fname}"
@@ -263,7 +269,7 @@ class OfficialSourcesMixin:
         yield self._item(blob, response.url, html, response_headers(response), "repository", None, title_hint=info["title"])
 
     # -- docs ---------------------------------------------------------------------
-    def _crawl_docs(self, urls: list[str]):
+    def _crawl_docs(self, urls: list[str]) -> Iterator[scrapy.Request]:
         """The documented entry points, crawled in docs mode (sitemaps, llms.txt, in-prefix links)."""
         a = self.args
         new = []

@@ -31,7 +31,7 @@ class SearchProvider:
     name = "search"
     sends_key = False  # the request carries the Brave key (X-Subscription-Token) at download time
 
-    def __init__(self, endpoint: str):
+    def __init__(self, endpoint: str) -> None:
         self.endpoint = endpoint
 
     def request_url(self, query: str, cutoff_start: date, today: date) -> str:  # pragma: no cover - interface

@@ -77,7 +77,7 @@ class LocalState(PageBudget):
     so a sitemap of 100,000 URLs never becomes 100,000 queued requests.
     """
 
-    def __init__(self, spider: Any, window: int = PAGE_WINDOW):
+    def __init__(self, spider: Any, window: int = PAGE_WINDOW) -> None:
         """``spider``: anything with a ``state`` dict (Scrapy's SpiderState extension replaces the spider's
         when a JOBDIR holds one, so it is read on every use)."""
         self.spider = spider

@@ -54,7 +54,7 @@ def die_with_parent(parent: int) -> None:
 
 
 class Extractor:
-    def __init__(self, workers: int = 0):
+    def __init__(self, workers: int = 0) -> None:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
         if workers > 0:

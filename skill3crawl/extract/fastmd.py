@@ -11,6 +11,10 @@ Code blocks are taken from the ``<pre>`` elements elsewhere and are not rendered
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
 
 _WS = re.compile(r"[ \t\r\n\f\v]+")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -24,7 +28,7 @@ _EM = {"em", "i", "cite", "dfn"}
 _STRONG = {"strong", "b"}
 
 
-def _decorate(tag: str, text: str, el) -> str:
+def _decorate(tag: str, text: str, el: HtmlElement) -> str:
     """Emphasis, strong and link markup around an inline element's text."""
     if tag in _EM:
         return f"*{text}*"
@@ -37,7 +41,7 @@ def _decorate(tag: str, text: str, el) -> str:
     return text
 
 
-def _inline(el, out: list[str]) -> None:
+def _inline(el: HtmlElement, out: list[str]) -> None:
     """Inline text of ``el``'s content (not its tail) into ``out``."""
     if el.text:
         out.append(el.text)
@@ -51,17 +55,17 @@ def _inline(el, out: list[str]) -> None:
             out.append(child.tail)
 
 
-def _text(el) -> str:
+def _text(el: HtmlElement) -> str:
     parts: list[str] = []
     _inline(el, parts)
     return _WS.sub(" ", "".join(parts)).strip()
 
 
-def _has_block_child(el) -> bool:
+def _has_block_child(el: HtmlElement) -> bool:
     return any(isinstance(c.tag, str) and c.tag in _BLOCKS for c in el)
 
 
-def _blocks(el, out: list[str], list_prefix: str = "") -> None:
+def _blocks(el: HtmlElement, out: list[str], list_prefix: str = "") -> None:
     tag = el.tag if isinstance(el.tag, str) else ""
     if not tag or tag in _SKIP:
         return
@@ -118,7 +122,7 @@ def _blocks(el, out: list[str], list_prefix: str = "") -> None:
     flush()
 
 
-def _inline_one(child, out: list[str]) -> None:
+def _inline_one(child: HtmlElement, out: list[str]) -> None:
     tag = child.tag
     if tag in _CODE:
         text = _WS.sub(" ", child.text_content()).strip()
@@ -134,7 +138,7 @@ def _inline_one(child, out: list[str]) -> None:
     out.append(_decorate(tag, text, child))
 
 
-def to_markdown(node) -> str:
+def to_markdown(node: HtmlElement) -> str:
     """Markdown of an lxml element: blocks separated by blank lines."""
     out: list[str] = []
     _blocks(node, out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from datetime import date
-from typing import Any
+from typing import Any, Self
 
 from scrapy.exceptions import DropItem
 
@@ -26,12 +26,12 @@ logger = logging.getLogger(__name__)
 
 
 class _Base:
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
 
     @classmethod
-    def from_crawler(cls, crawler: Any):
+    def from_crawler(cls, crawler: Any) -> Self:
         return cls(crawler)
 
     @property
@@ -130,7 +130,7 @@ class DuplicatePipeline(_Base):
     output extension removes it from run.jsonl when the feed closes.
     """
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
         self.kept: dict[str, tuple[str, float]] = {}  # content_hash → (url, authority)
 
@@ -156,7 +156,7 @@ class DuplicatePipeline(_Base):
 class ConsensusPipeline(_Base):
     """Annotates agreement so far: the most independent hosts any of the page's snippets recurs on."""
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
         self.index = ConsensusIndex()
 
@@ -175,7 +175,7 @@ class ConsensusPipeline(_Base):
 class LimitPipeline(_Base):
     """Exactly ``max_pages`` items are written; later ones (in flight when the limit hit) are dropped."""
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
         self.passed = 0
 

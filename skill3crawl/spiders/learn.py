@@ -110,7 +110,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         feed = distributed.feed_name(role, kwargs.get("worker_id") or "") if redis else "run.jsonl"
         return {**kwargs, "_feed_name": feed}
 
-    def __init__(self, **kwargs: Any):
+    def __init__(self, **kwargs: Any) -> None:
         # Deliberately not passing kwargs to Spider.__init__: it would copy them
         # (brave_key included) onto the spider as attributes.
         super().__init__(name=self.name)
@@ -292,7 +292,8 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.crawler.stats.inc_value("skill3/discovery/corpus")
         return self._item(url, url, source_html(src), {}, "corpus", None, title_hint=src.title, date_hint=src.date)
 
-    def _item(self, url, final_url, html, headers, discovery, query, *, lastmod=None, title_hint="", date_hint=None) -> PageItem:
+    def _item(self, url: str, final_url: str, html: str, headers: dict[str, str], discovery: str, query: str | None, *,
+              lastmod: str | None = None, title_hint: str = "", date_hint: str | None = None) -> PageItem:
         a = self.args
         return PageItem(
             url=url,

@@ -91,7 +91,7 @@ class Change:
                 "relevance": self.relevance, "score": round(self.score, 4), "text": self.text}
 
 
-def read_changes(raw) -> list[Change]:
+def read_changes(raw: object) -> list[Change]:
     """The item's ``changes`` as Change objects; malformed entries are skipped, text is capped."""
     out: list[Change] = []
     if not isinstance(raw, list):

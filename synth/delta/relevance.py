@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*", re.I)
@@ -104,7 +105,7 @@ class BM25:
             s += self.idf(term) * f * (K1 + 1) / (f + K1 * (1 - B + B * length / avg))
         return s
 
-    def relevance(self, tf, length: int, terms: tuple[str, ...] | None = None) -> float:
+    def relevance(self, tf: Mapping[str, int], length: int, terms: tuple[str, ...] | None = None) -> float:
         """0..1: ``1 - exp(-score / mean IDF of the query terms)``; 0 when no query term occurs.
 
         ``terms``: score against this subset of the query terms (e.g. the topic plus one page's title).

@@ -20,6 +20,7 @@ A version's date is, in this order:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -32,7 +33,7 @@ EARLIEST_PLAUSIBLE = date(1980, 1, 1)
 POST, PRE, UNDATED = "post", "pre", "undated"
 
 
-def parse_day(value) -> date | None:
+def parse_day(value: object) -> date | None:
     if not value:
         return None
     try:
@@ -76,7 +77,7 @@ class Timeline:
     _parsed: dict[str, Version] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict)
 
-    def add(self, version, day, source: str, url: str | None = None) -> bool:
+    def add(self, version: object, day: object, source: str, url: str | None = None) -> bool:
         """Record that ``version`` came out on ``day`` according to ``source``; implausible dates are rejected (and recorded)."""
         v = parse_version(str(version)) if version else None
         d = parse_day(day)
@@ -97,7 +98,7 @@ class Timeline:
         self._cache.clear()
         return True
 
-    def reject_build_dates(self, build_dated: dict[str, str], host_of) -> int:
+    def reject_build_dates(self, build_dated: dict[str, str], host_of: Callable[[str], str]) -> int:
         """Drop claims made by a page of a build-dated host on exactly its build date ("Release: 3.11.2, Date: <build>"
         is the build, not the release); returns how many were dropped (each recorded in ``rejected``)."""
         dropped = 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import anthropic
 
@@ -24,7 +24,7 @@ def _error_text(exc: anthropic.APIStatusError) -> str:
 class AnthropicModel:
     provider = "anthropic"
 
-    def __init__(self, endpoint: str | None, model: str, api_key: str, timeout: float = 600.0, max_retries: int = MAX_RETRIES):
+    def __init__(self, endpoint: str | None, model: str, api_key: str, timeout: float = 600.0, max_retries: int = MAX_RETRIES) -> None:
         self.endpoint = endpoint
         self.model = model
         self.max_retries = max_retries
@@ -78,7 +78,7 @@ class AnthropicModel:
                 raise ContextLengthError(f"prompt exceeds the model's context window: {one_line(text, 120)}") from exc
             raise LLMError(f"Anthropic API answered HTTP {exc.status_code}: {one_line(text, 120)}") from exc
 
-    def _usage(self, resp) -> None:
+    def _usage(self, resp: Any) -> None:
         u = getattr(resp, "usage", None)
         if u is not None:
             self.last_usage = {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens}

@@ -22,7 +22,7 @@ def _error_text(exc: openai.APIStatusError) -> str:
 class OpenAICompatModel:
     provider = "openai"
 
-    def __init__(self, endpoint: str, model: str, api_key: str | None, timeout: float = 600.0, max_retries: int = MAX_RETRIES):
+    def __init__(self, endpoint: str, model: str, api_key: str | None, timeout: float = 600.0, max_retries: int = MAX_RETRIES) -> None:
         self.endpoint = endpoint.rstrip("/")
         self.model = model
         self.max_retries = max_retries

@@ -55,7 +55,7 @@ def _tail(text: str, lines: int = 3, limit: int = 300) -> str:
     return joined if len(joined) <= limit else "…" + joined[-limit:]
 
 
-def _run(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None, cwd: Path | None = None):
+def _run(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         list(argv), capture_output=True, text=True, encoding="utf-8", errors="replace",
         timeout=timeout, env=None if env is None else dict(env), cwd=cwd, stdin=subprocess.DEVNULL, check=False,

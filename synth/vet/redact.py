@@ -26,7 +26,7 @@ import binascii
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Pattern
+from typing import Any, Iterable, Pattern
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
@@ -124,7 +124,7 @@ def _scoped(p: Pattern[str]) -> str:
 
 
 @lru_cache(maxsize=1)
-def _detectors():
+def _detectors() -> tuple[list[tuple[str, list[Pattern[str]]]], list[tuple[str, Any, Pattern[str] | None]], Pattern[str]]:
     """The detectors, prepared once: regex detectors as (kind, patterns); other plugins as (kind, plugin,
     gate); and one pattern that matches a line wherever any regex detector's or extra pattern matches it
     (a line it does not match needs none of them). A gate is a pattern every match of that plugin

@@ -59,7 +59,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from synth.skill.markdown import fence_spans
 from synth.vet.findings import BLOCKING, Finding, stable_hash
@@ -325,7 +325,7 @@ class _Text(str):
 
     low: str
 
-    def finditer(self, rx: re.Pattern, pos: int = 0, endpos: int | None = None):
+    def finditer(self, rx: re.Pattern, pos: int = 0, endpos: int | None = None) -> Iterator[re.Match[str]]:
         endpos = len(self) if endpos is None else endpos
         if self.low is not None and rx.flags & re.I:
             return _lowered(rx).finditer(self.low, pos, endpos)
@@ -376,7 +376,7 @@ def _phrase_hits(text: str) -> list[Hit]:
     return _dedupe(hits)
 
 
-def _anchored(patterns: list[re.Pattern], text: "_Text", anchor: re.Pattern, radius: int = 400):
+def _anchored(patterns: list[re.Pattern], text: "_Text", anchor: re.Pattern, radius: int = 400) -> Iterator[re.Match[str]]:
     """Matches of ``patterns`` only in windows around ``anchor`` matches (every match of these
     patterns contains an anchor within ``radius`` characters): the expensive patterns skip text
     that cannot match. Offsets stay those of ``text``."""
