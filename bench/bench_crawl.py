@@ -28,6 +28,7 @@ concurrency 16.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import json
 import multiprocessing
@@ -114,6 +115,11 @@ def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = Non
 
 def median(rows: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in rows)
+
+
+def spread(values: list[float], digits: int = 1) -> str:
+    """``median (min–max)`` of the runs; the range is what a reader needs to judge a median of few runs."""
+    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}–{max(values):.{digits}f})"
 
 
 # ---------------------------------------------------------------- extraction alone
@@ -282,6 +288,223 @@ def bench_redis(runs: int, n_pages: int, redis_url: str) -> dict:
     return res
 
 
+# ------------------------------------------------------------------ scaling per core
+def _serve_site(n_pages: int, conn, cpus: list[int] | None) -> None:
+    """The generated site in its own process (pinned to ``cpus`` when given); answers "hits", "clear", "stop"."""
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    server = SiteServer()
+    server.routes = bind(generated_site(n_pages, sitemap=True), server.url)
+    with server:
+        conn.send(server.url)
+        while True:
+            cmd = conn.recv()
+            if cmd == "hits":
+                conn.send(dict(server.page_hits()))
+            elif cmd == "clear":
+                server.hits.clear()
+                conn.send(True)
+            else:
+                break
+
+
+class SiteProcess:
+    """``with SiteProcess(n, cpus) as site:`` → ``site.url``, ``site.page_hits()``, ``site.clear()``, ``site.pid``."""
+
+    def __init__(self, n_pages: int, cpus: list[int] | None):
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve_site, args=(n_pages, child, cpus), daemon=True)
+        self.url = ""
+
+    def __enter__(self) -> "SiteProcess":
+        self.proc.start()
+        self.pid = self.proc.pid
+        self.url = self.conn.recv()
+        return self
+
+    def page_hits(self) -> dict[str, int]:
+        self.conn.send("hits")
+        return self.conn.recv()
+
+    def clear(self) -> None:
+        self.conn.send("clear")
+        self.conn.recv()
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.send("stop")
+        self.proc.join(10)
+        if self.proc.is_alive():
+            self.proc.kill()
+
+
+class RedisProcess:
+    """A private ``redis-server`` on loopback (no persistence), pinned to ``cpus`` when given; stopped on exit."""
+
+    def __init__(self, binary: str, port: int, cpus: list[int] | None):
+        self.cmd = [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"]
+        self.cpus, self.url = cpus, f"redis://127.0.0.1:{port}/0"
+
+    def __enter__(self) -> "RedisProcess":
+        import redis
+
+        cmd = ["taskset", "--cpu-list", ",".join(map(str, self.cpus)), *self.cmd] if self.cpus else self.cmd
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"redis-server did not start on {self.url} (port taken? --scaling-redis-port)")
+                time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+class AffinityWatch:
+    """Samples every process of the given trees; records any whose CPU affinity is not its tree's set."""
+
+    def __init__(self, expected: dict[int, set[int]], interval: float = 0.5):
+        import threading
+
+        self.expected, self.interval = expected, interval
+        self.seen: set[int] = set()
+        self.wrong: dict[int, set[int]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        from tests.docs.proctree import descendants
+
+        while not self._stop.is_set():
+            for root, cpus in self.expected.items():
+                for pid in descendants(root):
+                    try:
+                        got = os.sched_getaffinity(pid)
+                    except OSError:
+                        continue
+                    self.seen.add(pid)
+                    if got != cpus:
+                        self.wrong[pid] = got
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> "AffinityWatch":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def pinned(cmd: list[str], cpu: int) -> list[str]:
+    """``cmd`` under ``taskset``: the process and every child it starts (extraction pool) stay on ``cpu``."""
+    return ["taskset", "--cpu-list", str(cpu), *cmd]
+
+
+def _scaling_round(site: SiteProcess, n_pages: int, cores: list[int], redis_url: str, keep: bool = False) -> dict:
+    """One distributed crawl, worker i pinned to ``cores[i]`` with one extraction process; wall clock from the
+    first start to the last exit."""
+    key = f"skill3bench:{uuid.uuid4().hex[:8]}"
+    tmp = Path(tempfile.mkdtemp(prefix="skill3scale-"))
+    extra = {"SKILL3_REDIS_URL": redis_url, "SKILL3_REDIS_KEY": key, "SKILL3_EXTRACT_WORKERS": "1", "SKILL3_JS": "never"}
+    site.clear()
+    procs = []
+    t = time.monotonic()
+    for i, cpu in enumerate(cores):
+        if i == 0:
+            cmd = crawl_cmd(site.url + "/docs/", tmp / "out", extra, {"worker_id": "w0"})
+        else:
+            cmd = crawl_cmd(None, None, extra, {"role": "worker", "worker_id": f"w{i}"})
+        with open(tmp / f"w{i}.log", "w") as log:
+            procs.append(subprocess.Popen(pinned(cmd, cpu), cwd=ROOT, env=env_for(tmp / f"stats{i}.json"),
+                                          stdout=subprocess.DEVNULL, stderr=log))
+    with contextlib.ExitStack() as stack:
+        watch = stack.enter_context(AffinityWatch({p.pid: {c} for p, c in zip(procs, cores)}))
+        samplers = [stack.enter_context(TreeSampler(p.pid, interval=0.5)) for p in procs]
+        codes, ends = [], []
+        for p in procs:
+            codes.append(p.wait())
+            ends.append(time.monotonic() - t)
+    wall = max(ends)
+    if any(codes):
+        raise SystemExit(f"a worker failed ({codes}), logs: {tmp}")
+    urls: list[str] = []
+    for f in (tmp / "out").glob("run*.jsonl"):
+        urls += [json.loads(line)["url"] for line in f.open() if line.strip()]
+    stats = [json.loads((tmp / f"stats{i}.json").read_text()) for i in range(len(cores))]
+    fetched = [int(s.get("skill3/pages_fetched", 0)) for s in stats]
+    hits = site.page_hits()
+    import redis
+
+    r = redis.Redis.from_url(redis_url)
+    for name in r.scan_iter(key + ":*"):
+        r.delete(name)
+    if keep:
+        print(f"  logs kept: {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"workers": len(cores), "wall_s": wall, "pps": sum(fetched) / wall, "fetched": fetched,
+            "items": len(urls), "duplicates": len(urls) - len(set(urls)), "lost": n_pages + 1 - len(set(urls)),
+            "twice_fetched": sum(1 for c in hits.values() if c > 1),
+            "crawl_s": [float(s.get("elapsed_time_seconds", 0)) for s in stats], "ends_s": ends,
+            "tree_mb": [s.peak_tree / 2**20 for s in samplers], "largest_mb": [s.peak_single / 2**20 for s in samplers],
+            "processes_checked": len(watch.seen), "unpinned": len(watch.wrong)}
+
+
+def bench_scaling(runs: int, n_pages: int, redis_bin: str, redis_port: int, keep: bool = False) -> dict:
+    """1 pinned worker against 2, each on its own core with one extraction process, runs interleaved."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        print("\n## 5. scaling per core — not run: needs at least 2 cores")
+        return {}
+    measured, spare = cores[:2], cores[2:]
+    service = spare or None  # site server + redis: on the other cores, or sharing the measured ones
+    placement = (f"site server and redis pinned to cores {','.join(map(str, spare))} (off the measured cores)" if spare else
+                 f"only {len(cores)} cores: the site server and redis are NOT pinned and share the measured cores "
+                 "with the workers (and with this benchmark's own process), so the 2-worker runs lend them CPU "
+                 "the 1-worker runs leave idle — a lower bound on the ratio")
+    rows: dict[int, list[dict]] = {1: [], 2: []}
+    with RedisProcess(redis_bin, redis_port, service) as rds, SiteProcess(n_pages, service) as site:
+        for r in range(runs):
+            for w in ((1, 2) if r % 2 == 0 else (2, 1)):  # interleaved, alternating order
+                rows[w].append(_scaling_round(site, n_pages, measured[:w], rds.url, keep))
+                last = rows[w][-1]
+                print(f"  run {r + 1} {w} worker{'s' if w > 1 else ''}: {last['pps']:.1f} pages/s, {last['wall_s']:.1f} s, "
+                      f"per worker {last['fetched']}", flush=True)
+    print(f"\n## 5. scaling per core — {n_pages}-page site, scrapy-redis, each worker pinned to its own core "
+          f"(taskset on the worker and all its children), SKILL3_EXTRACT_WORKERS=1, medians of {runs} (range), interleaved")
+    print(f"placement: workers on cores {','.join(map(str, measured))}; {placement}")
+    res = {}
+    for w, rs in rows.items():
+        pps = [x["pps"] for x in rs]
+        tree = [max(x["tree_mb"]) for x in rs]
+        largest = [max(x["largest_mb"]) for x in rs]
+        overhead = [x["wall_s"] - statistics.mean(x["crawl_s"]) for x in rs]
+        res[w] = {"pps": statistics.median(pps), "pps_range": (min(pps), max(pps)),
+                  "wall_s": statistics.median(x["wall_s"] for x in rs),
+                  "duplicates": max(x["duplicates"] for x in rs), "lost": max(x["lost"] for x in rs),
+                  "twice_fetched": max(x["twice_fetched"] for x in rs), "tree_mb": statistics.median(tree),
+                  "largest_mb": statistics.median(largest), "overhead_s": statistics.median(overhead),
+                  "unpinned": sum(x["unpinned"] for x in rs), "checked": min(x["processes_checked"] for x in rs)}
+        q = res[w]
+        print(f"{w} worker{'s' if w > 1 else ' '}: {spread(pps)} pages/s combined, wall {q['wall_s']:.1f} s "
+              f"(of it start-up + close ≈{q['overhead_s']:.1f} s), duplicates {q['duplicates']}, lost {q['lost']}, "
+              f"fetched twice {q['twice_fetched']}; per worker: whole tree {spread(tree, 0)} MB, largest process "
+              f"{spread(largest, 0)} MB; {q['checked']}+ processes checked, {q['unpinned']} off their core")
+    ratios = [b["pps"] / a["pps"] for a, b in zip(rows[1], rows[2])]
+    res["ratio"] = res[2]["pps"] / res[1]["pps"]
+    print(f"2 workers / 1 worker: {res['ratio']:.2f}× (medians; per interleaved pair {spread(ratios, 2)}×)   (target ≥1.8×)")
+    res["placement"] = placement
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per measurement on the python docs (median)")
@@ -291,6 +514,11 @@ def main() -> None:
     ap.add_argument("--large", type=int, default=20000)
     ap.add_argument("--seekers-bin", default="/tmp/skillseekers-venv/bin/skill-seekers")
     ap.add_argument("--redis-url", default="redis://127.0.0.1:6390/0")
+    ap.add_argument("--scaling-pages", type=int, default=5000, help="generated site of the scaling section")
+    ap.add_argument("--scaling-runs", type=int, default=3, help="interleaved runs of 1 and 2 pinned workers")
+    ap.add_argument("--redis-server", default="redis-server", help="binary the scaling section starts its own Redis with")
+    ap.add_argument("--scaling-redis-port", type=int, default=6391, help="loopback port of that private Redis")
+    ap.add_argument("--keep-logs", action="store_true", help="keep the scaling section's crawl logs and feeds")
     a = ap.parse_args()
     only = set(a.only.split(","))
     if not PYDOCS.is_dir() and only & {"throughput", "seekers"}:
@@ -307,6 +535,8 @@ def main() -> None:
         results["rss"] = bench_rss(a.large_runs, a.small, a.large)
     if "redis" in only:
         results["redis"] = bench_redis(a.large_runs, a.large, a.redis_url)
+    if "scaling" in only:
+        results["scaling"] = bench_scaling(a.scaling_runs, a.scaling_pages, a.redis_server, a.scaling_redis_port, a.keep_logs)
     print("\n" + json.dumps(results, default=str))
 
 
