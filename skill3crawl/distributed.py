@@ -19,8 +19,10 @@ listed in ``ADDONS``). Then:
   output/T/run*.jsonl`` merges them.
 * Closing: :class:`RedisWorkerIdle` keeps an idle worker open while the shared
   queue has requests or another worker is busy (workers heartbeat in
-  ``<key>:workers``), and closes it once everything has been idle for
-  ``SKILL3_REDIS_IDLE_GRACE`` seconds (default 3); a worker that never saw any work
+  ``<key>:workers``). A worker publishes "busy" *before* it takes a request from
+  the queue, so "queue empty and every worker idle" cannot miss a request in
+  someone's hands: a worker closes as soon as it sees that (plus
+  ``SKILL3_REDIS_IDLE_GRACE`` seconds, default 0); a worker that never saw any work
   waits at most ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds (default 60).
 """
 
@@ -164,6 +166,9 @@ class RedisScheduler(_Scheduler):
             return super().enqueue_request(request)
 
     def next_request(self):
+        idle = getattr(getattr(self, "crawler", None), "_skill3_redis_idle", None)
+        if idle is not None:
+            idle.mark_busy()  # before the pop: a request is never in a worker's hands while it reads as idle
         with contained_redis_warnings():
             return super().next_request()
 
@@ -245,19 +250,22 @@ class RedisWorkerIdle:
 
     def __init__(self, crawler):
         self.crawler = crawler
-        self.grace = crawler.settings.getfloat("SKILL3_REDIS_IDLE_GRACE", 3.0)
+        self.grace = crawler.settings.getfloat("SKILL3_REDIS_IDLE_GRACE", 0.0)
         self.max_wait = crawler.settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 60.0) or 60.0
         self.server = server_from_settings(crawler.settings)
         self.idle_since: float | None = None
         self.saw_work = False
         self.closing = False
         self.loop = None
+        self.key: str | None = None
+        self.published_busy: bool | None = None
 
     @classmethod
     def from_crawler(cls, crawler):
         if not redis_enabled(crawler.settings):
             raise NotConfigured
         ext = cls(crawler)
+        crawler._skill3_redis_idle = ext  # the scheduler announces "busy" through it
         crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(ext.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
@@ -289,9 +297,19 @@ class RedisWorkerIdle:
         sched = self.crawler.engine.scheduler
         return len(sched) if sched is not None else 0
 
+    def _publish(self, busy: bool) -> None:
+        self.server.hset(self.key, self.me, json.dumps({"busy": busy, "ts": time.time()}))
+        self.published_busy = busy
+
+    def mark_busy(self) -> None:
+        """Called before each pop from the shared queue: the others see this worker busy before the request
+        leaves the queue, so none of them closes on "queue empty, all idle" while it is being crawled."""
+        if self.key is not None and self.published_busy is not True and not self.closing:
+            self._publish(True)
+
     def _beat(self):
         busy = self._busy()
-        self.server.hset(self.key, self.me, json.dumps({"busy": busy, "ts": time.time()}))
+        self._publish(busy)
         if self._queue_len() > 0:
             slot = getattr(self.crawler.engine, "_slot", None)  # pull shared work now, not at the 5 s heartbeat
             if slot is not None:
@@ -318,7 +336,8 @@ class RedisWorkerIdle:
         return False
 
     def _may_close(self) -> bool:
-        """Queue drained, nobody busy, and idle for the grace period (or ``max_wait`` before any work)."""
+        """Queue drained, nobody busy (and idle for the grace period, default none), or idle for ``max_wait``
+        before any work."""
         if self._queue_len() > 0 or self._others_busy():
             self.idle_since = None
             return False
@@ -329,7 +348,7 @@ class RedisWorkerIdle:
         return now - self.idle_since >= wait
 
     def spider_idle(self, spider):
-        self.server.hset(self.key, self.me, json.dumps({"busy": False, "ts": time.time()}))
+        self._publish(False)
         if self.closing or not self._may_close():
             raise DontCloseSpider
         self.closing = True
