@@ -1,7 +1,8 @@
 """Crawl benchmarks (issue 6): numbers printed as medians of several runs, never asserted.
 
-    PYTHONPATH=$PWD python bench/bench_crawl.py            # everything (≈25 min on 2 cores)
+    PYTHONPATH=$PWD python bench/bench_crawl.py            # everything (≈1.5 h on 2 quiet cores)
     PYTHONPATH=$PWD python bench/bench_crawl.py --only throughput,seekers --runs 3
+    PYTHONPATH=$PWD python bench/bench_crawl.py --only scaling  # 1 vs 2 pinned workers, 5,000 pages
 
 Sites, served on 127.0.0.1 by :class:`tests.docs.sites.SiteServer`:
 Debian's ``python3.11-doc`` HTML (``/usr/share/doc/python3.11/html``, ~530 pages)
@@ -21,8 +22,17 @@ concurrency 16.
 3. rss — memory of the crawl for the 2,000- and 20,000-page sites: the whole process tree
    (crawler + extraction workers + browser processes, summed, sampled every 0.2 s) and the
    largest single process (the crawler's own peak RSS); throughput prints both too.
-4. redis — one vs two scrapy-redis workers on the 20,000-page site (needs
-   ``--redis-url``, default redis://127.0.0.1:6390/0): combined pages/s, duplicates, lost.
+4. redis — one vs two scrapy-redis workers on the 20,000-page site, unpinned: combined
+   pages/s, duplicates, lost, pages fetched twice.
+5. scaling — one vs two scrapy-redis workers, each pinned to its own core (``taskset`` on the
+   worker, inherited by its extraction process; ``SKILL3_EXTRACT_WORKERS=1``), on the generated
+   site served from its own process; with 3+ cores the site server and Redis are pinned to the
+   cores the workers do not use, with 2 they share the workers' cores (the output says which).
+
+Every row prints the median and the range of its runs (``--runs``, ``--large-runs``,
+``--scaling-runs``; 3 by default), runs of the rows compared with each other interleaved.
+Sections 4 and 5 start their own ``redis-server`` on 127.0.0.1:``--redis-port`` (6391) and
+stop it; ``--redis-url`` uses a running one for section 4 instead.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -160,18 +171,25 @@ def extraction_pps(fn, files: list[str], procs: int) -> float:
 
 
 # --------------------------------------------------------------------- sections
+def col(rows: list[dict], key: str) -> list[float]:
+    return [r[key] for r in rows]
+
+
 def bench_throughput(site_url: str, runs: int) -> dict:
     files = [f for f in glob.glob(str(PYDOCS / "**" / "*.html"), recursive=True) if "/_" not in f]
     cores = os.cpu_count() or 1
-    full = [run_crawl(site_url + "/index.html") for _ in range(runs)]
-    bare = [run_crawl(site_url + "/index.html", {"ITEM_PIPELINES": "{}"}) for _ in range(runs)]
-    libs = [extraction_pps(_libs, files, cores) for _ in range(runs)]
-    own = [extraction_pps(_skill3, files, cores) for _ in range(runs)]
-    libs1 = [extraction_pps(_libs, files, 1) for _ in range(max(1, runs - 1))]
+    full, bare, libs, own, libs1 = [], [], [], [], []
+    for _ in range(runs):  # interleaved, so a change in the machine's load touches every row alike
+        full.append(run_crawl(site_url + "/index.html"))
+        bare.append(run_crawl(site_url + "/index.html", {"ITEM_PIPELINES": "{}"}))
+        libs.append(extraction_pps(_libs, files, cores))
+        own.append(extraction_pps(_skill3, files, cores))
+        libs1.append(extraction_pps(_libs, files, 1))
     out = {
         "pages": int(median(full, "pages")),
         "full_crawl_pps": median(full, "crawl_pps"),
         "full_wall_pps": median(full, "wall_pps"),
+        "full_wall_pps_runs": col(full, "wall_pps"),
         "full_tree_mb": median(full, "tree_mb"),
         "full_rss_mb": median(full, "rss_mb"),
         "bare_crawl_pps": median(bare, "crawl_pps"),
@@ -181,18 +199,22 @@ def bench_throughput(site_url: str, runs: int) -> dict:
         "cores": cores,
         "files": len(files),
     }
-    print(f"\n## 1. throughput — python3.11-doc ({out['pages']} pages crawled, {len(files)} files for extraction), medians of {runs}")
-    print(f"full pipeline (scrapy crawl docs)          {out['full_crawl_pps']:6.1f} pages/s crawl phase, {out['full_wall_pps']:6.1f} pages/s wall clock")
-    print(f"  memory: whole process tree {out['full_tree_mb']:.0f} MB peak (sum over {max(r['tree_procs'] for r in full)} processes), "
-          f"largest single process {out['full_rss_mb']:.0f} MB")
-    print(f"bare Scrapy (same spider, no pipelines)    {out['bare_crawl_pps']:6.1f} pages/s")
-    print(f"trafilatura+htmldate alone, {cores} processes   {out['libs_pps_all_cores']:6.1f} pages/s   (1 process: {out['libs_pps_one_core']:.1f})")
-    print(f"skill3 extract_content+page_dates, {cores} proc.  {out['skill3_extract_pps_all_cores']:6.1f} pages/s")
-    print(f"full pipeline / libraries floor            {out['full_crawl_pps'] / out['libs_pps_all_cores']:6.0%}   (target ≥80%)")
+    print(f"\n## 1. throughput — python3.11-doc ({out['pages']} pages crawled, {len(files)} files for extraction), "
+          f"medians of {runs} (range), interleaved")
+    print(f"full pipeline (scrapy crawl docs)          {spread(col(full, 'crawl_pps'))} pages/s crawl phase, "
+          f"{spread(col(full, 'wall_pps'))} wall clock")
+    print(f"  memory: whole process tree {spread(col(full, 'tree_mb'), 0)} MB peak (sum over up to "
+          f"{max(r['tree_procs'] for r in full)} processes), largest single process {spread(col(full, 'rss_mb'), 0)} MB")
+    print(f"bare Scrapy (same spider, no pipelines)    {spread(col(bare, 'crawl_pps'))} pages/s; whole tree "
+          f"{spread(col(bare, 'tree_mb'), 0)} MB, largest process {spread(col(bare, 'rss_mb'), 0)} MB")
+    print(f"trafilatura+htmldate alone, {cores} processes   {spread(libs)} pages/s   (1 process: {spread(libs1)})")
+    print(f"skill3 extract_content+page_dates, {cores} proc.  {spread(own)} pages/s")
+    floor = [f["crawl_pps"] / lib for f, lib in zip(full, libs)]
+    print(f"full pipeline / libraries floor            {statistics.median(floor):6.0%} (per run {min(floor):.0%}–{max(floor):.0%})   (target ≥80%)")
     return out
 
 
-def bench_seekers(site_url: str, runs: int, seekers_bin: str, skill3_wall_pps: float | None) -> dict:
+def bench_seekers(site_url: str, runs: int, seekers_bin: str, skill3_wall: list[float] | None) -> dict:
     if not os.access(seekers_bin, os.X_OK):
         print(f"\n## 2. Skill Seekers — not run: {seekers_bin} missing (python -m venv /tmp/skillseekers-venv && /tmp/skillseekers-venv/bin/pip install skill-seekers)")
         return {}
@@ -202,17 +224,30 @@ def bench_seekers(site_url: str, runs: int, seekers_bin: str, skill3_wall_pps: f
         cmd = [seekers_bin, "create", site_url + "/", "--name", "pydocs", "-o", str(out / "pydocs"), "--enhance-level", "0",
                "--async", "--workers", "10", "--no-rate-limit", "--max-pages", "100000"]
         t = time.monotonic()
-        subprocess.run(cmd, cwd=out, capture_output=True, text=True, timeout=1800)
+        with open(out / "seekers.log", "w") as log:
+            proc = subprocess.Popen(cmd, cwd=out, stdout=log, stderr=subprocess.STDOUT)
+            with TreeSampler(proc.pid, interval=0.2) as tree:
+                try:
+                    _, status, usage = os.wait4(proc.pid, 0)
+                except BaseException:
+                    proc.kill()
+                    raise
         wall = time.monotonic() - t
         summary = out / "pydocs_data" / "summary.json"
         pages = json.loads(summary.read_text())["total_pages"] if summary.exists() else 0
-        rows.append({"pages": pages, "pps": pages / wall})
+        if not pages:
+            tail = (out / "seekers.log").read_text(errors="replace")[-2000:]
+            raise SystemExit(f"Skill Seekers wrote no {summary.relative_to(out)} (exit {os.waitstatus_to_exitcode(status)}):\n{tail}")
+        rows.append({"pages": pages, "pps": pages / wall, "tree_mb": tree.peak_tree / 2**20, "rss_mb": usage.ru_maxrss / 1024})
         shutil.rmtree(out, ignore_errors=True)
-    res = {"pages": int(median(rows, "pages")), "pps": median(rows, "pps")}
-    print(f"\n## 2. Skill Seekers 'create --enhance-level 0 --async --workers 10 --no-rate-limit', medians of {runs}")
-    print(f"Skill Seekers                               {res['pps']:6.1f} pages/s wall clock ({res['pages']} pages)")
-    if skill3_wall_pps:
-        print(f"skill3 full pipeline / Skill Seekers       {skill3_wall_pps / res['pps']:6.1f}×   (target ≥2×, both wall clock)")
+    res = {"pages": int(median(rows, "pages")), "pps": median(rows, "pps"), "pps_runs": col(rows, "pps")}
+    print(f"\n## 2. Skill Seekers 'create --enhance-level 0 --async --workers 10 --no-rate-limit', medians of {runs} (range)")
+    print(f"Skill Seekers                               {spread(col(rows, 'pps'))} pages/s wall clock ({res['pages']} pages); "
+          f"whole tree {spread(col(rows, 'tree_mb'), 0)} MB, largest process {spread(col(rows, 'rss_mb'), 0)} MB")
+    if skill3_wall:
+        ratio = statistics.median(skill3_wall) / res["pps"]
+        print(f"skill3 full pipeline / Skill Seekers       {ratio:6.2f}× (medians; extremes {min(skill3_wall) / max(res['pps_runs']):.2f}–"
+              f"{max(skill3_wall) / min(res['pps_runs']):.2f}×)   (target ≥2×, both wall clock)")
     return res
 
 
@@ -223,16 +258,15 @@ def bench_rss(runs: int, small: int, large: int) -> dict:
         server.routes = bind(generated_site(n, sitemap=True), server.url)
         with server:
             rows = [run_crawl(server.url + "/docs/") for _ in range(runs)]
-        res[n] = {"tree_mb": median(rows, "tree_mb"), "tree_mb_range": (min(r["tree_mb"] for r in rows), max(r["tree_mb"] for r in rows)),
-                  "rss_mb": median(rows, "rss_mb"), "procs": max(r["tree_procs"] for r in rows),
-                  "pps": median(rows, "crawl_pps"), "pages": int(median(rows, "pages"))}
-    print(f"\n## 3. memory of the crawl (full pipeline), generated sites, medians of {runs}")
+        res[n] = {"tree_mb": median(rows, "tree_mb"), "tree_runs": col(rows, "tree_mb"), "rss_mb": median(rows, "rss_mb"),
+                  "rss_runs": col(rows, "rss_mb"), "procs": max(r["tree_procs"] for r in rows),
+                  "pps": median(rows, "crawl_pps"), "pps_runs": col(rows, "crawl_pps"), "pages": int(median(rows, "pages"))}
+    print(f"\n## 3. memory of the crawl (full pipeline), generated sites, medians of {runs} (range)")
     print("whole tree = peak of the RSS summed over the crawler and all its children (sampled every 0.2 s);")
     print("largest process = peak RSS of the single largest process (ru_maxrss, as /usr/bin/time -v reports)")
     for n, r in res.items():
-        lo, hi = r["tree_mb_range"]
-        print(f"{n:6d} pages: whole tree {r['tree_mb']:7.1f} MB ({lo:.0f}–{hi:.0f}, {r['procs']} processes), "
-              f"largest process {r['rss_mb']:7.1f} MB, {r['pps']:6.1f} pages/s ({r['pages']} fetched)")
+        print(f"{n:6d} pages: whole tree {spread(r['tree_runs'])} MB ({r['procs']} processes), "
+              f"largest process {spread(r['rss_runs'])} MB, {spread(r['pps_runs'])} pages/s ({r['pages']} fetched)")
     print(f"ratio {large}/{small}: whole tree {res[large]['tree_mb'] / res[small]['tree_mb']:.2f}×, "
           f"largest process {res[large]['rss_mb'] / res[small]['rss_mb']:.2f}×   (target ≤1.2× whole tree)")
     return res
@@ -241,7 +275,7 @@ def bench_rss(runs: int, small: int, large: int) -> dict:
 def _redis_round(site_url: str, n_pages: int, workers: int, redis_url: str) -> dict:
     key = f"skill3bench:{uuid.uuid4().hex[:8]}"
     tmp = Path(tempfile.mkdtemp(prefix="skill3redis-"))
-    extra = {"SKILL3_REDIS_URL": redis_url, "SKILL3_REDIS_KEY": key, "SKILL3_REDIS_IDLE_GRACE": "2"}
+    extra = {"SKILL3_REDIS_URL": redis_url, "SKILL3_REDIS_KEY": key}
     procs = []
     t = time.monotonic()
     for i in range(workers):
@@ -251,8 +285,9 @@ def _redis_round(site_url: str, n_pages: int, workers: int, redis_url: str) -> d
             cmd = crawl_cmd(None, None, extra, {"role": "worker", "worker_id": f"w{i}"})
         with open(tmp / f"w{i}.log", "w") as log:
             procs.append(subprocess.Popen(cmd, cwd=ROOT, env=env_for(tmp / f"stats{i}.json"), stdout=subprocess.DEVNULL, stderr=log))
-        time.sleep(0.5)
-    codes = [p.wait() for p in procs]
+    with contextlib.ExitStack() as stack:
+        samplers = [stack.enter_context(TreeSampler(p.pid, interval=0.5)) for p in procs]
+        codes = [p.wait() for p in procs]
     wall = time.monotonic() - t
     urls: list[str] = []
     for f in (tmp / "out").glob("run*.jsonl"):
@@ -266,30 +301,35 @@ def _redis_round(site_url: str, n_pages: int, workers: int, redis_url: str) -> d
         r.delete(name)
     shutil.rmtree(tmp, ignore_errors=True)
     return {"codes": codes, "pps": fetched / wall, "fetched": fetched, "items": len(urls),
-            "duplicates": len(urls) - len(set(urls)), "lost": expected - len(set(urls))}
+            "duplicates": len(urls) - len(set(urls)), "lost": expected - len(set(urls)),
+            "tree_mb": max(s.peak_tree for s in samplers) / 2**20, "largest_mb": max(s.peak_single for s in samplers) / 2**20}
 
 
 def bench_redis(runs: int, n_pages: int, redis_url: str) -> dict:
     server = SiteServer()
     server.routes = bind(generated_site(n_pages, sitemap=True), server.url)
-    res = {}
+    rows: dict[int, list[dict]] = {1: [], 2: []}
+    refetched = {1: 0, 2: 0}
     with server:
-        for workers in (1, 2):
-            rows = [_redis_round(server.url, n_pages, workers, redis_url) for _ in range(runs)]
-            refetched = sum(c - runs for c in server.page_hits().values() if c > runs)
-            res[workers] = {"pps": median(rows, "pps"), "duplicates": max(r["duplicates"] for r in rows),
-                            "lost": max(r["lost"] for r in rows), "codes": [r["codes"] for r in rows],
-                            "server_refetches": refetched}
-            server.hits.clear()
-    print(f"\n## 4. scrapy-redis on the {n_pages}-page site, medians of {runs} (wall clock, first start → last exit)")
-    for w, r in res.items():
-        print(f"{w} worker{'s' if w > 1 else ' '}: {r['pps']:6.1f} pages/s combined, duplicates {r['duplicates']}, lost {r['lost']}, "
-              f"pages fetched more than once per run {r['server_refetches']}, exit codes {r['codes']}")
+        for r in range(runs):
+            for workers in ((1, 2) if r % 2 == 0 else (2, 1)):  # interleaved
+                server.hits.clear()
+                rows[workers].append(_redis_round(server.url, n_pages, workers, redis_url))
+                refetched[workers] = max(refetched[workers], sum(1 for c in server.page_hits().values() if c > 1))
+    print(f"\n## 4. scrapy-redis on the {n_pages}-page site, unpinned (both workers on all cores), medians of {runs} (range), "
+          "interleaved (wall clock, first start → last exit)")
+    res = {}
+    for w, rs in rows.items():
+        res[w] = {"pps": median(rs, "pps"), "pps_runs": col(rs, "pps"), "duplicates": max(col(rs, "duplicates")),
+                  "lost": max(col(rs, "lost")), "codes": col(rs, "codes"), "server_refetches": refetched[w]}
+        print(f"{w} worker{'s' if w > 1 else ' '}: {spread(col(rs, 'pps'))} pages/s combined, duplicates {res[w]['duplicates']}, "
+              f"lost {res[w]['lost']}, pages fetched more than once in a run {refetched[w]}, exit codes {res[w]['codes']}; "
+              f"per worker: whole tree {spread(col(rs, 'tree_mb'), 0)} MB, largest process {spread(col(rs, 'largest_mb'), 0)} MB")
     return res
 
 
 # ------------------------------------------------------------------ scaling per core
-def _serve_site(n_pages: int, conn, cpus: list[int] | None) -> None:
+def _serve_site(n_pages: int, conn: Any, cpus: list[int] | None) -> None:
     """The generated site in its own process (pinned to ``cpus`` when given); answers "hits", "clear", "stop"."""
     if cpus:
         os.sched_setaffinity(0, cpus)
@@ -358,7 +398,7 @@ class RedisProcess:
                 break
             except redis.ConnectionError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"redis-server did not start on {self.url} (port taken? --scaling-redis-port)")
+                    raise SystemExit(f"redis-server did not start on {self.url} (port taken? --redis-port)")
                 time.sleep(0.05)
         return self
 
@@ -508,16 +548,16 @@ def bench_scaling(runs: int, n_pages: int, redis_bin: str, redis_port: int, keep
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per measurement on the python docs (median)")
-    ap.add_argument("--large-runs", type=int, default=1, help="runs per measurement on the generated sites")
-    ap.add_argument("--only", default="throughput,seekers,rss,redis")
+    ap.add_argument("--large-runs", type=int, default=3, help="runs per measurement on the generated sites (median and range)")
+    ap.add_argument("--only", default="throughput,seekers,rss,redis,scaling")
     ap.add_argument("--small", type=int, default=2000)
     ap.add_argument("--large", type=int, default=20000)
     ap.add_argument("--seekers-bin", default="/tmp/skillseekers-venv/bin/skill-seekers")
-    ap.add_argument("--redis-url", default="redis://127.0.0.1:6390/0")
+    ap.add_argument("--redis-url", default="", help="a running Redis for the redis section (default: a private one)")
     ap.add_argument("--scaling-pages", type=int, default=5000, help="generated site of the scaling section")
     ap.add_argument("--scaling-runs", type=int, default=3, help="interleaved runs of 1 and 2 pinned workers")
     ap.add_argument("--redis-server", default="redis-server", help="binary the scaling section starts its own Redis with")
-    ap.add_argument("--scaling-redis-port", type=int, default=6391, help="loopback port of that private Redis")
+    ap.add_argument("--redis-port", type=int, default=6391, help="loopback port of the private Redis (sections 4, 5)")
     ap.add_argument("--keep-logs", action="store_true", help="keep the scaling section's crawl logs and feeds")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -529,14 +569,16 @@ def main() -> None:
         if "throughput" in only:
             results["throughput"] = bench_throughput(pydocs.url, a.runs)
         if "seekers" in only:
-            wall = results.get("throughput", {}).get("full_wall_pps")
+            wall = results.get("throughput", {}).get("full_wall_pps_runs")
             results["seekers"] = bench_seekers(pydocs.url, a.runs, a.seekers_bin, wall)
     if "rss" in only:
         results["rss"] = bench_rss(a.large_runs, a.small, a.large)
     if "redis" in only:
-        results["redis"] = bench_redis(a.large_runs, a.large, a.redis_url)
+        with contextlib.ExitStack() as stack:
+            url = a.redis_url or stack.enter_context(RedisProcess(a.redis_server, a.redis_port, None)).url
+            results["redis"] = bench_redis(a.large_runs, a.large, url)
     if "scaling" in only:
-        results["scaling"] = bench_scaling(a.scaling_runs, a.scaling_pages, a.redis_server, a.scaling_redis_port, a.keep_logs)
+        results["scaling"] = bench_scaling(a.scaling_runs, a.scaling_pages, a.redis_server, a.redis_port, a.keep_logs)
     print("\n" + json.dumps(results, default=str))
 
 
