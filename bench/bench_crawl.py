@@ -407,8 +407,26 @@ class RedisProcess:
         self.proc.wait(10)
 
 
+def _schedstat(pid: int) -> dict[int, tuple[int, int]]:
+    """Per thread of ``pid``: (ns on a CPU, ns runnable but waiting for one), from ``/proc/<pid>/task/*/schedstat``."""
+    out = {}
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            run, wait, _ = Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()
+        except (OSError, ValueError):
+            continue
+        out[int(tid)] = (int(run), int(wait))
+    return out
+
+
 class AffinityWatch:
-    """Samples every process of the given trees; records any whose CPU affinity is not its tree's set."""
+    """Samples every process of the given trees; records any whose CPU affinity is not its tree's set, and the
+    CPU time each tree used and spent waiting for its core (last sample of each thread; a thread's last
+    ``interval`` can be missed)."""
 
     def __init__(self, expected: dict[int, set[int]], interval: float = 0.5):
         import threading
@@ -416,6 +434,7 @@ class AffinityWatch:
         self.expected, self.interval = expected, interval
         self.seen: set[int] = set()
         self.wrong: dict[int, set[int]] = {}
+        self.sched: dict[tuple[int, int], tuple[int, int]] = {}  # (root, tid) → (run ns, wait ns)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -432,7 +451,15 @@ class AffinityWatch:
                     self.seen.add(pid)
                     if got != cpus:
                         self.wrong[pid] = got
+                    for tid, v in _schedstat(pid).items():
+                        self.sched[(root, tid)] = v
             self._stop.wait(self.interval)
+
+    def cpu_s(self, root: int) -> tuple[float, float]:
+        """(seconds on a CPU, seconds runnable but waiting for a CPU) of every thread of ``root``'s tree."""
+        run = sum(v[0] for (r, _), v in self.sched.items() if r == root)
+        wait = sum(v[1] for (r, _), v in self.sched.items() if r == root)
+        return run / 1e9, wait / 1e9
 
     def __enter__(self) -> "AffinityWatch":
         self._thread.start()
@@ -495,7 +522,8 @@ def _scaling_round(site: SiteProcess, n_pages: int, cores: list[int], redis_url:
             "twice_fetched": sum(1 for c in hits.values() if c > 1),
             "crawl_s": [float(s.get("elapsed_time_seconds", 0)) for s in stats], "ends_s": ends,
             "tree_mb": [s.peak_tree / 2**20 for s in samplers], "largest_mb": [s.peak_single / 2**20 for s in samplers],
-            "processes_checked": len(watch.seen), "unpinned": len(watch.wrong)}
+            "processes_checked": len(watch.seen), "unpinned": len(watch.wrong),
+            "cpu_s": [watch.cpu_s(p.pid)[0] for p in procs], "waitcpu_s": [watch.cpu_s(p.pid)[1] for p in procs]}
 
 
 def bench_scaling(runs: int, n_pages: int, redis_bin: str, redis_port: int, keep: bool = False) -> dict:
@@ -516,8 +544,9 @@ def bench_scaling(runs: int, n_pages: int, redis_bin: str, redis_port: int, keep
             for w in ((1, 2) if r % 2 == 0 else (2, 1)):  # interleaved, alternating order
                 rows[w].append(_scaling_round(site, n_pages, measured[:w], rds.url, keep))
                 last = rows[w][-1]
+                busy = ", ".join(f"{c:.0f} s on its core + {q:.0f} s waiting for it" for c, q in zip(last["cpu_s"], last["waitcpu_s"]))
                 print(f"  run {r + 1} {w} worker{'s' if w > 1 else ''}: {last['pps']:.1f} pages/s, {last['wall_s']:.1f} s, "
-                      f"per worker {last['fetched']}", flush=True)
+                      f"pages per worker {last['fetched']}, CPU per worker: {busy}", flush=True)
     print(f"\n## 5. scaling per core — {n_pages}-page site, scrapy-redis, each worker pinned to its own core "
           f"(taskset on the worker and all its children), SKILL3_EXTRACT_WORKERS=1, medians of {runs} (range), interleaved")
     print(f"placement: workers on cores {','.join(map(str, measured))}; {placement}")
@@ -527,17 +556,22 @@ def bench_scaling(runs: int, n_pages: int, redis_bin: str, redis_port: int, keep
         tree = [max(x["tree_mb"]) for x in rs]
         largest = [max(x["largest_mb"]) for x in rs]
         overhead = [x["wall_s"] - statistics.mean(x["crawl_s"]) for x in rs]
+        cpu_ms = [1000 * sum(x["cpu_s"]) / max(1, sum(x["fetched"])) for x in rs]
+        starved = [sum(x["waitcpu_s"]) / (x["wall_s"] * w) for x in rs]
         res[w] = {"pps": statistics.median(pps), "pps_range": (min(pps), max(pps)),
                   "wall_s": statistics.median(x["wall_s"] for x in rs),
                   "duplicates": max(x["duplicates"] for x in rs), "lost": max(x["lost"] for x in rs),
                   "twice_fetched": max(x["twice_fetched"] for x in rs), "tree_mb": statistics.median(tree),
                   "largest_mb": statistics.median(largest), "overhead_s": statistics.median(overhead),
-                  "unpinned": sum(x["unpinned"] for x in rs), "checked": min(x["processes_checked"] for x in rs)}
+                  "unpinned": sum(x["unpinned"] for x in rs), "checked": min(x["processes_checked"] for x in rs),
+                  "cpu_ms_per_page": statistics.median(cpu_ms), "waiting_for_core": statistics.median(starved)}
         q = res[w]
         print(f"{w} worker{'s' if w > 1 else ' '}: {spread(pps)} pages/s combined, wall {q['wall_s']:.1f} s "
               f"(of it start-up + close ≈{q['overhead_s']:.1f} s), duplicates {q['duplicates']}, lost {q['lost']}, "
               f"fetched twice {q['twice_fetched']}; per worker: whole tree {spread(tree, 0)} MB, largest process "
-              f"{spread(largest, 0)} MB; {q['checked']}+ processes checked, {q['unpinned']} off their core")
+              f"{spread(largest, 0)} MB; {q['checked']}+ processes checked, {q['unpinned']} off their core; "
+              f"CPU {spread(cpu_ms, 1)} ms per page, runnable but waiting for its core {spread([100 * x for x in starved], 0)}% "
+              "of the wall clock (other load on the core)")
     ratios = [b["pps"] / a["pps"] for a, b in zip(rows[1], rows[2])]
     res["ratio"] = res[2]["pps"] / res[1]["pps"]
     print(f"2 workers / 1 worker: {res['ratio']:.2f}× (medians; per interleaved pair {spread(ratios, 2)}×)   (target ≥1.8×)")
