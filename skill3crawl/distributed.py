@@ -36,6 +36,7 @@ import socket
 import time
 import warnings
 from contextlib import contextmanager
+from typing import Any
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
@@ -165,7 +166,7 @@ class RedisScheduler(_Scheduler):
         with contained_redis_warnings():
             return super().enqueue_request(request)
 
-    def next_request(self):
+    def next_request(self) -> Any:
         idle = getattr(getattr(self, "crawler", None), "_skill3_redis_idle", None)
         if idle is not None:
             idle.mark_busy()  # before the pop: a request is never in a worker's hands while it reads as idle
@@ -248,7 +249,7 @@ def waiting_cap(limit: int) -> int:
 class RedisWorkerIdle:
     """Close an idle worker only when the shared queue is drained and no other worker is busy."""
 
-    def __init__(self, crawler):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.grace = crawler.settings.getfloat("SKILL3_REDIS_IDLE_GRACE", 0.0)
         self.max_wait = crawler.settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 60.0) or 60.0
@@ -261,7 +262,7 @@ class RedisWorkerIdle:
         self.published_busy: bool | None = None
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler: Any) -> RedisWorkerIdle:
         if not redis_enabled(crawler.settings):
             raise NotConfigured
         ext = cls(crawler)
@@ -307,7 +308,7 @@ class RedisWorkerIdle:
         if self.key is not None and self.published_busy is not True and not self.closing:
             self._publish(True)
 
-    def _beat(self):
+    def _beat(self) -> None:
         busy = self._busy()
         self._publish(busy)
         if self._queue_len() > 0:
@@ -347,7 +348,7 @@ class RedisWorkerIdle:
         wait = self.grace if self.saw_work else self.max_wait
         return now - self.idle_since >= wait
 
-    def spider_idle(self, spider):
+    def spider_idle(self, spider: Any) -> None:
         self._publish(False)
         if self.closing or not self._may_close():
             raise DontCloseSpider

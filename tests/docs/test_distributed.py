@@ -183,7 +183,7 @@ def test_closing_one_worker_keeps_the_shared_queue(site, key, tmp_path):
 
 @pytest.mark.redis
 @needs_redis
-def test_a_worker_reads_busy_before_its_request_leaves_the_queue(key):
+def test_a_worker_reads_busy_before_its_request_leaves_the_queue(key: str) -> None:
     """Workers close on "queue empty and every worker idle" without a grace period: that is only safe if a
     worker is published busy before the request it takes has left the queue."""
     from scrapy import Request, Spider
@@ -210,7 +210,7 @@ def test_a_worker_reads_busy_before_its_request_leaves_the_queue(key):
     seen_at_pop = []
     pop = scheduler.queue.pop
 
-    def observed_pop(timeout: int = 0):
+    def observed_pop(timeout: int = 0) -> object:
         seen_at_pop.append(json.loads(other.hget(key + ":workers", "a"))["busy"])  # what another worker reads
         return pop(timeout)
 
