@@ -500,13 +500,13 @@ def _scaling_round(site: SiteProcess, n_pages: int, cores: list[int], redis_url:
             codes.append(p.wait())
             ends.append(time.monotonic() - t)
     wall = max(ends)
-    if any(codes):
+    stats = [json.loads(f.read_text()) if f.exists() else {} for f in (tmp / f"stats{i}.json" for i in range(len(cores)))]
+    fetched = [int(s.get("skill3/pages_fetched", 0)) for s in stats]
+    if codes[0] or any(c and n for c, n in zip(codes, fetched)):  # a worker that got no page exits 1 ("no usable sources")
         raise SystemExit(f"a worker failed ({codes}), logs: {tmp}")
     urls: list[str] = []
     for f in (tmp / "out").glob("run*.jsonl"):
         urls += [json.loads(line)["url"] for line in f.open() if line.strip()]
-    stats = [json.loads((tmp / f"stats{i}.json").read_text()) for i in range(len(cores))]
-    fetched = [int(s.get("skill3/pages_fetched", 0)) for s in stats]
     hits = site.page_hits()
     import redis
 

@@ -23,7 +23,9 @@ listed in ``ADDONS``). Then:
   the queue, so "queue empty and every worker idle" cannot miss a request in
   someone's hands: a worker closes as soon as it sees that (plus
   ``SKILL3_REDIS_IDLE_GRACE`` seconds, default 0); a worker that never saw any work
-  waits at most ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds (default 60).
+  waits at most ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds (default 60), or closes at once when
+  a worker has already closed the crawl as finished (``<key>:done``, removed when a planner
+  publishes a new crawl).
 """
 
 from __future__ import annotations
@@ -178,9 +180,12 @@ def spider_role(spider) -> str:
     return check_role(getattr(getattr(spider, "args", None), "role", None))
 
 
-def publish_config(settings, spider_name: str, args: dict) -> None:
+def publish_config(settings: Any, spider_name: str, args: dict) -> None:
+    """The planner's arguments for the workers; a new crawl is not finished (``<key>:done`` removed first)."""
     server = server_from_settings(settings)
-    server.set(redis_key(settings, spider_name) + ":config", json.dumps(args, sort_keys=True))
+    base = redis_key(settings, spider_name)
+    server.delete(base + ":done")
+    server.set(base + ":config", json.dumps(args, sort_keys=True))
 
 
 def load_config(settings, spider_name: str, wait: float) -> dict:
@@ -319,8 +324,7 @@ class RedisWorkerIdle:
             # the engine re-checks idleness only every 5 s: close as soon as the crawl is done
             from scrapy.utils.defer import deferred_from_coro
 
-            self.closing = True
-            logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
+            self._closing_finished()
             deferred_from_coro(self.crawler.engine.close_spider_async(reason="finished"))
         if busy:
             self.idle_since = None
@@ -336,24 +340,35 @@ class RedisWorkerIdle:
                 return True
         return False
 
+    def _done_key(self) -> str:
+        return redis_key(self.crawler.settings, self.spider.name) + ":done"
+
     def _may_close(self) -> bool:
-        """Queue drained, nobody busy (and idle for the grace period, default none), or idle for ``max_wait``
-        before any work."""
+        """Queue drained, nobody busy (and idle for the grace period, default none); a worker that never saw
+        any work waits up to ``max_wait`` for some, unless a worker has already closed the crawl as finished."""
         if self._queue_len() > 0 or self._others_busy():
             self.idle_since = None
             return False
         now = time.monotonic()
         if self.idle_since is None:
             self.idle_since = now
+        if not self.saw_work and self.server.exists(self._done_key()):
+            return True  # started after the crawl was over: nothing will come
         wait = self.grace if self.saw_work else self.max_wait
         return now - self.idle_since >= wait
+
+    def _closing_finished(self) -> None:
+        """This worker closes on "queue drained, all idle": the crawl is over (workers started later close at once)."""
+        self.closing = True
+        if self.saw_work:
+            self.server.set(self._done_key(), json.dumps({"by": self.me, "ts": time.time()}))
+        logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
 
     def spider_idle(self, spider: Any) -> None:
         self._publish(False)
         if self.closing or not self._may_close():
             raise DontCloseSpider
-        self.closing = True
-        logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
+        self._closing_finished()
 
     def spider_closed(self, spider, reason):
         if self.loop is not None and self.loop.running:

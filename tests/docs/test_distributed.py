@@ -223,3 +223,25 @@ def test_a_worker_reads_busy_before_its_request_leaves_the_queue(key: str) -> No
     finally:
         for client in (other, idle.server, scheduler.server, scheduler.df.server):
             client.close()
+
+
+@pytest.mark.redis
+@needs_redis
+def test_a_worker_started_after_the_crawl_closes_at_once(site, key, tmp_path):
+    """A worker that never gets any work because the crawl is already over does not wait
+    MAX_IDLE_TIME_BEFORE_CLOSE for some."""
+    out = tmp_path / "out"
+    settings = {**_settings(key, tmp_path), "MAX_IDLE_TIME_BEFORE_CLOSE": "90"}
+    planner = _start({"start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 1000, "worker_id": "a"}, settings, tmp_path, "planner")
+    assert planner.wait(120) == 0, _log(tmp_path, "planner")[-3000:]
+    late = _start({"role": "worker", "worker_id": "late"}, settings, tmp_path, "late")
+    try:
+        late.wait(60)  # well under the 90 s a worker without work would otherwise wait
+    except subprocess.TimeoutExpired:
+        pytest.fail("the late worker waited for work in a finished crawl")
+    finally:
+        if late.poll() is None:
+            late.kill()
+            late.wait()
+    assert "queue drained and all workers idle, closing late" in _log(tmp_path, "late")
+    assert len(set(_feeds(out)["run.jsonl"])) == PAGES + 1
