@@ -1,6 +1,6 @@
 """Crawl benchmarks (issue 6): numbers printed as medians of several runs, never asserted.
 
-    PYTHONPATH=$PWD python bench/bench_crawl.py            # everything (≈1.5 h on 2 quiet cores)
+    PYTHONPATH=$PWD python bench/bench_crawl.py            # everything (≈45 min on 2 quiet cores)
     PYTHONPATH=$PWD python bench/bench_crawl.py --only throughput,seekers --runs 3
     PYTHONPATH=$PWD python bench/bench_crawl.py --only scaling  # 1 vs 2 pinned workers, 5,000 pages
 
@@ -30,7 +30,7 @@ concurrency 16.
    cores the workers do not use, with 2 they share the workers' cores (the output says which).
 
 Every row prints the median and the range of its runs (``--runs``, ``--large-runs``,
-``--scaling-runs``; 3 by default), runs of the rows compared with each other interleaved.
+``--scaling-runs``; 3 by default), the runs of a section's rows interleaved.
 Sections 4 and 5 start their own ``redis-server`` on 127.0.0.1:``--redis-port`` (6391) and
 stop it; ``--redis-url`` uses a running one for section 4 instead.
 """
