@@ -1,4 +1,4 @@
-"""The `learn` spider's arguments (DESIGN §3) as one typed model.
+"""The `learn` spider's arguments as one typed model.
 
 Every ``skill3 learn --x-y`` option is ``-a x_y=`` on the spider. Values come in
 as strings from ``scrapy crawl -a``; :func:`parse_args` validates them all and
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -18,8 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.options import SynthOptions
 from synth.vet.redact import redact_urls
 from synth.outdir import output_dir_problem
+from synth.skill.names import topic_slug
 
 MAX_PAGES_LIMIT = 100_000
 DEFAULT_DEPTH_LIMIT = 20
@@ -31,12 +32,6 @@ SECRET_ARGS = frozenset({"brave_key"})
 
 class ArgsError(ValueError):
     """A bad spider argument; ``str()`` is one line naming it."""
-
-
-def topic_slug(topic: str) -> str:
-    """A folder-safe slug: letters and digits of any script (NFKC, lower case), runs of anything else one ``-``."""
-    slug = re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", topic).lower()).strip("-")
-    return re.sub(r"-{2,}", "-", slug)[:64].strip("-")
 
 
 def _split_csv(value: Any) -> list[str]:
@@ -91,7 +86,7 @@ class LearnArgs(BaseModel):
     brave_key: SecretStr | None = None
     package: str | None = None  # pypi:NAME / npm:NAME / crates:NAME pins the registry package the topic is
     role: Literal["main", "worker"] = "main"
-    # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.docs_crawl).
+    # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.docs.crawl).
     depth_limit: int = DEFAULT_DEPTH_LIMIT  # link hops from a start URL / sitemap / llms.txt entry
     sitemap_filter: list[str] = Field(default_factory=list)  # path prefixes
     locales: Literal["skip", "keep"] = "skip"
@@ -255,6 +250,15 @@ class LearnArgs(BaseModel):
         data["brave_key_set"] = self.brave_token() is not None
         return data
 
+    def synth_options(self, today: str | None = None) -> SynthOptions:
+        """The synthesis run this crawl triggers: its feed into its folder, with its topic, cutoff and model."""
+        return SynthOptions(
+            paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic,
+            target_model=self.target_model, cutoff=self.cutoff.month if self.cutoff else self.cutoff_time,
+            llm_provider=self.llm_provider, llm_endpoint=self.llm_endpoint, llm_model=self.llm_model,
+            verify=self.verify, strict_cutoff=self.strict_cutoff, fail_on_findings=self.fail_on_findings, today=today,
+        )
+
 
 def _one_line(exc: ValidationError) -> str:
     err = exc.errors()[0]
@@ -310,3 +314,13 @@ def parse_args(raw: dict[str, Any], *, docs: bool = False, feed_name: str = "run
         raise
     except ValidationError as exc:
         raise ArgsError(_one_line(exc)) from None
+
+
+def checked_args(raw: dict[str, Any], *, docs: bool = False, feed_name: str = "run.jsonl") -> LearnArgs:
+    """:func:`parse_args`, then :meth:`LearnArgs.usage_problem` (what the environment makes unusable,
+    e.g. a hosted model without its key) as an :class:`ArgsError` too: the arguments a crawl can run with."""
+    args = parse_args(raw, docs=docs, feed_name=feed_name)
+    problem = args.usage_problem()
+    if problem:
+        raise ArgsError(problem)
+    return args

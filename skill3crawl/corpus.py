@@ -40,13 +40,14 @@ from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 
+from synth.skill.markdown import FenceTracker
+from synth.urls import url_key
+
 MARKER = "=== SOURCE ==="
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:\s*(.*)$")
 KNOWN_HEADERS = ("url", "title", "date")
 MAX_BODY_BYTES = 5 * 1024 * 1024  # like DOWNLOAD_MAXSIZE for fetched pages
 MAX_LINE_BYTES = 1024 * 1024  # a longer line is read in pieces (its body is then oversized)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_FENCE_FIRST = frozenset(" `~")
 _RAW_TAGS = ("pre", "code", "textarea", "script", "style", "xmp")
 _RAW_TAG = re.compile(r"<(/?)(" + "|".join(_RAW_TAGS) + r")\b[^>]*?(/?)>", re.I)
 _INLINE_CODE = re.compile(r"(`+)[^`].*?\1")  # markdown inline code: `<pre>` there is a mention, not an element
@@ -71,7 +72,7 @@ class CorpusSource:
 class _Body:
     """Where a source's body is: inside a fence, a raw-text element, a comment, an unfinished document."""
 
-    fence: str | None = None
+    fences: FenceTracker = field(default_factory=FenceTracker)
     raw_depth: int = 0
     in_comment: bool = False
     document: bool | None = None  # None until the first non-blank line
@@ -80,13 +81,10 @@ class _Body:
     def feed(self, line: str) -> None:
         if self.document is None and line.strip():
             self.document = bool(_DOCUMENT_START.match(line))
-        fence = _FENCE.match(line) if line[:1] in _FENCE_FIRST else None
-        if self.fence is not None:
-            if fence and fence.group(1)[0] == self.fence[0] and len(fence.group(1)) >= len(self.fence) and not line.strip()[len(fence.group(1)):].strip():
-                self.fence = None
+        if self.fences.open:
+            self.fences.feed(line)
             return
-        if fence and not self.raw_depth and not self.in_comment and not self.document:
-            self.fence = fence.group(1)
+        if not self.raw_depth and not self.in_comment and not self.document and self.fences.feed(line):
             return
         if "<" not in line and not self.in_comment:
             return
@@ -118,7 +116,7 @@ class _Body:
     @property
     def open(self) -> bool:
         """A marker here would be inside the body's own text."""
-        return self.fence is not None or self.raw_depth > 0 or self.in_comment or bool(self.document and not self.document_closed)
+        return self.fences.open or self.raw_depth > 0 or self.in_comment or bool(self.document and not self.document_closed)
 
 
 def _is_boundary(line: str, following: str | None, body: _Body) -> bool:
@@ -272,10 +270,10 @@ class Corpus:
                 self.hidden.append(entry[1])
             elif isinstance(entry, tuple):
                 self.oversized.append(entry[2])
-            elif _url_key(entry.url) in seen:
+            elif url_key(entry.url) in seen:
                 self.duplicates.append(entry.url)
             else:
-                seen.add(_url_key(entry.url))
+                seen.add(url_key(entry.url))
                 self.sources += 1
 
     def __len__(self) -> int:
@@ -301,20 +299,12 @@ class Corpus:
                 raise CorpusError(f"{name}: cannot read {path!r}: {exc.strerror}") from None
 
     def __iter__(self) -> Iterator[CorpusSource]:
+        """The sources in file order, each page (:func:`synth.urls.url_key`) once."""
         seen: set[str] = set()
         for entry in self._entries(keep_bodies=True):
-            if isinstance(entry, CorpusSource) and _url_key(entry.url) not in seen:
-                seen.add(_url_key(entry.url))
+            if isinstance(entry, CorpusSource) and url_key(entry.url) not in seen:
+                seen.add(url_key(entry.url))
                 yield entry
-
-    def __len__(self) -> int:
-        return self.sources
-
-
-def _url_key(url: str) -> str:
-    from skill3crawl.urls import canonical_url
-
-    return canonical_url(url)
 
 
 def read_corpus(path: str | Path, name: str = "input_file") -> Corpus:

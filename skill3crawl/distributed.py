@@ -43,11 +43,15 @@ from typing import Any
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
+from skill3crawl.docs.budget import Claim, Entry, PageBudget, waiting_cap
+
 logger = logging.getLogger(__name__)
 
 ROLES = ("main", "worker")
 HEARTBEAT_SECS = 1.0
 STALE_SECS = 10.0
+IDLE_GRACE = 0.0  # SKILL3_REDIS_IDLE_GRACE: extra seconds all workers are idle before they close
+MAX_IDLE_WAIT = 60.0  # MAX_IDLE_TIME_BEFORE_CLOSE (scrapy-redis's, 0 there = never): a worker's longest wait
 
 
 @contextmanager
@@ -70,6 +74,11 @@ with contained_redis_warnings():
 
 def redis_enabled(settings) -> bool:
     return bool(settings.get("SKILL3_REDIS_URL"))
+
+
+def max_idle_wait(settings: Any) -> float:
+    """Seconds a worker waits for a planner's arguments, or for work it never saw (``MAX_IDLE_TIME_BEFORE_CLOSE``)."""
+    return settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", MAX_IDLE_WAIT) or MAX_IDLE_WAIT
 
 
 def redis_key(settings, spider_name: str) -> str:
@@ -202,17 +211,17 @@ def load_config(settings, spider_name: str, wait: float) -> dict:
         time.sleep(0.2)
 
 
-class RedisSharedState:
-    """Crawl-wide state shared by all workers: the page budget, its waiting list, the seen canonical URLs
-    (the same contract as :class:`skill3crawl.docs_crawl.LocalState`)."""
+class RedisSharedState(PageBudget):
+    """Crawl-wide page budget shared by all workers: the budget count, its waiting list, the claimed and
+    the written canonical keys, in Redis. No window: the shared queue is Redis's, not in memory."""
 
-    def __init__(self, settings, spider_name: str):
+    def __init__(self, settings: Any, spider_name: str):
         self.server = server_from_settings(settings)
         base = redis_key(settings, spider_name)
         self.pages, self.count, self.canonical = base + ":state:pages", base + ":state:count", base + ":state:canonical"
         self.waiting = base + ":state:waiting"
 
-    def claim(self, key: str, limit: int, entry: list) -> str:
+    def claim(self, key: str, limit: int, entry: Entry) -> Claim:
         if not self.server.sadd(self.pages, key):
             return "seen"
         if self.server.incr(self.count) <= limit:
@@ -223,11 +232,11 @@ class RedisSharedState:
             return "waiting"
         return "over"
 
-    def transfer(self, key: str) -> bool:
+    def transfer(self, key: str, entry: Entry | None = None, old_key: str | None = None) -> bool:
         return bool(self.server.sadd(self.pages, key))
 
-    def finish(self, written: bool, limit: int) -> list[list]:
-        """A page finished; one that ended without an item passes its slot to the first waiting page."""
+    def finish(self, written: bool, limit: int, key: str | None = None) -> list[Entry]:
+        """A page that ended without an item passes its slot to the first waiting page."""
         if written:
             return []
         raw = self.server.lpop(self.waiting)
@@ -235,6 +244,24 @@ class RedisSharedState:
             return [json.loads(raw)]  # the released budget slot passes to the waiting page
         self.server.decr(self.count)
         return []
+
+    def pump(self, limit: int) -> list[Entry]:
+        """Waiting pages take the slots that are free (a slot freed while a worker queued a page)."""
+        ready: list[Entry] = []
+        while self.server.llen(self.waiting):
+            if self.server.incr(self.count) > limit:
+                self.server.decr(self.count)
+                break
+            raw = self.server.lpop(self.waiting)
+            if raw is None:  # another worker took it
+                self.server.decr(self.count)
+                break
+            ready.append(json.loads(raw))
+        return ready
+
+    def recover(self) -> int:
+        """Nothing to recover: the requests in flight stay in the shared Redis queue."""
+        return 0
 
     def waiting_count(self) -> int:
         return int(self.server.llen(self.waiting))
@@ -246,18 +273,13 @@ class RedisSharedState:
         return bool(self.server.sismember(self.canonical, key))
 
 
-def waiting_cap(limit: int) -> int:
-    """How many over-budget pages wait to replace pages that end without an item."""
-    return max(limit, 1000)
-
-
 class RedisWorkerIdle:
     """Close an idle worker only when the shared queue is drained and no other worker is busy."""
 
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
-        self.grace = crawler.settings.getfloat("SKILL3_REDIS_IDLE_GRACE", 0.0)
-        self.max_wait = crawler.settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 60.0) or 60.0
+        self.grace = crawler.settings.getfloat("SKILL3_REDIS_IDLE_GRACE", IDLE_GRACE)
+        self.max_wait = max_idle_wait(crawler.settings)
         self.server = server_from_settings(crawler.settings)
         self.idle_since: float | None = None
         self.saw_work = False

@@ -4,16 +4,14 @@ On ``feed_exporter_closed`` (run.jsonl fully stored) :class:`CrawlOutput`
 removes superseded duplicates from run.jsonl and records agreeing URLs, logs
 the summary line, puts the figures in the stats, writes ``crawl.json`` and then
 sends :data:`output_ready`; :class:`SynthTrigger` answers that by calling
-``synth.run.run_synth`` (imported lazily) unless ``synth=0``.
+``SKILL3_SYNTH_FUNCTION`` (``synth.run.run_synth``, loaded lazily) with the spider arguments'
+``SynthOptions`` unless ``synth=0``. Both files are replaced atomically (:mod:`synth.writing`).
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
-import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -22,15 +20,18 @@ from scrapy import signals
 from scrapy.utils.misc import load_object
 
 from skill3crawl.state import get_state
+from synth.writing import atomic_open, atomic_write_text
 
 logger = logging.getLogger(__name__)
 
 output_ready = object()  # signal: run.jsonl and crawl.json are complete
 EXIT_INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
+# SKILL3_SYNTH_FUNCTION: called when the feed closes (unless -a synth=0): run_synth(SynthOptions) -> SynthResult.
+SYNTH_FUNCTION = "synth.run.run_synth"
 
 
 def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]], dedupe: bool = False) -> int:
-    """Drop superseded lines, add agreeing URLs to kept ones (streaming); → lines written.
+    """Drop superseded lines, add agreeing URLs to kept ones (streaming, replaced atomically); → lines written.
 
     ``dedupe`` (a crawl resumed after a kill, whose pages in flight were fetched again): only the first
     line of a URL is kept, and a line cut short by the kill is dropped."""
@@ -41,8 +42,7 @@ def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]
         with path.open("rb") as fh:
             return sum(1 for line in fh if line.strip())
     seen: set[str] = set()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".run.", suffix=".jsonl")
-    with os.fdopen(fd, "w", encoding="utf-8") as out, path.open(encoding="utf-8") as src:
+    with atomic_open(path) as out, path.open(encoding="utf-8") as src:
         for line in src:
             if not line.strip():
                 continue
@@ -62,7 +62,6 @@ def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]
                 line = json.dumps(item, ensure_ascii=False) + "\n"
             out.write(line if line.endswith("\n") else line + "\n")
             written += 1
-    os.replace(tmp, path)
     return written
 
 
@@ -184,7 +183,7 @@ class CrawlOutput:
 
         add_to_crawl_json(crawl, state)  # official sources, the chosen package, release timeline (merged)
         path = Path(args.output_dir) / "crawl.json"
-        path.write_text(json.dumps(crawl, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        atomic_write_text(path, json.dumps(crawl, indent=2, ensure_ascii=False) + "\n")
         self.crawler.signals.send_catch_log(output_ready, crawler=self.crawler)
 
 
@@ -230,14 +229,6 @@ class StartItemsClose:
             self.loop.stop()
 
 
-def _accepts(fn: Any, name: str) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
 class SynthTrigger:
     """Runs synthesis on the finished feed (``-a synth=1``, the default); records its exit code."""
 
@@ -254,7 +245,7 @@ class SynthTrigger:
         state = get_state(self.crawler)
         if args is None or not args.synth or state.exit_code or state.interrupted:
             return
-        path = self.crawler.settings.get("SKILL3_SYNTH_FUNCTION", "synth.run.run_synth")
+        path = self.crawler.settings.get("SKILL3_SYNTH_FUNCTION", SYNTH_FUNCTION)
         try:
             run_synth = load_object(path)
         except (ImportError, NameError, AttributeError, ValueError):
@@ -262,24 +253,12 @@ class SynthTrigger:
             self.crawler.stats.set_value("skill3/synth", "unavailable")
             return
         logger.info("skill3: synthesizing into %s", args.output_dir)
-        kwargs = dict(
-            paths=[str(args.feed_path)],
-            output_dir=str(args.output_dir),
-            topic=args.topic,
-            target_model=args.target_model,
-            cutoff=args.cutoff.month,
-            llm_provider=args.llm_provider,
-            llm_endpoint=args.llm_endpoint,
-            llm_model=args.llm_model,
-            verify=args.verify,
-            strict_cutoff=args.strict_cutoff,
-        )
-        if _accepts(run_synth, "fail_on_findings"):  # -a fail_on_findings=0 turns the exit-3 gate off
-            kwargs["fail_on_findings"] = args.fail_on_findings
-        if _accepts(run_synth, "today"):  # the crawl's "today" (SKILL3_TODAY) also bounds synthesis
-            kwargs["today"] = state.today.isoformat()
+        # the crawl's "today" (SKILL3_TODAY) also bounds synthesis; -a fail_on_findings=0 turns the exit-3 gate off
+        options = args.synth_options(today=state.today.isoformat())
         try:
-            code = run_synth(**kwargs)
+            result = run_synth(options)
+            result.print_outcome()
+            code = result.exit_code
         except Exception as exc:  # a synthesis crash must not lose the crawl; one line, exit 1
             logger.error("skill3: synthesis failed: %s: %s", type(exc).__name__, str(exc).splitlines()[0][:300] if str(exc) else "")
             code = 1

@@ -11,7 +11,7 @@ runs and is removed when it closes. Found with its process gone, the last run
 was killed: Scrapy's request queue and seen-fingerprints files in JOBDIR were
 never closed and are unusable (their index is written at close), so they are
 removed, and the pages the saved state had in flight are requested again,
-first (:meth:`~skill3crawl.docs_crawl.LocalState.recover`).
+first (:meth:`~skill3crawl.docs.budget.LocalState.recover`).
 
 Bound: a page is fetched twice only if it was requested and not finished in
 the last saved state, or requested after it — at most ``SKILL3_PAGE_WINDOW``
@@ -35,6 +35,7 @@ from scrapy.exceptions import NotConfigured
 logger = logging.getLogger(__name__)
 
 MARKER = "skill3.running"
+SAVE_INTERVAL = 1.0  # SKILL3_STATE_SAVE_INTERVAL: seconds between saves of spider.state (at most)
 
 
 def _alive(pid: int) -> bool:
@@ -92,7 +93,7 @@ class JobState:
         jobdir = crawler.settings.get("JOBDIR")
         if not jobdir:
             raise NotConfigured
-        return cls(crawler, Path(jobdir), crawler.settings.getfloat("SKILL3_STATE_SAVE_INTERVAL", 1.0))
+        return cls(crawler, Path(jobdir), crawler.settings.getfloat("SKILL3_STATE_SAVE_INTERVAL", SAVE_INTERVAL))
 
     def save(self) -> None:
         """Save when the crawl moved since the last save, and no more often than every ten times the

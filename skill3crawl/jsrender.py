@@ -29,14 +29,18 @@ from __future__ import annotations
 import logging
 import os
 import re
+from typing import Any
 
 from lxml import html as lxml_html
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 
+from skill3crawl.config import setting_or_env
+
 logger = logging.getLogger(__name__)
 
 MODES = ("auto", "always", "never")
+DEFAULT_MODE = "auto"  # SKILL3_JS
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -121,15 +125,17 @@ def looks_like_app_shell(html: str | bytes) -> bool:
     return len(_visible_text(doc)) <= SHELL_MAX_TEXT
 
 
-def js_mode(settings) -> str:
-    mode = str(settings.get("SKILL3_JS") or "auto").strip().lower()
+def js_mode(settings: Any) -> str:
+    """``SKILL3_JS``: auto (the default), always or never; ValueError for anything else."""
+    mode = str(settings.get("SKILL3_JS") or DEFAULT_MODE).strip().lower()
     if mode not in MODES:
         raise ValueError(f"SKILL3_JS must be one of auto, always, never (got {mode!r})")
     return mode
 
 
-def chromium_path(settings) -> str:
-    return settings.get("SKILL3_CHROMIUM") or os.environ.get("SKILL3_CHROMIUM") or DEFAULT_CHROMIUM
+def chromium_path(settings: Any) -> str:
+    """``-s SKILL3_CHROMIUM=…``, else the environment variable, else the system's Chromium."""
+    return setting_or_env(settings, "SKILL3_CHROMIUM") or DEFAULT_CHROMIUM
 
 
 class JsRenderAddon:

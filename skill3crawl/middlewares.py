@@ -47,10 +47,14 @@ def parse_retry_after(value: bytes | str | None, now: datetime | None = None) ->
     return max(0.0, (when - now).total_seconds())
 
 
+MAX_CRAWL_DELAY = 60.0  # SKILL3_MAX_CRAWL_DELAY: seconds; a longer robots.txt Crawl-delay is capped
+RETRY_AFTER_MAX = 60.0  # SKILL3_RETRY_AFTER_MAX: seconds; a longer Retry-After is not waited for
+
+
 class CrawlDelayMiddleware:
     def __init__(self, crawler: Any):
         self.crawler = crawler
-        self.max_delay = crawler.settings.getfloat("SKILL3_MAX_CRAWL_DELAY", 60.0)
+        self.max_delay = crawler.settings.getfloat("SKILL3_MAX_CRAWL_DELAY", MAX_CRAWL_DELAY)
         self.user_agent = crawler.settings.get("ROBOTSTXT_USER_AGENT") or crawler.settings.get("USER_AGENT")
         self.delays: dict[str, float] = {}
         crawler.signals.connect(self.robots_parsed, signal=signals.robots_parsed)
@@ -102,7 +106,7 @@ def is_dns_failure(exc: BaseException) -> bool:
 class RetryAfterMiddleware(RetryMiddleware):
     def __init__(self, settings: Any):
         super().__init__(settings)
-        self.max_wait = settings.getfloat("SKILL3_RETRY_AFTER_MAX", 60.0)
+        self.max_wait = settings.getfloat("SKILL3_RETRY_AFTER_MAX", RETRY_AFTER_MAX)
 
     def process_exception(self, request: Any, exception: Exception) -> Any:
         if is_dns_failure(exception):  # never retried (DNSLookupError is an OSError, which is retried)

@@ -1,6 +1,6 @@
 """The network guard: never fetch loopback, private, link-local or metadata addresses.
 
-Two layers (DESIGN §3):
+Two layers:
 
 * :class:`NetworkGuardMiddleware` (downloader middleware, before robots.txt) rejects
   IP-literal targets in blocked ranges — in every spelling ``getaddrinfo``
@@ -37,6 +37,8 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.interfaces import IHostnameResolver, IHostResolution, IResolutionReceiver
 from zope.interface import implementer, provider
+
+from skill3crawl.discovery.search import brave_endpoint, searxng_url
 
 logger = logging.getLogger(__name__)
 
@@ -131,10 +133,8 @@ def trusted_endpoints(settings: Any = None, proxies: bool = True) -> set[tuple[s
     """(host, port) of configured services: the search API, SKILL3_TRUSTED_ENDPOINTS and (for the
     resolver, which also resolves the proxy the crawler connects to) the proxies. A crawled URL
     that names a proxy's address is crawl input like any other, so the middleware leaves proxies out."""
-    urls: list[str] = []
-    brave = os.environ.get("BRAVE_SEARCH_URL") or (settings.get("BRAVE_SEARCH_URL") if settings is not None else None)
-    urls.append(brave or "https://api.search.brave.com/")
-    searx = os.environ.get("SEARXNG_URL") or (settings.get("SEARXNG_URL") if settings is not None else None)
+    urls = [brave_endpoint(settings)]
+    searx = searxng_url(settings)
     if searx:  # a self-hosted SearXNG is configured by the user, often on loopback or a private network
         urls.append(str(searx))
     if proxies:

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from twisted.internet import task
 
 logger = logging.getLogger(__name__)
+
+INTERVAL = 10.0  # SKILL3_PROGRESS_INTERVAL: seconds between progress lines (0: none)
 
 
 def dropped_by_reason(stats: dict) -> dict[str, int]:
@@ -46,8 +49,8 @@ class Progress:
         self.last = (0.0, 0)
 
     @classmethod
-    def from_crawler(cls, crawler):
-        interval = crawler.settings.getfloat("SKILL3_PROGRESS_INTERVAL", 10.0)
+    def from_crawler(cls, crawler: Any) -> "Progress":
+        interval = crawler.settings.getfloat("SKILL3_PROGRESS_INTERVAL", INTERVAL)
         if interval <= 0:
             raise NotConfigured
         ext = cls(crawler, interval)

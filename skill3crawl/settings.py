@@ -1,4 +1,9 @@
-"""Scrapy settings for skill3: polite by default (DESIGN §3, issue 2)."""
+"""Scrapy settings for skill3: polite by default.
+
+Only what differs from Scrapy's defaults. skill3's own settings (``SKILL3_*``) are not
+listed here: each component reads its own with its default, defined once beside it
+(e.g. ``SKILL3_PAGE_WINDOW`` in :mod:`skill3crawl.docs.budget`); ``-s NAME=VALUE`` sets any.
+"""
 
 BOT_NAME = "skill3"
 SPIDER_MODULES = ["skill3crawl.spiders"]
@@ -9,29 +14,23 @@ USER_AGENT = "skill3/0.1 (+https://github.com/skill3/skill3; polite docs crawler
 ROBOTSTXT_OBEY = True
 
 # Politeness
-CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
 DOWNLOAD_DELAY = 0.5
-DOWNLOAD_DELAY_JITTER = 0.5  # ±50% (RANDOMIZE_DOWNLOAD_DELAY is deprecated in 2.19)
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
-AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 5 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
-RETRY_ENABLED = True
 RETRY_TIMES = 3
-RETRY_HTTP_CODES = [429, 500, 502, 503, 504, 522, 524, 408]
 
 # Off: nothing listens on a port during a crawl.
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 
-# HTTP cache, 7-day expiry: on for the direct (docs-mode) crawl only; search results are never cached.
-HTTPCACHE_ENABLED = False
+# HTTP cache, 7-day expiry: on for the direct (docs-mode) crawl only (skill3crawl.docs.crawl.apply_docs_settings);
+# search results are never cached.
 HTTPCACHE_EXPIRATION_SECS = 7 * 24 * 3600
-HTTPCACHE_DIR = "httpcache"
 HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
 # Private: the cache folder is 0700 and its files 0600 (cached bodies can hold secrets).
 HTTPCACHE_STORAGE = "skill3crawl.httpcache.PrivateFilesystemCacheStorage"
@@ -41,14 +40,6 @@ FEED_EXPORT_ENCODING = "utf-8"
 FEED_STORAGES = {"": "skill3crawl.feedstorage.UnbufferedFileFeedStorage", "file": "skill3crawl.feedstorage.UnbufferedFileFeedStorage"}
 LOG_LEVEL = "INFO"
 LOG_FORMATTER = "skill3crawl.logformatter.Skill3LogFormatter"
-
-# Never crawl loopback/private/link-local/metadata addresses unless this is set
-# (the env var SKILL3_ALLOW_PRIVATE_NETWORKS also enables it).
-SKILL3_ALLOW_PRIVATE_NETWORKS = False
-
-# Link following stays shallow; max_pages (-a) bounds the pages written.
-DEPTH_LIMIT = 3
-DEPTH_STATS_VERBOSE = False
 
 ITEM_PIPELINES = {
     "skill3crawl.pipelines.ContentPipeline": 100,  # main content, secrets redacted: they never reach run.jsonl
@@ -68,18 +59,6 @@ EXTENSIONS = {
     # With JOBDIR: spider.state saved every SKILL3_STATE_SAVE_INTERVAL seconds, so a killed crawl resumes.
     "skill3crawl.jobstate.JobState": 540,
 }
-SKILL3_STATE_SAVE_INTERVAL = 1.0
-# A host is build-dated when at least this many of its pages share one date and that date is on at least
-# this share of its pages (its pages' date then says nothing about change).
-SKILL3_BUILD_DATE_MIN_PAGES = 5
-SKILL3_BUILD_DATE_SHARE = 0.6
-# Per-page CPU work (trafilatura, htmldate, extruct): 0 = inline, N = N worker processes.
-SKILL3_EXTRACT_WORKERS = 0
-# Direct (docs-mode) crawls: at most this many pages requested and not yet finished; the rest wait
-# as compact entries (bounded memory for sitemaps of 100,000 URLs).
-SKILL3_PAGE_WINDOW = 1000
-# Seconds the query planner may wait for the model.
-SKILL3_PLANNER_TIMEOUT = 120
 
 DOWNLOADER_MIDDLEWARES = {
     # Before robots.txt (100): a blocked target is never contacted, not even for robots.txt.
@@ -98,24 +77,13 @@ DOWNLOADER_MIDDLEWARES = {
 }
 # Checks the addresses names resolve to when the crawler connects (network guard).
 TWISTED_DNS_RESOLVER = "skill3crawl.netguard.GuardedResolver"
-# {"name" or "*.suffix": "ip"}: pin names to addresses (like curl --resolve); still guarded.
-SKILL3_RESOLVE = {}
-# Extra trusted endpoints (URLs) besides BRAVE_SEARCH_URL and the proxies.
-SKILL3_TRUSTED_ENDPOINTS = []
-SKILL3_RETRY_AFTER_MAX = 60
-SKILL3_MAX_CRAWL_DELAY = 60
 # The search API gets its own slot: one request at a time, at most one per second.
 DOWNLOAD_SLOTS = {"skill3-search-api": {"concurrency": 1, "delay": 1.0, "jitter": 0.0}}
-# Fewer unique search results than this → also crawl the authoritative hosts / start URLs directly.
-SKILL3_MIN_SEARCH_RESULTS = 5
-# Called when the feed closes (unless -a synth=0): run_synth(paths=[…], output_dir=…, …) -> exit code.
-SKILL3_SYNTH_FUNCTION = "synth.run.run_synth"
 # Only HTTP(S) is ever fetched (the network guard also refuses other schemes).
 DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}
 
-# Large crawls (issue 6): JS rendering via scrapy-playwright (-s SKILL3_JS=auto|always|never)
+# Large crawls: JS rendering via scrapy-playwright (-s SKILL3_JS=auto|always|never)
 # and the scrapy-redis profile (-s SKILL3_REDIS_URL=redis://…), both as add-ons.
-SKILL3_JS = "auto"
 ADDONS = {
     "skill3crawl.jsrender.JsRenderAddon": 100,
     "skill3crawl.distributed.RedisAddon": 110,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
+from skill3crawl import sitedates
 from skill3crawl.sitedates import SiteDates
 
 
@@ -31,6 +32,7 @@ class CrawlState:
 
 
 def get_state(crawler: Any) -> CrawlState:
+    """The crawler's one :class:`CrawlState` (made on first use, from its settings)."""
     state = getattr(crawler, "_skill3_state", None)
     if state is None:
         state = CrawlState()
@@ -38,6 +40,7 @@ def get_state(crawler: Any) -> CrawlState:
         if today:
             state.today = date.fromisoformat(str(today))
         settings = crawler.settings
-        state.site_dates = SiteDates(settings.getint("SKILL3_BUILD_DATE_MIN_PAGES", 5), settings.getfloat("SKILL3_BUILD_DATE_SHARE", 0.6))
+        state.site_dates = SiteDates(settings.getint("SKILL3_BUILD_DATE_MIN_PAGES", sitedates.MIN_PAGES),
+                                     settings.getfloat("SKILL3_BUILD_DATE_SHARE", sitedates.SHARE))
         crawler._skill3_state = state
     return state

@@ -20,7 +20,7 @@ Tokens are counted with a documented heuristic, no tokenizer download:
 BPE vocabularies (OpenAI, Gemma, Llama), fewer for code and non-Latin text, so
 3.5 over-estimates on purpose: a bundle that fits by this count fits the model.
 
-The bundle itself follows the seed SPEC §4.1.1 shape (``skill_name``,
+The bundle itself has this shape (``skill_name``,
 ``target_model``, ``cutoff``, ``sources[]`` with url, authority, published,
 post_cutoff, recency_weight, combined_score, consensus_count, excerpts,
 code_blocks).
@@ -63,15 +63,15 @@ from synth.delta.changes import (
 )
 from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
 from synth.delta.timeline import Timeline, parse_day
-from synth.item import SourceItem, check_fields
+from synth.item import SourceItem, check_fields, fields_from_json
 from synth.scoring import combined_score, normalize_host
+from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-CHARS_PER_TOKEN = 3.5
 DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_SOURCES = 12
 CANDIDATES_PER_SOURCE = 4  # heap keeps max_sources × this many items
-STRUCTURE_ONLY_BELOW = 0.5  # DESIGN §5: below this, structure only
+STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few MiB at most
 MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 MAX_REPORTED_MALFORMED = 20
@@ -83,11 +83,6 @@ RELEVANCE_FLOOR = 0.4  # rank factor of a page that matches no query term
 
 class BundleError(ValueError):
     """Bad input for synthesis (exit 2); the message is one line."""
-
-
-def estimate_tokens(text: str) -> int:
-    """Conservative token count without a tokenizer: ``ceil(chars / 3.5)``."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
 
 
 # --------------------------------------------------------------------------- reading
@@ -165,6 +160,12 @@ def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: s
                         report.lines += 1
                         report.note_malformed(where, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
                     continue
+                fields = fields_from_json(raw)  # parsed and checked in one call; None: read it the long way
+                if fields is not None:
+                    if report is not None:
+                        report.lines += 1
+                    yield where, SourceItem(**fields)
+                    continue
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError:
@@ -209,6 +210,10 @@ def _vote_items(paths: list[str], skipped: set[str], may_vote=None) -> Iterator[
                 except UnicodeDecodeError:
                     line = raw.decode("utf-8", "replace")
                 if not line.strip() or (may_vote is not None and not may_vote(line)):
+                    continue
+                fields = fields_from_json(raw)
+                if fields is not None:
+                    yield fields
                     continue
                 try:
                     data = _loads(line)
@@ -385,6 +390,18 @@ class _Heap:
     def ranked(self) -> list[Candidate]:
         return sorted((e[2] for e in self._heap), key=Candidate.rank_key)
 
+    def full(self) -> bool:
+        return len(self._heap) >= self.k
+
+    def __contains__(self, url: str) -> bool:
+        return url in self._by_url
+
+    def below_worst(self, best_rank_score: float) -> bool:
+        """True when a page without change entries whose rank score is at most ``best_rank_score`` cannot enter
+        the full heap (its key ranks strictly after the worst kept: ``push`` would refuse it)."""
+        worst = self._heap[0][0].v
+        return not worst[0] or best_rank_score < -worst[1]
+
 
 class _Reverse:
     """Reverses ordering so heapq's root is the worst-ranked candidate."""
@@ -416,10 +433,13 @@ class _Votes:
         self._inverted: dict[tuple, list[int]] = defaultdict(list)
         self._all: set[tuple] = set()
         self._short: set[tuple] = set()  # shingles of candidate snippets under 3 words (1- or 2-word tuples)
+        self._low_authority: set[int] = set()  # clusters holding a snippet of a candidate below AUTHORITATIVE
 
     def add_candidate_snippet(self, text: str, host: str, authority: float) -> int:
         verdict = self.index.add(text, host, authority)
         cid = verdict.cluster
+        if authority < AUTHORITATIVE:
+            self._low_authority.add(cid)
         if cid not in self.rep:
             sh = fast_shingles(text)
             self.rep[cid] = sh
@@ -483,8 +503,24 @@ class _Votes:
                 hosts = self.hosts[cid]
                 if len(hosts) < MAX_HOSTS_PER_CLUSTER:
                     hosts.add(independent_host(host))
-            elif j >= VARIANT and authority >= AUTHORITATIVE:
+                    self._retire_if_decided(cid)
+            elif j >= VARIANT and authority >= AUTHORITATIVE and cid not in self.authoritative_variant:
                 self.authoritative_variant.add(cid)
+                self._retire_if_decided(cid)
+
+    def _retire_if_decided(self, cid: int) -> None:
+        """Stop looking for votes on a cluster no further line can change: its host count is at the cap, and an
+        authoritative variant is already known or no low-authority candidate would be dropped for one. Its shingles
+        leave the index (those no other cluster shares), so lines that only it could match are skipped unparsed."""
+        if len(self.hosts[cid]) < MAX_HOSTS_PER_CLUSTER or (cid in self._low_authority and cid not in self.authoritative_variant):
+            return
+        for s in self.rep[cid]:
+            owners = self._inverted[s]
+            if cid in owners:
+                owners.remove(cid)
+                if not owners:
+                    self._all.discard(s)
+                    self._short.discard(s)
 
     def agreement(self, cid: int) -> int:
         return max(1, len(self.hosts.get(cid, ())))
@@ -568,6 +604,22 @@ def rank_sources(
             timeline.add(version, day, "page", item.final_url or item.url)
         tf, length = bm.observe(_page_text(item))
         build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
+        if not changes and heap.full() and (item.final_url or item.url) not in heap:
+            # Most pages cannot enter the full heap: bound the rank score as if the page were not boilerplate (what
+            # ``score_item`` + ``Candidate.rescore`` compute is this times a factor ≤ 1), and only score the rest.
+            published = parse_day(item.published)
+            if published is not None and published > today:
+                report.dropped["future_dated"] += 1
+                continue
+            f = page_freshness(published, changes, build_dated=bool(build_date), cutoff_start=cutoff_start, today=today,
+                               strict=strict)
+            if f.drop_reason:
+                report.dropped[f.drop_reason] += 1
+                continue
+            auth = max(0.0, min(1.0, float(item.authority)))
+            rel = RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * bm.relevance(tf, length)
+            if heap.below_worst(round(combined_score(auth, f.recency_weight) * f.delta_factor * 1.0 * rel, 6)):
+                continue
         c, reason = score_item(item, cutoff_start, today, strict, timeline=timeline, build_date=build_date, changes=changes)
         if c is None:
             report.dropped[reason or "dropped"] += 1

@@ -1,4 +1,4 @@
-"""Vetting and lint inside synthesis (DESIGN §5, issues 4 and 5): the two hooks of ``synth.run``.
+"""Vetting and lint inside synthesis: the two hooks of ``synth.run``.
 
 Input side (``vet_input``), after ranking and before selection or any model call:
 every candidate source is redacted in place (title, excerpts, code blocks, also the
@@ -33,8 +33,11 @@ from typing import Any, Callable
 
 from rich.console import Console
 
+from synth.console import print_warning
+
 from synth.lint import Facts, LintResult, lint_text
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
+from synth.skill.markdown import LINK
 from synth.vet import (
     AllSourcesQuarantined,
     CorrectionResult,
@@ -60,13 +63,9 @@ class LintFailure(Exception):
 
 
 def _say(err: Console, warnings: list[str], msg: str, loud: bool = False) -> None:
+    """Print the warning and keep it for run.json's ``warnings``."""
     warnings.append(msg)
-    if loud:
-        from rich.text import Text
-
-        err.print(Text(f"skill3 synth: warning: {msg}", style="bold yellow"))
-    else:
-        err.print(f"skill3 synth: warning: {msg}", markup=False)
+    print_warning(err, msg, loud=loud)
 
 
 # --------------------------------------------------------------------------- input side
@@ -120,9 +119,6 @@ def _lint_lines(findings: list) -> list[str]:
     return [f"{f.rule} {f.file}:{f.line}: {f.message}" if f.line else f"{f.rule} {f.file}: {f.message}" for f in findings]
 
 
-_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|[^)\s]*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
-
-
 def unlink_dangling(skill: Skill, findings: list, ctx: SkillContext) -> tuple[Skill, list[str]]:
     """The deterministic fix for L1 on SKILL.md: a markdown link to a file the skill does not
     contain keeps its text and loses the link. Then the post-processor runs again."""
@@ -137,15 +133,15 @@ def unlink_dangling(skill: Skill, findings: list, ctx: SkillContext) -> tuple[Sk
     fixes: list[str] = []
 
     def repl(m: re.Match) -> str:
-        target = m.group(3).strip("<>").split("#", 1)[0].split("?", 1)[0]
+        target = m.group("target").strip("<>").split("#", 1)[0].split("?", 1)[0]
         norm = re.sub(r"^\./", "", target)
         if norm not in missing:
             return m.group(0)
         fixes.append(f"unlinked {norm} (not in the skill)")
-        return "" if m.group(1) else m.group(2)  # an image of a missing file goes; a link keeps its text
+        return "" if m.group("bang") else m.group("text")  # an image of a missing file goes; a link keeps its text
 
     text = skill.skill_md()
-    new = _LINK.sub(repl, text)
+    new = LINK.sub(repl, text)
     if new == text:
         return skill, []
     try:

@@ -1,32 +1,42 @@
-"""The `skill3` command line (typer). Commands read like the README."""
+"""The `skill3` command line (typer): synth's commands. Commands read like the README.
+
+The ``skill3`` console script is :mod:`skill3.cli`, which adds the crawl side's ``learn``;
+``python -m synth.cli`` has every command but ``learn`` and never imports Scrapy.
+"""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import typer
 
-app = typer.Typer(
-    name="skill3",
-    help="Keep AI agents current: learn what changed after a model's cutoff and compile it into a vetted Agent Skill.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+from synth import cli_lint, cli_models, cli_synth, cli_vet
 
 
-@app.callback()
 def _root() -> None:
     """skill3: crawl → synthesize → lint → vet."""
 
 
-from synth import cli_lint, cli_models, cli_synth, cli_vet  # noqa: E402  (each registers its commands)
+def make_app(*first: Callable[[typer.Typer], None]) -> typer.Typer:
+    """A `skill3` app: the commands ``first`` registers (listed first in --help), then synth's own."""
+    app = typer.Typer(
+        name="skill3",
+        help="Keep AI agents current: learn what changed after a model's cutoff and compile it into a vetted Agent Skill.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    app.callback()(_root)
+    for register in (*first, cli_synth.register, cli_lint.register, cli_vet.register, cli_models.register):
+        register(app)
+    return app
 
-cli_synth.register(app)
-cli_lint.register(app)
-cli_vet.register(app)
-cli_models.register(app)
+
+app = make_app()
 
 
 def main() -> None:
+    """Run synth's commands (``python -m synth.cli``)."""
     app()
 
 

@@ -1,6 +1,6 @@
 """Consensus over snippets (code blocks and claim sentences) across independent hosts.
 
-Schema-free (DESIGN §5): a snippet is trusted when it recurs across independent
+Schema-free: a snippet is trusted when it recurs across independent
 hosts; near-duplicates count (MinHash LSH finds candidates, an exact Jaccard
 check over the shingle sets confirms); a snippet that is a *variant* of one an
 authoritative source (≥0.8) published — similar, but not the same — conflicts
@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from datasketch import MinHash, MinHashLSH
+
+from synth.skill.markdown import heading_title
 
 AUTHORITATIVE = 0.8
 SAME = 0.8  # exact Jaccard at or above: the same snippet
@@ -77,7 +79,7 @@ def claim_sentences(excerpts: list[str], limit: int = MAX_CLAIMS_PER_ITEM) -> li
     """Claim-like sentences from prose excerpts (headings and short fragments skipped)."""
     out: list[str] = []
     for para in excerpts:
-        if para.lstrip().startswith("#"):
+        if heading_title(para) is not None:
             continue
         for sentence in _SENTENCE.split(para.strip()):
             if len(sentence) >= MIN_CLAIM_CHARS:

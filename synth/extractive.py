@@ -16,8 +16,8 @@ import re
 
 from synth.bundle import STRUCTURE_ONLY_BELOW
 from synth.consensus import claim_sentences
-from synth.postprocess import display_topic
-from synth.skill.markdown import CITATION
+from synth.skill.names import display_topic
+from synth.skill.markdown import CITATION, fence_for, heading_title
 from synth.vet.screen import screen_markdown
 
 MAX_INSTRUCTIONS = 18
@@ -44,13 +44,9 @@ def _quote(sentence: str) -> str:
 
 
 def _headings(excerpts: list[str]) -> list[str]:
-    return [e.lstrip("#").strip() for e in excerpts
-            if e.lstrip().startswith("#") and e.lstrip("#").strip() and not _flagged(e)]
-
-
-def _fence_for(code: str) -> str:
-    longest = max((len(m) for m in re.findall(r"`{3,}", code)), default=2)
-    return "`" * max(3, longest + 1)
+    """The titles of the heading excerpts (read by ``heading_title``) that the screen does not flag."""
+    titles = ((heading_title(e), e) for e in excerpts)
+    return [t for t, e in titles if t and not _flagged(e)]
 
 
 MAX_DELTA_INSTRUCTIONS = 48
@@ -69,7 +65,7 @@ def _entry_text(excerpt: str, tag: str) -> str:
     text = " ".join(text.lstrip(": ").split())
     text = _MARKER_SENTENCE.sub("", text).strip()
     text = _MARKER_PREFIX.sub("", text)
-    text = re.sub(r"^#+\s*", "", text)
+    text = heading_title(text) or text
     text = text.replace("¶", "").strip()
     if len(text) > MAX_DELTA_CHARS:
         text = text[: MAX_DELTA_CHARS - 1].rsplit(" ", 1)[0] + "…"
@@ -145,7 +141,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
     undated = [s for s in sources if not s.get("published") and not s.get("build_date")]
     if not any(s.get("post_cutoff") for s in sources) and not undated:
         return _nothing_new_skill(bundle, topic=topic, name=name)
-    # Claims and code only from sources at or above the structure-only line (DESIGN §5), fresh ones first.
+    # Claims and code only from sources at or above the structure-only line (STRUCTURE_ONLY_BELOW), fresh ones first.
     usable = [s for s in sources if float(s.get("authority", 0)) >= STRUCTURE_ONLY_BELOW] or sources
     fresh = [s for s in usable if s.get("post_cutoff")] or [s for s in usable if s in undated] or undated
     instructions: list[str] = []
@@ -230,7 +226,8 @@ def _examples(fresh: list[dict]) -> list[str]:
     for s in fresh:
         langs = s.get("code_languages") or [""] * len(s.get("code_blocks", []))
         for code, lang in zip(s.get("code_blocks", []), langs):
-            if _flagged(f"```\n{code}\n```"):
+            fence = fence_for(code)  # screened as it is written: a fence the code cannot close
+            if _flagged(f"{fence}\n{code}\n{fence}"):
                 continue
             key = " ".join(code.split())
             if key in blocks:
@@ -239,7 +236,7 @@ def _examples(fresh: list[dict]) -> list[str]:
             else:
                 blocks[key] = ([s], code, lang)
     for srcs, code, lang in list(blocks.values())[:MAX_EXAMPLES]:
-        fence = _fence_for(code)
+        fence = fence_for(code)
         origin = ", ".join(f"{_quote(' '.join(_title(s).split()))} [{s['n']}]" for s in srcs)
         examples.append(f"From {origin}:\n\n{fence}{re.sub(r'[^A-Za-z0-9_+-]', '', lang or '')}\n{code.rstrip()}\n{fence}")
     return examples

@@ -1,6 +1,6 @@
 """The source item: the one record type that flows from the crawl to synthesis.
 
-One JSON line per page in ``run.jsonl`` (DESIGN §4). Fields are written in
+One JSON line per page in ``run.jsonl``. Fields are written in
 declaration order (itemadapter supports dataclasses).
 """
 
@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Annotated, Any, Optional
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+from typing_extensions import NotRequired, TypedDict
 
 # Caps on what one item may carry when read back (a crawl writes far less: 200 excerpts of
 # 4,000 characters, 100 code blocks of a page capped at 5 MiB). Longer lists and texts are cut.
@@ -16,12 +19,6 @@ MAX_URL_CHARS = 8192
 MAX_SHORT_CHARS = 4096  # title, host, topic, dates, query, ...
 MAX_LIST_ENTRIES = 1000  # excerpts, code blocks, agreeing URLs, fingerprints
 MAX_TEXT_CHARS = 1_000_000  # one excerpt or code block
-
-
-@dataclass
-class CodeBlock:
-    text: str
-    language: str = ""
 
 
 _FIELD_NAMES: dict[type, frozenset[str]] = {}  # from_dict runs once per line of a run: compute the names once
@@ -107,7 +104,7 @@ def _check(name: str, kind: str, value: Any) -> Any:
             raise ValueError(f"'{name}' is longer than {cap} characters")
         return value
     if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
             raise ValueError(f"'{name}' is {_type_name(value)}, not a finite number")
         return float(value)
     if kind == "int":
@@ -143,6 +140,14 @@ def _check(name: str, kind: str, value: Any) -> Any:
     return blocks
 
 
+def _finite(value: int | float) -> bool:
+    """``math.isfinite`` that says False for an integer too large for a float (JSON allows any length)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def check_fields(data: dict[str, Any]) -> dict[str, Any]:
     """The known fields of a JSON item, each of the right type and within the caps (lists and long
     texts cut to them); raises ``ValueError`` naming the first bad field. Unknown keys are dropped."""
@@ -175,3 +180,92 @@ def check_fields(data: dict[str, Any]) -> dict[str, Any]:
 _STR_CAPS = {"str": MAX_SHORT_CHARS, "str?": MAX_SHORT_CHARS, "url": MAX_URL_CHARS, "url?": MAX_URL_CHARS}
 _NONE_AS = {"str": "", "str?": None, "url?": ""}
 _LIST_CAPS = {"texts": MAX_TEXT_CHARS, "urls": MAX_URL_CHARS}
+
+
+# --------------------------------------------------------------------------- one-call parse and check (pydantic)
+#
+# The same checks as ``check_fields``, declared as a pydantic schema so that a raw run.jsonl line is parsed and
+# checked in one call, in Rust. It accepts only what needs no conversion (values of the exact type, within the
+# caps): every line it accepts gives exactly what ``check_fields`` gives; a line it rejects goes through
+# ``check_fields``, which cuts over-long lists and texts, reads null/false code languages as "", or words the
+# one-line reason for the skip.
+
+_Short = Annotated[str, Field(max_length=MAX_SHORT_CHARS)]
+_Url = Annotated[str, Field(max_length=MAX_URL_CHARS)]
+_Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+_Number = Annotated[float, Field(allow_inf_nan=False)]
+_Count = Annotated[int, Field(ge=0)]
+_STRICT = ConfigDict(strict=True, extra="ignore")
+
+
+class _BlockJSON(TypedDict):
+    __pydantic_config__ = _STRICT  # type: ignore[misc]
+    text: NotRequired[Annotated[_Text, Field(default="")]]
+    language: NotRequired[Annotated[Optional[Annotated[str, Field(max_length=100)]], Field(default="")]]
+
+
+class _ChangeJSON(TypedDict):
+    __pydantic_config__ = _STRICT  # type: ignore[misc]
+    kind: _Short
+    version: _Short
+    removed_in: NotRequired[Annotated[Optional[_Short], Field(default=None)]]
+    date: NotRequired[Annotated[Optional[_Short], Field(default=None)]]
+    text: _Short
+    anchor: NotRequired[Annotated[Optional[_Short], Field(default=None)]]
+    heading: NotRequired[Annotated[Optional[_Short], Field(default="")]]
+
+
+class _ItemJSON(TypedDict):
+    __pydantic_config__ = _STRICT  # type: ignore[misc]
+    url: Annotated[str, Field(min_length=1, max_length=MAX_URL_CHARS)]
+    final_url: NotRequired[Optional[_Url]]
+    host: NotRequired[Optional[_Short]]
+    title: NotRequired[Optional[_Short]]
+    topic: NotRequired[Optional[_Short]]
+    cutoff: NotRequired[Optional[_Short]]
+    fetched_at: NotRequired[Optional[_Short]]
+    published: NotRequired[Optional[_Short]]
+    modified: NotRequired[Optional[_Short]]
+    date_source: NotRequired[Optional[_Short]]
+    discovery: NotRequired[Optional[_Short]]
+    query: NotRequired[Optional[_Short]]
+    authority: NotRequired[_Number]
+    authority_reason: NotRequired[Optional[_Short]]
+    post_cutoff: NotRequired[bool]
+    recency_weight: NotRequired[_Number]
+    combined_score: NotRequired[_Number]
+    excerpts: NotRequired[Annotated[list[_Text], Field(max_length=MAX_LIST_ENTRIES)]]
+    code_blocks: NotRequired[Annotated[list[_BlockJSON], Field(max_length=MAX_LIST_ENTRIES)]]
+    consensus_count: NotRequired[_Count]
+    agreeing_urls: NotRequired[Annotated[list[_Url], Field(max_length=MAX_LIST_ENTRIES)]]
+    snippet_fingerprints: NotRequired[Annotated[list[_Text], Field(max_length=MAX_LIST_ENTRIES)]]
+    content_hash: NotRequired[Optional[_Short]]
+    redactions: NotRequired[_Count]
+    changes: NotRequired[Annotated[list[_ChangeJSON], Field(max_length=MAX_LIST_ENTRIES)]]
+    page_kind: NotRequired[Optional[_Short]]
+    page_version: NotRequired[Optional[_Short]]
+    build_date: NotRequired[Optional[_Short]]
+
+
+_ITEM_JSON = TypeAdapter(_ItemJSON)
+_NULL_AS_EMPTY = tuple(name for name, kind in _KINDS.items() if kind in ("str", "url?"))
+
+
+def fields_from_json(raw: bytes | str) -> dict[str, Any] | None:
+    """The checked fields of one raw JSON line (as :func:`check_fields` gives them), or ``None`` when the line
+    needs more than a check — not JSON, not UTF-8, a field of the wrong type, a list or text over its cap: read
+    such a line with ``json.loads`` + :func:`check_fields`, which cut, convert or name the problem."""
+    try:
+        data: dict[str, Any] = _ITEM_JSON.validate_json(raw)  # type: ignore[assignment]
+    except ValidationError:
+        return None
+    for name in _NULL_AS_EMPTY:
+        if name in data and data[name] is None:
+            data[name] = ""
+    for block in data.get("code_blocks", ()):
+        if block["language"] is None:
+            block["language"] = ""
+    for change in data.get("changes", ()):
+        if change["heading"] is None:
+            change["heading"] = ""
+    return data

@@ -6,7 +6,7 @@ crawl (the crawl's crawl.json, when present), queries, sources (the ranked
 candidates with scores, dates and whether they made the bundle), used_sources
 (the URLs the model saw, numbered [1..n] in order), bundle{mode,
 context_tokens, output_reserve, budget_tokens, tokens, note, trimmed, excluded,
-shrunk, map_reduce, content (SPEC §4.1.1)}, model{requested, used, endpoint,
+shrunk, map_reduce, content)}, model{requested, used, endpoint,
 model, auto_fallback_reason}, prompts{version, calls[{phase, prompt_hash, token
 counts, seconds}]}, tokens{totals}, postprocess{fixes, reprompted}, verify,
 lint, vet, gate{fail_on_findings, blocking, rules}, skill{name, path, files, cited,

@@ -1,4 +1,4 @@
-"""``<output_dir>/index.html``: a self-contained preview of the skill (seed SPEC §5).
+"""``<output_dir>/index.html``: a self-contained preview of the skill.
 
 Dark HSL theme (background hsl(220,20%,10%), translucent glass cards, teal and
 magenta accents), copy buttons on code blocks, a collapsible "Modern vs
@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 
 from synth.postprocess import Skill
 
@@ -62,29 +66,68 @@ try{document.execCommand('copy')}catch(e){}document.body.removeChild(a)}
 """
 
 
+_DEPRECATED = re.compile(r"deprecat|modern", re.I)
+
+
+def _code(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """A code block (fenced or indented) as markdown-it renders it, in a box with a copy button."""
+    inner = RendererHTML.fence(self, tokens, idx, options, env) if tokens[idx].type == "fence" else \
+        RendererHTML.code_block(self, tokens, idx, options, env)
+    return f'<div class="code"><button class="copy" type="button">Copy</button>{inner.rstrip(chr(10))}</div>\n'
+
+
+def _heading_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """``<hN>``, or the ``<details><summary>`` of the deprecations section; closes that section before the next heading."""
+    t = tokens[idx]
+    before = "</details>" if t.meta.get("close_details") else ""
+    if t.meta.get("details"):
+        return before + '<details class="deprecated" open><summary>'
+    return before + self.renderToken(tokens, idx, options, env)
+
+
+def _heading_close(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """``</hN>``, or ``</summary>`` for the deprecations section's heading."""
+    if tokens[idx].meta.get("details"):
+        return "</summary>\n"
+    return self.renderToken(tokens, idx, options, env)
+
+
 def _md() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    """CommonMark with tables, raw HTML off (the text is untrusted), and the preview's render rules."""
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    for name, rule in (("fence", _code), ("code_block", _code), ("heading_open", _heading_open),
+                       ("heading_close", _heading_close)):
+        md.add_render_rule(name, rule)
+    return md
+
+
+_MD = _md()
+
+
+def _mark_deprecated(tokens: list[Token]) -> bool:
+    """Mark the first ``##`` heading about deprecations (its text matches deprecat|modern) to render as a
+    collapsible ``<details>``, and the next h1/h2 to close it first. True when the section runs to the end."""
+    for i, t in enumerate(tokens):
+        if t.type == "heading_open" and t.tag == "h2" and i + 1 < len(tokens) and _DEPRECATED.search(tokens[i + 1].content):
+            t.meta["details"] = tokens[i + 2].meta["details"] = True
+            for nxt in tokens[i + 3 :]:
+                if nxt.type == "heading_open" and nxt.tag in ("h1", "h2"):
+                    nxt.meta["close_details"] = True
+                    return False
+            return True
+    return False
 
 
 def render_markdown(text: str) -> str:
-    out = _md().render(text)
-    out = re.sub(r"<pre><code([^>]*)>", r'<div class="code"><button class="copy" type="button">Copy</button><pre><code\1>', out)
-    out = out.replace("</code></pre>", "</code></pre></div>")
-    return _collapse_deprecated(out)
-
-
-def _collapse_deprecated(rendered: str) -> str:
-    m = re.search(r"<h2>([^<]*(?:deprecat|modern)[^<]*)</h2>", rendered, re.I)
-    if not m:
-        return rendered
-    nxt = re.search(r"<h[12]>", rendered[m.end():])
-    end = m.end() + nxt.start() if nxt else len(rendered)
-    inner = rendered[m.end():end]
-    return (rendered[: m.start()] + f'<details class="deprecated" open><summary>{m.group(1)}</summary>{inner}</details>'
-            + rendered[end:])
+    """The skill's markdown as HTML: code blocks with a copy button, the deprecations section collapsible."""
+    tokens = _MD.parse(text)
+    runs_to_end = _mark_deprecated(tokens)
+    out = _MD.renderer.render(tokens, _MD.options, {})
+    return out + "</details>" if runs_to_end else out
 
 
 def render_preview(skill: Skill, manifest: dict) -> str:
+    """The whole page: the skill, its reference files and the ranked sources of ``manifest``."""
     e = html.escape
     fm = skill.frontmatter
     meta = fm.get("metadata", {})

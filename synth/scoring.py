@@ -1,4 +1,4 @@
-"""Authority, recency and the combined score (DESIGN §5). Pure functions."""
+"""Authority, recency and the combined score. Pure functions."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class Freshness:
 
 
 def freshness(published: date | None, cutoff_start: date, today: date, strict: bool = False) -> Freshness:
-    """Recency per DESIGN §5: post-cutoff decays linearly 1.0 (today) → 0.6 (just after the cutoff).
+    """Recency: post-cutoff decays linearly 1.0 (today) → 0.6 (just after the cutoff).
 
     A page is post-cutoff when published in or after the cutoff month's first day
     (the month named as the cutoff is the last month the model may know only partly).

@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
-from synth.bundle import estimate_tokens
+from synth.skill.markdown import fence_for
+from synth.skill.size import estimate_tokens
 from synth.llm.model import ChatModel, Message
 
 PROMPT_VERSION = "synth-1"
@@ -119,7 +120,8 @@ def render_bundle_source(src: dict) -> str:
     parts += src.get("excerpts", [])
     langs = src.get("code_languages") or [""] * len(src.get("code_blocks", []))
     for code, lang in zip(src.get("code_blocks", []), langs):
-        parts.append(f"```{lang}\n{code}\n```")
+        fence = fence_for(code)  # the code cannot close it
+        parts.append(f"{fence}{lang}\n{code}\n{fence}")
     return "\n\n".join(parts)
 
 

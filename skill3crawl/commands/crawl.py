@@ -1,44 +1,42 @@
 """`scrapy crawl` with skill3's exit codes.
 
-For the ``learn`` spider the arguments are validated before Scrapy starts (a
-bad one prints one line and exits 2); after the crawl the exit code is the
-crawl's own (``skill3/exit_code`` in the stats: 1 nothing usable, 2 bad usage,
-or the synthesis exit code).
+For skill3's spiders (``learn``, ``docs``) the arguments are validated before
+Scrapy starts (a bad one prints one line and exits 2); after the crawl the exit
+code is the crawl's own (``skill3/exit_code`` in the stats: 1 nothing usable,
+2 bad usage, or the synthesis exit code). Both steps are
+:mod:`skill3crawl.runner`'s, which ``skill3 learn`` runs too.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
 
+from skill3crawl import runner
+
 
 class Command(ScrapyCrawl):
-    def process_options(self, args, opts) -> None:
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        """Scrapy's options, then (before Scrapy sets up logging and the crawler process) the
+        spider arguments: one line and exit 2 on the first problem."""
         super().process_options(args, opts)
-        # Before Scrapy sets up logging and the crawler process: one line, exit 2.
-        if args == ["learn"] and opts.spargs.get("role") != "worker":  # a worker's arguments come from Redis
-            from skill3crawl.args import ArgsError, parse_args
+        if len(args) != 1 or self.settings is None:
+            return
+        try:
+            spidercls = runner.spider_class(self.settings, args[0])
+        except KeyError:  # an unknown spider: Scrapy says so when it runs
+            return
+        problem = runner.argument_problem(spidercls, opts.spargs)
+        if problem:
+            print(f"scrapy crawl {args[0]}: {problem}", file=sys.stderr)
+            sys.exit(runner.EXIT_USAGE)
 
-            try:
-                problem = parse_args(opts.spargs).usage_problem()
-            except ArgsError as exc:
-                problem = str(exc)
-            if problem:
-                print(f"scrapy crawl learn: {problem}", file=sys.stderr)
-                sys.exit(2)
-
-    def run(self, args, opts) -> None:
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        """Scrapy's crawl of one spider, whose exit code is the crawl's own."""
         if len(args) != 1:
             return super().run(args, opts)
-        spname = args[0]
         assert self.crawler_process
-        crawler = self._create_crawler(spname)
-        self.crawler_process.crawl(crawler, **opts.spargs)
-        self.crawler_process.start()
-        if self.crawler_process.bootstrap_failed:
-            self.exitcode = 1
-            return
-        from skill3crawl.extensions import crawl_exit_code
-
-        self.exitcode = crawl_exit_code(crawler)
+        crawler = self._create_crawler(args[0])
+        self.exitcode = runner.run_spider(self.crawler_process, args[0], opts.spargs, crawler=crawler).exit_code

@@ -1,4 +1,4 @@
-"""Discovery pieces that are pure (bytes or text in, URLs out): Brave search results and sitemaps.
+"""Discovery: search providers (Brave, SearXNG) and the official sources of a topic (registries → repository).
 
-Docs-mode discovery (llms.txt, scopes, locales, canonical keys) is :mod:`skill3crawl.docs`.
+Docs-mode discovery (sitemaps, llms.txt, scopes, locales) is :mod:`skill3crawl.docs`.
 """

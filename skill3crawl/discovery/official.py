@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import html as html_lib
 import logging
-import os
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,8 +26,9 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from skill3crawl.config import setting_or_env
 from skill3crawl.discovery import registries as reg
-from skill3crawl.docs import Scope
+from skill3crawl.docs.scope import Scope
 from skill3crawl.items import response_headers
 from skill3crawl.state import get_state
 
@@ -41,7 +41,7 @@ def _base(settings: Any, key: str) -> str:
     """A registry/repository base URL: ``-s SKILL3_PYPI_URL=…`` (etc.), else the environment variable
     of the same name, else the public service."""
     name = reg.SETTINGS[key]
-    return str(settings.get(name) or os.environ.get(name) or reg.DEFAULT_URLS[key])
+    return setting_or_env(settings, name) or reg.DEFAULT_URLS[key]
 
 
 def add_to_crawl_json(crawl: dict, state: Any) -> dict:

@@ -15,11 +15,11 @@ whose ``publishedDate`` is before the cutoff are also dropped here.
 from __future__ import annotations
 
 import logging
-import os
 from datetime import date
-from typing import Any
+from typing import Any, Mapping
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+from skill3crawl.config import setting_or_env
 from skill3crawl.discovery import brave
 from skill3crawl.discovery.brave import SearchResult
 
@@ -89,10 +89,19 @@ class SearXNGProvider(SearchProvider):
         return out
 
 
-def configured_provider(settings: Any, brave_key: str | None, env: dict | None = None) -> SearchProvider | None:
-    """SearXNG when ``SEARXNG_URL`` is set (env or setting); else Brave when it has a key; else None."""
-    env = os.environ if env is None else env
-    searx = env.get("SEARXNG_URL") or (settings.get("SEARXNG_URL") if settings is not None else None)
+def brave_endpoint(settings: Any, env: Mapping[str, str] | None = None) -> str:
+    """The Brave Search API URL: ``-s BRAVE_SEARCH_URL=…``, else the environment variable, else Brave's."""
+    return setting_or_env(settings, "BRAVE_SEARCH_URL", env) or brave.DEFAULT_URL
+
+
+def searxng_url(settings: Any, env: Mapping[str, str] | None = None) -> str | None:
+    """The SearXNG instance: ``-s SEARXNG_URL=…``, else the environment variable, else None."""
+    return setting_or_env(settings, "SEARXNG_URL", env)
+
+
+def configured_provider(settings: Any, brave_key: str | None, env: Mapping[str, str] | None = None) -> SearchProvider | None:
+    """SearXNG when ``SEARXNG_URL`` is set (setting, else env); else Brave when it has a key; else None."""
+    searx = searxng_url(settings, env)
     if searx:
         parts = urlsplit(str(searx))
         if parts.username or parts.password:  # a URL is queued, cached and logged: never carry a secret in it
@@ -101,7 +110,6 @@ def configured_provider(settings: Any, brave_key: str | None, env: dict | None =
             searx = urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
         return SearXNGProvider(str(searx))
     if brave_key:
-        endpoint = env.get("BRAVE_SEARCH_URL") or (settings.get("BRAVE_SEARCH_URL") if settings is not None else None) or brave.DEFAULT_URL
-        return BraveProvider(endpoint)
+        return BraveProvider(brave_endpoint(settings, env))
     return None
 

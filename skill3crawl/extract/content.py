@@ -20,6 +20,7 @@ from lxml import etree
 
 from skill3crawl.extract.fastmd import to_markdown
 from skill3crawl.extract.versions import find_changes, redact_changes
+from synth.skill.markdown import paragraphs
 from synth.vet.redact import redact_fields
 
 MIN_CONTENT_CHARS = 200
@@ -45,7 +46,6 @@ DOC_GENERATOR_NODES: list[tuple[str, str]] = [
 _NOT_CODE = ("linenos", "linenodiv")
 _LANG_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)[-:]([\w+#.-]+)", re.I)
 _BOILERPLATE = {"nav", "header", "footer", "aside", "script", "style", "noscript", "form", "button"}
-_FENCE = re.compile(r"^\s*(```+|~~~+)")
 _WS = re.compile(r"\s+")
 
 
@@ -127,38 +127,13 @@ def _code_blocks(root: Any) -> list[dict[str, str]]:
 
 
 def markdown_blocks(md: str) -> list[str]:
-    """Split markdown into excerpts (headings and paragraphs); fenced code is left out."""
-    out: list[str] = []
-    para: list[str] = []
-    in_fence: str | None = None
+    """Split markdown into excerpts (headings and paragraphs); fenced code is left out.
 
-    def flush() -> None:
-        text = "\n".join(para).strip()
-        para.clear()
-        if not text:
-            return
-        if text.startswith("#") or len(text) >= MIN_EXCERPT_CHARS:
-            out.append(text[:MAX_EXCERPT_CHARS])
-
-    for line in md.replace("\r\n", "\n").split("\n"):
-        fence = _FENCE.match(line)
-        if in_fence:
-            if fence and fence.group(1).startswith(in_fence[:3]):
-                in_fence = None
-            continue
-        if fence:
-            flush()
-            in_fence = fence.group(1)
-            continue
-        if not line.strip():
-            flush()
-        elif line.lstrip().startswith("#"):
-            flush()
-            para.append(line.strip())
-            flush()
-        else:
-            para.append(line.rstrip())
-    flush()
+    The blocks are the SKILL.md reader's (``synth.skill.markdown.paragraphs``: CommonMark fences
+    and ATX headings); a heading is kept as written, a paragraph when it is long enough.
+    """
+    out = [text[:MAX_EXCERPT_CHARS] for kind, text in paragraphs(md)
+           if text and (kind == "heading" or len(text) >= MIN_EXCERPT_CHARS)]
     return out[:MAX_EXCERPTS]
 
 

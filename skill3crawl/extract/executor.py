@@ -19,6 +19,7 @@ from scrapy import signals
 
 
 PR_SET_PDEATHSIG = 1
+WORKERS = 0  # SKILL3_EXTRACT_WORKERS: 0 = extraction inline, N = N worker processes
 
 
 def _worker_init(parent: int) -> None:
@@ -78,9 +79,10 @@ class Extractor:
 
 
 def get_extractor(crawler: Any) -> Extractor:
+    """The crawl's one extractor (its process pool closes when the engine stops)."""
     ext = getattr(crawler, "_skill3_extractor", None)
     if ext is None:
-        ext = Extractor(crawler.settings.getint("SKILL3_EXTRACT_WORKERS", 0))
+        ext = Extractor(crawler.settings.getint("SKILL3_EXTRACT_WORKERS", WORKERS))
         crawler._skill3_extractor = ext
 
         def close_extractor(spider: Any = None) -> None:

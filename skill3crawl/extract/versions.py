@@ -31,6 +31,7 @@ from lxml import etree
 
 from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.fastmd import to_markdown
+from synth.skill.markdown import heading_title
 from synth.vet.redact import redact_text
 
 MAX_CHANGES = 400
@@ -502,7 +503,7 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     low = text.lower() if text is not None else None
     phrases, verbs = _phrases(low) if low is not None else (-1, frozenset(_QUICK_VERBS))
     if low is not None and not maybe_change and not phrases:
-        if not any(_VER_RE.search(ln) for ln in text.split("\n") if ln.startswith("#")):
+        if not any(_VER_RE.search(ln) for ln in text.split("\n") if ln.startswith("#") and heading_title(ln) is not None):
             return out  # nothing to find: the common page costs one regex over its markdown
     headings = [h for h in node.iter(*_HEADINGS) if not (body and _in_chrome(h))]
     vheads = {id(h): version_heading(h.text_content()) for h in headings}

@@ -8,7 +8,7 @@ Discovery: the topic's official sources first (package registries → repository
 (Brave, or SearXNG when ``SEARXNG_URL`` is set), the planned queries are searched and the
 results are fetched (never followed further: they are on arbitrary hosts). The
 start URLs and authoritative hosts are crawled in docs mode
-(:class:`~skill3crawl.docs_crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
+(:class:`~skill3crawl.docs.crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
 links, canonical and locale de-duplication) — directly when there is no key,
 else when search found fewer than ``SKILL3_MIN_SEARCH_RESULTS`` pages.
 ``-a role=worker`` with ``-s SKILL3_REDIS_URL=…`` joins a distributed crawl
@@ -20,28 +20,33 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 from urllib.parse import urlsplit
 
+import orjson
 import scrapy
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, TextResponse
 
 from skill3crawl import distributed
-from skill3crawl.args import ArgsError, LearnArgs, parse_args
+from skill3crawl.args import ArgsError, LearnArgs, checked_args
 from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
 from skill3crawl.extract.encoding import page_text
-from skill3crawl.docs_crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
+from skill3crawl.docs.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
-from skill3crawl.urls import canonical_url, host_of
+from synth.urls import canonical_url, host_of, url_key
+
+if TYPE_CHECKING:
+    from synth.llm.planner import Plan
 
 logger = logging.getLogger(__name__)
 
-MIN_SEARCH_RESULTS = 5  # fewer unique results than this → also run the direct crawl
+MIN_SEARCH_RESULTS = 5  # SKILL3_MIN_SEARCH_RESULTS: fewer unique results than this → also run the direct crawl
+PLANNER_TIMEOUT = 120.0  # SKILL3_PLANNER_TIMEOUT: seconds the query planner may wait for the model
 EXIT_BAD_USAGE = 2
 
 
@@ -97,8 +102,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         if role == "worker" and not redis:
             raise ValueError("role=worker needs -s SKILL3_REDIS_URL=redis://…")
         if role == "worker":
-            wait = settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 60.0) or 60.0
-            shared = distributed.load_config(settings, cls.name, wait)
+            shared = distributed.load_config(settings, cls.name, distributed.max_idle_wait(settings))
             kwargs = {**shared, **kwargs, "synth": "0"}  # workers never synthesize: run `skill3 synth run*.jsonl`
             kwargs.setdefault("worker_id", distributed.worker_id())
         elif redis:
@@ -116,22 +120,19 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.site_roots: list[str] = []
         if self.args_error is None:
             try:
-                args = parse_args(kwargs, docs=self.docs_defaults, feed_name=feed_name)
-                problem = args.usage_problem()
-                if problem:
-                    raise ArgsError(problem)
-                self.args = args
+                self.args = checked_args(kwargs, docs=self.docs_defaults, feed_name=feed_name)
                 self.setup_site_crawl()
             except (ArgsError, ValueError) as exc:
                 self.args, self.args_error = None, str(exc)  # start() logs it; nothing is fetched
         self.state: dict = {}  # replaced by the saved state when JOBDIR holds one
-        self.seen_urls: set[str] = set()  # search results requested
+        self.seen_urls: set[str] = set()  # url_key of the search results requested
         self.pending_searches = 0
         self.search_provider = None  # set in start(): Brave, SearXNG or none
         self.search_results = 0
         self.fallback_started = False
         self.page_requests = 0
         self.items_yielded = 0
+        self.written_before = 0  # corpus sources already in a resumed crawl's feed
 
     # ------------------------------------------------------------------ start
     async def start(self) -> AsyncIterator[Any]:
@@ -156,7 +157,12 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                 logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
                                "as page text, not as new sources (source block(s) %s); close the block before the next source",
                                len(corpus.hidden), ", ".join(map(str, sorted(set(corpus.hidden))[:5])))
+            written = self._written_before()
+            self.written_before = len(written)
             for n, src in enumerate(corpus):
+                if written and url_key(src.url) in written:
+                    self.crawler.stats.inc_value("skill3/resumed/already_written")
+                    continue
                 if not await self._budget_left():
                     self._drop_unread(corpus, n)
                     break
@@ -213,7 +219,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             self.search_provider = search.configured_provider(self.settings, self.args.brave_token()) or search.BraveProvider(search.brave.DEFAULT_URL)
         return self.search_provider
 
-    def _plan(self):
+    def _plan(self) -> Plan:
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
         from synth.llm.model import LLMError
         from synth.llm.planner import Plan, plan
@@ -226,7 +232,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             logger.warning("skill3: %s", warning)
             return Plan([a.topic], "fallback", warning)
         try:
-            model = make_chat_model(choice.provider, a.llm_endpoint, choice.model, timeout=float(self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", 120)))
+            model = make_chat_model(choice.provider, a.llm_endpoint, choice.model, timeout=self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", PLANNER_TIMEOUT))
         except LLMError as exc:
             logger.warning("skill3: query planning unavailable (%s); searching for the bare topic", exc)
             return Plan([a.topic], "fallback", str(exc))
@@ -238,14 +244,37 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.crawler.stats.set_value("skill3/failure", reason)
 
     # ----------------------------------------------------------------- corpus
+    def _written_before(self) -> set[str]:
+        """The corpus sources a resumed ``JOBDIR`` crawl already wrote (its feed is appended to, not
+        replaced): read from the feed itself, so what a killed run wrote after its last state save counts."""
+        if not resuming(self.settings):
+            return set()
+        keys: set[str] = set()
+        try:
+            with open(self.args.feed_path, "rb") as fh:
+                for line in fh:
+                    try:
+                        url = orjson.loads(line).get("url")
+                    except (orjson.JSONDecodeError, AttributeError):
+                        continue  # a line cut by the kill: its source is written again
+                    if isinstance(url, str):
+                        keys.add(url_key(url))
+        except FileNotFoundError:
+            pass
+        if keys:
+            logger.info("skill3: resuming: %d corpus source(s) already in %s are not written again", len(keys), self.args.feed_path)
+        return keys
+
     async def _budget_left(self) -> bool:
         """Whether another corpus source may go to the pipelines: False once ``max_pages`` items are
-        written; while the items still in the pipelines could fill the budget, wait for them."""
+        written (by this run or, resumed, the one before); while the items still in the pipelines
+        could fill the budget, wait for them."""
         stats = self.crawler.stats
+        room = self.args.max_pages - self.written_before
         while True:
-            if stats.get_value("item_scraped_count", 0) >= self.args.max_pages:
+            if stats.get_value("item_scraped_count", 0) >= room:
                 return False
-            if self._items_alive() < self.args.max_pages:
+            if self._items_alive() < room:
                 return True
             await asyncio.sleep(0.01)
 
@@ -325,19 +354,20 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             yield from self._direct_requests()
 
     # ------------------------------------------------------------------ pages
-    def _search_request(self, url: str, *, query: str, title: str = ""):
+    def _search_request(self, url: str, *, query: str, title: str = "") -> scrapy.Request | None:
         """A search result's page: fetched once, never followed further."""
         try:
             canon = canonical_url(url)
         except ValueError:
             return None
-        if canon in self.seen_urls:
+        key = url_key(canon)
+        if key in self.seen_urls:
             self.crawler.stats.inc_value("skill3/discovery/duplicate_url")
             return None
         if self.page_requests >= self.args.max_pages * 3 or self._items_alive() >= self.args.max_pages:
             self.crawler.stats.inc_value("skill3/discovery/over_budget")
             return None
-        self.seen_urls.add(canon)
+        self.seen_urls.add(key)
         self.page_requests += 1
         return scrapy.Request(
             canon,

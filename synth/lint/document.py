@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from synth.skill import frontmatter, markdown, size
+from synth.skill import frontmatter, markdown
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -90,17 +90,29 @@ def find_skill_file(folder: Path) -> Path | None:
 
 
 def read_skill(folder: Path) -> SkillDoc:
+    """Read a skill folder's SKILL.md once for all rules (an unreadable file is recorded, never raised)."""
     doc = SkillDoc(dir=folder, skill_md=find_skill_file(folder))
     if doc.skill_md is None:
         return doc
     try:
-        doc.text = doc.skill_md.read_bytes().decode("utf-8")
+        text = doc.skill_md.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         doc.read_error = f"not UTF-8 text (byte {exc.start})"
         return doc
     except OSError as exc:
         doc.read_error = f"cannot be read: {exc.strerror or exc}"
         return doc
+    return _parse(doc, text)
+
+
+def read_text(text: str, folder: Path) -> SkillDoc:
+    """A SKILL.md held in memory, read as if it were ``folder``/SKILL.md (nothing is read from disk)."""
+    return _parse(SkillDoc(dir=folder, skill_md=folder / "SKILL.md"), text)
+
+
+def _parse(doc: SkillDoc, text: str) -> SkillDoc:
+    """Fill ``doc`` from the SKILL.md text: the frontmatter split, the parsed mapping, the body's fences."""
+    doc.text = text
     doc.split = frontmatter.split_frontmatter(doc.text)
     if doc.split.closed:
         value, doc.yaml_error, doc.yaml_error_line = parse_yaml(doc.split.yaml_text)

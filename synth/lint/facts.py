@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from synth.lint.model import LintError
 
@@ -148,16 +147,6 @@ def run_source_urls(run: Any) -> list[str]:
         if key in run:
             out.extend(_urls(run[key], f"run.{key}"))
     return out
-
-
-def normalize_url(url: str) -> str:
-    """Compare URLs loosely: scheme and host lower-case, no fragment, no trailing slash, no default port."""
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower()
-    if parts.port and not ((parts.scheme == "http" and parts.port == 80) or (parts.scheme == "https" and parts.port == 443)):
-        host = f"{host}:{parts.port}"
-    path = parts.path.rstrip("/")
-    return urlunsplit((parts.scheme.lower(), host, path, parts.query, ""))
 
 
 def _resolve(base: Path, value: str) -> Path:

@@ -18,9 +18,10 @@ from urllib.parse import unquote
 from synth.skill import frontmatter, markdown, size
 from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
 from synth.lint.catalogue import BY_ID
-from synth.lint.document import SkillDoc, find_skill_file, parse_yaml
-from synth.lint.facts import Facts, normalize_url
+from synth.lint.document import SkillDoc, find_skill_file, parse_yaml, read_text
+from synth.lint.facts import Facts
 from synth.lint.model import Finding, Skip
+from synth.urls import url_key
 
 Check = Callable[[SkillDoc, Facts], Iterable[Finding | Skip]]
 CHECKS: dict[str, Check] = {}
@@ -49,6 +50,22 @@ def _meta(doc: SkillDoc) -> dict:
 
 
 # --------------------------------------------------------------------------- S: structure
+
+# The rules that read the SKILL.md text alone (no folder, no other file, no facts): the format the
+# post-processor guarantees and checks with ``structural_findings`` before anything is written.
+STRUCTURAL = ("S2", "S3", "S4", "S5", "S6", "N1", "N3", "N4", "N5", "N6")
+
+
+def structural_findings(text: str, rules: tuple[str, ...] = STRUCTURAL, max_lines: int | None = None) -> list[Finding]:
+    """The findings of ``rules`` (the ``STRUCTURAL`` ones by default) on a SKILL.md text held in memory.
+
+    The same checks ``skill3 lint`` runs, without a folder: the post-processor's last guard.
+    ``max_lines`` sets the line budget B1 reads (when ``rules`` includes it).
+    """
+    doc = read_text(text, Path("skill"))
+    facts = Facts() if max_lines is None else Facts(max_lines=max_lines)
+    return [f for rule in rules for f in CHECKS[rule](doc, facts) if isinstance(f, Finding)]
+
 
 
 @check("S1")
@@ -401,11 +418,11 @@ def p3_used_sources(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
     if facts.used_sources is None:
         yield Skip("P3", "needs facts 'run' or 'used_sources' (the URLs the run used)")
         return
-    used = {normalize_url(u) for u in facts.used_sources}
+    used = {url_key(u) for u in facts.used_sources}
     for e in src.entries:
         if e.url is None:
             yield _f("P3", f"Sources entry {e.text[:60]!r} has no URL to match against the run", e.line)
-        elif normalize_url(e.url) not in used:
+        elif url_key(e.url) not in used:
             yield _f("P3", f"{e.url} is not a source the run used", e.line)
 
 

@@ -16,11 +16,11 @@ from datetime import date
 from typing import Any
 
 from synth.llm.model import ChatModel, LLMError
+from synth.skill.markdown import code_block_texts, fence_marker, heading_title
 
 logger = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 120
-_FENCE = re.compile(r"```[\w-]*\s*\n?(.*?)```", re.S)
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)\]:]|\(\d{1,2}\)|q\d{1,2}[.):])\s*", re.I)
 _CHATTER = re.compile(
     r"^(here (are|is)|sure|certainly|okay|ok[,!.]|these queries|i hope|note:|queries:|search queries|the following|let me)",
@@ -64,7 +64,7 @@ def parse_queries(text: str | None, max_queries: int = 6) -> list[str]:
     if not text or not text.strip():
         return []
     body = text.strip()
-    fences = _FENCE.findall(body)
+    fences = code_block_texts(body)
     if fences:
         body = "\n".join(fences)
     queries = _from_json(body)
@@ -72,7 +72,7 @@ def parse_queries(text: str | None, max_queries: int = 6) -> list[str]:
         queries = []
         for line in body.splitlines():
             line = line.strip()
-            if not line or line.startswith(("```", "#")) or line in ("[", "]"):
+            if not line or fence_marker(line) or heading_title(line) is not None or line in ("[", "]"):
                 continue
             if _CHATTER.match(line) or line.endswith(":"):
                 continue

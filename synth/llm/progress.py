@@ -8,7 +8,7 @@ from typing import Callable, Iterator
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from synth.bundle import CHARS_PER_TOKEN
+from synth.skill.size import CHARS_PER_TOKEN
 
 
 @contextmanager

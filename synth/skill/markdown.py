@@ -26,6 +26,8 @@ __all__ = [
     "find_fences", "fence_spans", "fence_state", "fenced_line_numbers", "lines_outside_fences", "fence_marker",
     "headings", "looks_like_heading", "find_section", "find_sections", "links", "citations",
     "citation_numbers", "blank_inline_code", "find_sources", "CITATION", "SOURCES_HEADING",
+    "heading_index", "section_span", "level2_spans", "heading_title", "code_block_texts", "fence_for", "FenceTracker",
+    "paragraphs", "LINK",
 ]
 
 _MD = MarkdownIt("commonmark")
@@ -138,6 +140,51 @@ def lines_outside_fences(text: str, first_line: int = 1) -> list[tuple[int, str]
     return [(first_line + i, ln) for i, ln in enumerate(_lines(text)) if first_line + i not in inside]
 
 
+def code_block_texts(text: str) -> list[str]:
+    """The content of each fenced code block of ``text``, in order (fence lines excluded)."""
+    return [t.content for t in _blocks(text) if t.type == "fence"]
+
+
+def fence_for(code: str) -> str:
+    """A backtick fence longer than any backtick run in ``code``, so the code cannot close it."""
+    longest = max((len(m) for m in re.findall(r"`{3,}", code)), default=2)
+    return "`" * max(3, longest + 1)
+
+
+_STREAM_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_STREAM_FENCE_FIRST = frozenset(" `~")
+
+
+class FenceTracker:
+    """Fenced code blocks of a markdown stream read one line at a time (a file too large to parse whole).
+
+    A top-level fence opens on a line of three or more backticks or tildes (at most three spaces
+    of indentation) and closes on a line of the same character, at least as long, with nothing
+    after it. Containers (block quotes, list items) are not followed: for a whole text use
+    ``find_fences``. ``feed`` returns whether the line was part of a fenced block.
+    """
+
+    def __init__(self) -> None:
+        self.fence: str | None = None
+
+    @property
+    def open(self) -> bool:
+        """The stream is inside a fenced block."""
+        return self.fence is not None
+
+    def feed(self, line: str) -> bool:
+        """Read one line; True when it opens, is inside or closes a fenced block."""
+        m = _STREAM_FENCE.match(line) if line[:1] in _STREAM_FENCE_FIRST else None
+        if self.fence is not None:
+            if m and m.group(1)[0] == self.fence[0] and len(m.group(1)) >= len(self.fence) and not line.strip()[len(m.group(1)):].strip():
+                self.fence = None
+            return True
+        if m and not (m.group(1)[0] == "`" and "`" in line.strip()[len(m.group(1)):]):
+            self.fence = m.group(1)
+            return True
+        return False
+
+
 # --------------------------------------------------------------------------- headings and sections
 
 
@@ -157,6 +204,20 @@ def headings(text: str, first_line: int = 1) -> list[Heading]:
             title = toks[i + 1].content.strip() if i + 1 < len(toks) and toks[i + 1].type == "inline" else ""
             out.append(Heading(len(t.markup), title, first_line + t.map[0]))
     return out
+
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+
+
+def heading_title(line: str) -> str | None:
+    """The title when one line alone is a CommonMark ATX heading (``## Title ##`` → "Title", ``# C#`` → "C#"),
+    else None (``#hashtag``, ``#!/bin/sh`` and ``####### x`` are not headings). A regex with the
+    parser's answer (pinned by a test against ``headings``): cheap enough for every excerpt of a crawl."""
+    m = _ATX.match(line.rstrip("\r\n"))
+    if not m:
+        return None
+    title = m.group(2) or ""
+    return "" if re.fullmatch(r"#+", title) else title.strip()
 
 
 def looks_like_heading(line: str) -> bool:
@@ -200,6 +261,62 @@ def find_section(text: str, title: str | re.Pattern[str], first_line: int = 1) -
     """The first section whose heading matches ``title`` (see find_sections)."""
     found = find_sections(text, title, first_line)
     return found[0] if found else None
+
+
+def heading_index(text: str) -> dict[int, tuple[int, str]]:
+    """0-based ``text.split("\\n")`` line → (level, title) of each top-level ATX heading (for line-list editors)."""
+    return {h.line - 1: (h.level, h.title) for h in headings(text)}
+
+
+def section_span(text: str, title: re.Pattern[str]) -> tuple[int, int, int] | None:
+    """``(start, end, level)`` over ``text.split("\\n")``: the first section whose heading matches ``title``.
+
+    ``start`` is the heading's 0-based index, ``end`` the index of the next heading of the same or
+    higher level (exclusive; the line count when none follows).
+    """
+    n = len(text.split("\n"))
+    heads = sorted(heading_index(text).items())
+    for k, (i, (level, head)) in enumerate(heads):
+        if title.search(head):
+            end = next((j for j, (lv, _t) in heads[k + 1 :] if lv <= level), n)
+            return i, end, level
+    return None
+
+
+def level2_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, title)`` over ``text.split("\\n")`` of each level-2 section (end: the next level-2 heading)."""
+    n = len(text.split("\n"))
+    heads = [(i, title) for i, (level, title) in sorted(heading_index(text).items()) if level == 2]
+    return [(i, heads[k + 1][0] if k + 1 < len(heads) else n, title) for k, (i, title) in enumerate(heads)]
+
+
+def paragraphs(text: str) -> list[tuple[str, str]]:
+    """``(kind, text)`` blocks of a page's markdown outside fenced code: ``heading`` (its line as written)
+    or ``text`` (a run of non-blank lines; a fence or a heading ends it). ``\r\n`` is read as ``\n``.
+
+    Read line by line with ``FenceTracker`` and ``heading_title`` (the parser costs ~2 µs a character:
+    too much for every crawled page), so fences and headings are the top-level ones; the two readers
+    agree there (pinned by a test).
+    """
+    fences = FenceTracker()
+    out: list[tuple[str, str]] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            out.append(("text", "\n".join(para).strip()))
+            para.clear()
+
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if fences.feed(line) or not line.strip():
+            flush()
+        elif heading_title(line) is not None:
+            flush()
+            out.append(("heading", line.strip()))
+        else:
+            para.append(line.rstrip())
+    flush()
+    return out
 
 
 # --------------------------------------------------------------------------- links and citations

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from synth.item import SourceItem
+from synth.skill.markdown import fence_for
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.redact import redact_item
 from synth.vet.runner import Scan, run_scan
@@ -50,7 +51,8 @@ def render_source(item: SourceItem) -> str:
     for excerpt in item.excerpts:
         parts += [excerpt, ""]
     for block in item.code_blocks:
-        parts += [f"```{block.get('language', '')}", block.get("text", "").rstrip("\n"), "```", ""]
+        fence = fence_for(block.get("text", ""))  # the code cannot close it: the scanner reads code as code
+        parts += [f"{fence}{block.get('language', '')}", block.get("text", "").rstrip("\n"), fence, ""]
     return "\n".join(parts)
 
 

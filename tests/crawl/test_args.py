@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from skill3crawl.args import ArgsError, parse_args, topic_slug
+from skill3crawl.args import ArgsError, parse_args
+from synth.skill.names import topic_slug
 
 GOOD_CORPUS = "=== SOURCE ===\nurl: https://a.example/x\n\nbody text\n"
 

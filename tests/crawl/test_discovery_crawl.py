@@ -182,7 +182,7 @@ def _learn_cli(topic: str, out: Path, env: dict, *extra: str) -> subprocess.Comp
     full_env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")
                 and k not in ("BRAVE_SEARCH_API_KEY", "SEARXNG_URL", "SKILL3_ALLOW_PRIVATE_NETWORKS")}
     full_env.update({"PYTHONPATH": str(REPO), **env})
-    return subprocess.run([sys.executable, "-m", "synth.cli", "learn", topic, "--cutoff-time", "2026-01",
+    return subprocess.run([sys.executable, "-m", "skill3", "learn", topic, "--cutoff-time", "2026-01",
                            "--llm-provider", "extractive", "--output-dir", str(out), *extra],
                           cwd=REPO, env=full_env, capture_output=True, text=True, timeout=180)
 

@@ -5,10 +5,10 @@ from datetime import date
 import pytest
 
 from skill3crawl.discovery.brave import freshness_window, parse_results, search_url
-from skill3crawl.discovery.sitemap import parse_sitemap
+from skill3crawl.docs.sitemap import parse_sitemap
 from skill3crawl.extract.content import code_language, extract_content, markdown_blocks
 from skill3crawl.extract.dates import normalize_date, page_dates
-from skill3crawl.urls import canonical_url
+from synth.urls import canonical_url
 
 TODAY = date(2026, 11, 29)
 PROSE = "<p>" + "This paragraph explains the change in enough words to count as real content. " * 3 + "</p>"
@@ -108,6 +108,16 @@ def test_code_language(html, lang):
 def test_markdown_blocks_skip_fences_and_keep_headings():
     md = "# H\n\nshort\n\nA paragraph long enough to keep.\n```py\ncode\n\nmore\n```\nAfter the fence paragraph text."
     assert markdown_blocks(md) == ["# H", "A paragraph long enough to keep.", "After the fence paragraph text."]
+
+
+@pytest.mark.parametrize("md, blocks", [
+    ("````\n```\n# inner heading\n````\nAfter the fence paragraph text.", ["After the fence paragraph text."]),
+    ("~~~\n```\n# inner\n~~~\n# Real", ["# Real"]),
+    ("#hashtag is a word, not a heading: keep it with\nits paragraph line", ["#hashtag is a word, not a heading: keep it with\nits paragraph line"]),
+])
+def test_markdown_blocks_read_fences_and_headings_as_commonmark(md: str, blocks: list[str]) -> None:
+    """A shorter backtick line does not close a longer fence; ``#hashtag`` is no heading (the SKILL.md reader's rules)."""
+    assert markdown_blocks(md) == blocks
 
 
 # --------------------------------------------------------------- dates

@@ -41,17 +41,21 @@ def test_corpus_at_or_over_the_budget_ends_with_max_pages_items(tmp_path, source
     assert summary["dropped"].get("max_pages", 0) == sources - max_pages  # the unread sources are counted
 
 
-def test_skill3_learn_with_a_budget_below_the_corpus_ends(tmp_path):
+def test_skill3_learn_with_a_budget_below_the_corpus_ends(tmp_path) -> None:
+    """… and takes Scrapy settings as `scrapy crawl -s` does: JOBDIR keeps the crawl's queue, LOG_LEVEL shows its log."""
     out = tmp_path / "mcp"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     r = subprocess.run(
-        [sys.executable, "-m", "synth.cli", "learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"),
-         "--max-pages", "2", "--output-dir", str(out), "--llm-provider", "extractive"],
+        [sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"),
+         "--max-pages", "2", "--output-dir", str(out), "--llm-provider", "extractive",
+         "-s", f"JOBDIR={tmp_path / 'job'}", "--set", "LOG_LEVEL=INFO"],
         capture_output=True, text=True, env=env, cwd=REPO, timeout=120,
     )
     assert r.returncode == 0, r.stderr[-2000:]
     assert len(read_jsonl(out / "run.jsonl")) == 2
     assert len(json.loads((out / "run.json").read_text())["sources"]) == 2
+    assert (tmp_path / "job" / "requests.seen").is_file()
+    assert " INFO: " in r.stderr and r.stderr.count("skill3 crawl summary: ") == 1  # the log's line, not repeated
 
 
 def _start_big_crawl(tmp_path: Path, n: int = 3000):

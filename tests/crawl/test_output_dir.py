@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from synth.cli import app
 from synth.outdir import output_dir_problem
 from tests.crawl.conftest import REPO, scrapy_crawl
 from tests.docs.sites import SiteServer, bind, generated_site
@@ -50,7 +52,9 @@ def test_output_dir_problem_not_writable(tmp_path, monkeypatch):
     assert problem and "is not writable" in problem and str(tmp_path) in problem
 
 
-def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, blocker):
+def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, blocker) -> None:
+    """`scrapy crawl learn`'s bad argument end to end: one line, exit 2, nothing fetched (every other bad
+    argument is a case of tests/crawl/test_runner.py's table, the same pre-check without a process)."""
     server = SiteServer()
     server.routes = bind(generated_site(3), server.url)
     with server as site:
@@ -62,45 +66,40 @@ def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, bl
     assert sum(site.hits.values()) == 0  # nothing fetched
 
 
-def _skill3(*args: str, timeout: float = 60):
+def test_skill3_learn_and_synth_refuse_a_folder_below_a_file(tmp_path, blocker) -> None:
+    """`skill3 learn`'s bad argument end to end (a process: the pre-check runs before Scrapy's); `skill3 synth`'s in-process."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "synth.cli", *args], capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout)
-
-
-def test_skill3_learn_and_synth_refuse_a_folder_below_a_file(tmp_path, blocker):
-    learn = _skill3("learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"), "--output-dir", f"{blocker}/out",
-                    "--llm-provider", "extractive")
+    learn = subprocess.run([sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"),
+                            "--output-dir", f"{blocker}/out", "--llm-provider", "extractive"],
+                           capture_output=True, text=True, env=env, cwd=REPO, timeout=60)
     assert learn.returncode == 2, learn.stderr[-2000:]
     lines = [line for line in learn.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and f"{blocker}/out" in lines[0], learn.stderr
     feed = tmp_path / "run.jsonl"
     feed.write_text('{"url": "https://docs.example.org/a", "topic": "t"}\n')
-    synth = _skill3("synth", str(feed), "--output-dir", f"{blocker}/skill", "--llm-provider", "extractive", "--quiet")
-    assert synth.returncode == 2, synth.stderr[-2000:]
+    synth = CliRunner().invoke(app, ["synth", str(feed), "--output-dir", f"{blocker}/skill", "--llm-provider", "extractive", "--quiet"])
+    assert synth.exit_code == 2, synth.stderr[-2000:]
     lines = [line for line in synth.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and f"{blocker}/skill" in lines[0], synth.stderr
 
 
-def test_read_only_file_system_is_refused_before_fetching(tmp_path):
-    """A real read-only mount (a private mount namespace: nothing changes outside this test's processes)."""
+def test_read_only_file_system_is_refused_before_fetching(tmp_path) -> None:
+    """A real read-only mount (a private mount namespace: nothing changes outside this test's processes):
+    the runner's pre-check, which `scrapy crawl learn` and `skill3 learn` run before Scrapy starts."""
     unshare = shutil.which("unshare")
     ro = tmp_path / "ro"
     ro.mkdir()
     if not unshare or subprocess.run([unshare, "-rm", "sh", "-c", 'mount -t tmpfs -o ro tmpfs "$1"', "sh", str(ro)],
                                      capture_output=True).returncode:
         pytest.skip("no unprivileged mount namespaces here")
-    server = SiteServer()
-    server.routes = bind(generated_site(3), server.url)
-    script = Path(sys.executable).with_name("scrapy")
-    env = {**os.environ, "PYTHONPATH": str(REPO), "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"}
-    with server as site:
-        proc = subprocess.run(
-            [unshare, "-rm", "sh", "-c", 'mount -t tmpfs -o ro tmpfs "$1" && shift && exec "$@"', "sh", str(ro),
-             str(script), "crawl", "learn", "-a", "topic=t", "-a", f"start_urls={site.url}/docs/", "-a", f"output_dir={ro}/out",
-             "-a", "synth=0"],
-            capture_output=True, text=True, env=env, cwd=REPO, timeout=60,
-        )
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "is not writable" in lines[0] and f"{ro}/out" in lines[0], proc.stderr
-    assert sum(site.hits.values()) == 0
+    check = ("import sys; from skill3crawl.runner import argument_problem; from skill3crawl.spiders.learn import LearnSpider; "
+             "print(argument_problem(LearnSpider, dict(a.split('=', 1) for a in sys.argv[1:])))")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [unshare, "-rm", "sh", "-c", 'mount -t tmpfs -o ro tmpfs "$1" && shift && exec "$@"', "sh", str(ro),
+         sys.executable, "-c", check, "topic=t", "start_urls=https://docs.example.org/docs/", f"output_dir={ro}/out", "synth=0"],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1 and "is not writable" in lines[0] and f"{ro}/out" in lines[0], proc.stdout

@@ -20,10 +20,11 @@ def test_synth_called_with_the_feed_and_its_exit_code_kept(tmp_path):
     assert proc.returncode == 3, proc.stderr[-2000:]
     call = json.loads((out / "synth-call.json").read_text())
     assert call["feed_lines"] == 2 and call["crawl_json"] is True  # called after run.jsonl and crawl.json are complete
-    assert call["kwargs"] == {
+    assert call["options"] == {
         "paths": [str(out / "run.jsonl")], "output_dir": str(out), "topic": "Streaming", "target_model": "claude-opus-4-8",
         "cutoff": "2026-01", "llm_provider": "extractive", "llm_endpoint": None, "llm_model": None, "verify": True,
-        "strict_cutoff": False, "fail_on_findings": True, "today": "2026-11-29",
+        "strict_cutoff": False, "context_tokens": None, "fail_on_findings": True, "today": "2026-11-29",
+        "dry_run": False, "progress": True,
     }
 
 

@@ -172,22 +172,6 @@ def test_pause_with_sigint_and_resume_with_jobdir(tmp_path, window, sitemap):
     assert [i["url"] for i in items[: len(paused)]] == [i["url"] for i in paused]
 
 
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        ({"start_urls": "http://127.0.0.1:9/docs/", "depth_limit": "deep"}, "bad argument depth_limit: must be a whole number of link hops"),
-        ({"start_urls": "http://127.0.0.1:9/docs/", "locales": "some"}, "bad argument locales"),
-        ({"topic": "x"}, "missing argument start_urls"),
-        ({"role": "worker"}, "role=worker needs -s SKILL3_REDIS_URL"),
-    ],
-)
-def test_bad_docs_arguments_are_one_line_and_exit_2(run_crawl, args, message):
-    res = run_crawl(args)
-    assert res.returncode == 2, res.log[-2000:]
-    errors = [line for line in res.log.splitlines() if " ERROR: " in line]
-    assert len(errors) == 1 and message in errors[0], errors
-
-
 def test_docs_args_authoritative_fallback_and_defaults():
     from skill3crawl.args import parse_args
 

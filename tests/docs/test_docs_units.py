@@ -2,7 +2,10 @@
 
 import pytest
 
-from skill3crawl.docs import Scope, lastmod_date, locale_of, md_variant, normalize_url, parse_llms_txt
+from skill3crawl.docs.crawl import lastmod_day
+from skill3crawl.docs.llms import md_variant, parse_llms_txt
+from skill3crawl.docs.scope import Scope, locale_of
+from synth.urls import url_key
 from skill3crawl.progress import dropped_by_reason, progress_line
 
 SCOPE = Scope.from_start_url("https://docs.example.org/guide/intro.html")
@@ -80,18 +83,28 @@ def test_md_variant(url, md):
     assert md_variant(url) == md
 
 
-def test_normalize_url_folds_index_fragment_and_query_order():
-    assert normalize_url("https://D.org/a/index.html#x") == normalize_url("https://d.org/a/")
-    assert normalize_url("https://d.org/a?b=2&a=1") == normalize_url("https://d.org/a?a=1&b=2")
-    assert normalize_url("https://d.org/a/") != normalize_url("https://d.org/b/")
+def test_url_key_folds_index_fragment_and_query_order() -> None:
+    assert url_key("https://D.org/a/index.html#x") == url_key("https://d.org/a/")
+    assert url_key("https://d.org/a?b=2&a=1") == url_key("https://d.org/a?a=1&b=2")
+    assert url_key("https://d.org/a/") != url_key("https://d.org/b/")
 
 
 @pytest.mark.parametrize(
     "value, out",
     [("2026-03-04", "2026-03-04"), ("2026-03-04T10:00:00+00:00", "2026-03-04"), ("", None), (None, None), ("yesterday", None), ("2026-13-01", None)],
 )
-def test_lastmod_date(value, out):
-    assert lastmod_date(value) == out
+def test_lastmod_day(value: str | None, out: str | None) -> None:
+    assert lastmod_day(value) == out
+
+
+@pytest.mark.parametrize(
+    "value, out",
+    [("2026-02-30", None), ("20260304T10:00:00Z", "2026-03-04"), ("2026/03/04", "2026-03-04"),
+     ("Wed, 04 Mar 2026 10:00:00 GMT", "2026-03-04"), ("1989-12-31", None)],
+)
+def test_lastmod_day_reads_dates_as_the_date_pipeline_does(value: str, out: str | None) -> None:
+    """One date reader (extract.dates.normalize_date, without free text): its forms, no impossible days."""
+    assert lastmod_day(value) == out
 
 
 def test_progress_line_and_dropped_reasons():
@@ -101,11 +114,11 @@ def test_progress_line_and_dropped_reasons():
     assert line == "progress: 10 pages done, 5 queued, 2.5 pages/s (avg 2.0), dropped: DropItem=2 canonical_duplicate=1 locale=3"
 
 
-def test_page_budget_window_and_waiting_list():
+def test_page_budget_window_and_waiting_list() -> None:
     """LocalState: max_pages counts pages written; at most `window` in flight; the rest wait in FIFO order."""
     from types import SimpleNamespace
 
-    from skill3crawl.docs_crawl import LocalState
+    from skill3crawl.docs.budget import LocalState
 
     st = LocalState(SimpleNamespace(state={}), window=2)
     claims = [st.claim(f"u{i}", 3, [f"u{i}"]) for i in range(6)]
@@ -118,11 +131,10 @@ def test_page_budget_window_and_waiting_list():
     assert st.waiting_count() == 2  # u4, u5: never fetched, the budget is spent
 
 
-def test_page_budget_waiting_list_is_bounded():
+def test_page_budget_waiting_list_is_bounded() -> None:
     from types import SimpleNamespace
 
-    from skill3crawl.distributed import waiting_cap
-    from skill3crawl.docs_crawl import LocalState
+    from skill3crawl.docs.budget import LocalState, waiting_cap
 
     st = LocalState(SimpleNamespace(state={}), window=1)
     results = [st.claim(f"u{i}", 5, [f"u{i}"]) for i in range(waiting_cap(5) + 3)]

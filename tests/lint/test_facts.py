@@ -7,7 +7,7 @@ import json
 import pytest
 
 from synth.lint import Facts, LintError, load_facts, run_source_urls
-from synth.lint.facts import normalize_url
+from synth.urls import url_key
 
 
 @pytest.mark.parametrize(
@@ -39,13 +39,13 @@ def test_run_source_urls_rejects(run):
         ("http://demo.example:80/a?q=1", "http://demo.example/a?q=1"),
     ],
 )
-def test_normalize_url(a, b):
-    assert normalize_url(a) == normalize_url(b)
+def test_url_key(a: str, b: str) -> None:
+    assert url_key(a) == url_key(b)
 
 
-def test_normalize_url_keeps_differences():
-    assert normalize_url("https://a.example/x?q=1") != normalize_url("https://a.example/x?q=2")
-    assert normalize_url("https://a.example:8443/x") != normalize_url("https://a.example/x")
+def test_url_key_keeps_differences() -> None:
+    assert url_key("https://a.example/x?q=1") != url_key("https://a.example/x?q=2")
+    assert url_key("https://a.example:8443/x") != url_key("https://a.example/x")
 
 
 def test_load_facts_full(tmp_path):

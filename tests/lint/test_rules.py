@@ -90,7 +90,7 @@ CASES = [
     ("b1-budget-from-facts", "B1", "warn", {}, {"max_lines": 10}),
     ("b1-ok", "B1", None, {"body": BASE_BODY + "x\n" * 450}, "full"),
     ("b2-tokens", "B2", "warn", {"body": BASE_BODY + "word " * 5000 + "\n"}, "full"),
-    ("b2-ok", "B2", None, {"body": BASE_BODY + "word " * 4500 + "\n"}, "full"),
+    ("b2-ok", "B2", None, {"body": BASE_BODY + "word " * 3000 + "\n"}, "full"),
     # T: trigger
     ("t1-no-trigger", "T1", "info", {"frontmatter": fm(DESC, "description: Notes on the Demo API 2.0.\n")}, "full"),
     ("t1-ok", "T1", None, {}, "full"),

@@ -144,7 +144,7 @@ def test_find_sources_entry_styles():
 
 @pytest.mark.parametrize(
     "text, tokens",
-    [("", 0), ("the cat", 2), ("tokenization", 3), ("a.b()", 5), ("x" * 400, 100)],
+    [("", 0), ("the cat", 2), ("tokenization", 4), ("a.b()", 2), ("x" * 400, 115), ("abcdefg", 2), ("x" * 3500, 1000)],
 )
-def test_estimate_tokens(text, tokens):
+def test_estimate_tokens(text: str, tokens: int) -> None:
     assert size.estimate_tokens(text) == tokens

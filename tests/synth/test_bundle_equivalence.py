@@ -82,3 +82,66 @@ def test_field_check_fast_paths_equal_the_general_check(field, value):
         return
     got = check_fields(data)
     assert got == expected and all(type(got[k]) is type(expected[k]) for k in got)
+
+
+from datetime import date  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import synth.bundle as bundle_module  # noqa: E402
+from synth.bundle import MAX_HOSTS_PER_CLUSTER, rank_sources  # noqa: E402
+
+SHARED = "Servers started with the stateless flag keep no session between requests in this release."
+VARIANT_OF_SHARED = "Servers started with the stateless flag keep no session between requests in the new release."
+
+
+def _capped_run(path: Path, authoritative_variant_at: int) -> Path:
+    """A snippet copied on more independent hosts than the cap, then (at line ``authoritative_variant_at``) an
+    authoritative page publishing a variant of it: the low-authority copies kept as candidates must drop it."""
+    lines = []
+    for i in range(MAX_HOSTS_PER_CLUSTER * 2):
+        host = f"www.site{i}-example.org"
+        lines.append({"url": f"https://{host}/p", "host": host, "authority": 0.6, "published": "2026-05-01",
+                      "excerpts": [f"Intro {i} words here for page {i}. {SHARED}"], "code_blocks": []})
+    # a boilerplate page (damped): not a candidate itself, so only the run-wide vote sees its variant
+    lines.insert(authoritative_variant_at, {"url": "https://docs.quill.example/copyright", "host": "docs.quill.example",
+                                            "authority": 0.9, "published": "2025-05-01", "excerpts": [VARIANT_OF_SHARED]})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("variant_at", [0, MAX_HOSTS_PER_CLUSTER + 20])
+def test_a_cluster_at_the_host_cap_stops_voting_without_changing_the_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                             variant_at: int) -> None:
+    path = _capped_run(tmp_path / "run.jsonl", variant_at)
+    kw = {"cutoff_start": date(2026, 1, 1), "today": date(2026, 11, 29), "max_candidates": 6}
+    retired = []
+    real = bundle_module._Votes._retire_if_decided
+
+    def counting(self: bundle_module._Votes, cid: int) -> None:
+        before = len(self._all)
+        real(self, cid)
+        retired.append(before - len(self._all))
+
+    monkeypatch.setattr(bundle_module._Votes, "_retire_if_decided", counting)
+    fast = rank_sources([str(path)], **kw)
+    monkeypatch.setattr(bundle_module._Votes, "_retire_if_decided", lambda self, cid: None)
+    slow = rank_sources([str(path)], **kw)
+    assert any(retired)  # the cluster left the index (after the authoritative variant, wherever it is)
+    assert [(c.url, c.consensus_count, c.excerpts, c.dropped_snippets) for c in fast.candidates] == \
+        [(c.url, c.consensus_count, c.excerpts, c.dropped_snippets) for c in slow.candidates]
+    assert "https://docs.quill.example/copyright" not in [c.url for c in fast.candidates]
+    assert fast.candidates and all(c.dropped_snippets for c in fast.candidates)  # the authoritative variant counted
+
+
+def test_a_page_below_the_worst_kept_is_refused_as_push_would() -> None:
+    from synth.bundle import Candidate, SourceItem, _Heap
+
+    heap = _Heap(2)
+    for i, score in enumerate((0.5, 0.3)):
+        c = Candidate(item=SourceItem(url=f"https://a.example/{i}"), where="", authority=0.5, recency_weight=1.0,
+                      post_cutoff=True, combined_score=score)
+        c.rescore()
+        heap.push(c)
+    worst = min(c.rank_score for c in heap.ranked())
+    assert heap.full() and "https://a.example/1" in heap and worst > 0
+    assert heap.below_worst(worst * 0.99) and not heap.below_worst(worst) and not heap.below_worst(worst * 1.01)

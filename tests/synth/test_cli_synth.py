@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from skill3.cli import app as skill3_app
+from skill3crawl.cli_learn import learn_spider_kwargs
 from synth.cli import app
-from synth.cli_synth import learn_spider_kwargs
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,7 +120,7 @@ def test_console_script_runs(feed, tmp_path):
 @pytest.mark.parametrize(
     "options, expected",
     [
-        ({}, {"topic": "mcp", "output_dir": "output/mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "llm_provider": "auto"}),
+        ({}, {"topic": "mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "llm_provider": "auto"}),  # output_dir: the spider's default
         ({"target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": True, "authoritative": "a.org,b.org",
           "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources", "max_pages": 40, "output_dir": "o/x",
           "llm_provider": "openai", "llm_endpoint": "http://h:1/v1", "llm_model": "m", "verify": True, "brave_key": "k",
@@ -131,39 +132,72 @@ def test_console_script_runs(feed, tmp_path):
           "sitemap_filter": "/docs/,/api/", "locales": "keep"}),
     ],
 )
-def test_learn_option_to_spider_argument_mapping(options, expected):
+def test_learn_option_to_spider_argument_mapping(options, expected) -> None:
     assert learn_spider_kwargs("mcp", **options) == expected
 
 
-def test_learn_every_option_maps_to_a_spider_argument():
+def test_learn_every_option_maps_to_a_spider_argument() -> None:
     import inspect
 
-    from synth.cli_synth import learn_cmd
+    from skill3crawl.cli_learn import learn_cmd
 
     spider_side = set(inspect.signature(learn_spider_kwargs).parameters) - {"topic"}
-    cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "context_tokens", "fail_on_findings"}
+    cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "context_tokens", "fail_on_findings", "setting"}
     assert cli_side == spider_side
     from skill3crawl.args import LearnArgs
 
     assert spider_side <= set(LearnArgs.model_fields)  # each one a real -a argument of the spider
 
 
-def test_learn_missing_key_fails_before_any_crawl(monkeypatch):
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--llm-provider", "anthropic"], "llm_provider anthropic needs a key: set ANTHROPIC_API_KEY"),
+        (["--llm-provider", "nope"], "unknown llm_provider 'nope'"),
+        (["--llm-provider", "extractive", "-s", "JOBDIR"], "bad -s value 'JOBDIR': use -s NAME=VALUE"),
+        (["--llm-provider", "extractive", "--set", "LOG LEVEL=INFO"], "bad -s value 'LOG LEVEL=INFO'"),
+        (["--llm-provider", "extractive", "--cutoff-time", "2026-1x"], "cutoff_time must be a month like 2026-01"),
+        (["--llm-provider", "extractive", "--max-pages", "0"], "bad argument max_pages"),
+        (["--llm-provider", "extractive", "--package", "maven:x"], "bad argument package"),
+        (["--llm-provider", "extractive", "--input-file", "/nonexistent/corpus"], "input_file"),
+    ],
+)
+def test_learn_usage_errors_are_one_line_before_any_crawl(monkeypatch, tmp_path, args, message) -> None:
+    """`skill3 learn`'s own checks, then the runner's pre-check: one line, exit 2, no crawl started, nothing written."""
+    from skill3crawl import runner
+
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    import synth.cli_synth as cs
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "crawler_process", lambda settings: pytest.fail("crawl started"))
+    r = CliRunner().invoke(skill3_app, ["learn", "mcp", *args])
+    assert r.exit_code == 2, r.output
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("skill3: error: ") and message in lines[0], r.stderr
+    assert list(tmp_path.iterdir()) == []
 
-    monkeypatch.setattr(cs, "run_crawl", lambda kw: pytest.fail("crawl started"))
-    r = CliRunner().invoke(app, ["learn", "mcp", "--llm-provider", "anthropic"])
-    assert r.exit_code == 2 and "ANTHROPIC_API_KEY" in r.stderr
+
+def test_learn_is_a_command_of_the_console_script_only() -> None:
+    """`python -m synth.cli` (synth's commands, no Scrapy) has no `learn`; the `skill3` script has both."""
+    assert "learn" in [c.name for c in skill3_app.registered_commands]
+    assert "learn" not in [c.name for c in app.registered_commands]
+    r = CliRunner().invoke(app, ["learn", "mcp"])
+    assert r.exit_code == 2 and "No such command 'learn'" in r.output
 
 
-def test_run_synth_accepts_the_crawl_triggers_keyword_call(feed, tmp_path):
+def test_run_synth_takes_the_crawl_triggers_options_and_prints_nothing_of_its_outcome(feed, tmp_path, capsys):
+    from synth.options import SynthOptions
     from synth.run import run_synth
 
-    code = run_synth(paths=[str(feed)], output_dir=str(tmp_path / "out"), topic="mcp", target_model=None, cutoff="2026-01",
-                     llm_provider="extractive", llm_endpoint=None, llm_model=None, verify=False, strict_cutoff=False,
-                     context_tokens=None, dry_run=False, fail_on_findings=True, progress=False)
-    assert code == 0 and (tmp_path / "out" / "mcp" / "SKILL.md").is_file()
+    result = run_synth(SynthOptions(paths=(str(feed),), output_dir=str(tmp_path / "out"), topic="mcp", cutoff="2026-01",
+                                    llm_provider="extractive", progress=False))
+    out = tmp_path / "out"
+    assert result.exit_code == 0 and result.error is None and (out / "mcp" / "SKILL.md").is_file()
+    assert result.skill_dir == out / "mcp" and result.written == (out / "mcp", out / "run.json", out / "index.html")
+    assert result.provider == "extractive" and result.sources > 0
+    assert {"read_and_rank", "select", "synthesize", "write"} <= set(result.timings)
+    assert "skill3: wrote" not in capsys.readouterr().out  # the caller prints the outcome
+    result.print_outcome()
+    assert capsys.readouterr().out.startswith(f"skill3: wrote {out / 'mcp' / 'SKILL.md'} (")
 
 
 def test_a_renamed_skill_replaces_the_previous_folder(feed, tmp_path):
@@ -222,10 +256,9 @@ def test_deep_nesting_huge_lines_and_non_utf8_are_warnings(tmp_path):
 
 
 @pytest.mark.parametrize("topic, folder", [("mcp", "output/mcp"), ("日本語", "output/日本語"), ("Café Tips", "output/café-tips")])
-def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder):
+def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder) -> None:
     """`skill3 learn` and `scrapy crawl learn` put a topic's run in the same folder, whatever its script."""
-    from skill3crawl.args import parse_args
+    from skill3crawl.args import checked_args, parse_args
 
-    kwargs = learn_spider_kwargs(topic)
-    assert kwargs["output_dir"] == folder
+    assert checked_args(learn_spider_kwargs(topic)).output_dir == folder
     assert parse_args({"topic": topic, "cutoff_time": "2026-01", "input_file": str(ROOT / "examples" / "mcp.sources")}).output_dir == folder

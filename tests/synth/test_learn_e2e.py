@@ -23,7 +23,7 @@ def test_learn_the_example_corpus(tmp_path, provider):
     out = tmp_path / "mcp"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     r = subprocess.run(
-        [sys.executable, "-m", "synth.cli", "learn", "mcp", "--input-file", str(ROOT / "examples" / "mcp.sources"),
+        [sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(ROOT / "examples" / "mcp.sources"),
          "--output-dir", str(out), "--llm-provider", provider, "--llm-endpoint", "http://127.0.0.1:9/v1"],
         capture_output=True, text=True, env=env, cwd=ROOT, timeout=240,
     )

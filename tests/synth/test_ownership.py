@@ -116,11 +116,13 @@ def test_a_symlinked_run_json_is_refused(feed, tmp_path):
     assert target.read_text(encoding="utf-8") == '{"schema": "skill3.run/1"}'
 
 
-def test_learn_refuses_a_users_run_json_before_crawling(tmp_path):
+def test_learn_refuses_a_users_run_json_before_crawling(tmp_path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "run.json").write_text("{}", encoding="utf-8")
-    r = CliRunner().invoke(app, ["learn", "mcp", "--input-file", str(EXAMPLE), "--output-dir", str(out),
+    from skill3.cli import app as skill3_app
+
+    r = CliRunner().invoke(skill3_app, ["learn", "mcp", "--input-file", str(EXAMPLE), "--output-dir", str(out),
                                  "--llm-provider", "extractive", "--cutoff-time", "2026-01"])
     assert r.exit_code == 2
     assert "not written by skill3" in r.stderr and not (out / "run.jsonl").exists()

@@ -3,16 +3,10 @@ import re
 import pytest
 import yaml
 
-from synth.postprocess import (
-    MAX_BODY_LINES,
-    PostProcessError,
-    SkillContext,
-    clean_text,
-    close_fences,
-    postprocess,
-    recover_skill_text,
-    sanitize_name,
-)
+from synth.postprocess import PostProcessError, SkillContext, postprocess
+from synth.skill.fixers import clean_text, close_fences, recover_skill_text
+from synth.skill.names import sanitize_name
+from synth.skill.spec import MAX_BODY_LINES
 
 SOURCES = [
     {"n": 1, "url": "https://modelcontextprotocol.io/spec", "title": "Spec", "published": "2026-06-30"},

@@ -77,3 +77,13 @@ def test_generation_progress_on_a_terminal():
         for _ in range(50):
             on_text("x" * 35)
     assert "synthesising" in buf.getvalue() and "~500 tokens" in buf.getvalue()
+
+
+@pytest.mark.parametrize("heading", ["Modern vs deprecated", "Deprecated `sse()` transport", "**Modern** APIs"])
+def test_deprecations_section_collapses_whatever_its_inline_markup(heading: str) -> None:
+    """The section is found on markdown-it's tokens, so a heading with code or emphasis in it collapses too."""
+    from synth.preview import render_markdown
+
+    out = render_markdown(f"# T\n\n## {heading}\n- old [1]\n\n## Next\ntext\n")
+    assert re.search(r'<details class="deprecated" open><summary>.+</summary>\n<ul>\n<li>old \[1\]</li>\n</ul>\n</details><h2>Next</h2>', out), out
+    assert out.count("<details") == 1

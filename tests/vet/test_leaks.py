@@ -250,7 +250,7 @@ def test_learn_from_a_corpus_leaks_nothing_and_cites_valid_urls(tmp_path, kind):
     out = tmp_path / "out"
     with StubLLM(echo) as stub:
         r = subprocess.run(
-            [sys.executable, "-m", "synth.cli", "learn", TOPIC, "--input-file", str(corpus), "--output-dir", str(out),
+            [sys.executable, "-m", "skill3", "learn", TOPIC, "--input-file", str(corpus), "--output-dir", str(out),
              "--cutoff-time", "2026-01", "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model"],
             capture_output=True, text=True, timeout=240, cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT), "SKILL3_HOME": str(tmp_path / "home")},

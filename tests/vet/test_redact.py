@@ -183,15 +183,15 @@ def test_pre_checks_change_nothing():
     "https://docs.example.org/api?key=1&client_secret=" + "Qm4vL8sP2dX6n3Ty" + "&b=2",
     "https://hooks.slack.com/services/" + "T0A1B2C3D/B4E5F6G7H/" + "x9Y8z7W6v5U4t3S2r1Q0p9O8",  # a detector matching a whole URL
 ])
-def test_redacted_urls_stay_urls(url):
+def test_redacted_urls_stay_urls(url: str) -> None:
     """A redacted URL still parses, with its host and port, and cites the same page (lint P3 matches it)."""
     from urllib.parse import urlsplit
 
-    from synth.lint.facts import normalize_url
+    from synth.urls import url_key
 
     redacted, n = redact_text(url)
     assert n >= 1 and "REDACTED" in redacted and "[" not in redacted
     before, after = urlsplit(url), urlsplit(redacted)
     assert (after.scheme, after.hostname, after.port) == (before.scheme, before.hostname, before.port)
     assert after.path == before.path or after.path.endswith("REDACTED")
-    normalize_url(redacted)
+    url_key(redacted)

@@ -1,4 +1,4 @@
-"""Vetting and lint wired into synthesis (issues 4 and 5): input quarantine and redaction, the output
+"""Vetting and lint wired into synthesis: input quarantine and redaction, the output
 correction loop, the exit-3 gate, NOT RUN, lint errors → fixer / re-prompt.
 
 The scanner is the fake `skillspector` in line-replay mode: it reports every recorded real finding whose
@@ -147,7 +147,7 @@ def test_learn_quarantines_the_injection_and_no_secret_reaches_the_model_or_any_
     with StubLLM(default=Model([draft()])) as stub:
         if command == "skill3 learn":
             r = subprocess.run(
-                [sys.executable, "-m", "synth.cli", "learn", "mcp", "--input-file", str(corpus), "--output-dir", str(out),
+                [sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(corpus), "--output-dir", str(out),
                  "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model",
                  "--cutoff-time", "2026-01"],
                 capture_output=True, text=True, cwd=ROOT, timeout=240,

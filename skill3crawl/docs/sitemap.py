@@ -1,12 +1,15 @@
-"""sitemap.xml: URLs with their ``lastmod`` (a date signal), via Scrapy's sitemap utilities."""
+"""sitemap.xml: where to look for a site's sitemaps, and their URLs with ``lastmod`` (a date signal), via Scrapy's sitemap utilities."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 from urllib.parse import urlsplit
 
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
+
+from skill3crawl.docs.scope import Scope
 
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # the sitemaps.org limit, uncompressed
 
@@ -37,3 +40,13 @@ def parse_sitemap(body: bytes, max_size: int = MAX_SITEMAP_BYTES) -> tuple[str, 
         if urlsplit(loc).scheme in ("http", "https"):
             entries.append(SitemapEntry(loc, (e.get("lastmod") or "").strip() or None))
     return kind, entries
+
+
+def sitemap_candidates(scope: Scope, robots_sitemaps: Iterable[str] = ()) -> list[str]:
+    """Sitemaps to try: robots.txt ``Sitemap:`` lines first, then the conventional locations."""
+    out = list(dict.fromkeys(robots_sitemaps))
+    for path in ("/sitemap.xml", scope.prefix + "sitemap.xml"):
+        url = scope.origin + path
+        if url not in out:
+            out.append(url)
+    return out

@@ -1,0 +1,5 @@
+"""``python -m skill3`` is the ``skill3`` console script."""
+
+from skill3.cli import main
+
+main()

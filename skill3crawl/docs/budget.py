@@ -1,0 +1,174 @@
+"""The page budget of a docs-mode crawl: one protocol, a local and a shared (Redis) implementation.
+
+``max_pages`` bounds the pages *written*: a budget slot is held by a page from
+its request until its item is written; a page that ends without an item
+(failed, robots-denied, not HTML, a duplicate, dropped by a pipeline) gives
+its slot back to the first page waiting. Pages found while the budget is full
+wait, as compact entries, in a FIFO list (breadth-first order kept) bounded by
+:func:`waiting_cap` — beyond it they are dropped. The same budget remembers the
+canonical keys of the pages written (:func:`synth.urls.url_key`).
+
+:class:`LocalState` keeps it in ``spider.state`` (persisted with ``JOBDIR``);
+:class:`skill3crawl.distributed.RedisSharedState` in Redis, shared by all workers.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from synth.urls import url_key
+
+# A page waiting for (or holding) a slot: [canonical URL, discovery, title, lastmod, hops, html_url].
+Entry = list
+Claim = Literal["new", "waiting", "over", "seen"]
+PAGE_WINDOW = 1000  # SKILL3_PAGE_WINDOW: pages requested and not yet finished, at most (local crawls)
+
+
+def waiting_cap(limit: int) -> int:
+    """How many over-budget pages wait to replace pages that end without an item."""
+    return max(limit, 1000)
+
+
+@runtime_checkable
+class PageBudget(Protocol):
+    """What the docs crawl asks of its page budget, wherever it is kept."""
+
+    def claim(self, key: str, limit: int, entry: Entry) -> Claim:
+        """``new`` (fetch it now), ``waiting`` (queued for a slot), ``over`` (dropped: the waiting list is
+        full) or ``seen`` (``key`` was claimed before)."""
+        ...
+
+    def transfer(self, key: str, entry: Entry | None = None, old_key: str | None = None) -> bool:
+        """A page takes over the slot of the page ``old_key`` it replaces (an ``.md`` twin's HTML page);
+        False when ``key`` was claimed before."""
+        ...
+
+    def finish(self, written: bool, limit: int, key: str | None = None) -> list[Entry]:
+        """The page ``key`` finished (``written``: its item was, or the budget itself dropped it); → the
+        waiting entries to request now."""
+        ...
+
+    def pump(self, limit: int) -> list[Entry]:
+        """The waiting entries there is room for now (requested by the caller)."""
+        ...
+
+    def recover(self) -> int:
+        """After a kill: the pages that were in flight wait again, first in line; → how many."""
+        ...
+
+    def waiting_count(self) -> int:
+        """Pages waiting for a slot."""
+        ...
+
+    def add_canonical(self, key: str) -> bool:
+        """Remember a written page's canonical key; False when it was known."""
+        ...
+
+    def has_canonical(self, key: str) -> bool:
+        """A page with this canonical key was written."""
+        ...
+
+
+class LocalState(PageBudget):
+    """The page budget, its waiting list and the canonical set in ``spider.state`` (persisted with JOBDIR).
+
+    At most ``window`` pages are requested and not yet finished (the others wait),
+    so a sitemap of 100,000 URLs never becomes 100,000 queued requests.
+    """
+
+    def __init__(self, spider: Any, window: int = PAGE_WINDOW):
+        """``spider``: anything with a ``state`` dict (Scrapy's SpiderState extension replaces the spider's
+        when a JOBDIR holds one, so it is read on every use)."""
+        self.spider = spider
+        self.window = max(1, window)
+
+    @property
+    def _s(self) -> dict:
+        st = self.spider.state
+        st.setdefault("pages", set())
+        st.setdefault("canonical", set())
+        st.setdefault("count", 0)  # pages requested and not ended without an item
+        st.setdefault("active", 0)  # pages requested and not finished
+        st.setdefault("waiting", deque())
+        st.setdefault("inflight", {})  # key → entry of the pages requested and not finished (requeued after a kill)
+        return st
+
+    def _add(self, name: str, key: str) -> bool:
+        """Add ``key`` to the set ``name``; False when it was there."""
+        seen = self._s[name]
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    def _can_start(self, limit: int) -> bool:
+        """A page may be requested now: budget and window both have room (then both count it)."""
+        s = self._s
+        if s["count"] < limit and s["active"] < self.window:
+            s["count"] += 1
+            s["active"] += 1
+            return True
+        return False
+
+    def _start(self, entry: Entry) -> Entry:
+        self._s["inflight"][url_key(entry[0])] = entry
+        return entry
+
+    def claim(self, key: str, limit: int, entry: Entry) -> Claim:
+        if not self._add("pages", key):
+            return "seen"
+        waiting = self._s["waiting"]
+        if not waiting and self._can_start(limit):  # never ahead of a waiting page: breadth-first order
+            self._start(entry)
+            return "new"
+        if len(waiting) < waiting_cap(limit):
+            waiting.append(entry)
+            return "waiting"
+        return "over"
+
+    def transfer(self, key: str, entry: Entry | None = None, old_key: str | None = None) -> bool:
+        if old_key is not None:
+            self._s["inflight"].pop(old_key, None)
+        if not self._add("pages", key):
+            return False
+        if entry is not None:
+            self._start(entry)
+        return True
+
+    def finish(self, written: bool, limit: int, key: str | None = None) -> list[Entry]:
+        s = self._s
+        if key is not None:
+            s["inflight"].pop(key, None)
+        s["active"] -= 1
+        if not written:
+            s["count"] -= 1
+        return self.pump(limit)
+
+    def pump(self, limit: int) -> list[Entry]:
+        s = self._s
+        ready = []
+        while s["waiting"] and self._can_start(limit):
+            ready.append(self._start(s["waiting"].popleft()))
+        return ready
+
+    def recover(self) -> int:
+        """The pages that were requested and not finished lost their queued requests in the kill."""
+        s = self._s
+        entries = list(s["inflight"].values())
+        for key in s["inflight"]:  # fetched perhaps, but never written: not a canonical duplicate of itself
+            s["canonical"].discard(key)
+        s["inflight"] = {}
+        s["waiting"].extendleft(reversed(entries))
+        s["active"] = max(0, s["active"] - len(entries))
+        s["count"] = max(0, s["count"] - len(entries))
+        return len(entries)
+
+    def waiting_count(self) -> int:
+        return len(self._s["waiting"])
+
+    def add_canonical(self, key: str) -> bool:
+        return self._add("canonical", key)
+
+    def has_canonical(self, key: str) -> bool:
+        return key in self._s["canonical"]

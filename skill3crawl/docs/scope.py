@@ -1,0 +1,93 @@
+"""Where a docs-mode crawl may go: one host, a path prefix, optional sitemap filters, the site's own locale.
+
+Pure (no Scrapy objects): :class:`Scope` answers, for any URL a sitemap, an llms.txt or a page
+link names, whether it is inside, or why not (``offsite``, ``outside_prefix``,
+``sitemap_filter``, ``not_a_page``, ``locale``) — the reasons the crawl counts as dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from posixpath import dirname, splitext
+from typing import Iterable
+from urllib.parse import urlsplit
+
+from scrapy.linkextractors import IGNORED_EXTENSIONS
+
+# Locale path segments skipped by default (docs sites publish translations under these).
+LOCALES = frozenset(
+    """ar bg bn ca cs da de el es es-419 es-es es-mx et fa fi fr he hi hr hu id it ja ko lt lv
+    ms nb nl no pl pt pt-br pt-pt ro ru sk sl sr sv ta th tr uk ur vi zh zh-cn zh-hans zh-hant
+    zh-hk zh-tw""".split()
+)
+# File extensions that are never documentation pages: Scrapy's link extractor's list (images, audio,
+# video, office files, archives, executables) and the assets and data files of a docs build.
+NON_PAGE_EXTENSIONS = frozenset(IGNORED_EXTENSIONS) | frozenset(
+    "mjs map woff woff2 ttf eot gz tgz whl epub json xml atom txt csv ipynb".split()
+)
+# Pages despite their extension: markdown twins and llmstxt.org's full text.
+PAGE_SUFFIXES = (".md", "llms-full.txt")
+
+
+def not_a_page(path: str) -> bool:
+    """The URL path names a file that is not a page (an image, an archive, a stylesheet …)."""
+    if path.endswith(PAGE_SUFFIXES):
+        return False
+    return splitext(path)[1][1:].lower() in NON_PAGE_EXTENSIONS
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a docs crawl may go: one scheme+host and a path prefix."""
+
+    origin: str  # scheme://host[:port]
+    prefix: str  # always ends with "/"
+    filters: tuple[str, ...] = ()  # sitemap_filter path prefixes (empty: the prefix itself)
+    skip_locales: bool = True
+
+    @classmethod
+    def from_start_url(cls, url: str, filters: Iterable[str] = (), skip_locales: bool = True) -> "Scope":
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"start_urls: not an http(s) URL: {url!r}")
+        path = parts.path or "/"
+        prefix = path if path.endswith("/") else dirname(path).rstrip("/") + "/"
+        norm = tuple(f if f.startswith("/") else "/" + f for f in filters if f)
+        return cls(f"{parts.scheme}://{parts.netloc.lower()}", prefix, norm, skip_locales)
+
+    def host(self) -> str:
+        """``host[:port]`` of the scope's origin."""
+        return urlsplit(self.origin).netloc
+
+    def own_locale(self) -> str | None:
+        """The locale of the start URL's own path (its pages are never dropped as ``locale``)."""
+        return locale_of(self.prefix)
+
+    def allows(self, url: str) -> str | None:
+        """None when ``url`` is inside the scope, else the drop reason."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return "offsite"
+        if parts.netloc.lower() != self.host():
+            return "offsite"
+        path = parts.path or "/"
+        if not (path.startswith(self.prefix) or path + "/" == self.prefix):
+            return "outside_prefix"
+        if self.filters and not any(path.startswith(f) for f in self.filters):
+            return "sitemap_filter"
+        if not_a_page(path):
+            return "not_a_page"
+        if self.skip_locales:
+            loc = locale_of(path)
+            if loc and loc != self.own_locale():
+                return "locale"
+        return None
+
+
+def locale_of(path: str) -> str | None:
+    """The first locale-looking segment of a URL path (``/ja/``, ``/zh-cn/``, ``/pt_BR/``), else None."""
+    for seg in path.split("/"):
+        s = seg.lower().replace("_", "-")
+        if s in LOCALES:
+            return s
+    return None

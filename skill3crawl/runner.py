@@ -1,0 +1,163 @@
+"""The one launch of a skill3 crawl, behind both ``scrapy crawl learn|docs`` and ``skill3 learn``.
+
+* :func:`argument_problem` — the spider arguments checked before Scrapy starts
+  (:func:`~skill3crawl.args.checked_args`: one line naming the problem; the callers exit 2);
+* :func:`setting_overrides` and :func:`project_settings` — ``-s NAME=VALUE`` at Scrapy's
+  ``cmdline`` priority over the project's settings;
+* :func:`process_class` / :func:`crawler_process` — the process ``scrapy crawl`` itself would use;
+* :func:`run_spider` — create the crawler, crawl, and read the outcome: the exit code
+  (:func:`~skill3crawl.extensions.crawl_exit_code`), whether a signal stopped it, and the
+  lines that report it (the chosen package, the closing summary).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from scrapy import Spider
+from scrapy.crawler import AsyncCrawlerProcess, Crawler, CrawlerProcess
+from scrapy.settings import BaseSettings, Settings
+from scrapy.spiderloader import get_spider_loader
+from scrapy.utils.project import get_project_settings
+
+from skill3crawl.args import ArgsError, checked_args
+
+EXIT_USAGE = 2
+ASYNCIO_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+_SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class SettingError(ValueError):
+    """A malformed ``-s NAME=VALUE``; ``str()`` is one line naming it and the fix."""
+
+
+# ------------------------------------------------------------------ arguments
+def takes_skill3_args(spidercls: type[Spider]) -> bool:
+    """Whether the spider reads its ``-a`` arguments through :class:`~skill3crawl.args.LearnArgs`."""
+    from skill3crawl.spiders.learn import LearnSpider
+
+    return isinstance(spidercls, type) and issubclass(spidercls, LearnSpider)
+
+
+def argument_problem(spidercls: type[Spider], spider_kwargs: Mapping[str, Any]) -> str | None:
+    """One line for the first problem with a skill3 spider's arguments, else ``None``.
+
+    Spiders that do not take skill3's arguments, and workers of a distributed crawl (their
+    arguments come from Redis), are not checked here: the spider reports their problems."""
+    if not takes_skill3_args(spidercls) or spider_kwargs.get("role") == "worker":
+        return None
+    try:
+        checked_args(dict(spider_kwargs), docs=bool(getattr(spidercls, "docs_defaults", False)))
+    except ArgsError as exc:
+        return str(exc)
+    return None
+
+
+# ------------------------------------------------------------------- settings
+def setting_overrides(pairs: Iterable[str]) -> dict[str, str]:
+    """``-s NAME=VALUE`` options → ``{NAME: VALUE}`` (a later one wins, as in ``scrapy crawl``);
+    a malformed one raises :class:`SettingError` with one line."""
+    overrides: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.strip()
+        if not sep or not _SETTING_NAME.fullmatch(name):
+            raise SettingError(f"bad -s value {pair!r}: use -s NAME=VALUE, e.g. -s JOBDIR=crawls/mcp or -s LOG_LEVEL=INFO")
+        overrides[name] = value
+    return overrides
+
+
+def project_settings(overrides: Mapping[str, Any] | None = None, *, log_level: str | None = None) -> Settings:
+    """skill3crawl's settings (wherever the command runs), ``log_level`` and then ``overrides``
+    at the ``cmdline`` priority, so ``-s LOG_LEVEL=…`` still wins over ``log_level``."""
+    os.environ.setdefault("SCRAPY_SETTINGS_MODULE", "skill3crawl.settings")
+    settings = get_project_settings()
+    if log_level:
+        settings.set("LOG_LEVEL", log_level, priority="cmdline")
+    settings.setdict(dict(overrides or {}), priority="cmdline")
+    return settings
+
+
+def spider_class(settings: BaseSettings, name: str) -> type[Spider]:
+    """The project's spider called ``name`` (:class:`KeyError` when there is none)."""
+    return get_spider_loader(settings).load(name)
+
+
+def process_class(settings: BaseSettings) -> type[CrawlerProcess] | type[AsyncCrawlerProcess]:
+    """The process class ``scrapy crawl`` would run the crawl in (``scrapy.cmdline``'s choice)."""
+    asyncio = settings.get("TWISTED_REACTOR") == ASYNCIO_REACTOR and not settings.getbool("FORCE_CRAWLER_PROCESS")
+    if asyncio or not settings.getbool("TWISTED_REACTOR_ENABLED", True):
+        return AsyncCrawlerProcess
+    return CrawlerProcess
+
+
+def crawler_process(settings: Settings) -> CrawlerProcess | AsyncCrawlerProcess:
+    """A crawler process for ``settings`` (it sets up logging and, when started, the reactor)."""
+    return process_class(settings)(settings)
+
+
+# ------------------------------------------------------------------------ run
+@dataclass(frozen=True)
+class CrawlOutcome:
+    """What a finished crawl process tells its caller."""
+
+    exit_code: int
+    interrupted: bool = False  # a signal stopped it (a paused JOBDIR crawl too): nothing to synthesise yet
+    package: str | None = None  # "'fastapi' is the package pypi:fastapi (…)"
+    summary: str | None = None  # the crawl's closing summary line; None when it fetched nothing
+
+    @property
+    def complete(self) -> bool:
+        """The crawl finished (exit 0, not stopped): its feed is whole and can be synthesised."""
+        return self.exit_code == 0 and not self.interrupted
+
+    def report_lines(self) -> list[str]:
+        """The lines ``skill3 learn`` prints after the crawl."""
+        lines = [f"skill3: {self.package}"] if self.package else []
+        return lines + ([self.summary] if self.summary else [])
+
+
+def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
+    """Read a finished crawler: its exit code, whether it was stopped, the package and the summary."""
+    from skill3crawl.extensions import crawl_exit_code, summary_figures, summary_line
+    from skill3crawl.state import get_state
+
+    code = crawl_exit_code(crawler)
+    args = getattr(crawler.spider, "args", None)
+    stats = crawler.stats
+    if args is None or stats is None:  # bad arguments or no spider: nothing ran
+        return CrawlOutcome(code)
+    state = get_state(crawler)
+    package = state.package or {}
+    chosen = f"{args.topic!r} is the package {package['chosen']} ({package['reason']})" if package.get("chosen") else None
+    values = stats.get_stats()
+    # Nothing fetched (e.g. nothing found for the topic): the crawl's own error line says it all.
+    summary = summary_line(summary_figures(values)) if values.get("skill3/pages_fetched") is not None else None
+    return CrawlOutcome(code, interrupted=state.interrupted, package=chosen, summary=summary)
+
+
+def run_spider(process: CrawlerProcess | AsyncCrawlerProcess, spider: str | type[Spider],
+               spider_kwargs: Mapping[str, Any], *, crawler: Crawler | None = None) -> CrawlOutcome:
+    """Run one spider in ``process`` to its end (Ctrl-C as in ``scrapy crawl``) → its outcome.
+
+    ``crawler``: one the caller already created from ``process`` (``scrapy crawl`` connects its own
+    signals to it)."""
+    crawler = crawler or process.create_crawler(spider)
+    process.crawl(crawler, **spider_kwargs)
+    process.start()
+    if process.bootstrap_failed:
+        return CrawlOutcome(1)
+    return crawl_outcome(crawler)
+
+
+def log_shows_info(settings: BaseSettings) -> bool:
+    """Whether the crawl's INFO lines (the package chosen, the summary) reach the console."""
+    if not settings.getbool("LOG_ENABLED", True) or settings.get("LOG_FILE"):
+        return False
+    level = settings.get("LOG_LEVEL", "DEBUG")
+    number = level if isinstance(level, int) else logging.getLevelName(str(level).upper())
+    return isinstance(number, int) and number <= logging.INFO

@@ -1,0 +1,130 @@
+"""What a synthesis run takes (:class:`SynthOptions`) and what it gives back (:class:`SynthResult`).
+
+One options object is shared by ``skill3 synth``, ``skill3 learn``, the crawl's synthesis trigger
+(``SKILL3_SYNTH_FUNCTION``) and the spider's arguments (``LearnArgs.synth_options``).
+:func:`synth.run.run_synth` prints its progress and warnings while it runs, never its outcome:
+the caller prints that with :meth:`SynthResult.print_outcome`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+    from synth.dryrun import DryRunReport
+
+ERROR_PREFIX = "skill3 synth: error: "
+
+
+class SynthFailure(Exception):
+    """A synthesis run stops: ``code`` is its exit code (1 failure, 2 bad usage or input), ``str()`` one line."""
+
+    def __init__(self, code: int, message: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class SynthOptions:
+    """Everything one synthesis run takes.
+
+    ``paths``: the run.jsonl files (several workers: all of them). ``output_dir`` (default: the first
+    file's folder), ``topic``, ``target_model`` and ``cutoff`` (month ``YYYY-MM``) default to what the
+    crawl recorded. ``llm_provider`` is ``auto`` (openai when the endpoint answers, else extractive),
+    ``openai``, ``anthropic`` or ``extractive``. ``today`` (``YYYY-MM-DD``) bounds the freshness window
+    (default: the day the run starts). ``fail_on_findings``: exit 3 when high-severity findings remain.
+    """
+
+    paths: tuple[str, ...]
+    output_dir: str | None = None
+    topic: str | None = None
+    target_model: str | None = None
+    cutoff: str | None = None
+    llm_provider: str = "auto"
+    llm_endpoint: str | None = None
+    llm_model: str | None = None
+    verify: bool = False
+    strict_cutoff: bool = False
+    context_tokens: int | None = None
+    fail_on_findings: bool = True
+    today: str | None = None
+    dry_run: bool = False
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        paths: Any = self.paths
+        if isinstance(paths, (str, Path)):  # one file given bare
+            paths = (paths,)
+        object.__setattr__(self, "paths", tuple(str(p) for p in paths))
+        if isinstance(self.output_dir, Path):
+            object.__setattr__(self, "output_dir", str(self.output_dir))
+
+
+@dataclass(frozen=True)
+class SynthResult:
+    """The outcome of one run: the exit code (0 done; 1 failure; 2 bad usage or input; 3 skill written but
+    high-severity findings remain), the one-line ``error`` of a failed run, what was written, the warnings
+    and the timings per phase (seconds), and for a dry run the ranking to print."""
+
+    exit_code: int
+    error: str | None = None
+    skill_dir: Path | None = None
+    manifest: Path | None = None
+    preview: Path | None = None
+    written: tuple[Path, ...] = ()
+    sources: int = 0
+    provider: str | None = None
+    warnings: tuple[str, ...] = ()
+    timings: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    blocking_findings: int = 0
+    finding_rules: tuple[str, ...] = ()
+    fail_on_findings: bool = True
+    dry_run: "DryRunReport | None" = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "timings", MappingProxyType(dict(self.timings)))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
+        object.__setattr__(self, "written", tuple(self.written))
+        object.__setattr__(self, "finding_rules", tuple(self.finding_rules))
+
+    @property
+    def ok(self) -> bool:
+        """The run succeeded (exit 0)."""
+        return self.exit_code == 0
+
+    def outcome_lines(self) -> list[tuple[str, str]]:
+        """The outcome as (stream, line) pairs, ``stream`` ``"out"`` or ``"err"`` (the dry-run table aside)."""
+        lines: list[tuple[str, str]] = []
+        if self.error is not None:
+            return [("err", ERROR_PREFIX + self.error)]
+        if self.skill_dir is not None:
+            lines.append(("out", f"skill3: wrote {self.skill_dir / 'SKILL.md'} ({self.sources} sources, provider {self.provider}); "
+                                 f"manifest {self.manifest}, preview {self.preview}"))
+        if self.blocking_findings:
+            rules = ", ".join(self.finding_rules)
+            state = "exit 3" if self.fail_on_findings else "gate disabled (--no-fail-on-findings)"
+            lines.append(("err", f"skill3 synth: {self.blocking_findings} HIGH/CRITICAL finding(s) remain "
+                                 f"({rules}; see run.json vet): {state}"))
+        return lines
+
+    def print_outcome(self, out: "Console | None" = None, err: "Console | None" = None) -> None:
+        """Print the outcome: the dry-run table, or what was written (stdout), the remaining findings and
+        the error line (stderr)."""
+        if self.dry_run is not None:
+            self.dry_run.print(out)
+        for stream, line in self.outcome_lines():
+            if stream == "out" and out is None:
+                print(line)
+                continue
+            console = out if stream == "out" else err
+            if console is None:
+                from rich.console import Console
+
+                console = Console(stderr=True, highlight=False, soft_wrap=True)
+            console.print(line, markup=False)
