@@ -19,9 +19,13 @@ listed in ``ADDONS``). Then:
   output/T/run*.jsonl`` merges them.
 * Closing: :class:`RedisWorkerIdle` keeps an idle worker open while the shared
   queue has requests or another worker is busy (workers heartbeat in
-  ``<key>:workers``), and closes it once everything has been idle for
-  ``SKILL3_REDIS_IDLE_GRACE`` seconds (default 3); a worker that never saw any work
-  waits at most ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds (default 60).
+  ``<key>:workers``). A worker publishes "busy" *before* it takes a request from
+  the queue, so "queue empty and every worker idle" cannot miss a request in
+  someone's hands: a worker closes as soon as it sees that (plus
+  ``SKILL3_REDIS_IDLE_GRACE`` seconds, default 0); a worker that never saw any work
+  waits at most ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds (default 60), or closes at once when
+  a worker has already closed the crawl as finished (``<key>:done``, removed when a planner
+  publishes a new crawl).
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ logger = logging.getLogger(__name__)
 ROLES = ("main", "worker")
 HEARTBEAT_SECS = 1.0
 STALE_SECS = 10.0
-IDLE_GRACE = 3.0  # SKILL3_REDIS_IDLE_GRACE: seconds all workers are idle before they close
+IDLE_GRACE = 0.0  # SKILL3_REDIS_IDLE_GRACE: extra seconds all workers are idle before they close
 MAX_IDLE_WAIT = 60.0  # MAX_IDLE_TIME_BEFORE_CLOSE (scrapy-redis's, 0 there = never): a worker's longest wait
 
 
@@ -173,7 +177,10 @@ class RedisScheduler(_Scheduler):
         with contained_redis_warnings():
             return super().enqueue_request(request)
 
-    def next_request(self):
+    def next_request(self) -> Any:
+        idle = getattr(getattr(self, "crawler", None), "_skill3_redis_idle", None)
+        if idle is not None:
+            idle.mark_busy()  # before the pop: a request is never in a worker's hands while it reads as idle
         with contained_redis_warnings():
             return super().next_request()
 
@@ -182,9 +189,12 @@ def spider_role(spider) -> str:
     return check_role(getattr(getattr(spider, "args", None), "role", None))
 
 
-def publish_config(settings, spider_name: str, args: dict) -> None:
+def publish_config(settings: Any, spider_name: str, args: dict) -> None:
+    """The planner's arguments for the workers; a new crawl is not finished (``<key>:done`` removed first)."""
     server = server_from_settings(settings)
-    server.set(redis_key(settings, spider_name) + ":config", json.dumps(args, sort_keys=True))
+    base = redis_key(settings, spider_name)
+    server.delete(base + ":done")
+    server.set(base + ":config", json.dumps(args, sort_keys=True))
 
 
 def load_config(settings, spider_name: str, wait: float) -> dict:
@@ -266,7 +276,7 @@ class RedisSharedState(PageBudget):
 class RedisWorkerIdle:
     """Close an idle worker only when the shared queue is drained and no other worker is busy."""
 
-    def __init__(self, crawler: Any):
+    def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.grace = crawler.settings.getfloat("SKILL3_REDIS_IDLE_GRACE", IDLE_GRACE)
         self.max_wait = max_idle_wait(crawler.settings)
@@ -275,12 +285,15 @@ class RedisWorkerIdle:
         self.saw_work = False
         self.closing = False
         self.loop = None
+        self.key: str | None = None
+        self.published_busy: bool | None = None
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler: Any) -> RedisWorkerIdle:
         if not redis_enabled(crawler.settings):
             raise NotConfigured
         ext = cls(crawler)
+        crawler._skill3_redis_idle = ext  # the scheduler announces "busy" through it
         crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(ext.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
@@ -312,9 +325,19 @@ class RedisWorkerIdle:
         sched = self.crawler.engine.scheduler
         return len(sched) if sched is not None else 0
 
-    def _beat(self):
-        busy = self._busy()
+    def _publish(self, busy: bool) -> None:
         self.server.hset(self.key, self.me, json.dumps({"busy": busy, "ts": time.time()}))
+        self.published_busy = busy
+
+    def mark_busy(self) -> None:
+        """Called before each pop from the shared queue: the others see this worker busy before the request
+        leaves the queue, so none of them closes on "queue empty, all idle" while it is being crawled."""
+        if self.key is not None and self.published_busy is not True and not self.closing:
+            self._publish(True)
+
+    def _beat(self) -> None:
+        busy = self._busy()
+        self._publish(busy)
         if self._queue_len() > 0:
             slot = getattr(self.crawler.engine, "_slot", None)  # pull shared work now, not at the 5 s heartbeat
             if slot is not None:
@@ -323,8 +346,7 @@ class RedisWorkerIdle:
             # the engine re-checks idleness only every 5 s: close as soon as the crawl is done
             from scrapy.utils.defer import deferred_from_coro
 
-            self.closing = True
-            logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
+            self._closing_finished()
             deferred_from_coro(self.crawler.engine.close_spider_async(reason="finished"))
         if busy:
             self.idle_since = None
@@ -340,23 +362,35 @@ class RedisWorkerIdle:
                 return True
         return False
 
+    def _done_key(self) -> str:
+        return redis_key(self.crawler.settings, self.spider.name) + ":done"
+
     def _may_close(self) -> bool:
-        """Queue drained, nobody busy, and idle for the grace period (or ``max_wait`` before any work)."""
+        """Queue drained, nobody busy (and idle for the grace period, default none); a worker that never saw
+        any work waits up to ``max_wait`` for some, unless a worker has already closed the crawl as finished."""
         if self._queue_len() > 0 or self._others_busy():
             self.idle_since = None
             return False
         now = time.monotonic()
         if self.idle_since is None:
             self.idle_since = now
+        if not self.saw_work and self.server.exists(self._done_key()):
+            return True  # started after the crawl was over: nothing will come
         wait = self.grace if self.saw_work else self.max_wait
         return now - self.idle_since >= wait
 
-    def spider_idle(self, spider):
-        self.server.hset(self.key, self.me, json.dumps({"busy": False, "ts": time.time()}))
+    def _closing_finished(self) -> None:
+        """This worker closes on "queue drained, all idle": the crawl is over (workers started later close at once)."""
+        self.closing = True
+        if self.saw_work:
+            self.server.set(self._done_key(), json.dumps({"by": self.me, "ts": time.time()}))
+        logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
+
+    def spider_idle(self, spider: Any) -> None:
+        self._publish(False)
         if self.closing or not self._may_close():
             raise DontCloseSpider
-        self.closing = True
-        logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
+        self._closing_finished()
 
     def spider_closed(self, spider, reason):
         if self.loop is not None and self.loop.running:

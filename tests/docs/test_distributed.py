@@ -34,7 +34,6 @@ def _settings(key: str, tmp_path: Path) -> dict:
         "SKILL3_REDIS_URL": REDIS_URL,
         "SKILL3_REDIS_KEY": key,
         "HTTPCACHE_ENABLED": "0",
-        "SKILL3_REDIS_IDLE_GRACE": "1.5",
         "MAX_IDLE_TIME_BEFORE_CLOSE": "30",
     }
 
@@ -180,3 +179,69 @@ def test_closing_one_worker_keeps_the_shared_queue(site, key, tmp_path):
     assert len(set(all_urls)) == PAGES + 1, "the worker must finish what the closed planner left queued"
     assert len(feeds["run-b.jsonl"]) >= left  # everything left queued was crawled by the worker
     assert max(site.page_hits().values()) == 1
+
+
+@pytest.mark.redis
+@needs_redis
+def test_a_worker_reads_busy_before_its_request_leaves_the_queue(key: str) -> None:
+    """Workers close on "queue empty and every worker idle" without a grace period: that is only safe if a
+    worker is published busy before the request it takes has left the queue."""
+    from scrapy import Request, Spider
+    from scrapy.utils.test import get_crawler
+
+    class Demo(Spider):
+        name = "demo"
+
+    from scrapy.settings import Settings
+
+    settings = Settings({"SKILL3_REDIS_URL": REDIS_URL, "SKILL3_REDIS_KEY": key})
+    distributed.RedisAddon().update_settings(settings)
+    crawler = get_crawler(Demo, {k: settings[k] for k in ("SKILL3_REDIS_URL", "SKILL3_REDIS_KEY", "REDIS_URL", "DUPEFILTER_CLASS",
+                                                          "SCHEDULER_PERSIST", "SCHEDULER_QUEUE_CLASS")})
+    idle = distributed.RedisWorkerIdle.from_crawler(crawler)
+    idle.key, idle.me = key + ":workers", "a"  # what spider_opened sets, without its heartbeat loop
+    scheduler = distributed.RedisScheduler.from_crawler(crawler)
+    scheduler.open(Demo.from_crawler(crawler))
+    assert scheduler.enqueue_request(Request("http://docs.example.org/p1.html"))
+    other = _redis()  # another worker's connection
+    other.hset(key + ":workers", "a", json.dumps({"busy": False, "ts": time.time()}))  # idle before taking it
+    idle.published_busy = False
+
+    seen_at_pop = []
+    pop = scheduler.queue.pop
+
+    def observed_pop(timeout: int = 0) -> object:
+        seen_at_pop.append(json.loads(other.hget(key + ":workers", "a"))["busy"])  # what another worker reads
+        return pop(timeout)
+
+    scheduler.queue.pop = observed_pop
+    try:
+        request = scheduler.next_request()
+        assert request is not None and request.url == "http://docs.example.org/p1.html"
+        assert seen_at_pop == [True]
+        assert scheduler.next_request() is None and seen_at_pop == [True, True]
+    finally:
+        for client in (other, idle.server, scheduler.server, scheduler.df.server):
+            client.close()
+
+
+@pytest.mark.redis
+@needs_redis
+def test_a_worker_started_after_the_crawl_closes_at_once(site, key, tmp_path):
+    """A worker that never gets any work because the crawl is already over does not wait
+    MAX_IDLE_TIME_BEFORE_CLOSE for some."""
+    out = tmp_path / "out"
+    settings = {**_settings(key, tmp_path), "MAX_IDLE_TIME_BEFORE_CLOSE": "90"}
+    planner = _start({"start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 1000, "worker_id": "a"}, settings, tmp_path, "planner")
+    assert planner.wait(120) == 0, _log(tmp_path, "planner")[-3000:]
+    late = _start({"role": "worker", "worker_id": "late"}, settings, tmp_path, "late")
+    try:
+        late.wait(60)  # well under the 90 s a worker without work would otherwise wait
+    except subprocess.TimeoutExpired:
+        pytest.fail("the late worker waited for work in a finished crawl")
+    finally:
+        if late.poll() is None:
+            late.kill()
+            late.wait()
+    assert "queue drained and all workers idle, closing late" in _log(tmp_path, "late")
+    assert len(set(_feeds(out)["run.jsonl"])) == PAGES + 1
