@@ -38,12 +38,21 @@ import socket
 import time
 import warnings
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from skill3crawl.docs.budget import Claim, Entry, PageBudget, waiting_cap
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    import redis
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from scrapy.settings import BaseSettings
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +64,7 @@ MAX_IDLE_WAIT = 60.0  # MAX_IDLE_TIME_BEFORE_CLOSE (scrapy-redis's, 0 there = ne
 
 
 @contextmanager
-def contained_redis_warnings():
+def contained_redis_warnings() -> Iterator[None]:
     """scrapy-redis 0.9.1 calls Scrapy APIs deprecated in 2.19 (spider= arguments, start_requests,
     from_settings); contain exactly those, here, so the test suite keeps warnings as errors."""
     from scrapy.exceptions import ScrapyDeprecationWarning
@@ -72,7 +81,7 @@ with contained_redis_warnings():
     from scrapy_redis.scheduler import Scheduler as _Scheduler
 
 
-def redis_enabled(settings) -> bool:
+def redis_enabled(settings: BaseSettings) -> bool:
     return bool(settings.get("SKILL3_REDIS_URL"))
 
 
@@ -81,7 +90,7 @@ def max_idle_wait(settings: Any) -> float:
     return settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", MAX_IDLE_WAIT) or MAX_IDLE_WAIT
 
 
-def redis_key(settings, spider_name: str) -> str:
+def redis_key(settings: BaseSettings, spider_name: str) -> str:
     return settings.get("SKILL3_REDIS_KEY") or f"skill3:{spider_name}"
 
 
@@ -105,7 +114,7 @@ def check_role(role: str | None) -> str:
     return role
 
 
-def server_from_settings(settings):
+def server_from_settings(settings: BaseSettings) -> redis.Redis:
     """A client for ``SKILL3_REDIS_URL`` (usable before the add-on has copied it to ``REDIS_URL``)."""
     from scrapy_redis import defaults
 
@@ -119,7 +128,7 @@ def server_from_settings(settings):
 class RedisAddon:
     """Scrapy add-on: the scrapy-redis profile when ``SKILL3_REDIS_URL`` is set."""
 
-    def update_settings(self, settings) -> None:
+    def update_settings(self, settings: BaseSettings) -> None:
         url = settings.get("SKILL3_REDIS_URL")
         if not url:
             return
@@ -139,12 +148,12 @@ class RedisAddon:
 
 class RedisDupeFilter(_RFPDupeFilter):
     @classmethod
-    def from_spider(cls, spider):
+    def from_spider(cls, spider: Spider) -> Self:
         key = redis_key(spider.settings, spider.name) + ":dupefilter"
         server = server_from_settings(spider.settings)
         return cls(server, key=key, debug=spider.settings.getbool("DUPEFILTER_DEBUG"))
 
-    def log(self, request, spider):
+    def log(self, request: Request, spider: Spider) -> None:
         with contained_redis_warnings():
             return super().log(request, spider)
 
@@ -153,14 +162,14 @@ class RedisScheduler(_Scheduler):
     """scrapy-redis's scheduler with skill3's keys; the planner starts from empty keys."""
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler: Crawler) -> Self:
         with contained_redis_warnings():
             instance = cls.from_settings(crawler.settings)
         instance.stats = crawler.stats
         instance.crawler = crawler
         return instance
 
-    def open(self, spider):
+    def open(self, spider: Spider) -> None:
         self.queue_key = redis_key(spider.settings, spider.name) + ":requests"
         with contained_redis_warnings():
             super().open(spider)
@@ -173,7 +182,7 @@ class RedisScheduler(_Scheduler):
         else:
             logger.info("distributed crawl: worker, %d requests waiting in %s", len(self.queue), self.queue_key)
 
-    def enqueue_request(self, request):
+    def enqueue_request(self, request: Request) -> bool:
         with contained_redis_warnings():
             return super().enqueue_request(request)
 
@@ -185,7 +194,7 @@ class RedisScheduler(_Scheduler):
             return super().next_request()
 
 
-def spider_role(spider) -> str:
+def spider_role(spider: Spider) -> str:
     return check_role(getattr(getattr(spider, "args", None), "role", None))
 
 
@@ -197,7 +206,7 @@ def publish_config(settings: Any, spider_name: str, args: dict) -> None:
     server.set(base + ":config", json.dumps(args, sort_keys=True))
 
 
-def load_config(settings, spider_name: str, wait: float) -> dict:
+def load_config(settings: BaseSettings, spider_name: str, wait: float) -> dict[str, Any]:
     """The planner's spider arguments, waiting up to ``wait`` seconds for a planner to publish them."""
     server = server_from_settings(settings)
     key = redis_key(settings, spider_name) + ":config"
@@ -215,7 +224,7 @@ class RedisSharedState(PageBudget):
     """Crawl-wide page budget shared by all workers: the budget count, its waiting list, the claimed and
     the written canonical keys, in Redis. No window: the shared queue is Redis's, not in memory."""
 
-    def __init__(self, settings: Any, spider_name: str):
+    def __init__(self, settings: Any, spider_name: str) -> None:
         self.server = server_from_settings(settings)
         base = redis_key(settings, spider_name)
         self.pages, self.count, self.canonical = base + ":state:pages", base + ":state:count", base + ":state:canonical"
@@ -300,7 +309,7 @@ class RedisWorkerIdle:
         crawler.signals.connect(ext.response_received, signal=signals.response_received)
         return ext
 
-    def spider_opened(self, spider):
+    def spider_opened(self, spider: Spider) -> None:
         from twisted.internet import task
 
         self.spider = spider
@@ -311,7 +320,7 @@ class RedisWorkerIdle:
         self.loop = task.LoopingCall(self._beat)
         self.loop.start(HEARTBEAT_SECS, now=False)
 
-    def response_received(self, response, request, spider):
+    def response_received(self, response: Response, request: Request, spider: Spider) -> None:
         self.saw_work = True
 
     def _busy(self) -> bool:
@@ -392,7 +401,7 @@ class RedisWorkerIdle:
             raise DontCloseSpider
         self._closing_finished()
 
-    def spider_closed(self, spider, reason):
+    def spider_closed(self, spider: Spider, reason: str) -> None:
         if self.loop is not None and self.loop.running:
             self.loop.stop()
         self.server.hdel(self.key, self.me)
