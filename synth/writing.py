@@ -37,8 +37,14 @@ def fsync_dir(path: Path) -> None:
 
 
 def _default_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
+    """The mode ``open()`` would give a new file (0o666 less the umask). Read from /proc where it can be:
+    setting the umask to read it would briefly change it for every thread of the process (the crawl has several)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            umask = next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = os.umask(0)
+        os.umask(umask)
     return 0o666 & ~umask
 
 
