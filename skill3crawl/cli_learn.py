@@ -13,7 +13,9 @@ from typing import NoReturn, Optional
 
 import typer
 
-from synth.cli_synth import PROVIDER_HELP
+from synth.cli_synth import (
+    ContextTokens, CutoffTime, FailOnFindings, LlmEndpoint, LlmModel, LlmProvider, StrictCutoff, TargetModel, Verify,
+)
 from synth.llm.model import LLMError
 from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose
 
@@ -69,9 +71,9 @@ def learn_spider_kwargs(
 
 def learn_cmd(
     topic: str = typer.Argument(..., help="technology or concept to learn, e.g. mcp"),
-    target_model: Optional[str] = typer.Option(None, "--target-model", help="the model the skill is for (cutoff lookup only)"),
-    cutoff_time: Optional[str] = typer.Option(None, "--cutoff-time", help="cutoff month YYYY-MM; wins over --target-model"),
-    strict_cutoff: bool = typer.Option(False, "--strict-cutoff", help="drop pre-cutoff and undated sources"),
+    target_model: TargetModel = None,
+    cutoff_time: CutoffTime = None,
+    strict_cutoff: StrictCutoff = False,
     authoritative: Optional[str] = typer.Option(None, "--authoritative", help="comma-separated authoritative hosts (weight 1.0)"),
     start_urls: Optional[str] = typer.Option(None, "--start-urls", help="comma-separated URLs to crawl directly, each within its path prefix (docs mode)"),
     depth_limit: Optional[int] = typer.Option(None, "--depth-limit", help="link hops from a start URL, sitemap or llms.txt entry (default 20)"),
@@ -81,13 +83,13 @@ def learn_cmd(
     package: Optional[str] = typer.Option(None, "--package", help="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME (default: looked up by the topic's name)"),
     max_pages: Optional[int] = typer.Option(None, "--max-pages", help="page budget for the crawl"),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="output folder (default output/<topic>)"),
-    llm_provider: str = typer.Option("auto", "--llm-provider", help=PROVIDER_HELP),
-    llm_endpoint: Optional[str] = typer.Option(None, "--llm-endpoint", help=f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})"),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="model name at the endpoint"),
-    verify: bool = typer.Option(False, "--verify", help="re-ground the draft against its sources (one more model call)"),
+    llm_provider: LlmProvider = "auto",
+    llm_endpoint: LlmEndpoint = None,
+    llm_model: LlmModel = None,
+    verify: Verify = False,
     brave_key: Optional[str] = typer.Option(None, "--brave-key", help="Brave Search API key (default BRAVE_SEARCH_API_KEY)"),
-    context_tokens: Optional[int] = typer.Option(None, "--context-tokens", help="the model's context window in tokens (default 8192)"),
-    fail_on_findings: bool = typer.Option(True, "--fail-on-findings/--no-fail-on-findings", help="exit 3 when high-severity findings remain"),
+    context_tokens: ContextTokens = None,
+    fail_on_findings: FailOnFindings = True,
     setting: list[str] = typer.Option([], "-s", "--set", metavar="NAME=VALUE", help=SETTING_HELP),
 ) -> None:
     """Crawl what was published after the cutoff, then synthesise the skill.

@@ -7,7 +7,7 @@ side, :mod:`skill3crawl.cli_learn`: nothing in ``synth`` imports Scrapy.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -15,21 +15,32 @@ from synth.llm.registry import DEFAULT_ENDPOINT
 
 PROVIDER_HELP = "auto (openai if the endpoint answers GET /models with a 2xx JSON model list, else extractive), openai, anthropic or extractive"
 
+# The synthesis options `skill3 synth` and `skill3 learn` share: one definition, one help text.
+TargetModel = Annotated[Optional[str], typer.Option("--target-model", help="the model the skill is for (cutoff lookup only)")]
+CutoffTime = Annotated[Optional[str], typer.Option("--cutoff-time", help="cutoff month YYYY-MM; wins over --target-model")]
+StrictCutoff = Annotated[bool, typer.Option("--strict-cutoff", help="drop pre-cutoff and undated sources")]
+LlmProvider = Annotated[str, typer.Option("--llm-provider", help=PROVIDER_HELP)]
+LlmEndpoint = Annotated[Optional[str], typer.Option("--llm-endpoint", help=f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})")]
+LlmModel = Annotated[Optional[str], typer.Option("--llm-model", help="model name at the endpoint")]
+Verify = Annotated[bool, typer.Option("--verify", help="one more model call re-grounds the draft against its sources")]
+ContextTokens = Annotated[Optional[int], typer.Option("--context-tokens", help="the model's context window in tokens (default 8192)")]
+FailOnFindings = Annotated[bool, typer.Option("--fail-on-findings/--no-fail-on-findings", help="exit 3 when high-severity findings remain")]
+
 
 def synth_cmd(
     run_jsonl: list[Path] = typer.Argument(..., help="run.jsonl file(s) written by the crawl (several workers: pass them all)"),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="where the skill, run.json and index.html go (default: the first file's folder)"),
     topic: Optional[str] = typer.Option(None, "--topic", help="topic (default: from crawl.json or the items)"),
-    target_model: Optional[str] = typer.Option(None, "--target-model", help="the model the skill is for (cutoff lookup only)"),
-    cutoff_time: Optional[str] = typer.Option(None, "--cutoff-time", help="cutoff month YYYY-MM; wins over --target-model"),
-    llm_provider: str = typer.Option("auto", "--llm-provider", help=PROVIDER_HELP),
-    llm_endpoint: Optional[str] = typer.Option(None, "--llm-endpoint", help=f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})"),
-    llm_model: Optional[str] = typer.Option(None, "--llm-model", help="model name at the endpoint"),
-    verify: bool = typer.Option(False, "--verify", help="one more model call re-grounds the draft against its sources"),
-    strict_cutoff: bool = typer.Option(False, "--strict-cutoff", help="drop pre-cutoff and undated sources"),
-    context_tokens: Optional[int] = typer.Option(None, "--context-tokens", help="the model's context window in tokens (default 8192)"),
+    target_model: TargetModel = None,
+    cutoff_time: CutoffTime = None,
+    llm_provider: LlmProvider = "auto",
+    llm_endpoint: LlmEndpoint = None,
+    llm_model: LlmModel = None,
+    verify: Verify = False,
+    strict_cutoff: StrictCutoff = False,
+    context_tokens: ContextTokens = None,
     dry_run: bool = typer.Option(False, "--dry-run", help="print the ranked sources and the bundle size; call no model, write nothing"),
-    fail_on_findings: bool = typer.Option(True, "--fail-on-findings/--no-fail-on-findings", help="exit 3 when high-severity findings remain"),
+    fail_on_findings: FailOnFindings = True,
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Synthesise a skill from a saved crawl (no network but the model)."""

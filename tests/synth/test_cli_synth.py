@@ -93,7 +93,7 @@ def test_errors_are_one_line_with_exit_codes(feed, tmp_path, monkeypatch, args, 
     assert got == code
     errors = [l for l in err.splitlines() if "error:" in l]
     assert len(errors) == 1 and message in errors[0] and "Traceback" not in err, err
-    assert all("warning:" in l for l in err.splitlines() if l.strip() and l not in errors)
+    assert all("warning:" in l.lower() for l in err.splitlines() if l.strip() and l not in errors)
     assert not (tmp_path / "mcp").exists() and not (tmp_path / "run.json").exists()
 
 
