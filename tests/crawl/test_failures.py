@@ -8,8 +8,7 @@ import json
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.world import Server
-from tests.docs.sites import sphinx_page
+from tests.mockserver import MockServer, sphinx_page
 
 FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "0", "SKILL3_JS": "never", "RETRY_TIMES": "1", "LOG_LEVEL": "INFO"}
 ENV = {"SKILL3_ALLOW_PRIVATE_NETWORKS": "1"}
@@ -29,7 +28,7 @@ def site(robots_status: int = 200, robots: str = "User-agent: *\nAllow: /\n"):
             return 200, {**html, "Content-Encoding": "gzip"}, BOMB
         return 404, {"Content-Type": "text/plain"}, "not found"
 
-    return Server("site", routes).start()
+    return MockServer(name="site", routes=routes).start()
 
 
 def test_bomb_counted_and_an_unresolvable_host_is_one_line_not_retried(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 
 from synth.outdir import output_dir_problem
 from tests.crawl.conftest import REPO, scrapy_crawl
-from tests.docs.sites import SiteServer, bind, generated_site
+from tests.mockserver import MockServer, bind, generated_site
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_output_dir_problem_not_writable(tmp_path, monkeypatch):
 
 
 def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, blocker):
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(generated_site(3), server.url)
     with server as site:
         proc = scrapy_crawl("topic=t", f"start_urls={site.url}/docs/", f"output_dir={blocker}/out", "synth=0",
@@ -89,7 +89,7 @@ def test_read_only_file_system_is_refused_before_fetching(tmp_path):
     if not unshare or subprocess.run([unshare, "-rm", "sh", "-c", 'mount -t tmpfs -o ro tmpfs "$1"', "sh", str(ro)],
                                      capture_output=True).returncode:
         pytest.skip("no unprivileged mount namespaces here")
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(generated_site(3), server.url)
     script = Path(sys.executable).with_name("scrapy")
     env = {**os.environ, "PYTHONPATH": str(REPO), "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"}

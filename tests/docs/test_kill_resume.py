@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from tests.docs.conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
-from tests.docs.sites import SiteServer, bind, generated_site
+from tests.mockserver import MockServer, bind, generated_site
 
 
 def children(pid: int) -> list[int]:
@@ -35,7 +35,7 @@ def alive(pid: int) -> bool:
 
 def test_kill_9_then_resume_fetches_no_page_twice_beyond_the_window_and_leaves_no_orphans(tmp_path):
     n, window = 80, 4
-    server = SiteServer(delay=0.03)
+    server = MockServer(delay=0.03)
     server.routes = bind(generated_site(n, sitemap=True), server.url)
     out = tmp_path / "out"
     settings = {"JOBDIR": str(tmp_path / "job"), "HTTPCACHE_ENABLED": "0", "HTTPCACHE_DIR": str(tmp_path / "c"),

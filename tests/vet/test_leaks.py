@@ -29,8 +29,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.world import Server
-from tests.synth.llm_stub import StubLLM
+from tests.mockserver import MockServer, StubLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPIC = "leakproof"
@@ -163,7 +162,7 @@ LATIN1 = "Le café du matin, à la française, sans sucre. "
 JAPANESE = "日本語のテキストも正しく読めること。"
 
 
-def leak_site(srv: Server, host: str, path: str, query: dict, body: bytes):
+def leak_site(srv: MockServer, host: str, path: str, query: dict, body: bytes):
     html_ct = {"Content-Type": "text/html; charset=utf-8"}
     if path == "/guide.html":  # no known generator: trafilatura (which escapes markdown)
         return 200, html_ct, _page("Deploying the alpha toolkit", f"<main><h1>Deploying</h1>{_prose_html()}<pre><code>{html.escape(CODE)}</code></pre></main>")
@@ -188,7 +187,7 @@ def leak_site(srv: Server, host: str, path: str, query: dict, body: bytes):
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("leak-crawl")
-    sites = Server("leak", leak_site).start()
+    sites = MockServer(name="leak", routes=leak_site).start()
     try:
         with StubLLM(echo) as stub:
             base = f"http://docs.leak.test:{sites.port}"
