@@ -9,16 +9,15 @@ network guard, robots.txt, the retry and Retry-After middlewares. SearXNG as a s
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from synth.item import SourceItem
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
+from tests.harness import skill3
 from tests.crawl.fake_registries import FASTAPI_RELEASES, loopback_world, registry_world, searxng_routes
 from tests.mockserver import MockServer, site_routes
 
@@ -179,12 +178,8 @@ def test_skill3_learn_fastapi_with_nothing_configured(tmp_path):
 
 
 def _learn_cli(topic: str, out: Path, env: dict, *extra: str) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")
-                and k not in ("BRAVE_SEARCH_API_KEY", "SEARXNG_URL", "SKILL3_ALLOW_PRIVATE_NETWORKS")}
-    full_env.update({"PYTHONPATH": str(REPO), **env})
-    return subprocess.run([sys.executable, "-m", "synth.cli", "learn", topic, "--cutoff-time", "2026-01",
-                           "--llm-provider", "extractive", "--output-dir", str(out), *extra],
-                          cwd=REPO, env=full_env, capture_output=True, text=True, timeout=180)
+    return skill3("learn", topic, "--cutoff-time", "2026-01", "--llm-provider", "extractive", "--output-dir", str(out), *extra,
+                  env=env, timeout=180)
 
 
 @pytest.mark.parametrize("private_allowed", [True, False])

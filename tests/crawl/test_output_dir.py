@@ -12,6 +12,7 @@ import pytest
 
 from synth.outdir import output_dir_problem
 from tests.crawl.conftest import REPO, scrapy_crawl
+from tests.harness import skill3
 from tests.mockserver import MockServer, bind, generated_site
 
 
@@ -63,8 +64,7 @@ def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, bl
 
 
 def _skill3(*args: str, timeout: float = 60):
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "synth.cli", *args], capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout)
+    return skill3(*args, timeout=timeout)
 
 
 def test_skill3_learn_and_synth_refuse_a_folder_below_a_file(tmp_path, blocker):

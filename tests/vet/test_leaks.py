@@ -19,17 +19,16 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.mockserver import MockServer, StubLLM
+from tests.harness import skill3
+from tests.mockserver import MockServer
+from tests.mockserver import StubLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPIC = "leakproof"
@@ -248,12 +247,9 @@ def test_learn_from_a_corpus_leaks_nothing_and_cites_valid_urls(tmp_path, kind):
     corpus.write_text(_corpus(kind), encoding="utf-8")
     out = tmp_path / "out"
     with StubLLM(echo) as stub:
-        r = subprocess.run(
-            [sys.executable, "-m", "synth.cli", "learn", TOPIC, "--input-file", str(corpus), "--output-dir", str(out),
-             "--cutoff-time", "2026-01", "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model"],
-            capture_output=True, text=True, timeout=240, cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "SKILL3_HOME": str(tmp_path / "home")},
-        )
+        r = skill3("learn", TOPIC, "--input-file", str(corpus), "--output-dir", str(out), "--cutoff-time", "2026-01",
+                   "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model",
+                   env={"SKILL3_HOME": str(tmp_path / "home")}, timeout=240)
         assert r.returncode == 0, r.stderr[-3000:]
         run = assert_nothing_leaks(out, r.stdout + r.stderr, stub, len(SECRETS))
     urls = sorted(i["url"] for i in run["items"])
