@@ -215,9 +215,18 @@ def run(argv: list[str], *, env: dict[str, str], cwd: str | Path = REPO, timeout
     """Run ``argv`` (``["scrapy", …]``, ``["skill3", …]`` or ``[module, …]`` as ``python -m module``) as a child process and
     capture its output, like ``subprocess.run(…, capture_output=True, text=True)``; ``strict`` makes
     warnings errors (``-W error``)."""
+    global _server
     server = _get()
     if server is not None:
-        return server.run(argv, env, str(cwd), timeout, strict)
+        try:
+            return server.run(argv, env, str(cwd), timeout, strict)
+        except subprocess.TimeoutExpired:  # the child was killed and reaped: the server is in step
+            raise
+        except BaseException:  # interrupted mid-request (a pytest timeout, Ctrl-C): the protocol is out of step
+            _server = None
+            server.proc.kill()
+            server.close()
+            raise
     module = {"scrapy": "scrapy", "skill3": "synth.cli"}.get(argv[0], argv[0])  # `python -m` forms of ENTRY_POINTS
     cmd = [sys.executable, *(["-W", "error"] if strict else []), "-m", module, *argv[1:]]
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
