@@ -74,3 +74,14 @@ def scrapy_crawl(spider: str, *spider_args: str, settings: dict | None = None, e
 def skill3(*args: str, env: dict | None = None, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """`skill3 ARGS` to completion → CompletedProcess (text stdout/stderr)."""
     return forkserver.run(["skill3", *args], env=crawl_env(env), cwd=cwd or REPO, timeout=timeout)
+
+
+def run_cmd(cmd: list[str], *, env: dict[str, str], cwd: Path = REPO, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run a :func:`crawl_cmd` command line to completion through the fork server (e.g. the resume after a
+    signalled first run)."""
+    assert cmd[0] == sys.executable, cmd
+    rest = cmd[1:]
+    strict = rest[:2] == ["-W", "error"]
+    rest = rest[2:] if strict else rest
+    assert rest[0] == "-m", cmd
+    return forkserver.run(rest[1:], env=env, cwd=cwd, timeout=timeout, strict=strict)

@@ -8,8 +8,10 @@ import time
 
 import pytest
 
-from .conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
+from tests.harness import run_cmd
 from tests.mockserver import MockServer, bind, generated_site, html
+
+from .conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
 
 HTML = "text/html; charset=utf-8"
 PROSE = "<p>This paragraph explains the configuration of the example service in enough words to be real content.</p>" * 3
@@ -161,7 +163,7 @@ def test_pause_with_sigint_and_resume_with_jobdir(tmp_path, window, sitemap):
         after_first = sum(site.page_hits().values())
         paused = CrawlResult(subprocess.CompletedProcess(cmd, 0, "", log1), tmp_path / "stats1.json", out).items()
         assert 20 <= len(paused) < n  # really paused mid-crawl
-        second = subprocess.run(cmd, cwd=ROOT, env=crawl_env(tmp_path, "2"), capture_output=True, text=True, timeout=120)
+        second = run_cmd(cmd, env=crawl_env(tmp_path, "2"), timeout=120)  # the resume runs to completion
         assert second.returncode == 0, second.stderr[-3000:]
     hits = site.page_hits()
     assert sum(hits.values()) == n + 1 and max(hits.values()) == 1, [p for p, c in hits.items() if c > 1]

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from tests.docs.conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
+from tests.harness import run_cmd
 from tests.mockserver import MockServer, bind, generated_site
 
 
@@ -64,7 +65,7 @@ def test_kill_9_then_resume_fetches_no_page_twice_beyond_the_window_and_leaves_n
         assert not orphans, "extraction workers outlived the killed crawl"
         before = dict(site.page_hits())
         assert sum(before.values()) < n + 1  # really killed mid-crawl
-        second = subprocess.run(cmd, cwd=ROOT, env=crawl_env(tmp_path, "2"), capture_output=True, text=True, timeout=180)
+        second = run_cmd(cmd, env=crawl_env(tmp_path, "2"), timeout=180)  # the resume runs to completion
         assert second.returncode == 0, second.stderr[-3000:]
     assert "was killed; resuming from its saved state" in second.stderr
     hits = site.page_hits()
