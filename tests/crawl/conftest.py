@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -27,5 +28,5 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 @pytest.fixture
-def crawl():
+def crawl() -> Callable[..., subprocess.CompletedProcess]:
     return scrapy_crawl

@@ -5,7 +5,9 @@ Warnings are errors in these crawls too (``-W error``)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -22,7 +24,7 @@ FAST = {
 
 
 class CrawlResult:
-    def __init__(self, proc, stats_file: Path, output_dir: Path) -> None:
+    def __init__(self, proc: subprocess.CompletedProcess, stats_file: Path, output_dir: Path) -> None:
         self.proc = proc
         self.returncode = proc.returncode
         self.log = proc.stderr
@@ -48,7 +50,7 @@ def crawl_env(tmp_path: Path, tag: str = "") -> dict:
 
 
 @pytest.fixture
-def run_crawl(tmp_path):
+def run_crawl(tmp_path: Path) -> Callable[..., CrawlResult]:
     """Run `scrapy crawl docs` (or ``spider``) to completion; returns a CrawlResult."""
 
     def _run(spider_args: dict, settings: dict | None = None, tag: str = "", timeout: float = 120, spider: str = "docs") -> CrawlResult:

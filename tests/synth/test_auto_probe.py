@@ -5,6 +5,7 @@ A real loopback HTTP server answers each case (a proxy's 403, a login page, a re
 from __future__ import annotations
 
 import json
+from typing import Iterator
 
 import pytest
 
@@ -18,7 +19,7 @@ class _Answer:
 
 
 @pytest.fixture
-def server():
+def server() -> Iterator[tuple[dict, str]]:
     answer = {"now": _Answer(200, b"{}"), "gets": 0}
 
     def routes(srv: MockServer, host: str, path: str, query: dict, body: bytes) -> Reply:
