@@ -4,7 +4,7 @@
     PYTHONPATH=$PWD python bench/bench_crawl.py --only throughput,seekers --runs 3
     PYTHONPATH=$PWD python bench/bench_crawl.py --only scaling  # 1 vs 2 pinned workers, 5,000 pages
 
-Sites, served on 127.0.0.1 by :class:`tests.docs.sites.SiteServer`:
+Sites, served on 127.0.0.1 by :class:`tests.mockserver.MockServer`:
 Debian's ``python3.11-doc`` HTML (``/usr/share/doc/python3.11/html``, ~530 pages)
 and generated Sphinx-shaped sites of 2,000 and 20,000 pages. Delays, AutoThrottle
 and the HTTP cache are off for measurement only (``-s`` overrides), per-domain
@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.docs.proctree import TreeSampler  # noqa: E402
-from tests.docs.sites import SiteServer, bind, generated_site  # noqa: E402
+from tests.mockserver import MockServer, bind, generated_site  # noqa: E402
 
 PYDOCS = Path("/usr/share/doc/python3.11/html")
 MEASURE = {
@@ -254,7 +254,7 @@ def bench_seekers(site_url: str, runs: int, seekers_bin: str, skill3_wall: list[
 def bench_rss(runs: int, small: int, large: int) -> dict:
     res = {}
     for n in (small, large):
-        server = SiteServer()
+        server = MockServer()
         server.routes = bind(generated_site(n, sitemap=True), server.url)
         with server:
             rows = [run_crawl(server.url + "/docs/") for _ in range(runs)]
@@ -306,7 +306,7 @@ def _redis_round(site_url: str, n_pages: int, workers: int, redis_url: str) -> d
 
 
 def bench_redis(runs: int, n_pages: int, redis_url: str) -> dict:
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(generated_site(n_pages, sitemap=True), server.url)
     rows: dict[int, list[dict]] = {1: [], 2: []}
     refetched = {1: 0, 2: 0}
@@ -333,7 +333,7 @@ def _serve_site(n_pages: int, conn: Any, cpus: list[int] | None) -> None:
     """The generated site in its own process (pinned to ``cpus`` when given); answers "hits", "clear", "stop"."""
     if cpus:
         os.sched_setaffinity(0, cpus)
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(generated_site(n_pages, sitemap=True), server.url)
     with server:
         conn.send(server.url)
@@ -599,7 +599,7 @@ def main() -> None:
         raise SystemExit(f"{PYDOCS} missing: apt-get install python3.11-doc")
     print(f"skill3 crawl benchmarks — {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     results = {}
-    with SiteServer(root=PYDOCS) as pydocs:
+    with MockServer(root=PYDOCS) as pydocs:
         if "throughput" in only:
             results["throughput"] = bench_throughput(pydocs.url, a.runs)
         if "seekers" in only:

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.docs.sites import SiteServer  # noqa: E402
+from tests.mockserver import MockServer  # noqa: E402
 
 BOILERPLATE = re.compile(r"/(about|copyright|bugs|genindex|search|license|glossary)(\.html|/|$)", re.I)
 CHANGE_PAGE = re.compile(r"(whatsnew|what-?s-?new|changelog|release-?notes|changes|news|history|migrat|upgrad)", re.I)
@@ -63,7 +63,7 @@ def main() -> None:
     expect = load_expect(a.expect)
     out = a.keep or Path(tempfile.mkdtemp(prefix="skill3delta-"))
     topic = a.topic or a.expect.stem.split("-")[0]
-    with SiteServer(root=a.site) as site:
+    with MockServer(root=a.site) as site:
         cmd = [sys.executable, "-m", "scrapy", "crawl", "learn", "-a", f"topic={topic}", "-a", f"start_urls={site.url}/",
                "-a", f"cutoff_time={a.cutoff}", "-a", f"max_pages={a.max_pages}", "-a", f"llm_provider={a.provider}",
                "-a", "fail_on_findings=0", "-a", f"output_dir={out}",

@@ -17,6 +17,7 @@ export SKILL3_REAL_LLM_URL
 export SKILL3_CHROMIUM=${SKILL3_CHROMIUM:-/usr/bin/chromium}
 start=$(date +%s)
 status=0
-"$PYTHON" -m pytest "$@" || status=$?
-echo "test suite: $(( $(date +%s) - start )) s" >&2
+# One worker per core (pytest-xdist); a file's tests stay on one worker (module-scoped crawls run once).
+"$PYTHON" -m pytest -n "${SKILL3_TEST_WORKERS:-auto}" --dist loadfile "$@" || status=$?
+echo "test suite: $(( $(date +%s) - start )) s"
 exit $status

@@ -1,44 +1,26 @@
-"""Helpers for crawl tests: run the real `scrapy crawl learn` in a subprocess."""
+"""Helpers for crawl tests: the real `scrapy crawl learn`, as a child process (see tests/harness.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.harness import REPO, scrapy_crawl as _crawl
+
+__all__ = ["REPO", "crawl", "read_jsonl", "scrapy_crawl"]
 
 
-def scrapy_crawl(*args: str, settings: dict | None = None, env: dict | None = None, timeout: float = 90, cwd: Path | None = None):
+def scrapy_crawl(*args: str, settings: dict | None = None, env: dict | None = None, timeout: float = 90,
+                 cwd: Path | None = None) -> subprocess.CompletedProcess:
     """`scrapy crawl learn ARGS` → CompletedProcess; settings become -s flags (dicts as JSON).
 
-    Each call gets its own HTTP cache (direct crawls turn it on): a port reused by a later
-    test must never be answered from an earlier test's pages."""
-    settings = dict(settings or {})
-    # Offline: the topic is not looked up on the public package registries unless a test points
-    # them at its loopback doubles (tests/crawl/test_discovery_crawl.py sets SKILL3_REGISTRIES).
-    settings.setdefault("SKILL3_REGISTRIES", "")
-    if "HTTPCACHE_DIR" not in settings:
-        cache = tempfile.TemporaryDirectory(prefix="skill3-httpcache-")
-        try:
-            return scrapy_crawl(*args, settings={**settings, "HTTPCACHE_DIR": cache.name}, env=env, timeout=timeout, cwd=cwd)
-        finally:
-            cache.cleanup()
-    script = Path(sys.executable).with_name("scrapy")  # the real `scrapy` command of this interpreter
-    cmd = [str(script) if script.exists() else sys.executable, *([] if script.exists() else ["-m", "scrapy"]), "crawl", "learn"]
-    for a in args:
-        cmd += ["-a", a]
-    for k, v in (settings or {}).items():
-        cmd += ["-s", f"{k}={json.dumps(v) if isinstance(v, (dict, list)) else v}"]
-    full_env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy") and k not in ("BRAVE_SEARCH_API_KEY", "BRAVE_SEARCH_URL", "SKILL3_ALLOW_PRIVATE_NETWORKS")}
-    full_env["PYTHONPATH"] = str(REPO)
-    full_env.update(env or {})
-    return subprocess.run(cmd, cwd=cwd or REPO, env=full_env, capture_output=True, text=True, timeout=timeout)
+    Extraction runs inline unless the test sets ``SKILL3_EXTRACT_WORKERS`` (docs mode would start a
+    worker pool per crawl)."""
+    return _crawl("learn", *args, settings={"SKILL3_EXTRACT_WORKERS": "0", **(settings or {})}, env=env, timeout=timeout, cwd=cwd)
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -46,5 +28,5 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 @pytest.fixture
-def crawl():
+def crawl() -> Callable[..., subprocess.CompletedProcess]:
     return scrapy_crawl

@@ -1,4 +1,4 @@
-"""Loopback doubles of package registries, GitHub and SearXNG, served by :class:`tests.crawl.world.Server`.
+"""Loopback doubles of package registries, GitHub and SearXNG, served by :class:`tests.mockserver.MockServer`.
 
 The response bodies follow the services' public documentation and the shapes they serve:
 PyPI JSON API (docs.pypi.org/api/json: ``info.project_urls``, ``releases`` with
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from tests.crawl.world import HTML, NOT_FOUND, Server, page, prose
+from tests.mockserver import HTML, NOT_FOUND, MockServer, page, prose
 
 JSON = {"Content-Type": "application/json"}
 
@@ -89,7 +89,7 @@ def registry_world(sites: dict[str, str] | None = None):
         def format(self, host):
             return (sites or {}).get(host) or f"http://{host}:{self.port}"
 
-    def routes(srv: Server, host: str, path: str, query: dict, body: bytes):
+    def routes(srv: MockServer, host: str, path: str, query: dict, body: bytes):
         base = _Base(srv.port)
         if path == "/robots.txt" and host in ("github.com", "raw.githubusercontent.com"):
             return 200, {"Content-Type": "text/plain"}, "User-agent: *\nDisallow: /*/*/compare/\n"
@@ -156,7 +156,7 @@ def loopback_world():
     prefixes = {"/pypi/": ("pypi.test", "/pypi/"), "/npm/": ("registry.npm.test", "/"), "/crates/": ("crates.test", "/api/v1/crates/"),
                 "/gh/": ("github.com", "/"), "/raw/": ("raw.githubusercontent.com", "/")}
 
-    def routes(srv: Server, host, path, query, body):
+    def routes(srv: MockServer, host, path, query, body):
         if "r" not in inner:
             inner["r"] = registry_world({"docs.fastapi.test": f"http://127.0.0.1:{srv.port}"})
         for pre, (h, new) in prefixes.items():
@@ -170,7 +170,7 @@ def loopback_world():
 def searxng_routes(results_for):
     """SearXNG's ``/search`` with ``format=json`` (403 without it, as SearXNG answers when JSON is not enabled)."""
 
-    def routes(srv: Server, host, path, query, body):
+    def routes(srv: MockServer, host, path, query, body):
         if path != "/search":
             return NOT_FOUND
         if query.get("format") != ["json"]:

@@ -9,18 +9,17 @@ network guard, robots.txt, the retry and Retry-After middlewares. SearXNG as a s
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from synth.item import SourceItem
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
+from tests.harness import skill3
 from tests.crawl.fake_registries import FASTAPI_RELEASES, loopback_world, registry_world, searxng_routes
-from tests.crawl.world import Server, site_routes
+from tests.mockserver import MockServer, site_routes
 
 BRAVE_KEY = "brave-SECRET-key-0815"
 
@@ -53,7 +52,7 @@ def settings(port: int, **extra) -> dict:
 @pytest.fixture(scope="module")
 def fastapi_run(tmp_path_factory):
     """`learn fastapi` with nothing configured; PyPI rate-limits once, npm keeps rate-limiting, crates.io is down."""
-    srv = Server("registries", registry_world()).start()
+    srv = MockServer(name="registries", routes=registry_world()).start()
     out = tmp_path_factory.mktemp("fastapi") / "out"
     proc = scrapy_crawl(
         "topic=fastapi", "cutoff_time=2026-01", f"output_dir={out}", "llm_provider=extractive", "fail_on_findings=0", "max_pages=30",
@@ -131,7 +130,7 @@ def test_the_skill_cites_the_official_sources(fastapi_run):
 
 
 def test_npm_package_pinned_with_package_argument(tmp_path):
-    srv = Server("registries", registry_world()).start()
+    srv = MockServer(name="registries", routes=registry_world()).start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl("topic=Alpha Widgets", "package=npm:alpha-widgets", "cutoff_time=2026-01", f"output_dir={out}",
@@ -156,7 +155,7 @@ def test_npm_package_pinned_with_package_argument(tmp_path):
 
 def test_skill3_learn_fastapi_with_nothing_configured(tmp_path):
     """The command itself: `skill3 learn fastapi` — registries → repository releases → docs site → a skill citing them."""
-    srv = Server("loopback", loopback_world()).start()
+    srv = MockServer(name="loopback", routes=loopback_world()).start()
     try:
         base = f"http://127.0.0.1:{srv.port}"
         env = {"SKILL3_PYPI_URL": base + "/pypi", "SKILL3_NPM_URL": base + "/npm", "SKILL3_CRATES_URL": base + "/crates",
@@ -179,19 +178,15 @@ def test_skill3_learn_fastapi_with_nothing_configured(tmp_path):
 
 
 def _learn_cli(topic: str, out: Path, env: dict, *extra: str) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")
-                and k not in ("BRAVE_SEARCH_API_KEY", "SEARXNG_URL", "SKILL3_ALLOW_PRIVATE_NETWORKS")}
-    full_env.update({"PYTHONPATH": str(REPO), **env})
-    return subprocess.run([sys.executable, "-m", "skill3", "learn", topic, "--cutoff-time", "2026-01",
-                           "--llm-provider", "extractive", "--output-dir", str(out), *extra],
-                          cwd=REPO, env=full_env, capture_output=True, text=True, timeout=180)
+    return skill3("learn", topic, "--cutoff-time", "2026-01", "--llm-provider", "extractive", "--output-dir", str(out), *extra,
+                  env=env, timeout=180)
 
 
 @pytest.mark.parametrize("private_allowed", [True, False])
 def test_unknown_name_ends_with_one_line_nothing_found(tmp_path, private_allowed):
     """`skill3 learn` of a name no registry knows: one line, exit 1. Without SKILL3_ALLOW_PRIVATE_NETWORKS the
     network guard stops the (loopback) registry requests before they leave: same line, nothing contacted."""
-    srv = Server("registries", registry_world()).start()
+    srv = MockServer(name="registries", routes=registry_world()).start()
     try:
         base = f"http://127.0.0.1:{srv.port}"
         env = {"SKILL3_PYPI_URL": base + "/pypi", "SKILL3_NPM_URL": base, "SKILL3_CRATES_URL": base + "/api/v1/crates"}
@@ -214,7 +209,7 @@ def test_unknown_name_ends_with_one_line_nothing_found(tmp_path, private_allowed
 
 
 def test_searxng_gets_the_freshness_window_and_yields_brave_shaped_items(tmp_path):
-    sites = Server("sites", site_routes).start()
+    sites = MockServer(name="sites", routes=site_routes).start()
     p = sites.port
 
     def results(q):
@@ -227,7 +222,7 @@ def test_searxng_gets_the_freshness_window_and_yields_brave_shaped_items(tmp_pat
              "engine": "bing", "engines": ["bing"], "publishedDate": "2024-05-01T00:00:00", "score": 0.5, "category": "general"},
         ]
 
-    searx = Server("searxng", searxng_routes(results)).start()
+    searx = MockServer(name="searxng", routes=searxng_routes(results)).start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl(
@@ -252,12 +247,12 @@ def test_searxng_gets_the_freshness_window_and_yields_brave_shaped_items(tmp_pat
 
 def test_with_a_search_key_search_adds_independent_hosts(tmp_path):
     """Registries and search together: the official sources stay authoritative, search adds other hosts."""
-    from tests.crawl.world import brave_routes
+    from tests.mockserver import brave_routes
 
-    reg_srv = Server("registries", registry_world()).start()
-    sites = Server("sites", site_routes).start()
+    reg_srv = MockServer(name="registries", routes=registry_world()).start()
+    sites = MockServer(name="sites", routes=site_routes).start()
     blog = f"http://stale.medium.com:{sites.port}/old-post"
-    brave = Server("brave", brave_routes(lambda q: [{"url": blog, "title": "Old", "description": "d"}])).start()
+    brave = MockServer(name="brave", routes=brave_routes(lambda q: [{"url": blog, "title": "Old", "description": "d"}])).start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl("topic=fastapi", "cutoff_time=2024-01", f"output_dir={out}", "synth=0", "llm_provider=extractive",

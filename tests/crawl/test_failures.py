@@ -8,10 +8,11 @@ import json
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.world import Server
-from tests.docs.sites import sphinx_page
+from tests.mockserver import MockServer
+from tests.mockserver import sphinx_page
 
-FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "0", "SKILL3_JS": "never", "RETRY_TIMES": "1", "LOG_LEVEL": "INFO"}
+FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "0", "SKILL3_JS": "never", "RETRY_TIMES": "1", "LOG_LEVEL": "INFO",
+        "SKILL3_EXTRACT_WORKERS": "2"}  # docs mode's extraction pool, as users run it
 ENV = {"SKILL3_ALLOW_PRIVATE_NETWORKS": "1"}
 BOMB = gzip.compress(b"<html><body>" + b"A" * (6 * 1024 * 1024) + b"</body></html>")  # ~6 KB → 6 MiB
 
@@ -29,7 +30,7 @@ def site(robots_status: int = 200, robots: str = "User-agent: *\nAllow: /\n"):
             return 200, {**html, "Content-Encoding": "gzip"}, BOMB
         return 404, {"Content-Type": "text/plain"}, "not found"
 
-    return Server("site", routes).start()
+    return MockServer(name="site", routes=routes).start()
 
 
 def test_bomb_counted_and_an_unresolvable_host_is_one_line_not_retried(tmp_path):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
+from tests.harness import skill3
 
 
 def write_corpus(path: Path, n: int) -> Path:
@@ -44,13 +45,8 @@ def test_corpus_at_or_over_the_budget_ends_with_max_pages_items(tmp_path, source
 def test_skill3_learn_with_a_budget_below_the_corpus_ends(tmp_path) -> None:
     """… and takes Scrapy settings as `scrapy crawl -s` does: JOBDIR keeps the crawl's queue, LOG_LEVEL shows its log."""
     out = tmp_path / "mcp"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    r = subprocess.run(
-        [sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"),
-         "--max-pages", "2", "--output-dir", str(out), "--llm-provider", "extractive",
-         "-s", f"JOBDIR={tmp_path / 'job'}", "--set", "LOG_LEVEL=INFO"],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=120,
-    )
+    r = skill3("learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"), "--max-pages", "2", "--output-dir", str(out),
+               "--llm-provider", "extractive", "-s", f"JOBDIR={tmp_path / 'job'}", "--set", "LOG_LEVEL=INFO", timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert len(read_jsonl(out / "run.jsonl")) == 2
     assert len(json.loads((out / "run.json").read_text())["sources"]) == 2

@@ -5,18 +5,17 @@ from __future__ import annotations
 import stat
 
 from tests.crawl.conftest import scrapy_crawl
-from tests.crawl.world import Server, brave_routes
-from tests.docs.sites import SiteServer, bind, generated_site
+from tests.mockserver import MockServer, bind, brave_routes, generated_site
 
 FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "0", "SKILL3_JS": "never", "SKILL3_MIN_SEARCH_RESULTS": "1"}
 ENV = {"SKILL3_ALLOW_PRIVATE_NETWORKS": "1"}
 
 
 def test_search_mode_rerun_refetches_search_results(tmp_path):
-    site = SiteServer()
+    site = MockServer()
     site.routes = bind(generated_site(4), site.url)
     with site:
-        brave = Server("brave", brave_routes(lambda q: [{"url": f"{site.url}/docs/p{i}.html", "title": f"P{i}", "description": "d"}
+        brave = MockServer(name="brave", routes=brave_routes(lambda q: [{"url": f"{site.url}/docs/p{i}.html", "title": f"P{i}", "description": "d"}
                                                           for i in range(3)])).start()
         try:
             for run in (1, 2):
@@ -34,7 +33,7 @@ def test_search_mode_rerun_refetches_search_results(tmp_path):
 
 def test_docs_mode_cache_is_private(tmp_path):
     cache = tmp_path / "cache"
-    site = SiteServer()
+    site = MockServer()
     site.routes = bind(generated_site(5), site.url)
     with site:
         proc = scrapy_crawl("topic=widgets", f"start_urls={site.url}/docs/", "synth=0", f"output_dir={tmp_path / 'o'}",

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.outdir import output_dir_problem
 from tests.crawl.conftest import REPO, scrapy_crawl
-from tests.docs.sites import SiteServer, bind, generated_site
+from tests.harness import skill3
+from tests.mockserver import MockServer, bind, generated_site
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def test_output_dir_problem_not_writable(tmp_path, monkeypatch):
 def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, blocker) -> None:
     """`scrapy crawl learn`'s bad argument end to end: one line, exit 2, nothing fetched (every other bad
     argument is a case of tests/crawl/test_runner.py's table, the same pre-check without a process)."""
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(generated_site(3), server.url)
     with server as site:
         proc = scrapy_crawl("topic=t", f"start_urls={site.url}/docs/", f"output_dir={blocker}/out", "synth=0",
@@ -68,10 +69,8 @@ def test_scrapy_crawl_refuses_a_folder_below_a_file_before_fetching(tmp_path, bl
 
 def test_skill3_learn_and_synth_refuse_a_folder_below_a_file(tmp_path, blocker) -> None:
     """`skill3 learn`'s bad argument end to end (a process: the pre-check runs before Scrapy's); `skill3 synth`'s in-process."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    learn = subprocess.run([sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"),
-                            "--output-dir", f"{blocker}/out", "--llm-provider", "extractive"],
-                           capture_output=True, text=True, env=env, cwd=REPO, timeout=60)
+    learn = skill3("learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"), "--output-dir", f"{blocker}/out",
+                   "--llm-provider", "extractive", timeout=60)
     assert learn.returncode == 2, learn.stderr[-2000:]
     lines = [line for line in learn.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and f"{blocker}/out" in lines[0], learn.stderr

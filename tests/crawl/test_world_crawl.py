@@ -1,4 +1,4 @@
-"""Real `scrapy crawl learn` runs against the loopback world (see world.py).
+"""Real `scrapy crawl learn` runs against the loopback world (see tests/mockserver/web.py).
 
 Assertions are about what the crawl did: the requests each server saw, the
 items written to run.jsonl, crawl.json, and the closing summary.
@@ -12,7 +12,7 @@ import pytest
 
 from synth.item import SourceItem
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.world import Server, brave_rejecting, brave_routes, llm_routes, site_routes
+from tests.mockserver import MockServer, brave_rejecting, brave_routes, llm_routes, site_routes
 
 KEY = "test-key-SECRET-4711"
 QUERIES = ["alpha release notes 2026", "alpha api changes"]
@@ -31,7 +31,7 @@ TEST_SETTINGS = {
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    sites = Server("sites", site_routes).start()
+    sites = MockServer(name="sites", routes=site_routes).start()
     p = sites.port
 
     def results(q: str) -> list[dict]:
@@ -54,8 +54,8 @@ def world(tmp_path_factory):
             {"url": f"{docs}/private/secret.html", "title": "Secret", "description": "d"},
         ]
 
-    brave = Server("brave", brave_routes(results)).start()
-    llm = Server("llm", llm_routes("Sure! Here are the queries:\n```json\n" + json.dumps(QUERIES) + "\n```")).start()
+    brave = MockServer(name="brave", routes=brave_routes(results)).start()
+    llm = MockServer(name="llm", routes=llm_routes("Sure! Here are the queries:\n```json\n" + json.dumps(QUERIES) + "\n```")).start()
     out = tmp_path_factory.mktemp("world") / "out"
     proc = scrapy_crawl(
         "topic=Alpha toolkit",
@@ -214,7 +214,7 @@ def test_summary_line_matches_crawl_json(world):
 
 
 def test_without_a_key_the_direct_crawl_runs_alone(tmp_path):
-    sites = Server("sites", site_routes).start()
+    sites = MockServer(name="sites", routes=site_routes).start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl(
@@ -236,7 +236,7 @@ def test_without_a_key_the_direct_crawl_runs_alone(tmp_path):
 
 def test_network_guard_blocks_private_targets(tmp_path):
     """Without SKILL3_ALLOW_PRIVATE_NETWORKS nothing private is contacted; the configured search API still is."""
-    sites = Server("sites", site_routes).start()
+    sites = MockServer(name="sites", routes=site_routes).start()
     p = sites.port
     bait = [
         f"http://docs.example.test:{p}/guide.html",  # a name that resolves to loopback
@@ -250,7 +250,7 @@ def test_network_guard_blocks_private_targets(tmp_path):
         f"http://redirector.test:{p}/go-ip",  # trusted endpoint redirecting to a loopback literal
         f"http://redirector.test:{p}/go-name",  # … and to a name that resolves to loopback
     ]
-    brave = Server("brave", brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait])).start()
+    brave = MockServer(name="brave", routes=brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait])).start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl(
@@ -277,11 +277,11 @@ def test_network_guard_blocks_private_targets(tmp_path):
 
 def test_network_guard_behind_a_proxy(tmp_path):
     """Behind http_proxy names are resolved by the proxy, not locally: IP-literal targets are still refused."""
-    sites = Server("sites", site_routes).start()  # doubles as the forward proxy (absolute-URI requests)
+    sites = MockServer(name="sites", routes=site_routes).start()  # doubles as the forward proxy (absolute-URI requests)
     p = sites.port
     bait = [f"http://127.0.0.1:{p}/guide.html", "http://169.254.169.254/latest/meta-data/", f"http://[::1]:{p}/x"]
     good = [f"http://docs.example.test:{p}/guide.html"]
-    brave = Server("brave", brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait + good])).start()
+    brave = MockServer(name="brave", routes=brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait + good])).start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl(
@@ -304,10 +304,10 @@ def test_http_cache_and_crawl_delay_under_autothrottle(tmp_path):
     """-s HTTPCACHE_ENABLED=1 in search mode: a re-run fetches the search results' pages again (neither the
     search nor its results are ever cached, the key is never stored); with AutoThrottle on and pushing for
     speed, robots.txt's Crawl-delay still holds."""
-    sites = Server("sites", site_routes).start()
+    sites = MockServer(name="sites", routes=site_routes).start()
     p = sites.port
     urls = [f"http://docs.example.test:{p}/guide.html", f"http://stale.medium.com:{p}/old-post", f"http://stale.medium.com:{p}/older-post"]
-    brave = Server("brave", brave_routes(lambda q: [{"url": x, "title": "t", "description": "d"} for x in urls])).start()
+    brave = MockServer(name="brave", routes=brave_routes(lambda q: [{"url": x, "title": "t", "description": "d"} for x in urls])).start()
     cache = tmp_path / "cache"
     settings = {**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "HTTPCACHE_ENABLED": "1", "HTTPCACHE_DIR": str(cache),
                 "AUTOTHROTTLE_ENABLED": "1", "AUTOTHROTTLE_START_DELAY": "0", "AUTOTHROTTLE_TARGET_CONCURRENCY": "16"}
@@ -340,8 +340,8 @@ def test_http_cache_and_crawl_delay_under_autothrottle(tmp_path):
 
 
 def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
-    sites = Server("sites", site_routes).start()
-    brave = Server("brave", brave_rejecting).start()
+    sites = MockServer(name="sites", routes=site_routes).start()
+    brave = MockServer(name="brave", routes=brave_rejecting).start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl(

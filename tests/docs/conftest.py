@@ -1,30 +1,30 @@
-"""Helpers for docs-mode tests: real `scrapy crawl` subprocesses against loopback sites."""
+"""Helpers for docs-mode tests: the real `scrapy crawl docs` against loopback sites (see tests/harness.py).
+
+Warnings are errors in these crawls too (``-W error``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests import harness
+
+ROOT = harness.REPO
 
 FAST = {
-    "DOWNLOAD_DELAY": "0",
-    "AUTOTHROTTLE_ENABLED": "0",
-    "SKILL3_EXTRACT_WORKERS": "0",
+    **harness.FAST,
     "SKILL3_PROGRESS_INTERVAL": "1",
     "LOG_LEVEL": "INFO",
     "STATS_CLASS": "tests.docs.statsdump.JsonFileStatsCollector",
-    "SKILL3_JS": "never",
 }
 
 
 class CrawlResult:
-    def __init__(self, proc, stats_file: Path, output_dir: Path):
+    def __init__(self, proc: subprocess.CompletedProcess, stats_file: Path, output_dir: Path) -> None:
         self.proc = proc
         self.returncode = proc.returncode
         self.log = proc.stderr
@@ -36,37 +36,28 @@ class CrawlResult:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-# Warnings are errors in the crawl subprocesses too.
-STRICT = ["-W", "error"]
+def _spider_args(spider_args: dict) -> list[str]:
+    return [f"{k}={v}" for k, v in {"synth": "0", **spider_args}.items()]
 
 
 def crawl_cmd(spider_args: dict, settings: dict, spider: str = "docs") -> list[str]:
-    cmd = [sys.executable, *STRICT, "-m", "scrapy", "crawl", spider]
-    spider_args = {"synth": "0", **spider_args}
-    for k, v in spider_args.items():
-        cmd += ["-a", f"{k}={v}"]
-    for k, v in {**FAST, **settings}.items():
-        cmd += ["-s", f"{k}={v}"]
-    return cmd
+    """The command line of a strict docs crawl, for tests that start (and signal) the process themselves."""
+    return harness.crawl_cmd(spider, _spider_args(spider_args), {**FAST, **settings}, strict=True)
 
 
 def crawl_env(tmp_path: Path, tag: str = "") -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env["SKILL3_ALLOW_PRIVATE_NETWORKS"] = "1"
-    env["SKILL3_TEST_STATS_FILE"] = str(tmp_path / f"stats{tag}.json")
-    return env
+    return harness.crawl_env({"SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "SKILL3_TEST_STATS_FILE": str(tmp_path / f"stats{tag}.json")})
 
 
 @pytest.fixture
-def run_crawl(tmp_path):
+def run_crawl(tmp_path: Path) -> Callable[..., CrawlResult]:
     """Run `scrapy crawl docs` (or ``spider``) to completion; returns a CrawlResult."""
 
     def _run(spider_args: dict, settings: dict | None = None, tag: str = "", timeout: float = 120, spider: str = "docs") -> CrawlResult:
-        settings = {"HTTPCACHE_DIR": str(tmp_path / "httpcache"), **(settings or {})}
+        settings = {**FAST, "HTTPCACHE_DIR": str(tmp_path / "httpcache"), **(settings or {})}
         out = Path(spider_args.setdefault("output_dir", str(tmp_path / "out")))
-        env = crawl_env(tmp_path, tag)
-        proc = subprocess.run(crawl_cmd(spider_args, settings, spider), cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        proc = harness.forkserver.run(harness.scrapy_argv(spider, _spider_args(spider_args), settings), env=crawl_env(tmp_path, tag),
+                                      cwd=ROOT, timeout=timeout, strict=True)
         return CrawlResult(proc, tmp_path / f"stats{tag}.json", out)
 
     return _run

@@ -16,7 +16,7 @@ import pytest
 from skill3crawl import distributed
 
 from .conftest import ROOT, crawl_cmd, crawl_env
-from .sites import SiteServer, bind, generated_site
+from tests.mockserver import MockServer, bind, generated_site
 
 REDIS_URL = os.environ.get("SKILL3_TEST_REDIS_URL")
 needs_redis = pytest.mark.skipif(not REDIS_URL, reason="SKILL3_TEST_REDIS_URL not set (scripts/test.sh starts redis-server on loopback)")
@@ -56,7 +56,7 @@ def _log(tmp_path: Path, tag: str) -> str:
 
 @pytest.fixture
 def site():
-    server = SiteServer(delay=0.02)
+    server = MockServer(delay=0.02)
     server.routes = bind(generated_site(PAGES, sitemap=True), server.url)
     with server:
         yield server
@@ -121,7 +121,7 @@ def test_two_workers_equal_one_and_never_repeat(site, key, tmp_path):
 @needs_redis
 def test_learn_workers_share_one_page_budget(key, tmp_path):
     """`scrapy crawl learn` distributes too; max_pages is one budget for all workers together."""
-    server = SiteServer(delay=0.25)  # slow enough that both processes get pages
+    server = MockServer(delay=0.25)  # slow enough that both processes get pages
     server.routes = bind(generated_site(PAGES, sitemap=True), server.url)
     out = tmp_path / "learn"
     with server as site:

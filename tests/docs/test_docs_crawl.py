@@ -8,8 +8,10 @@ import time
 
 import pytest
 
+from tests.harness import run_cmd
+from tests.mockserver import MockServer, bind, generated_site, html
+
 from .conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
-from .sites import SiteServer, bind, generated_site, html
 
 HTML = "text/html; charset=utf-8"
 PROSE = "<p>This paragraph explains the configuration of the example service in enough words to be real content.</p>" * 3
@@ -57,7 +59,7 @@ SPIDERS = [("docs", {}), ("learn", {"topic": "example"})]
 
 @pytest.mark.parametrize("spider,extra", SPIDERS, ids=[s for s, _ in SPIDERS])
 def test_docs_mode_discovery_order_scope_and_dedupe(run_crawl, spider, extra):
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(docs_site(), server.url)
     with server as site:
         res = run_crawl({**extra, "start_urls": f"{site.url}/docs/", "depth_limit": 2}, spider=spider)
@@ -91,7 +93,7 @@ def test_docs_mode_discovery_order_scope_and_dedupe(run_crawl, spider, extra):
 
 
 def test_max_pages_bounds_fetches(run_crawl):
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(generated_site(60, sitemap=True), server.url)
     with server as site:
         res = run_crawl({"start_urls": f"{site.url}/docs/", "max_pages": 10})
@@ -110,7 +112,7 @@ def test_max_pages_counts_pages_written_not_attempts(run_crawl, spider, extra, w
         del routes[f"/docs/p{i}.html"]  # listed in the sitemap, 404
     routes["/docs/p7.html"] = (200, "application/pdf", b"%PDF-1.4")  # not a page
     routes["/docs/p9.html"] = (200, HTML, html("Dup", PROSE, "<link rel='canonical' href='/docs/p0.html'>"))
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(routes, server.url)
     with server as site:
         res = run_crawl({**extra, "start_urls": f"{site.url}/docs/", "max_pages": 12}, {"SKILL3_PAGE_WINDOW": window}, spider=spider)
@@ -124,7 +126,7 @@ def test_max_pages_counts_pages_written_not_attempts(run_crawl, spider, extra, w
 
 
 def test_http_cache_on_by_default_rerun_fetches_nothing(run_crawl, tmp_path):
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(generated_site(15), server.url)
     with server as site:
         first = run_crawl({"start_urls": f"{site.url}/docs/", "output_dir": str(tmp_path / "o1")}, tag="1")
@@ -142,7 +144,7 @@ def test_pause_with_sigint_and_resume_with_jobdir(tmp_path, window, sitemap):
     """SIGINT after some pages, the same command again: every page fetched exactly once, all in run.jsonl
     (window 4 over a sitemap: most pages are still waiting in spider.state when the crawl pauses)."""
     n = 80
-    server = SiteServer(delay=0.03)
+    server = MockServer(delay=0.03)
     server.routes = bind(generated_site(n, sitemap=sitemap), server.url)
     out = tmp_path / "out"
     settings = {"JOBDIR": str(tmp_path / "job"), "HTTPCACHE_ENABLED": "0", "HTTPCACHE_DIR": str(tmp_path / "c"),
@@ -161,7 +163,7 @@ def test_pause_with_sigint_and_resume_with_jobdir(tmp_path, window, sitemap):
         after_first = sum(site.page_hits().values())
         paused = CrawlResult(subprocess.CompletedProcess(cmd, 0, "", log1), tmp_path / "stats1.json", out).items()
         assert 20 <= len(paused) < n  # really paused mid-crawl
-        second = subprocess.run(cmd, cwd=ROOT, env=crawl_env(tmp_path, "2"), capture_output=True, text=True, timeout=120)
+        second = run_cmd(cmd, env=crawl_env(tmp_path, "2"), timeout=120)  # the resume runs to completion
         assert second.returncode == 0, second.stderr[-3000:]
     hits = site.page_hits()
     assert sum(hits.values()) == n + 1 and max(hits.values()) == 1, [p for p, c in hits.items() if c > 1]

@@ -10,7 +10,7 @@ from scrapy.utils.test import get_crawler
 
 from skill3crawl.jsrender import JsRenderAddon, JsRenderMiddleware, looks_like_app_shell
 
-from .sites import SiteServer, html
+from tests.mockserver import MockServer, html
 
 LONG = "<p>" + "Real documentation text that a reader can use without any JavaScript at all. " * 8 + "</p>"
 
@@ -147,7 +147,7 @@ def test_js_only_page_yields_rendered_text(run_crawl):
         "/app/": (200, "text/html; charset=utf-8", SHELLS["react-cra"].replace("/static/js/main.js", "/app/app.js").encode()),
         "/app/app.js": (200, "application/javascript", APP_JS),
     }
-    with SiteServer(routes) as site:
+    with MockServer(routes) as site:
         res = run_crawl({"start_urls": f"{site.url}/static.html"}, {"SKILL3_JS": "auto", "SKILL3_CHROMIUM": CHROMIUM})
     assert res.returncode == 0, res.log[-3000:]
     items = {i["url"]: i for i in res.items()}
@@ -190,7 +190,7 @@ def test_static_site_never_starts_the_browser(tmp_path):
     pages = {f"/p{i}.html": (200, "text/html; charset=utf-8", html(f"Page {i}", f"<div role='main'><h1>Page {i}</h1>{LONG}"
              + "".join(f"<a href='/p{j}.html'>p{j}</a>" for j in range(6)) + "</div>")) for i in range(6)}
     pages["/robots.txt"] = (200, "text/plain", b"User-agent: *\nAllow: /\n")
-    with SiteServer(pages, delay=0.3) as site:  # slow pages: the crawl lasts seconds, the sampler sees its whole life
+    with MockServer(pages, delay=0.3) as site:  # slow pages: the crawl lasts seconds, the sampler sees its whole life
         cmd = crawl_cmd({"start_urls": f"{site.url}/p0.html", "output_dir": str(tmp_path / "out")},
                         {"SKILL3_JS": "auto", "SKILL3_CHROMIUM": CHROMIUM, "CONCURRENT_REQUESTS_PER_DOMAIN": "1",
                          "SKILL3_EXTRACT_WORKERS": "1", "HTTPCACHE_ENABLED": "0"})

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from tests.docs.conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
-from tests.docs.sites import SiteServer, bind, generated_site
+from tests.harness import run_cmd
+from tests.mockserver import MockServer, bind, generated_site
 
 
 def children(pid: int) -> list[int]:
@@ -35,7 +36,7 @@ def alive(pid: int) -> bool:
 
 def test_kill_9_then_resume_fetches_no_page_twice_beyond_the_window_and_leaves_no_orphans(tmp_path):
     n, window = 80, 4
-    server = SiteServer(delay=0.03)
+    server = MockServer(delay=0.03)
     server.routes = bind(generated_site(n, sitemap=True), server.url)
     out = tmp_path / "out"
     settings = {"JOBDIR": str(tmp_path / "job"), "HTTPCACHE_ENABLED": "0", "HTTPCACHE_DIR": str(tmp_path / "c"),
@@ -64,7 +65,7 @@ def test_kill_9_then_resume_fetches_no_page_twice_beyond_the_window_and_leaves_n
         assert not orphans, "extraction workers outlived the killed crawl"
         before = dict(site.page_hits())
         assert sum(before.values()) < n + 1  # really killed mid-crawl
-        second = subprocess.run(cmd, cwd=ROOT, env=crawl_env(tmp_path, "2"), capture_output=True, text=True, timeout=180)
+        second = run_cmd(cmd, env=crawl_env(tmp_path, "2"), timeout=180)  # the resume runs to completion
         assert second.returncode == 0, second.stderr[-3000:]
     assert "was killed; resuming from its saved state" in second.stderr
     hits = site.page_hits()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .conftest import CrawlResult
-from .sites import SiteServer, html
+from tests.mockserver import MockServer, html
 
 HTML = "text/html; charset=utf-8"
 PROSE = "<p>This paragraph explains the configuration of the example service in enough words to be real content.</p>" * 3
@@ -40,7 +40,7 @@ def site() -> dict[str, tuple[int, str, bytes]]:
 
 
 def test_links_honour_base_href_and_skip_files(run_crawl: Callable[..., CrawlResult]) -> None:
-    with SiteServer(site()) as server:
+    with MockServer(routes=site()) as server:
         res: Any = run_crawl({"start_urls": f"{server.url}/docs/"})
     assert res.returncode == 0, res.log[-2000:]
     assert dict(server.page_hits()) == {"/docs/": 1, "/docs/v2/intro.html": 1, "/docs/v2/api/ref.html": 1, "/docs/old.html": 1}

@@ -13,7 +13,7 @@ from skill3crawl.extract.content import extract_content, extract_redacted
 from skill3crawl.extract.versions import MAX_CHANGES, find_date, page_version_of, version_heading
 from skill3crawl.sitedates import SiteDates
 
-from .sites import BUILD_DATE, CHANGELOG_MD, SiteServer, bind, change_site, html
+from tests.mockserver import BUILD_DATE, CHANGELOG_MD, MockServer, bind, change_site, html
 
 SITE = change_site()
 
@@ -181,7 +181,7 @@ def test_site_dates_memory_is_bounded():
 
 
 def test_crawl_writes_changes_build_date_and_timeline(run_crawl):
-    server = SiteServer()
+    server = MockServer()
     server.routes = bind(change_site(), server.url)
     with server as site:
         res = run_crawl({"start_urls": f"{site.url}/docs/"})

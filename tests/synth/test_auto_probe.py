@@ -5,46 +5,31 @@ A real loopback HTTP server answers each case (a proxy's 403, a login page, a re
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Iterator
 
 import pytest
 
 from synth.llm.registry import DEFAULT_OPENAI_MODEL, choose, resolve_auto, served_models
+from tests.mockserver import MockServer, Reply
 
 
 class _Answer:
-    def __init__(self, status: int, body: bytes, ctype: str = "application/json"):
+    def __init__(self, status: int, body: bytes, ctype: str = "application/json") -> None:
         self.status, self.body, self.ctype = status, body, ctype
 
 
 @pytest.fixture
-def server():
+def server() -> Iterator[tuple[dict, str]]:
     answer = {"now": _Answer(200, b"{}"), "gets": 0}
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
+    def routes(srv: MockServer, host: str, path: str, query: dict, body: bytes) -> Reply:
+        a = answer["now"]
+        answer["gets"] += 1
+        headers = {"Content-Type": a.ctype, **({"Location": "/login"} if 300 <= a.status < 400 else {})}
+        return a.status, headers, a.body
 
-        def do_GET(self):
-            a = answer["now"]
-            answer["gets"] += 1
-            self.send_response(a.status)
-            self.send_header("Content-Type", a.ctype)
-            self.send_header("Content-Length", str(len(a.body)))
-            if 300 <= a.status < 400:
-                self.send_header("Location", "/login")
-            self.end_headers()
-            self.wfile.write(a.body)
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield answer, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with MockServer(routes) as srv:
+        yield answer, f"{srv.url}/v1"
 
 
 MODELS = json.dumps({"object": "list", "data": [{"id": "m1", "object": "model"}]}).encode()

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from tests.synth.delta_corpus import HIGHLIGHTS, HOST, NEW_FEATURES, write_site
-from tests.synth.llm_stub import StubLLM
+from tests.mockserver import StubLLM
 
 BOILER = ("about.html", "copyright.html", "bugs.html", "genindex.html", "search.html", "glossary.html")
 FEATURES = [n for n, _ in HIGHLIGHTS] + [n for n, _ in NEW_FEATURES]

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
-from tests.synth.llm_stub import StubLLM
+from tests.mockserver import StubLLM
 
 SKILL = """Here is the skill:
 

@@ -19,18 +19,16 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.world import Server
-from tests.synth.llm_stub import StubLLM
+from tests.harness import skill3
+from tests.mockserver import MockServer
+from tests.mockserver import StubLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPIC = "leakproof"
@@ -163,7 +161,7 @@ LATIN1 = "Le café du matin, à la française, sans sucre. "
 JAPANESE = "日本語のテキストも正しく読めること。"
 
 
-def leak_site(srv: Server, host: str, path: str, query: dict, body: bytes):
+def leak_site(srv: MockServer, host: str, path: str, query: dict, body: bytes):
     html_ct = {"Content-Type": "text/html; charset=utf-8"}
     if path == "/guide.html":  # no known generator: trafilatura (which escapes markdown)
         return 200, html_ct, _page("Deploying the alpha toolkit", f"<main><h1>Deploying</h1>{_prose_html()}<pre><code>{html.escape(CODE)}</code></pre></main>")
@@ -188,7 +186,7 @@ def leak_site(srv: Server, host: str, path: str, query: dict, body: bytes):
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("leak-crawl")
-    sites = Server("leak", leak_site).start()
+    sites = MockServer(name="leak", routes=leak_site).start()
     try:
         with StubLLM(echo) as stub:
             base = f"http://docs.leak.test:{sites.port}"
@@ -249,12 +247,9 @@ def test_learn_from_a_corpus_leaks_nothing_and_cites_valid_urls(tmp_path, kind):
     corpus.write_text(_corpus(kind), encoding="utf-8")
     out = tmp_path / "out"
     with StubLLM(echo) as stub:
-        r = subprocess.run(
-            [sys.executable, "-m", "skill3", "learn", TOPIC, "--input-file", str(corpus), "--output-dir", str(out),
-             "--cutoff-time", "2026-01", "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model"],
-            capture_output=True, text=True, timeout=240, cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "SKILL3_HOME": str(tmp_path / "home")},
-        )
+        r = skill3("learn", TOPIC, "--input-file", str(corpus), "--output-dir", str(out), "--cutoff-time", "2026-01",
+                   "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model",
+                   env={"SKILL3_HOME": str(tmp_path / "home")}, timeout=240)
         assert r.returncode == 0, r.stderr[-3000:]
         run = assert_nothing_leaks(out, r.stdout + r.stderr, stub, len(SECRETS))
     urls = sorted(i["url"] for i in run["items"])

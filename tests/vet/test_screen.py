@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from synth.cli import app
 from synth.vet.screen import screen_markdown, strip_invisible
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
-from tests.synth.llm_stub import StubLLM
+from tests.mockserver import StubLLM
 
 from .helpers import case_dir
 

@@ -10,9 +10,6 @@ Fake secrets are assembled at run time: the repository holds no secret-shaped li
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,8 +17,9 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from tests.crawl.conftest import scrapy_crawl
+from tests.harness import skill3
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
-from tests.synth.llm_stub import StubLLM
+from tests.mockserver import StubLLM
 
 from .helpers import case_dir
 
@@ -146,13 +144,8 @@ def test_learn_quarantines_the_injection_and_no_secret_reaches_the_model_or_any_
     out = tmp_path / "out"
     with StubLLM(default=Model([draft()])) as stub:
         if command == "skill3 learn":
-            r = subprocess.run(
-                [sys.executable, "-m", "skill3", "learn", "mcp", "--input-file", str(corpus), "--output-dir", str(out),
-                 "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model",
-                 "--cutoff-time", "2026-01"],
-                capture_output=True, text=True, cwd=ROOT, timeout=240,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-            )
+            r = skill3("learn", "mcp", "--input-file", str(corpus), "--output-dir", str(out), "--llm-provider", "openai",
+                       "--llm-endpoint", stub.url, "--llm-model", "stub-model", "--cutoff-time", "2026-01", timeout=240)
         else:  # the spider's own trigger, gate off: -a fail_on_findings=0
             r = scrapy_crawl("topic=mcp", f"input_file={corpus}", f"output_dir={out}", "cutoff_time=2026-01",
                              "llm_provider=openai", f"llm_endpoint={stub.url}", "llm_model=stub-model", "synth=1",

@@ -1,87 +1,12 @@
-"""Loopback documentation sites for the docs-mode tests and the benchmarks.
+"""Documentation sites for the docs-mode tests and the benchmarks (dict route tables for :class:`MockServer`).
 
-:class:`SiteServer` serves a dict of routes (or a directory) on 127.0.0.1 in a
-thread and counts every request by path, so tests assert what the crawl did.
+``generated_site`` builds a Sphinx-shaped tree of any size, ``change_site`` one page per docs generator
+with version markers and change pages; ``bind`` fills in the server's base URL once its port is known.
 """
 
 from __future__ import annotations
 
-import mimetypes
-import threading
-import time
-from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from urllib.parse import urlsplit
-
-Route = tuple[int, str, bytes]  # status, content type, body
-
-
-class SiteServer:
-    def __init__(self, routes: dict[str, Route] | None = None, root: str | Path | None = None, delay: float = 0.0):
-        self.routes = dict(routes or {})
-        self.root = Path(root) if root else None
-        self.delay = delay
-        self.hits: Counter[str] = Counter()
-        self._lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                path = urlsplit(self.path).path
-                with server._lock:
-                    server.hits[path] += 1
-                if server.delay:
-                    time.sleep(server.delay)
-                status, ctype, body = server.lookup(path)
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def lookup(self, path: str) -> Route:
-        if path in self.routes:
-            return self.routes[path]
-        if self.root is not None:
-            rel = path.lstrip("/")
-            f = (self.root / rel) if rel else self.root
-            if f.is_dir():
-                f = f / "index.html"
-            try:
-                f.resolve().relative_to(self.root.resolve())
-            except ValueError:
-                return 404, "text/plain", b"not found"
-            if f.is_file():
-                ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
-                if ctype.startswith("text/"):
-                    ctype += "; charset=utf-8"
-                return 200, ctype, f.read_bytes()
-        return 404, "text/plain", b"not found"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def page_hits(self) -> Counter[str]:
-        """Hits on pages only (robots.txt, sitemaps, llms.txt left out)."""
-        return Counter({p: n for p, n in self.hits.items() if not p.endswith((".xml", ".txt"))})
-
+from tests.mockserver.server import Route
 
 def html(title: str, body: str, head: str = "") -> bytes:
     return f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>{head}</head><body>{body}</body></html>".encode()

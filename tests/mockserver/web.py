@@ -1,27 +1,20 @@
-"""A small offline web for crawl tests, served on loopback.
+"""A small offline web for crawl tests (route tables for :class:`MockServer`).
 
-* ``sites``: one HTTP server doing name-based virtual hosting for
-  docs.example.test (authoritative docs: robots.txt with Disallow, sitemap with
-  lastmod, llms.txt, pages dated by each signal, 429-then-200, 500-then-200, an
-  oversized page), stale.medium.com (a stale low-authority blog whose robots.txt
-  asks for Crawl-delay: 1), github.com (a release page), news.example.test
-  (a future-dated page and a mirror of a docs page). The crawler reaches them
-  through ``SKILL3_RESOLVE`` pins to 127.0.0.1.
-* ``brave``: the Brave web-search API in its documented JSON shape.
-* ``llm``: an OpenAI-compatible ``/v1/chat/completions`` stub for query planning.
-
-Every server records the requests it saw (host, path, query, headers, time).
+* ``site_routes``: name-based virtual hosting for docs.example.test (authoritative docs: robots.txt
+  with Disallow, sitemap with lastmod, llms.txt, pages dated by each signal, 429-then-200,
+  500-then-200, an oversized page), stale.medium.com (a stale low-authority blog whose robots.txt asks
+  for Crawl-delay: 1), github.com (a release page), news.example.test (a future-dated page and a
+  mirror of a docs page). The crawler reaches them through ``SKILL3_RESOLVE`` pins to 127.0.0.1.
+* ``brave_routes`` / ``brave_rejecting``: the Brave web-search API in its documented JSON shape.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
-from urllib.parse import parse_qs, urlsplit
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from tests.mockserver.server import MockServer, Reply
 
 PROSE = (
     "The alpha toolkit now ships a streaming transport that replaces long polling for every client. "
@@ -38,83 +31,12 @@ def prose(tag: str) -> str:
     return f"<p>{tag}: {PROSE}</p><p>{tag} continued: {PROSE}</p>"
 
 
-@dataclass
-class Seen:
-    host: str
-    path: str
-    query: dict
-    headers: dict
-    t: float
-    body: bytes = b""
-
-
-@dataclass
-class Server:
-    name: str
-    routes: Callable
-    seen: list[Seen] = field(default_factory=list)
-    httpd: ThreadingHTTPServer | None = None
-    counters: dict = field(default_factory=dict)
-
-    @property
-    def port(self) -> int:
-        return self.httpd.server_address[1]
-
-    def start(self) -> "Server":
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def _handle(self):
-                u = urlsplit(self.path)
-                host = (self.headers.get("Host") or "").split(":")[0].lower()
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                server.seen.append(Seen(host, u.path, parse_qs(u.query), dict(self.headers.items()), time.monotonic(), body))
-                status, headers, payload = server.routes(server, host, u.path, parse_qs(u.query), body)
-                if isinstance(payload, str):
-                    payload = payload.encode("utf-8")
-                self.send_response(status)
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            do_GET = _handle
-            do_POST = _handle
-
-        class Quiet(ThreadingHTTPServer):
-            def handle_error(self, request, client_address):  # a client that hung up (e.g. the oversized page)
-                pass
-
-        self.httpd = Quiet(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self.httpd:
-            self.httpd.shutdown()
-            self.httpd.server_close()
-
-    def paths(self, host: str | None = None) -> list[str]:
-        return [s.path for s in self.seen if host is None or s.host == host]
-
-    def count(self, key: str) -> int:
-        self.counters[key] = self.counters.get(key, 0) + 1
-        return self.counters[key]
-
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 NOT_FOUND = (404, {"Content-Type": "text/plain"}, "not found")
 
 
-def site_routes(srv: Server, host: str, path: str, query: dict, body: bytes):
+def site_routes(srv: MockServer, host: str, path: str, query: dict, body: bytes) -> Reply:
     base = f"http://{host}:{srv.port}"
     if host == "docs.example.test":
         if path == "/robots.txt":
@@ -197,8 +119,8 @@ def site_routes(srv: Server, host: str, path: str, query: dict, body: bytes):
     return NOT_FOUND
 
 
-def brave_routes(results_for: Callable[[str], list[dict]]):
-    def routes(srv: Server, host, path, query, body):
+def brave_routes(results_for: Callable[[str], list[dict]]) -> Callable[..., Reply]:
+    def routes(srv: MockServer, host: str, path: str, query: dict, body: bytes) -> Reply:
         if path != "/res/v1/web/search":
             return NOT_FOUND
         q = query.get("q", [""])[0]
@@ -207,20 +129,7 @@ def brave_routes(results_for: Callable[[str], list[dict]]):
     return routes
 
 
-def brave_rejecting(srv: Server, host, path, query, body):
+def brave_rejecting(srv: MockServer, host: str, path: str, query: dict, body: bytes) -> Reply:
     return 401, {"Content-Type": "application/json"}, json.dumps({"type": "ErrorResponse", "error": {"code": "SUBSCRIPTION_TOKEN_INVALID", "status": 401}})
 
 
-def llm_routes(reply: str):
-    def routes(srv: Server, host, path, query, body):
-        if path == "/v1/models":  # the "auto" probe needs a 2xx JSON model list
-            return 200, {"Content-Type": "application/json"}, json.dumps({"object": "list", "data": [{"id": "stub", "object": "model"}]})
-        if path != "/v1/chat/completions":
-            return NOT_FOUND
-        msg = {"role": "assistant", "content": reply}
-        data = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "stub",
-                "choices": [{"index": 0, "message": msg, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-        return 200, {"Content-Type": "application/json"}, json.dumps(data)
-
-    return routes
