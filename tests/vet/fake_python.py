@@ -10,7 +10,6 @@ is appended to FAKE_PY_LOG. FAKE_PIP_FAIL=1 makes pip install fail.
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 

@@ -4,7 +4,6 @@ of the real recordings): redaction, quarantine, the run.json record."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

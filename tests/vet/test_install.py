@@ -14,7 +14,7 @@ from synth.vet.install import (
     SetupError, find_python, parse_scan_options, parse_version, setup, venv_binary, venv_python,
 )
 from synth.vet.record import load_record, record_path
-from synth.vet.runner import resolve_scanner, run_scan
+from synth.vet.runner import resolve_scanner
 
 from .helpers import FAKE_SOURCE, install_executable
 
