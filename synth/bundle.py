@@ -65,6 +65,7 @@ from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query
 from synth.delta.timeline import Timeline, parse_day
 from synth.item import SourceItem, check_fields, fields_from_json
 from synth.scoring import combined_score, normalize_host
+from synth.skill.markdown import fence_for
 from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -764,8 +765,9 @@ def render_source(n: int, c: Candidate, excerpts: list[str] | None = None, code_
     code_blocks = c.code_blocks if code_blocks is None else code_blocks
     parts = [f"[{n}] {c.item.title or c.url}", f"url: {c.url}", f"published: {c.item.published or 'undated'}"]
     parts += excerpts
-    for cb in code_blocks:
-        parts.append(f"```{cb.get('language', '')}\n{cb['text']}\n```")
+    for cb in code_blocks:  # a fence the code cannot close, as everywhere skill3 fences code
+        fence = fence_for(cb["text"])
+        parts.append(f"{fence}{cb.get('language', '')}\n{cb['text']}\n{fence}")
     return "\n\n".join(parts)
 
 

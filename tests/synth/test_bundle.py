@@ -186,3 +186,15 @@ def test_candidate_item_round_trip_for_vetting(tmp_path):
     c.update_from_item(item)
     assert "[REDACTED]" in c.excerpts[0] and c.code_blocks[0]["consensus"] == 2 and "[REDACTED]" in c.code_blocks[0]["text"]
     assert c.item.redactions == 2
+
+
+def test_code_holding_a_fence_stays_one_block_in_the_bundle():
+    from synth.bundle import Candidate, render_source
+    from synth.item import SourceItem
+    from synth.skill.markdown import code_block_texts
+
+    code = "print('''\n```\nnot the end\n```\n''')"
+    item = SourceItem(url="https://docs.example.org/a", title="A")
+    cand = Candidate(item=item, where="docs", authority=1.0, recency_weight=1.0, post_cutoff=True, combined_score=1.0,
+                     excerpts=["x"], code_blocks=[{"language": "python", "text": code}])
+    assert [t.rstrip("\n") for t in code_block_texts(render_source(1, cand))] == [code]
