@@ -1,4 +1,4 @@
-"""Crawl benchmarks (issue 6): numbers printed as medians of several runs, never asserted.
+"""Crawl benchmarks: numbers printed as medians of several runs, never asserted.
 
     PYTHONPATH=$PWD python bench/bench_crawl.py            # everything (≈45 min on 2 quiet cores)
     PYTHONPATH=$PWD python bench/bench_crawl.py --only throughput,seekers --runs 3
