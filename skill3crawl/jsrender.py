@@ -62,7 +62,6 @@ CHROMIUM_ARGS = [
 ]
 PLAYWRIGHT_HANDLER = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
 LAZY_PROVIDER = "skill3crawl.jsrender.LazyBrowserProvider"
-MIDDLEWARE = "skill3crawl.jsrender.JsRenderMiddleware"
 
 # A shell: at most this much visible text ...
 SHELL_MAX_TEXT = 200

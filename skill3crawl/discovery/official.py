@@ -281,8 +281,3 @@ class OfficialSourcesMixin:
         self.site_roots.extend(new)
         self.scopes.extend(Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in new)
         yield from self._direct_requests(new)
-
-
-def authority_for(state: Any) -> dict[str, str]:
-    """The run's official sources (prefix → reason) for the scoring pipeline."""
-    return getattr(state, "official", None) or {}

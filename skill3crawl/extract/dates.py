@@ -41,8 +41,6 @@ _NUMERIC = (
     (re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d)"), (3, 2, 1)),  # 25.01.2022 (day first)
 )
 
-# Every value ``date_source`` can take, in the order the published date is looked for.
-SIGNALS = ("corpus", "htmldate", "json-ld", "opengraph", "meta", "time", "sitemap-lastmod", "http-last-modified", "repository")
 STRUCTURED = ("json-ld", "opengraph", "meta", "time")
 
 _PUBLISHED_META = (
