@@ -45,7 +45,6 @@ from synth.consensus import (
     SAME,
     VARIANT,
     ConsensusIndex,
-    claim_sentences,
     independent_host,
     item_snippets,
     shingles,
@@ -534,13 +533,9 @@ _ASCII_NON_WORD = {i: 32 for i in range(128) if not (chr(i).isalnum() or chr(i) 
 _ASCII_LOWER_WORDS = {**_ASCII_NON_WORD, **{i: i + 32 for i in range(ord("A"), ord("Z") + 1)}}
 
 
-def words_of(text: str) -> list[str]:
-    """``re.findall(r"\\w+", text)``; an ASCII text is split at C speed (non-word characters to spaces, then split)."""
-    return text.translate(_ASCII_NON_WORD).split() if text.isascii() else _WORD.findall(text)
-
-
 def lower_words(text: str) -> list[str]:
-    """``words_of(text.lower())``, lowercasing an ASCII text in the same translation."""
+    """``re.findall(r"\\w+", text.lower())``; an ASCII text is lowercased and split at C speed in one translation
+    (non-word characters to spaces, then split)."""
     return text.translate(_ASCII_LOWER_WORDS).split() if text.isascii() else _WORD.findall(text.lower())
 
 
@@ -995,8 +990,3 @@ def ranking_rows(candidates: list[Candidate], selection: Selection | None = None
         }
         for i, c in enumerate(candidates, 1)
     ]
-
-
-def claims_of(excerpts: list[str]) -> list[str]:
-    """Claim sentences of a source's excerpts (re-exported for the extractive synthesizer)."""
-    return claim_sentences(excerpts, limit=1000)

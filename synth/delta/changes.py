@@ -25,7 +25,6 @@ HIGHLIGHT_BONUS = 2.5  # a highlights/summary entry leads its page whatever its 
 NO_DELTA_FACTOR = 0.4  # a page without post-cutoff change entries, relative to one with them
 MAX_ENTRY_CHARS = 1500
 HIGHLIGHT = re.compile(r"\b(?:highlights?|summary|overview|at a glance|tl;?dr|key (?:features|changes)|major (?:features|changes)|headline)\b", re.I)
-DEPRECATION_TEXT = re.compile(r"\bdeprecat\w*|\bremoved\b|\bno longer\b", re.I)
 NOTED_BONUS = 1.5  # a marker on a name the new version's release notes mention
 SUBJECT_CHARS = 160  # a marker's subject (its signature or first sentence) is at the start of its text
 _IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
