@@ -270,10 +270,10 @@ class Corpus:
                 self.hidden.append(entry[1])
             elif isinstance(entry, tuple):
                 self.oversized.append(entry[2])
-            elif url_key(entry.url) in seen:
+            elif (key := url_key(entry.url)) in seen:
                 self.duplicates.append(entry.url)
             else:
-                seen.add(url_key(entry.url))
+                seen.add(key)
                 self.sources += 1
 
     def __len__(self) -> int:
