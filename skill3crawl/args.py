@@ -83,6 +83,7 @@ class LearnArgs(BaseModel):
     llm_model: str | None = None
     verify: bool = False
     fail_on_findings: bool = True  # synthesis' exit-3 gate (skill3 learn --no-fail-on-findings)
+    fresh: bool = False  # ignore the previous run in the output folder (synth.agents.refresh)
     brave_key: SecretStr | None = None
     package: str | None = None  # pypi:NAME / npm:NAME / crates:NAME pins the registry package the topic is
     role: Literal["main", "worker"] = "main"
@@ -108,7 +109,7 @@ class LearnArgs(BaseModel):
             raise ValueError("is longer than 200 characters")
         return s
 
-    @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", mode="before")
+    @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", "fresh", mode="before")
     @classmethod
     def _flags(cls, v: Any, info: ValidationInfo) -> bool:
         return _bool(v, info.field_name)
@@ -257,6 +258,7 @@ class LearnArgs(BaseModel):
             target_model=self.target_model, cutoff=self.cutoff.month if self.cutoff else self.cutoff_time,
             llm_provider=self.llm_provider, llm_endpoint=self.llm_endpoint, llm_model=self.llm_model,
             verify=self.verify, strict_cutoff=self.strict_cutoff, fail_on_findings=self.fail_on_findings, today=today,
+            fresh=self.fresh,
         )
 
 

@@ -14,7 +14,7 @@ from typing import NoReturn, Optional
 import typer
 
 from synth.cli_synth import (
-    ContextTokens, CutoffTime, FailOnFindings, LlmEndpoint, LlmModel, LlmProvider, StrictCutoff, TargetModel, Verify,
+    ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, StrictCutoff, TargetModel, Verify,
 )
 from synth.llm.model import LLMError
 from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose
@@ -49,6 +49,7 @@ def learn_spider_kwargs(
     sitemap_filter: str | None = None,
     locales: str | None = None,
     package: str | None = None,
+    fresh: bool = False,
 ) -> dict[str, str]:
     """`skill3 learn --x-y V` → spider ``-a x_y=V``; ``synth=0``: this command synthesises itself.
 
@@ -66,6 +67,8 @@ def learn_spider_kwargs(
     kw["strict_cutoff"] = "1" if strict_cutoff else "0"
     kw["verify"] = "1" if verify else "0"
     kw["llm_provider"] = llm_provider
+    if fresh:
+        kw["fresh"] = "1"
     return kw
 
 
@@ -90,6 +93,10 @@ def learn_cmd(
     brave_key: Optional[str] = typer.Option(None, "--brave-key", help="Brave Search API key (default BRAVE_SEARCH_API_KEY)"),
     context_tokens: ContextTokens = None,
     fail_on_findings: FailOnFindings = True,
+    fresh: Fresh = False,
+    export: list[str] = typer.Option([], "--export", metavar="FORMAT",
+                                     help="then write the skill's always-loaded index: agents-md, claude-md, cursor or llms-txt (repeatable; see skill3 export)"),
+    export_to: Optional[Path] = typer.Option(None, "--export-to", help="the folder --export writes into (default: the output folder)"),
     setting: list[str] = typer.Option([], "-s", "--set", metavar="NAME=VALUE", help=SETTING_HELP),
 ) -> None:
     """Crawl what was published after the cutoff, then synthesise the skill.
@@ -100,6 +107,11 @@ def learn_cmd(
     from skill3crawl.args import ArgsError, checked_args
     from skill3crawl.extensions import EXIT_INTERRUPTED
 
+    from synth.agents.export import FORMATS as EXPORT_FORMATS
+
+    bad = [f for f in export if f not in EXPORT_FORMATS]
+    if bad:
+        _fail(2, f"unknown --export {bad[0]!r}; use one of {', '.join(EXPORT_FORMATS)}")
     try:  # a malformed -s, or a hosted provider without a key: before any crawl
         overrides = runner.setting_overrides(setting)
         check_provider(llm_provider, llm_endpoint or (DEFAULT_ENDPOINT if llm_provider == "openai" else None))
@@ -117,7 +129,7 @@ def learn_cmd(
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
         output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
         verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,
-        package=package,
+        package=package, fresh=fresh,
     )
     try:  # the spider's own argument check, before Scrapy starts: one line, exit 2
         args = checked_args(dict(kwargs))
@@ -131,6 +143,11 @@ def learn_cmd(
         check_outputs(out)
     except OwnershipError as exc:
         _fail(2, str(exc))
+    # --- refresh (synth.agents.refresh): the docs crawl's HTTP cache lives in the output folder; a later learn
+    # revalidates it (conditional requests), --fresh ignores it; -s HTTPCACHE_* still wins
+    from skill3crawl.httpcache import learn_cache_settings
+
+    overrides = {**learn_cache_settings(out, fresh), **overrides}
     # Scrapy's start-up listing and stats dump are for `scrapy crawl`; `skill3 learn` prints the summary.
     settings = runner.project_settings(overrides, log_level=os.environ.get("SKILL3_LOG_LEVEL", "WARNING"))
     outcome = runner.run_spider(runner.crawler_process(settings), "learn", kwargs)
@@ -148,9 +165,18 @@ def learn_cmd(
     result = run_synth(SynthOptions(
         paths=(str(feed),), output_dir=str(out), topic=topic, target_model=target_model, cutoff=cutoff_time,
         llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
-        strict_cutoff=strict_cutoff, context_tokens=context_tokens, fail_on_findings=fail_on_findings,
+        strict_cutoff=strict_cutoff, context_tokens=context_tokens, fail_on_findings=fail_on_findings, fresh=fresh,
     ))
     result.print_outcome()
+    if export and result.skill_dir is not None and result.exit_code in (0, 3):  # --export: the always-loaded index
+        from synth.agents import AgentsError
+        from synth.agents.export import export_run
+
+        for fmt in export:
+            try:
+                typer.echo(f"skill3: {export_run(out, fmt, to=export_to or out)}")
+            except AgentsError as exc:
+                _fail(exc.exit_code, str(exc))
     raise typer.Exit(result.exit_code)
 
 

@@ -76,6 +76,8 @@ def summary_figures(stats: dict[str, Any]) -> dict[str, Any]:
         "dropped": dict(sorted(dropped.items())),
         "failed": dict(sorted(failed.items())),
         "items_written": stats.get("skill3/items_written", 0),
+        # refresh (synth.agents.refresh): conditional requests answered 304 (revalidate), refetched (invalidate) ...
+        "httpcache": {k.split("/", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("httpcache/")},
     }
 
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from scrapy.extensions.httpcache import FilesystemCacheStorage
+from scrapy.extensions.httpcache import FilesystemCacheStorage, RFC2616Policy
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -42,3 +42,41 @@ class PrivateFilesystemCacheStorage(FilesystemCacheStorage):
         os.chmod(rpath, DIR_MODE)
         for f in rpath.iterdir():
             os.chmod(f, FILE_MODE)
+
+
+# --------------------------------------------------------------------------- refresh (synth.agents.refresh)
+
+CACHE_DIR = ".httpcache"  # under a `skill3 learn` output folder: what the next learn revalidates
+
+
+class RevalidatingPolicy(RFC2616Policy):
+    """RFC 2616 caching where every stored response is revalidated: the request carries the stored
+    ``ETag`` (``If-None-Match``) and ``Last-Modified`` (``If-Modified-Since``); a 304 answer serves the stored
+    body, anything else is a refetch. Only responses RFC 2616 lets a cache keep are stored (a validator or an
+    expiry; never ``no-store``). A refresh thus sends a conditional request for each page it fetched before
+    and downloads only what changed."""
+
+    def is_cached_response_fresh(self, cachedresponse: Any, request: Any) -> bool:
+        self._set_conditional_validators(request, cachedresponse)
+        return False
+
+
+class FreshPolicy(RFC2616Policy):
+    """``skill3 learn --fresh``: nothing is served from the cache (no conditional request, every page
+    downloaded again); what is downloaded is stored as :class:`RevalidatingPolicy` stores it, for the next refresh."""
+
+    def is_cached_response_fresh(self, cachedresponse: Any, request: Any) -> bool:
+        return False
+
+    def is_cached_response_valid(self, cachedresponse: Any, response: Any, request: Any) -> bool:
+        return False
+
+
+def learn_cache_settings(output_dir: str | Path, fresh: bool = False) -> dict[str, Any]:
+    """The HTTP cache of a `skill3 learn` docs crawl: in the output folder, revalidated (or, ``fresh``, ignored),
+    kept until a later learn replaces an entry (the policy, not an age, decides what is fetched)."""
+    return {
+        "HTTPCACHE_DIR": str(Path(output_dir, CACHE_DIR).resolve()),
+        "HTTPCACHE_POLICY": f"{__name__}.{(FreshPolicy if fresh else RevalidatingPolicy).__name__}",
+        "HTTPCACHE_EXPIRATION_SECS": 0,
+    }

@@ -11,6 +11,7 @@ from typing import Callable
 import typer
 
 from synth import cli_lint, cli_models, cli_synth, cli_vet
+from synth.agents import cli as cli_agents
 
 
 def _root() -> None:
@@ -27,7 +28,8 @@ def make_app(*first: Callable[[typer.Typer], None]) -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     app.callback()(_root)
-    for register in (*first, cli_synth.register, cli_lint.register, cli_vet.register, cli_models.register):
+    for register in (*first, cli_synth.register, cli_lint.register, cli_vet.register, cli_models.register,
+                     cli_agents.register):
         register(app)
     return app
 

@@ -25,6 +25,7 @@ LlmModel = Annotated[Optional[str], typer.Option("--llm-model", help="model name
 Verify = Annotated[bool, typer.Option("--verify", help="one more model call re-grounds the draft against its sources")]
 ContextTokens = Annotated[Optional[int], typer.Option("--context-tokens", help="the model's context window in tokens (default 8192)")]
 FailOnFindings = Annotated[bool, typer.Option("--fail-on-findings/--no-fail-on-findings", help="exit 3 when high-severity findings remain")]
+Fresh = Annotated[bool, typer.Option("--fresh", help="ignore the previous run in the output folder: no unchanged short cut, no diff (the previous skill is still kept in .history/)")]
 
 
 def synth_cmd(
@@ -41,6 +42,7 @@ def synth_cmd(
     context_tokens: ContextTokens = None,
     dry_run: bool = typer.Option(False, "--dry-run", help="print the ranked sources and the bundle size; call no model, write nothing"),
     fail_on_findings: FailOnFindings = True,
+    fresh: Fresh = False,
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Synthesise a skill from a saved crawl (no network but the model)."""
@@ -51,7 +53,7 @@ def synth_cmd(
         paths=tuple(str(p) for p in run_jsonl), output_dir=output_dir, topic=topic, target_model=target_model,
         cutoff=cutoff_time, llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
         strict_cutoff=strict_cutoff, context_tokens=context_tokens, dry_run=dry_run,
-        fail_on_findings=fail_on_findings, progress=not quiet,
+        fail_on_findings=fail_on_findings, progress=not quiet, fresh=fresh,
     ))
     result.print_outcome()
     raise typer.Exit(result.exit_code)

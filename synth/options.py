@@ -56,6 +56,7 @@ class SynthOptions:
     today: str | None = None
     dry_run: bool = False
     progress: bool = True
+    fresh: bool = False  # ignore the previous run in the output folder (no unchanged short cut, no diff)
 
     def __post_init__(self) -> None:
         paths: Any = self.paths
@@ -86,8 +87,11 @@ class SynthResult:
     finding_rules: tuple[str, ...] = ()
     fail_on_findings: bool = True
     dry_run: "DryRunReport | None" = None
+    unchanged: bool = False  # a refresh found nothing new: the skill folder was left as it was
+    summary: tuple[str, ...] = ()  # a refresh's "since last learn" lines
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "summary", tuple(self.summary))
         object.__setattr__(self, "timings", MappingProxyType(dict(self.timings)))
         object.__setattr__(self, "warnings", tuple(self.warnings))
         object.__setattr__(self, "written", tuple(self.written))
@@ -103,9 +107,13 @@ class SynthResult:
         lines: list[tuple[str, str]] = []
         if self.error is not None:
             return [("err", ERROR_PREFIX + self.error)]
-        if self.skill_dir is not None:
+        if self.skill_dir is not None and self.unchanged:
+            lines.append(("out", f"skill3: unchanged {self.skill_dir / 'SKILL.md'} (left as it was); "
+                                 f"manifest {self.manifest}, preview {self.preview}"))
+        elif self.skill_dir is not None:
             lines.append(("out", f"skill3: wrote {self.skill_dir / 'SKILL.md'} ({self.sources} sources, provider {self.provider}); "
                                  f"manifest {self.manifest}, preview {self.preview}"))
+        lines += [("out", f"skill3: {line}") for line in self.summary]
         if self.blocking_findings:
             rules = ", ".join(self.finding_rules)
             state = "exit 3" if self.fail_on_findings else "gate disabled (--no-fail-on-findings)"

@@ -19,6 +19,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
+from synth.agents.refresh import preview_panel as refresh_panel
 from synth.postprocess import Skill
 
 _CSS = """
@@ -160,6 +161,7 @@ def render_preview(skill: Skill, manifest: dict) -> str:
 <title>{e(skill.name)} — skill3 preview</title><style>{_CSS}</style></head>
 <body><main>
 <header><h1>{e(skill.name)}</h1><div class="meta">{e(str(fm.get("description", "")))}</div><div>{pills}</div></header>
+{refresh_panel(manifest)}
 <section class="card">{body_html}</section>
 {refs}
 <section class="card"><h2>Ranked sources</h2>

@@ -36,6 +36,8 @@ from typing import Any
 from rich.console import Console
 
 from synth import manifest as manifest_mod
+from synth.agents import AgentsError
+from synth.agents import refresh as agents_refresh
 from synth.bundle import (
     BundleError,
     Candidate,
@@ -207,14 +209,24 @@ def _run(options: SynthOptions, state: RunState) -> SynthResult:
     if options.dry_run:
         sel = select_evidence(ranked.candidates, budget, can_condense=options.llm_provider != "extractive")
         return state.result(0, dry_run=DryRunReport(ranked, sel, budget, inputs.context_tokens, inputs.cutoff.month))
+    # --- refresh (synth.agents.refresh): a previous run here with the same inputs → its skill is left as it was
+    refresh = agents_refresh.prepare(options, inputs, ranked)
+    if refresh.unchanged:
+        _check_outputs(inputs.out_dir)
+        return refresh.unchanged_result(state, "same sources and options as the previous run")
     choice = choose_model(options, inputs.out_dir, state)
     if choice.model is None:
         budget = max(budget, EXTRACTIVE_BUDGET)
     with state.phase("vet_input"):
         candidates, input_vet = vet_input_step(ranked.candidates, state)
     draft = synthesize(choice.model, candidates, budget, inputs, ranked, name, state)
+    draft.context.version = refresh.version  # refresh: synthesised at the previous run's version
     checked = check_output(draft, choice, input_vet, options, inputs, state)
-    skill_dir, man = write_outputs(checked, draft, ranked, candidates, choice, inputs, options, started, state)
+    if refresh.same_files(checked.skill):  # refresh: the same skill again → nothing is rewritten
+        return refresh.unchanged_result(state, "the skill came out byte-identical to the previous one")
+    refresh.apply_version(checked.skill)  # refresh: a changed skill gets the next version
+    skill_dir, man = write_outputs(checked, draft, ranked, candidates, choice, inputs, options, started, state,
+                                   refresh=refresh)
     return report(skill_dir, man, draft, choice, inputs, options, state)
 
 
@@ -341,7 +353,8 @@ def check_output(draft: Draft, choice: ModelChoice, input_vet: Any, options: Syn
 
 
 def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[Candidate], choice: ModelChoice,
-                  inputs: Inputs, options: SynthOptions, started: datetime, state: RunState) -> tuple[Path, dict[str, Any]]:
+                  inputs: Inputs, options: SynthOptions, started: datetime, state: RunState,
+                  refresh: agents_refresh.Refresh | None = None) -> tuple[Path, dict[str, Any]]:
     """Write the skill folder (under a free name when another folder has its name), run.json and index.html;
     remove the previous run's skill folder when the skill's name changed. Returns (skill folder, manifest)."""
     out_dir, skill = inputs.out_dir, checked.skill
@@ -358,6 +371,12 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
         skill.name = name
         skill.frontmatter["name"] = name
     with state.phase("write"):
+        if refresh is not None:  # refresh: the previous run is copied to .history/<version>/ before it is replaced
+            try:
+                refresh.archive()
+            except (AgentsError, OSError) as exc:
+                raise SynthFailure(1, f"the previous skill could not be kept in {out_dir / agents_refresh.HISTORY}: {exc}; "
+                                      "nothing was replaced") from None
         skill_dir, validation = write_skill(out_dir, skill, owned=owned)
     quarantined = {id(c) for c in ranked.candidates} - {id(c) for c in candidates}
     ranking = ranking_rows(ranked.candidates, draft.selection)
@@ -375,6 +394,8 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
         strict_cutoff=options.strict_cutoff, fail_on_findings=options.fail_on_findings,
     )
     man["delta"] = ranked.delta  # the version timeline, the cutoff's version boundary, build-dated hosts
+    if refresh is not None:  # refresh: what changed since the previous run (synth.agents.refresh)
+        man["refresh"] = refresh.record(skill_dir, man)
     from synth.preview import render_preview
 
     atomic_write_text(out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
@@ -394,6 +415,7 @@ def report(skill_dir: Path, man: dict[str, Any], draft: Draft, choice: ModelChoi
         3 if blocking and options.fail_on_findings else 0, skill_dir=skill_dir, manifest=manifest, preview=preview,
         written=(skill_dir, manifest, preview), sources=len(draft.bundle["sources"]), provider=choice.used,
         blocking_findings=blocking, finding_rules=tuple(gate.get("rules") or ()), fail_on_findings=options.fail_on_findings,
+        summary=tuple((man.get("refresh") or {}).get("summary") or ()),  # refresh: the "since last learn" lines
     )
 
 

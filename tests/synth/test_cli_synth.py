@@ -142,7 +142,9 @@ def test_learn_every_option_maps_to_a_spider_argument() -> None:
     from skill3crawl.cli_learn import learn_cmd
 
     spider_side = set(inspect.signature(learn_spider_kwargs).parameters) - {"topic"}
-    cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "context_tokens", "fail_on_findings", "setting"}
+    # --export/--export-to run after the synthesis, on its output folder: not crawl arguments
+    cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "context_tokens", "fail_on_findings", "setting",
+                                                               "export", "export_to"}
     assert cli_side == spider_side
     from skill3crawl.args import LearnArgs
 
@@ -204,7 +206,8 @@ def test_a_renamed_skill_replaces_the_previous_folder(feed, tmp_path):
     assert run_cli(feed, "--llm-provider", "extractive")[0] == 0
     assert (tmp_path / "mcp").is_dir()
     assert run_cli(feed, "--llm-provider", "extractive", "--topic", "Model Context Protocol")[0] == 0
-    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["model-context-protocol"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == [".history", "model-context-protocol"]
+    assert (tmp_path / ".history" / "1.0.0" / "mcp" / "SKILL.md").is_file()  # the previous skill is kept, never deleted
 
 
 # --------------------------------------------------------------------------- hostile run.jsonl lines

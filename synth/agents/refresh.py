@@ -1,0 +1,291 @@
+"""A synthesis into an output folder that holds a previous run is a refresh.
+
+:func:`prepare` (after ranking, before any model call) finds the previous run (skill3's ``run.json`` and
+its skill folder) and fingerprints what this run would synthesise from: the sources' text and dates and
+the options that shape the skill. Then:
+
+- the fingerprint equals the previous run's (``run.json`` ``refresh.fingerprint``): **unchanged**. No model
+  is called, the skill folder is not touched (same bytes), ``run.json`` gets ``refresh.status =
+  "unchanged"`` and the preview its panel; the exit code is the previous gate's;
+- otherwise the skill is synthesised at the previous ``metadata.version``; when its files come out
+  byte-identical to the previous skill's, it is unchanged all the same (nothing is rewritten);
+- else the version is bumped (minor: 1.0.0 → 1.1.0), the previous run (skill folder, run.json,
+  index.html) is copied to ``<output_dir>/.history/<previous version>/`` before anything is replaced (never
+  deleted), and run.json's ``refresh`` section records the diff (:mod:`synth.agents.diff`) against it.
+
+``--fresh`` skips the unchanged short cut and the diff (the crawl also ignores its HTTP cache); the
+previous run is still archived and the version still goes up, so installed copies see a newer skill.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from synth.agents import AgentsError
+from synth.agents.diff import diff_runs, summary_lines
+from synth.agents.runview import RunView, load
+
+if TYPE_CHECKING:  # pragma: no cover
+    from synth.bundle import Ranked
+    from synth.inputs import Inputs
+    from synth.options import SynthOptions, SynthResult
+    from synth.postprocess import Skill
+
+HISTORY = ".history"
+FIRST_VERSION = "1.0.0"
+FINGERPRINT_SCHEMA = "skill3.refresh/1"
+_SEMVER = re.compile(r"^(\d+)(?:\.(\d+))?")
+
+
+def bump(version: str | None) -> str:
+    """The next minor version: ``1.0.0`` → ``1.1.0``, ``2.3`` → ``2.4.0``; no previous version → ``1.0.0``."""
+    if not version:
+        return FIRST_VERSION
+    m = _SEMVER.match(version.strip())
+    if not m:
+        return "1.1.0"
+    return f"{int(m.group(1))}.{int(m.group(2) or 0) + 1}.0"
+
+
+def fingerprint(options: SynthOptions, inputs: Inputs, ranked: Ranked) -> str:
+    """sha256 of what shapes the skill: every candidate's URL, title, dates and text (order-free), the cutoff,
+    the target model, the provider and model asked for, and the options that change the output."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        tool = version("skill3")
+    except PackageNotFoundError:  # pragma: no cover
+        tool = "0"
+    h = hashlib.sha256()
+    head = {"schema": FINGERPRINT_SCHEMA, "skill3": tool, "topic": inputs.topic, "cutoff": inputs.cutoff.month,
+            "target_model": inputs.target_model, "strict": options.strict_cutoff, "provider": options.llm_provider,
+            "model": options.llm_model, "endpoint": options.llm_endpoint, "verify": options.verify,
+            "context_tokens": inputs.context_tokens}
+    h.update(json.dumps(head, sort_keys=True).encode())
+    rows = []
+    for c in ranked.candidates:
+        it = c.item
+        body = json.dumps([c.excerpts, [cb.get("text", "") for cb in c.code_blocks]], ensure_ascii=False)
+        rows.append(json.dumps([c.url, it.title, it.published, it.modified, c.post_cutoff,
+                                hashlib.sha256(body.encode()).hexdigest()], ensure_ascii=False))
+    for row in sorted(rows):
+        h.update(row.encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+@dataclass
+class Refresh:
+    """What a run knows about the previous run in its output folder, and what it did about it."""
+
+    out_dir: Path
+    fresh: bool
+    fingerprint: str
+    previous: RunView | None = None
+    unchanged: bool = False
+    version: str = FIRST_VERSION  # the version the new skill is synthesised at (then bumped when it changed)
+    history_dir: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def previous_version(self) -> str | None:
+        return self.previous.version or None if self.previous else None
+
+    # ---------------------------------------------------------------- the unchanged case
+
+    def same_files(self, skill: Skill) -> bool:
+        """The new skill's files are byte-identical to the previous skill's (same name, same files)."""
+        return (self.previous is not None and not self.fresh and skill.name == self.previous.skill_dir.name
+                and skill.files() == self.previous.files())
+
+    def unchanged_result(self, state: Any, reason: str) -> SynthResult:
+        """Leave the skill folder alone; record the check in run.json and the preview; the previous gate's exit code."""
+        prev = self.previous
+        assert prev is not None and prev.out_dir is not None and prev.manifest is not None
+        man = dict(prev.manifest)
+        man["refresh"] = {
+            "status": "unchanged", "reason": reason, "fingerprint": self.fingerprint,
+            "checked_at": _now(), "version": prev.version, "previous_version": prev.version,
+            "learned_at": (prev.manifest.get("refresh") or {}).get("learned_at") or prev.manifest.get("created_at"),
+            "crawl": _crawl_cache_figures(self.out_dir), "files": files_sha256(prev),
+            "summary": [f"no change since {prev.version or 'the previous run'}: {reason}; {prev.skill_dir / 'SKILL.md'} left as it was"],
+        }
+        from synth.writing import atomic_write_text
+
+        atomic_write_text(self.out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
+        _rerender_preview(prev, man)
+        gate = man.get("gate") if isinstance(man.get("gate"), dict) else {}
+        blocking = int(gate.get("blocking") or 0)
+        fail = bool(gate.get("fail_on_findings", True))
+        model = man.get("model") if isinstance(man.get("model"), dict) else {}
+        return state.result(3 if blocking and fail else 0, skill_dir=prev.skill_dir, manifest=self.out_dir / "run.json",
+                            preview=self.out_dir / "index.html", written=(), sources=len(prev.sources()),
+                            provider=model.get("used"), blocking_findings=blocking, fail_on_findings=fail,
+                            unchanged=True, summary=tuple(man["refresh"]["summary"]))
+
+    # ---------------------------------------------------------------- the changed case
+
+    def apply_version(self, skill: Skill) -> None:
+        """Give a changed skill its new version (bumped from the previous run's)."""
+        if self.previous is not None:
+            self.version = bump(self.previous_version)
+        meta = skill.frontmatter.get("metadata")
+        if isinstance(meta, dict):
+            meta["version"] = self.version
+
+    def archive(self) -> None:
+        """Copy the previous run (skill folder, run.json, index.html) to ``.history/<version>/`` before it is replaced."""
+        prev = self.previous
+        if prev is None or prev.out_dir is None:
+            return
+        root = self.out_dir / HISTORY
+        if root.is_symlink() or (root.exists() and not root.is_dir()):
+            raise AgentsError(f"{root} is not a folder skill3 wrote; move it away to keep the previous skill's history")
+        root.mkdir(exist_ok=True)
+        base = re.sub(r"[^A-Za-z0-9._-]", "_", prev.version or "unversioned")[:64] or "unversioned"
+        dest = root / base
+        k = 2
+        while dest.exists() or dest.is_symlink():
+            dest = root / f"{base}-{k}"
+            k += 1
+        staging = Path(tempfile.mkdtemp(prefix=".skill3-history-", dir=root))
+        try:
+            shutil.copytree(prev.skill_dir, staging / prev.skill_dir.name, symlinks=True)
+            for name in ("run.json", "index.html"):
+                if (self.out_dir / name).is_file():
+                    shutil.copy2(self.out_dir / name, staging / name)
+            staging.rename(dest)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        self.history_dir = dest
+
+    def record(self, skill_dir: Path, man: dict[str, Any]) -> dict[str, Any]:
+        """run.json's ``refresh`` section for a run that wrote its skill (first run, refresh or --fresh)."""
+        rec: dict[str, Any] = {
+            "status": "first" if self.previous is None else ("fresh" if self.fresh else "refreshed"),
+            "fingerprint": self.fingerprint, "checked_at": _now(), "learned_at": man.get("created_at"),
+            "version": self.version, "previous_version": self.previous_version,
+            "history": str(self.history_dir.relative_to(self.out_dir)) if self.history_dir else None,
+            "crawl": _crawl_cache_figures(self.out_dir), "diff": None, "summary": [],
+        }
+        try:
+            new = load_with_manifest(skill_dir, man)
+            rec["files"] = files_sha256(new)
+        except AgentsError as exc:  # pragma: no cover - the folder was just written
+            rec["files_error"] = str(exc)
+            return rec
+        if self.previous is not None and self.history_dir is not None and not self.fresh:
+            try:
+                old = load(self.history_dir)
+                rec["diff"] = diff_runs(old, new)
+                rec["summary"] = summary_lines(rec["diff"])
+            except (AgentsError, OSError) as exc:
+                rec["diff_error"] = str(exc)
+        elif self.fresh and self.previous is not None:
+            rec["summary"] = [f"--fresh: learned from scratch; the previous skill ({self.previous_version}) is kept in {rec['history']}"]
+        return rec
+
+
+def load_with_manifest(skill_dir: Path, man: dict[str, Any]) -> RunView:
+    """The skill just written, with the manifest not yet on disk."""
+    view = load(skill_dir)
+    view.out_dir, view.manifest = skill_dir.parent, man
+    return view
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _crawl_cache_figures(out_dir: Path) -> dict[str, Any] | None:
+    """The crawl's HTTP cache counts from crawl.json (conditional requests answered 304, pages refetched)."""
+    try:
+        crawl = json.loads((out_dir / "crawl.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    summary = crawl.get("summary") if isinstance(crawl, dict) else None
+    figs = summary.get("httpcache") if isinstance(summary, dict) else None
+    return figs if isinstance(figs, dict) and figs else None
+
+
+def _rerender_preview(prev: RunView, man: dict[str, Any]) -> None:
+    """index.html again with the refresh panel (the skill read back from disk; nothing in the skill folder is written)."""
+    from synth.ownership import is_skill3_preview
+    from synth.postprocess import Skill
+    from synth.preview import render_preview
+    from synth.skill.frontmatter import split_frontmatter
+    from synth.writing import atomic_write_text
+
+    index = prev.out_dir / "index.html" if prev.out_dir else None
+    if index is None or (index.exists() and not is_skill3_preview(index)):
+        return
+    skill = Skill(name=prev.name, frontmatter=prev.frontmatter, body=split_frontmatter(prev.skill_md).body,
+                  references=dict(prev.references))
+    atomic_write_text(index, render_preview(skill, man))
+
+
+def prepare(options: SynthOptions, inputs: Inputs, ranked: Ranked) -> Refresh:
+    """The refresh state of this run (see the module docstring); ``unchanged`` when the fingerprint matches."""
+    fp = fingerprint(options, inputs, ranked)
+    fresh = bool(getattr(options, "fresh", False))
+    ref = Refresh(out_dir=inputs.out_dir, fresh=fresh, fingerprint=fp)
+    try:
+        prev = load(inputs.out_dir) if (inputs.out_dir / "run.json").is_file() else None
+    except AgentsError:
+        prev = None  # no usable previous run: this is a first run (ownership is checked before anything is written)
+    if prev is None or prev.out_dir is None:
+        return ref
+    ref.previous = prev
+    ref.version = prev.version or FIRST_VERSION
+    prior = prev.manifest.get("refresh") if prev.manifest else None
+    if (not fresh and isinstance(prior, dict) and prior.get("fingerprint") == fp
+            and prior.get("files") == files_sha256(prev)):  # and the skill on disk is still the one skill3 wrote
+        ref.unchanged = True
+    return ref
+
+
+def files_sha256(view: RunView) -> dict[str, str]:
+    """sha256 of each of the skill's files (SKILL.md and references/*.md), as written."""
+    return {rel: hashlib.sha256(text.encode("utf-8")).hexdigest() for rel, text in sorted(view.files().items())}
+
+
+# --------------------------------------------------------------------------- the preview panel
+
+
+def preview_panel(manifest: dict[str, Any]) -> str:
+    """The "since last learn" card of index.html (empty for a first run). Everything shown is escaped."""
+    rec = manifest.get("refresh")
+    if not isinstance(rec, dict) or rec.get("status") in (None, "first"):
+        return ""
+    e = html.escape
+    lines = "".join(f"<li>{e(str(s))}</li>" for s in rec.get("summary") or [])
+    d = rec.get("diff") if isinstance(rec.get("diff"), dict) else None
+    detail = ""
+    if d:
+        def rows(items: list[dict], label: str) -> str:
+            return "".join(f"<tr><td>{label}</td><td>{e(str(i.get('version') or ''))}</td><td>{e(str(i.get('text', '')))}</td>"
+                           f"<td class=\"url\">{e(str(i.get('url') or ''))}</td></tr>" for i in items[:50])
+        claims = d["claims"]
+        body = rows(claims["added"], "added") + rows(claims["removed"], "removed") + rows(
+            [c["to"] for c in claims["changed"]], "changed")
+        srcs = "".join(f"<li>{'+' if k == 'added' else '−'} <span class=\"url\">{e(u)}</span></li>"
+                       for k in ("added", "removed") for u in d["sources"][k][:50])
+        vers = ", ".join(e(v["version"]) for v in d["versions"]["added"][:30])
+        detail = ((f"<p>New versions: {vers}</p>" if vers else "")
+                  + (f"<table><thead><tr><th>claim</th><th>version</th><th>text</th><th>cited</th></tr></thead>"
+                     f"<tbody>{body}</tbody></table>" if body else "")
+                  + (f"<ul>{srcs}</ul>" if srcs else ""))
+    status = {"unchanged": "no change", "refreshed": "refreshed", "fresh": "learned fresh"}.get(str(rec.get("status")), str(rec.get("status")))
+    versions = f"{rec.get('previous_version') or '?'} → {rec.get('version') or '?'}"
+    return (f'<section class="card"><h2>Since last learn</h2><div class="meta">{e(status)} · {e(versions)} · '
+            f'checked {e(str(rec.get("checked_at") or ""))}</div><ul>{lines}</ul>{detail}</section>')
