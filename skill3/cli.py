@@ -1,11 +1,35 @@
-"""``skill3``: ``learn`` (:mod:`skill3crawl.cli_learn`) beside synth's commands (:mod:`synth.cli`)."""
+"""``skill3``: ``learn`` (:mod:`skill3crawl.cli_learn`) and ``mcp`` (:mod:`skill3.mcp_server`) beside synth's commands (:mod:`synth.cli`)."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import typer
 
 from skill3crawl import cli_learn
 from synth.cli import make_app
 
-app = make_app(cli_learn.register)
+
+def mcp_cmd(
+    root: Path = typer.Option(Path("output"), "--root", help="the output root whose run folders (or skill folders) are served"),
+    allow_learn: bool = typer.Option(False, "--allow-learn", help="offer the learn tool (it crawls and writes into --root)"),
+    learn_timeout: float = typer.Option(3600.0, "--learn-timeout", min=10.0, help="seconds one learn may run"),
+) -> None:
+    """Serve the learned skills over MCP (stdio): resources SKILL.md and references; tools list_skills, get_skill,
+    search_delta, lint, vet, and learn with --allow-learn."""
+    if not root.is_dir():
+        typer.echo(f"skill3: error: {root} is not a folder; pass --root with the output root (default output/)", err=True)
+        raise typer.Exit(2)
+    from skill3.mcp_server import serve
+
+    serve(root.resolve(), allow_learn=allow_learn, learn_timeout=learn_timeout)
+
+
+def _register_mcp(app: typer.Typer) -> None:
+    app.command("mcp")(mcp_cmd)
+
+
+app = make_app(cli_learn.register, _register_mcp)
 
 
 def main() -> None:

@@ -27,7 +27,7 @@ _WORDS = re.compile(r"[\w.]+", re.U)
 
 def norm(text: str) -> str:
     """A claim's text for comparison: lowercased words, punctuation and spacing ignored."""
-    return " ".join(_WORDS.findall(text.lower()))
+    return " ".join(w.strip(".") for w in _WORDS.findall(text.lower()) if w.strip("."))
 
 
 def _ident(view: RunView) -> dict[str, Any]:

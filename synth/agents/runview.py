@@ -329,3 +329,25 @@ def entries_from_skill(files: dict[str, str]) -> list[Entry]:
 def load_json(path: Path) -> Any:
     """A JSON file (bounded), or AgentsError."""
     return json.loads(_read_text(path, MAX_RUN_JSON_BYTES))
+
+
+MAX_SKILLS = 500
+
+
+def discover(root: str | Path) -> list[RunView]:
+    """The skills under an output root: the root itself when it is a run or skill folder, else each child folder
+    that is one (hidden folders such as ``.history`` skipped; at most ``MAX_SKILLS``). Unreadable ones are skipped."""
+    root = Path(root)
+    if not root.is_dir():
+        raise AgentsError(f"{root} is not a folder; pass the output root holding the run folders (default output/)")
+    candidates = [root] if (root / "SKILL.md").is_file() or (root / "run.json").is_file() else sorted(
+        c for c in root.iterdir() if c.is_dir() and not c.is_symlink() and not c.name.startswith("."))
+    views: list[RunView] = []
+    for c in candidates[: MAX_SKILLS * 4]:
+        try:
+            views.append(load(c))
+        except AgentsError:
+            continue
+        if len(views) >= MAX_SKILLS:
+            break
+    return views

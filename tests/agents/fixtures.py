@@ -1,0 +1,44 @@
+"""Run folders as skill3 writes them, built from tables: the delta's contract (``delta.entries``,
+``delta.versions``), a skill folder (SKILL.md + references/*.md) and a skill3 run.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from synth.manifest import SCHEMA
+
+
+def entry(version: str, kind: str, text: str, url: str, *, area: str = "", file: str | None = None,
+          use: str | None = None, instead_of: str | None = None) -> dict:
+    return {"version": version, "kind": kind, "area": area, "text": text, "url": url, "file": file,
+            "use": use, "instead_of": instead_of}
+
+
+def make_run(out: Path, *, name: str = "frob", topic: str = "frob", cutoff: str = "2026-01", version: str = "1.0.0",
+             learned: str = "2026-11-01", entries: list[dict] | None = None, versions: list[dict] | None = None,
+             used_sources: list[str] | None = None, references: dict[str, str] | None = None,
+             body: str | None = None, with_entries: bool = True) -> Path:
+    """Write ``out/run.json`` and ``out/<name>/`` (SKILL.md + references); returns ``out``."""
+    entries = entries or []
+    used = used_sources if used_sources is not None else sorted({e["url"] for e in entries})
+    skill = out / name
+    (skill / "references").mkdir(parents=True, exist_ok=True)
+    cites = {u: i for i, u in enumerate(used, 1)}
+    lines = body or "\n".join(f"- {e['text']} [{cites[e['url']]}]" for e in entries if e["url"] in cites)
+    sources = "\n".join(f"- [{i}] Source {i} — {u}" for u, i in cites.items())
+    (skill / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: What changed in {topic} after the {cutoff} cutoff.\nmetadata:\n"
+        f"  version: {version}\n  learned-date: '{learned}'\n  target-model: claude-opus-4-8\n  cutoff: {cutoff}\n---\n"
+        f"# {topic}: what changed after {cutoff}\n\n## Instructions\n\n{lines}\n\n## Sources\n\n{sources}\n", encoding="utf-8")
+    for rel, text in (references or {}).items():
+        (skill / rel).write_text(text, encoding="utf-8")
+    delta: dict = {"timeline": [], "boundary": {}}
+    if with_entries:
+        delta["entries"] = entries
+        delta["versions"] = versions or []
+    man = {"schema": SCHEMA, "topic": topic, "target_model": "claude-opus-4-8", "cutoff": {"month": cutoff, "source": "test"},
+           "today": learned, "used_sources": used, "delta": delta, "skill": {"name": name},
+           "written": {"skill_dir": name, "files": ["run.json", f"{name}/SKILL.md"]}, "gate": {"blocking": 0}}
+    (out / "run.json").write_text(json.dumps(man, indent=2), encoding="utf-8")
+    return out
