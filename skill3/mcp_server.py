@@ -104,11 +104,11 @@ class Skill3MCP(MCPServer):
 
     # ------------------------------------------------------------------ tools
 
-    def list_skills(self) -> list[dict[str, Any]]:
-        return [{"name": v.name, "topic": v.topic, "version": v.version, "cutoff": v.cutoff,
+    def list_skills(self) -> dict[str, Any]:
+        return {"root": str(self.root), "skills": [{"name": v.name, "topic": v.topic, "version": v.version, "cutoff": v.cutoff,
                  "learned_date": v.learned_date, "target_model": v.target_model, "description": v.description,
                  "entries": len(v.entries()), "uri": f"{SCHEME}{v.name}/SKILL.md",
-                 "files": sorted(v.files())} for v in self.skills()]
+                 "files": sorted(v.files())} for v in self.skills()]}
 
     def get_skill(self, topic: str, file: str = "SKILL.md") -> dict[str, Any]:
         v = self.find(topic)
