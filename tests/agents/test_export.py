@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -116,3 +118,22 @@ def test_export_cli_errors_are_one_line(tmp_path):
     assert r.exit_code == 2 and "unknown format 'html'" in r.stderr
     r = CliRunner().invoke(app, ["export", str(run), "--format", "agents-md", "--skill-path", ".claude/skills/frob"])
     assert r.exit_code == 0 and "`.claude/skills/frob/SKILL.md`" in (run / "AGENTS.md").read_text()
+
+
+def test_learn_exports_after_the_skill_is_written(tmp_path):
+    from tests.harness import skill3
+
+    root = Path(__file__).resolve().parents[2]
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "AGENTS.md").write_text("# Mine\n")
+    bad = skill3("learn", "mcp", "--input-file", str(root / "examples" / "mcp.sources"), "--export", "html", timeout=60)
+    assert bad.returncode == 2 and "unknown --export 'html'" in bad.stderr
+    r = skill3("learn", "mcp", "--input-file", str(root / "examples" / "mcp.sources"), "--output-dir", str(tmp_path / "out"),
+               "--llm-provider", "extractive", "--cutoff-time", "2026-01", "--export", "agents-md", "--export", "llms-txt",
+               "--export-to", str(proj), timeout=240)
+    assert r.returncode in (0, 3), r.stderr[-2000:]
+    assert "exported mcp (agents-md)" in r.stdout and "exported mcp (llms-txt)" in r.stdout
+    text = (proj / "AGENTS.md").read_text()
+    assert text.startswith("# Mine\n") and begin_marker("mcp") in text and (proj / "llms.txt").is_file()
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["crawl.json", "index.html", "mcp", "run.json", "run.jsonl"]
