@@ -337,17 +337,33 @@ MAX_SKILLS = 500
 def discover(root: str | Path) -> list[RunView]:
     """The skills under an output root: the root itself when it is a run or skill folder, else each child folder
     that is one (hidden folders such as ``.history`` skipped; at most ``MAX_SKILLS``). Unreadable ones are skipped."""
+    return [v for v in (_try_load(c) for c in candidates(root)) if v is not None][:MAX_SKILLS]
+
+
+def candidates(root: str | Path) -> list[Path]:
+    """The folders :func:`discover` looks at (the root, or its visible child folders; bounded)."""
     root = Path(root)
     if not root.is_dir():
         raise AgentsError(f"{root} is not a folder; pass the output root holding the run folders (default output/)")
-    candidates = [root] if (root / "SKILL.md").is_file() or (root / "run.json").is_file() else sorted(
-        c for c in root.iterdir() if c.is_dir() and not c.is_symlink() and not c.name.startswith("."))
-    views: list[RunView] = []
-    for c in candidates[: MAX_SKILLS * 4]:
+    if (root / "SKILL.md").is_file() or (root / "run.json").is_file():
+        return [root]
+    return sorted(c for c in root.iterdir() if c.is_dir() and not c.is_symlink() and not c.name.startswith("."))[: MAX_SKILLS * 4]
+
+
+def _try_load(path: Path) -> RunView | None:
+    try:
+        return load(path)
+    except AgentsError:
+        return None
+
+
+def stamp(path: Path) -> tuple:
+    """What changes when a run or skill folder is rewritten (run.json and SKILL.md times and sizes)."""
+    out = []
+    for f in (path / "run.json", path / "SKILL.md"):
         try:
-            views.append(load(c))
-        except AgentsError:
-            continue
-        if len(views) >= MAX_SKILLS:
-            break
-    return views
+            st = f.stat()
+            out.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append(None)
+    return tuple(out)
