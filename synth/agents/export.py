@@ -59,10 +59,18 @@ def clean(text: str, limit: int = MAX_LINE_TEXT) -> str:
     return text
 
 
+# "New in 3.11:" / "Deprecated in 3.11, removed in 3.13:" at the start of a text repeats the line's own head
+_LABEL = re.compile(r"^(?:added|new|changed|deprecated|removed)\s+in\s+[\w.]+(?P<removed>,\s*removed\s+in\s+[\w.]+)?\s*:\s*", re.I)
+_PATCH_OR_PRE = re.compile(r"^\d+\.\d+\.(?:[1-9]\d*)|^\d+(?:\.\d+)*(?:a|b|rc|alpha|beta|dev|pre)\d*", re.I)
+
+
 def entry_line(e: Entry) -> str:
     """``- **3.11 added** · asyncio: text. Use `X`, not `Y`. [references/asyncio.md]``"""
     head = " ".join(x for x in (clean(e.version, 40), e.kind) if x)
-    text = clean(e.text)
+    label = _LABEL.match(e.text)
+    if label and label.group("removed"):
+        head += clean(label.group("removed"), 40)
+    text = clean(e.text[label.end():] if label else e.text, 180)
     area = clean(e.area, 60)
     lead = f"**{head}**" + (f" · {area}" if area and area.lower() not in text.lower() else "")
     advice = ""
@@ -75,7 +83,8 @@ def entry_line(e: Entry) -> str:
 
 
 def select_entries(entries: list[Entry]) -> list[Entry]:
-    """Distinct entries (by text), the delta's order kept within each kind, kinds in ``KIND_ORDER``."""
+    """Distinct entries (by text), kinds in ``KIND_ORDER``; within a kind a release's own entries (``3.11``,
+    ``3.11.0``) before those of its patch and pre-releases (``3.11.2``, ``3.11.0rc1``), else the delta's order."""
     seen: set[str] = set()
     out = []
     for e in entries:
@@ -83,7 +92,7 @@ def select_entries(entries: list[Entry]) -> list[Entry]:
         if key and key not in seen:
             seen.add(key)
             out.append(e)
-    return sorted(out, key=lambda e: KIND_ORDER.get(e.kind, 9))
+    return sorted(out, key=lambda e: (KIND_ORDER.get(e.kind, 9), bool(_PATCH_OR_PRE.match(e.version or ""))))
 
 
 def _screened(lines: list[str]) -> tuple[list[str], int]:

@@ -279,7 +279,18 @@ _REMOVED = re.compile(r"^removed\b|\b(?:is|are|was|were|has been|have been)\s+(?
 _STANDARD_SECTIONS = re.compile(r"^(?:overview|when to use|instructions|examples?|modern vs\.? deprecated|usage)\b", re.I)
 
 
+_LABEL = re.compile(r"^(?:added|new|changed|deprecated|removed)\s+in\s+[\w.]+(?:,\s*removed\s+in\s+[\w.]+)?\s*:\s*", re.I)
+_ISSUE = re.compile(r"^\[?[\w-]*\d+\]?(?:\([^)]*\))?\s*:\s*")  # "[gh-123](url): " before a changelog entry
+
+
 def _kind(heading: str, text: str) -> str:
+    label = _LABEL.match(text)
+    low = _ISSUE.sub("", text[label.end():] if label else text).lower()
+    if low.startswith(("fix ", "fixes ", "fixed ", "fix:")):
+        return "fixed"
+    if label:
+        word = label.group(0).split()[0].lower()
+        return {"new": "added"}.get(word, word) if word != "deprecated" or not _REMOVED.search(text) else "deprecated"
     low = text.lower()
     if _REMOVED.search(text):
         return "removed"
