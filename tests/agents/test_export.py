@@ -137,3 +137,28 @@ def test_learn_exports_after_the_skill_is_written(tmp_path):
     text = (proj / "AGENTS.md").read_text()
     assert text.startswith("# Mine\n") and begin_marker("mcp") in text and (proj / "llms.txt").is_file()
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["crawl.json", "index.html", "mcp", "run.json", "run.jsonl"]
+
+
+@pytest.mark.parametrize("line, kind", [
+    ("- New in 3.11: PEP 654: Exception Groups and except* [1]", "added"),
+    ("- New in 3.11.2: [gh-101400](https://example.org/i/101400): Fix wrong lineno in exception message. [1]", "fixed"),
+    ("- Deprecated in 3.11, removed in 3.13: The `cgi` module is deprecated. [1]", "deprecated"),
+    ("- Removed in 3.10: The `loop` parameter has been removed. [1]", "removed"),
+    ("- Changed in 3.11: `frob()` now returns a tuple. [1]", "changed"),
+])
+def test_fallback_kinds_from_the_skills_labels(line, kind):
+    from synth.agents.runview import entries_from_skill
+
+    md = f"---\nname: x\n---\n# X\n\n## Instructions\n\n{line}\n\n## Sources\n\n- [1] S — https://example.org/s\n"
+    assert [e.kind for e in entries_from_skill({"SKILL.md": md})] == [kind]
+
+
+def test_a_releases_own_entries_come_before_its_patch_and_pre_releases(tmp_path):
+    run = make_run(tmp_path / "out", entries=[
+        entry("3.11.2", "added", "A bugfix-release entry that says little about the release.", A),
+        entry("3.11.0rc1", "added", "A release-candidate entry that says little either.", A),
+        entry("3.11", "added", "Exception groups and except* are new.", A),
+        entry("3.11.0", "added", "The tomllib module parses TOML.", A)])
+    export_run(run, "agents-md", to=tmp_path)
+    lines = [l for l in (tmp_path / "AGENTS.md").read_text().splitlines() if l.startswith("- **")]
+    assert [l.split("**")[1] for l in lines] == ["3.11 added", "3.11.0 added", "3.11.2 added", "3.11.0rc1 added"]
