@@ -1,4 +1,4 @@
-"""The offline corpus (``-a input_file=PATH``): the seed's ``=== SOURCE ===`` format.
+"""The offline corpus (``-a input_file=PATH``): the ``=== SOURCE ===`` format (docs/corpus.md).
 
     === SOURCE ===
     url: https://example.org/page        (required)

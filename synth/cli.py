@@ -1,4 +1,4 @@
-"""The `skill3` command line (typer): synth's commands. Commands read like the README.
+"""The `skill3` command line (typer): synth's commands. Commands read like the README's recipes.
 
 The ``skill3`` console script is :mod:`skill3.cli`, which adds the crawl side's ``learn``;
 ``python -m synth.cli`` has every command but ``learn`` and never imports Scrapy.

@@ -49,7 +49,7 @@ def lint(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Skill folders, or folders of skill folders.", show_default=False)] = None,
     format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
     fail_on: Annotated[FailOn, typer.Option("--fail-on", help="Exit 1 when a finding reaches this severity.")] = FailOn.error,
-    facts_file: Annotated[Optional[Path], typer.Option("--facts", help="JSON facts file (see README, Lint).", show_default=False)] = None,
+    facts_file: Annotated[Optional[Path], typer.Option("--facts", help="JSON facts file (see docs/lint.md).", show_default=False)] = None,
     rules: Annotated[bool, typer.Option("--rules", help="Print the rule catalogue and exit.")] = False,
 ) -> None:
     """Lint Agent Skill folders: exit 0 clean, 1 by --fail-on, 2 when a check could not run."""

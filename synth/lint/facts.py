@@ -10,7 +10,7 @@ paths are relative to the facts file. Keys: ``run`` (path to a run.json, or
 the object), ``used_sources`` (URLs), ``stale`` (list of {pattern, what,
 instead}; pattern is a regex), ``tools`` (tool names), ``mcp`` (server ->
 tool names), ``catalogue`` (folder of skill folders), ``budget`` ({lines,
-tokens}). The README's Lint section has an example.
+tokens}). docs/lint.md has an example.
 
 A run (``run.json``) is read tolerantly: URLs come from ``sources`` (objects
 with ``url`` and/or ``final_url``, or plain strings) and from ``used_sources``

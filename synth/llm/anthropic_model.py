@@ -9,7 +9,7 @@ import anthropic
 from synth.llm.model import MAX_RETRIES, ContextLengthError, LLMError, Message, is_context_length_message, one_line
 
 # Models that reject sampling parameters (temperature, top_p, top_k): never send them.
-# (Opus 4.8 answers HTTP 400 to them; the seed's ARCHITECTURE notes the same.)
+# (Opus 4.8 answers HTTP 400 to them.)
 NO_SAMPLING_PREFIXES = ("claude-opus-4-8",)
 
 

@@ -2,7 +2,7 @@
 
 HIGH/CRITICAL findings remaining from either side → exit 3 (the skill is
 still written). Findings of quarantined sources count too: quarantine is
-mitigation, not amnesty (seed ARCHITECTURE) - except the built-in screen's
+mitigation, not amnesty - except the built-in screen's
 (``synth.vet.screen``): a heuristic first screen whose quarantine is recorded but
 does not fail the run. MEDIUM/LOW never gate; a scan that did not run never gates
 but is reported.
