@@ -1,0 +1,76 @@
+"""The README stays short and starts with the two set-up commands; every relative link in the README,
+docs/ and bench/README.md resolves (file and heading); nothing cites a document outside the repository."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "bench" / "README.md"]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+# Documents the project was made from that are not in it: citing them sends a reader nowhere.
+OUTSIDE = re.compile(r"\bSPEC\s*§|\bseed(?:'s)?\s+(?:SPEC|ARCHITECTURE)|\bthe seed's\b|\bARCHITECTURE\.md\b|\bDESIGN\.md\b|\.\./shared\b")
+
+
+def anchors(path: Path) -> set[str]:
+    """GitHub's heading anchors of a markdown file."""
+    out = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"#{1,6} (.+)", line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            out.add(slug)
+    return out
+
+
+def test_the_readme_is_short_and_starts_with_the_two_commands() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 200
+    block = lines[lines.index("```bash") + 1:]
+    assert block[0].startswith("bash scripts/install.sh && .venv/bin/skill3 learn mcp --input-file examples/mcp.sources ")
+    assert block[1].startswith("bash scripts/test.sh ")
+    assert lines.index("```bash") < 5  # at the top
+
+
+@pytest.mark.parametrize("doc", [README, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves(doc: Path) -> None:
+    broken = []
+    for target in LINK.findall(doc.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        path = (doc.parent / file).resolve() if file else doc
+        if not path.exists():
+            broken.append(target)
+        elif anchor and path.suffix == ".md" and anchor not in anchors(path):
+            broken.append(target)
+    assert broken == []
+
+
+def test_the_readme_links_every_doc() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert [d for d in DOCS if str(d.relative_to(ROOT)) not in text] == []
+
+
+def test_no_reference_to_documents_outside_the_repository() -> None:
+    files = [README, *DOCS] + [p for top in ("synth", "skill3", "skill3crawl", "scripts", "bench")
+                               for p in sorted((ROOT / top).rglob("*")) if p.suffix in (".py", ".sh", ".md")]
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in files
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if OUTSIDE.search(line)]
+    assert found == []
+
+
+@pytest.mark.parametrize("text, hit", [
+    ("Output side (seed SPEC §4.3): scan", True),
+    ("not amnesty (seed ARCHITECTURE)", True),
+    ("the seed's === SOURCE === format", True),
+    ("the bundle (SPEC §4.1.1 shape)", True),
+    ("plans and seeds the queue", False),
+    ("a seed phrase or recovery phrase", False),
+])
+def test_the_outside_reference_pattern(text: str, hit: bool) -> None:
+    assert bool(OUTSIDE.search(text)) is hit
