@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, V
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.errors import UsageError
 from synth.options import SynthOptions
 from synth.vet.redact import redact_urls
 from synth.outdir import output_dir_problem
@@ -30,7 +31,7 @@ _FALSE = {"0", "false", "no", "off", ""}
 SECRET_ARGS = frozenset({"brave_key"})
 
 
-class ArgsError(ValueError):
+class ArgsError(UsageError, ValueError):
     """A bad spider argument; ``str()`` is one line naming it."""
 
 

@@ -16,6 +16,7 @@ import typer
 from synth.cli_synth import (
     ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, StrictCutoff, TargetModel, Verify,
 )
+from synth.errors import ExitCode
 from synth.llm.model import LLMError
 from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose
 
@@ -23,7 +24,7 @@ SETTING_HELP = ("a Scrapy setting for the crawl, as `scrapy crawl -s` (repeatabl
                 "e.g. -s JOBDIR=crawls/mcp (resumable), -s LOG_LEVEL=INFO, -s SKILL3_RESOLVE=JSON")
 
 
-def _fail(code: int, message: str) -> NoReturn:
+def _fail(code: ExitCode, message: str) -> NoReturn:
     """One ``skill3: error:`` line on stderr, then exit ``code``."""
     typer.echo(f"skill3: error: {message}", err=True)
     raise typer.Exit(code)
@@ -105,18 +106,17 @@ def learn_cmd(
     vet findings remain; 130 the crawl was stopped (with -s JOBDIR: run the same command again to resume)."""
     from skill3crawl import runner  # Scrapy is imported for `learn` only, not for every `skill3` command
     from skill3crawl.args import ArgsError, checked_args
-    from skill3crawl.extensions import EXIT_INTERRUPTED
 
     from synth.agents.export import FORMATS as EXPORT_FORMATS
 
     bad = [f for f in export if f not in EXPORT_FORMATS]
     if bad:
-        _fail(2, f"unknown --export {bad[0]!r}; use one of {', '.join(EXPORT_FORMATS)}")
+        _fail(ExitCode.USAGE, f"unknown --export {bad[0]!r}; use one of {', '.join(EXPORT_FORMATS)}")
     try:  # a malformed -s, or a hosted provider without a key: before any crawl
         overrides = runner.setting_overrides(setting)
         check_provider(llm_provider, llm_endpoint or (DEFAULT_ENDPOINT if llm_provider == "openai" else None))
     except (runner.SettingError, LLMError) as exc:
-        _fail(2, str(exc))
+        _fail(exc.exit_code, str(exc))
     crawl_provider = llm_provider
     if llm_provider == "auto":  # the spider takes a concrete provider for its query planner
         choice = choose(llm_provider, llm_endpoint, llm_model)
@@ -134,7 +134,7 @@ def learn_cmd(
     try:  # the spider's own argument check, before Scrapy starts: one line, exit 2
         args = checked_args(dict(kwargs))
     except ArgsError as exc:
-        _fail(2, str(exc))
+        _fail(exc.exit_code, str(exc))
     kwargs["output_dir"] = args.output_dir
     out = Path(args.output_dir)
     from synth.ownership import OwnershipError, check_outputs
@@ -142,7 +142,7 @@ def learn_cmd(
     try:  # a run.json/index.html skill3 did not write: refuse before crawling, not after
         check_outputs(out)
     except OwnershipError as exc:
-        _fail(2, str(exc))
+        _fail(exc.exit_code, str(exc))
     # --- refresh (synth.agents.refresh): the docs crawl's HTTP cache lives in the output folder; a later learn
     # revalidates it (conditional requests), --fresh ignores it; -s HTTPCACHE_* still wins
     from skill3crawl.httpcache import learn_cache_settings
@@ -155,10 +155,10 @@ def learn_cmd(
         for line in outcome.report_lines():
             typer.echo(line, err=True)
     if not outcome.complete:  # failed, or paused (JOBDIR: the crawl said how to resume; the skill comes when it completes)
-        raise typer.Exit(outcome.exit_code or EXIT_INTERRUPTED)
+        raise typer.Exit(outcome.exit_code or ExitCode.INTERRUPTED)
     feed = out / "run.jsonl"
     if not feed.is_file():
-        _fail(1, f"the crawl wrote no {feed}")
+        _fail(ExitCode.FAILURE, f"the crawl wrote no {feed}")
     from synth.options import SynthOptions
     from synth.run import run_synth
 

@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 
+from synth.errors import UsageError
 from synth.skill.markdown import FenceTracker
 from synth.urls import url_key
 
@@ -55,7 +56,7 @@ _DOCUMENT_START = re.compile(r"^\s*<(?:!doctype\b|html\b)", re.I)
 _DOCUMENT_END = re.compile(r"</html\s*>", re.I)
 
 
-class CorpusError(ValueError):
+class CorpusError(UsageError, ValueError):
     """The input file is unreadable or malformed; the message is one line naming the fix."""
 
 

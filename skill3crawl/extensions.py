@@ -20,12 +20,12 @@ from scrapy import signals
 from scrapy.utils.misc import load_object
 
 from skill3crawl.state import get_state
+from synth.errors import ExitCode
 from synth.writing import atomic_open, atomic_write_text
 
 logger = logging.getLogger(__name__)
 
 output_ready = object()  # signal: run.jsonl and crawl.json are complete
-EXIT_INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 # SKILL3_SYNTH_FUNCTION: called when the feed closes (unless -a synth=0): run_synth(SynthOptions) -> SynthResult.
 SYNTH_FUNCTION = "synth.run.run_synth"
 
@@ -97,23 +97,23 @@ def resumable(settings: Any) -> bool:
     return bool(settings.get("JOBDIR")) or redis_enabled(settings)
 
 
-def crawl_exit_code(crawler: Any) -> int:
+def crawl_exit_code(crawler: Any) -> ExitCode:
     """The crawl's exit code: its own (``skill3/exit_code``); 130 when a signal stopped it (a paused
     ``JOBDIR`` crawl excepted) or the process stopped before the spider closed (a second Ctrl-C).
     The feed's lines written so far stay in every case."""
     stats = crawler.stats
     if stats is None:
-        return 1
-    code = int(stats.get_value("skill3/exit_code") or 0)
+        return ExitCode.FAILURE
+    code = ExitCode(int(stats.get_value("skill3/exit_code") or 0))
     if getattr(crawler.spider, "args", None) is None and code:
         return code
     reason = stats.get_value("finish_reason")
     if reason is None and crawler.spider is not None and getattr(crawler.spider, "args", None) is not None:
         logger.error("skill3: crawl stopped before it could close: the items already in run.jsonl are kept; "
                      "crawl.json was not written")
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     if reason == "shutdown" and not resumable(crawler.settings):
-        return code or EXIT_INTERRUPTED
+        return code or ExitCode.INTERRUPTED
     return code
 
 
@@ -156,12 +156,12 @@ class CrawlOutput:
             else:
                 logger.warning("skill3: crawl interrupted: %d item(s) kept in %s (not synthesized); "
                                "pass -s JOBDIR=DIR to make a crawl resumable", written, args.feed_path)
-                state.exit_code = EXIT_INTERRUPTED
-                stats.set_value("skill3/exit_code", EXIT_INTERRUPTED)
+                state.exit_code = ExitCode.INTERRUPTED
+                stats.set_value("skill3/exit_code", int(ExitCode.INTERRUPTED))
         elif written == 0 and state.exit_code == 0:
             logger.error("skill3: no usable sources were written to %s", args.feed_path)
-            state.exit_code = 1
-            stats.set_value("skill3/exit_code", 1)
+            state.exit_code = ExitCode.FAILURE
+            stats.set_value("skill3/exit_code", int(ExitCode.FAILURE))
         crawl = {
             "topic": args.topic,
             "slug": args.slug,
@@ -263,9 +263,9 @@ class SynthTrigger:
             code = result.exit_code
         except Exception as exc:  # a synthesis crash must not lose the crawl; one line, exit 1
             logger.error("skill3: synthesis failed: %s: %s", type(exc).__name__, str(exc).splitlines()[0][:300] if str(exc) else "")
-            code = 1
-        code = int(code or 0)
-        self.crawler.stats.set_value("skill3/synth_exit_code", code)
+            code = ExitCode.FAILURE
+        code = ExitCode(int(code or 0))
+        self.crawler.stats.set_value("skill3/synth_exit_code", int(code))
         if code:
             state.exit_code = code
-            self.crawler.stats.set_value("skill3/exit_code", code)
+            self.crawler.stats.set_value("skill3/exit_code", int(code))

@@ -1,7 +1,8 @@
 """The one launch of a skill3 crawl, behind both ``scrapy crawl learn|docs`` and ``skill3 learn``.
 
 * :func:`argument_problem` — the spider arguments checked before Scrapy starts
-  (:func:`~skill3crawl.args.checked_args`: one line naming the problem; the callers exit 2);
+  (:func:`~skill3crawl.args.checked_args`: one line naming the problem; the callers exit
+  ``ExitCode.USAGE``, 2);
 * :func:`setting_overrides` and :func:`project_settings` — ``-s NAME=VALUE`` at Scrapy's
   ``cmdline`` priority over the project's settings;
 * :func:`process_class` / :func:`crawler_process` — the process ``scrapy crawl`` itself would use;
@@ -26,12 +27,13 @@ from scrapy.utils.project import get_project_settings
 
 from skill3crawl.args import ArgsError, checked_args
 
-EXIT_USAGE = 2
+from synth.errors import ExitCode, UsageError
+
 ASYNCIO_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 _SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class SettingError(ValueError):
+class SettingError(UsageError, ValueError):
     """A malformed ``-s NAME=VALUE``; ``str()`` is one line naming it and the fix."""
 
 
@@ -105,7 +107,7 @@ def crawler_process(settings: Settings) -> CrawlerProcess | AsyncCrawlerProcess:
 class CrawlOutcome:
     """What a finished crawl process tells its caller."""
 
-    exit_code: int
+    exit_code: ExitCode
     interrupted: bool = False  # a signal stopped it (a paused JOBDIR crawl too): nothing to synthesise yet
     package: str | None = None  # "'fastapi' is the package pypi:fastapi (…)"
     summary: str | None = None  # the crawl's closing summary line; None when it fetched nothing
@@ -150,7 +152,7 @@ def run_spider(process: CrawlerProcess | AsyncCrawlerProcess, spider: str | type
     process.crawl(crawler, **spider_kwargs)
     process.start()
     if process.bootstrap_failed:
-        return CrawlOutcome(1)
+        return CrawlOutcome(ExitCode.FAILURE)
     return crawl_outcome(crawler)
 
 

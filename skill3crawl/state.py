@@ -8,6 +8,7 @@ from typing import Any
 
 from skill3crawl import sitedates
 from skill3crawl.sitedates import SiteDates
+from synth.errors import ExitCode
 
 
 @dataclass
@@ -21,7 +22,7 @@ class CrawlState:
     agreeing: dict[str, list[str]] = field(default_factory=dict)
     # URLs already written that a higher-authority duplicate replaced.
     superseded: set[str] = field(default_factory=set)
-    exit_code: int = 0
+    exit_code: ExitCode = ExitCode.OK
     # Official sources found from the topic (registries → repository): prefix ("host" or "host/path") → reason.
     official: dict[str, str] = field(default_factory=dict)
     package: dict[str, Any] | None = None  # the registry package chosen, why, and the candidates

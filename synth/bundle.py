@@ -62,6 +62,7 @@ from synth.delta.changes import (
 )
 from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
 from synth.delta.timeline import Timeline, parse_day
+from synth.errors import UsageError
 from synth.item import SourceItem, check_fields, fields_from_json
 from synth.scoring import combined_score, normalize_host
 from synth.skill.markdown import fence_for
@@ -81,7 +82,7 @@ MAX_ENTRIES_PER_SOURCE = 60  # post-cutoff change entries carried per source
 RELEVANCE_FLOOR = 0.4  # rank factor of a page that matches no query term
 
 
-class BundleError(ValueError):
+class BundleError(UsageError, ValueError):
     """Bad input for synthesis (exit 2); the message is one line."""
 
 

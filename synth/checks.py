@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from rich.console import Console
 
 from synth.console import print_warning
+from synth.errors import Skill3Error
 
 from synth.lint import Facts, LintResult, lint_text
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
@@ -61,7 +62,7 @@ LINT_ADVISORY = frozenset({"D1", "A1", "A2", "C1"})
 MAX_ROUNDS = 3
 
 
-class LintFailure(Exception):
+class LintFailure(Skill3Error):
     """Lint errors remain after the fixer and the re-prompt: the skill must not be written."""
 
 

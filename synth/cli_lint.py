@@ -11,10 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from synth.errors import ExitCode
 from synth.lint import RULES, Facts, LintError, fails, lint_paths, load_facts
 from synth.lint.report import RENDERERS
-
-EXIT_OK, EXIT_FAIL, EXIT_CANNOT_RUN = 0, 1, 2
 
 
 class Format(str, Enum):
@@ -42,7 +41,7 @@ def print_rules() -> None:
 
 def _fail(message: str) -> None:
     typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(EXIT_CANNOT_RUN)
+    raise typer.Exit(ExitCode.USAGE)
 
 
 def lint(
@@ -55,7 +54,7 @@ def lint(
     """Lint Agent Skill folders: exit 0 clean, 1 by --fail-on, 2 when a check could not run."""
     if rules:
         print_rules()
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(ExitCode.OK)
     if not paths:
         _fail("give at least one skill folder (or --rules)")
     try:
@@ -65,7 +64,7 @@ def lint(
         _fail(str(exc))
     typer.echo(RENDERERS[format.value](results))
     findings = [f for r in results for f in r.findings]
-    raise typer.Exit(EXIT_FAIL if fails(findings, fail_on.value) else EXIT_OK)
+    raise typer.Exit(ExitCode.FAILURE if fails(findings, fail_on.value) else ExitCode.OK)
 
 
 def register(app: typer.Typer) -> None:

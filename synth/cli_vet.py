@@ -9,6 +9,7 @@ from typing import Callable, Optional
 
 import typer
 
+from synth.errors import ExitCode
 from synth.vet.correct import secret_findings
 from synth.vet.findings import Finding
 from synth.vet.install import SetupError, setup as run_setup
@@ -31,7 +32,7 @@ def _skill3_version() -> str:
         return "0"
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: ExitCode) -> None:
     typer.echo(message, err=True)
     raise typer.Exit(code)
 
@@ -40,13 +41,13 @@ def skill_folder(path: Path) -> Path:
     """The folder to vet, or exit 2 with the reason: a folder holding SKILL.md
     (a SKILL.md file means its folder)."""
     if not path.exists():
-        _fail(f"skill3 vet: {path} does not exist; pass a skill folder (the one holding SKILL.md)", 2)
+        _fail(f"skill3 vet: {path} does not exist; pass a skill folder (the one holding SKILL.md)", ExitCode.USAGE)
     if path.is_file():
         if path.name != "SKILL.md":
-            _fail(f"skill3 vet: {path} is a file, not a skill folder; pass the folder holding SKILL.md", 2)
+            _fail(f"skill3 vet: {path} is a file, not a skill folder; pass the folder holding SKILL.md", ExitCode.USAGE)
         path = path.parent
     if not (path / "SKILL.md").is_file():
-        _fail(f"skill3 vet: {path} has no SKILL.md; pass a skill folder (the one holding SKILL.md)", 2)
+        _fail(f"skill3 vet: {path} has no SKILL.md; pass a skill folder (the one holding SKILL.md)", ExitCode.USAGE)
     return path
 
 
@@ -64,7 +65,7 @@ def vet(
     (NOT RUN: not scanned, not clean), 2 bad path or option.
     """
     if format not in FORMATS:
-        _fail(f"skill3 vet: unknown --format {format!r}; use one of {', '.join(FORMATS)}", 2)
+        _fail(f"skill3 vet: unknown --format {format!r}; use one of {', '.join(FORMATS)}", ExitCode.USAGE)
     folder = skill_folder(path)
     scan = run_scan(folder, timeout=timeout)
     extra = secret_findings(folder) + [f for check in EXTRA_CHECKS for f in check(folder)]

@@ -10,10 +10,12 @@ from importlib import resources
 
 import yaml
 
+from synth.errors import UsageError
+
 _MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
 
 
-class CutoffError(ValueError):
+class CutoffError(UsageError, ValueError):
     """A cutoff could not be determined; the message names the fix."""
 
 

@@ -9,7 +9,7 @@ context_tokens, output_reserve, budget_tokens, tokens, note, trimmed, excluded,
 shrunk, map_reduce, content)}, model{requested, used, endpoint,
 model, auto_fallback_reason}, prompts{version, calls[{phase, prompt_hash, token
 counts, seconds}]}, tokens{totals}, postprocess{fixes, reprompted}, verify,
-lint, vet, gate{fail_on_findings, blocking, rules}, skill{name, path, files, cited,
+lint, vet, gate{fail_on_findings, blocking, rules, exit_code}, skill{name, path, files, cited,
 lines}, validation, written{skill_dir, files} (what skill3 wrote into the output folder: the only
 things a later run may replace or delete), timings (seconds per phase), warnings, tool_versions.
 
@@ -82,12 +82,10 @@ def build(*, topic: str, target_model: str, cutoff: Cutoff, today: str, started:
     reported_prompt = [c.get("prompt_tokens") for c in calls if c.get("prompt_tokens") is not None]
     reported_completion = [c.get("completion_tokens") for c in calls if c.get("completion_tokens") is not None]
     files = sorted(skill.files())
-    vet_gate = vet.get("gate") if isinstance(vet.get("gate"), dict) else None
-    if vet_gate is not None:  # the vetting record (synth.vet.vetting_record): both sides, quarantined sources too
-        gate = {"fail_on_findings": fail_on_findings, "blocking": vet_gate["blocking"], "rules": vet_gate["rules"]}
-    else:
-        blocking = [f for stage in (lint, vet) for f in stage.get("findings", []) if f.get("blocking")]
-        gate = {"fail_on_findings": fail_on_findings, "blocking": len(blocking), "rules": []}
+    # The gate as the vetting record decided it (synth.vet.gate: both sides, quarantined sources too).
+    vet_gate = vet["gate"]
+    gate = {"fail_on_findings": fail_on_findings, "blocking": vet_gate["blocking"], "rules": vet_gate["rules"],
+            "exit_code": vet_gate["exit_code"]}
     return {
         "schema": SCHEMA,
         "skill3_version": tool_versions().get("skill3"),

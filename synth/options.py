@@ -14,6 +14,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from synth.errors import ExitCode, Skill3Error
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
@@ -22,12 +24,15 @@ if TYPE_CHECKING:  # pragma: no cover
 ERROR_PREFIX = "skill3 synth: error: "
 
 
-class SynthFailure(Exception):
+class SynthFailure(Skill3Error):
     """A synthesis run stops: ``code`` is its exit code (1 failure, 2 bad usage or input), ``str()`` one line."""
 
     def __init__(self, code: int, message: str) -> None:
-        self.code = code
-        super().__init__(message)
+        super().__init__(message, code)
+
+    @property
+    def code(self) -> ExitCode:
+        return self.exit_code
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class SynthResult:
     high-severity findings remain), the one-line ``error`` of a failed run, what was written, the warnings
     and the timings per phase (seconds), and for a dry run the ranking to print."""
 
-    exit_code: int
+    exit_code: ExitCode
     error: str | None = None
     skill_dir: Path | None = None
     manifest: Path | None = None
@@ -91,6 +96,7 @@ class SynthResult:
     summary: tuple[str, ...] = ()  # a refresh's "since last learn" lines
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "exit_code", ExitCode(self.exit_code))
         object.__setattr__(self, "summary", tuple(self.summary))
         object.__setattr__(self, "timings", MappingProxyType(dict(self.timings)))
         object.__setattr__(self, "warnings", tuple(self.warnings))
@@ -116,7 +122,7 @@ class SynthResult:
         lines += [("out", f"skill3: {line}") for line in self.summary]
         if self.blocking_findings:
             rules = ", ".join(self.finding_rules)
-            state = "exit 3" if self.fail_on_findings else "gate disabled (--no-fail-on-findings)"
+            state = f"exit {int(self.exit_code)}" if self.exit_code == ExitCode.FINDINGS else "gate disabled (--no-fail-on-findings)"
             lines.append(("err", f"skill3 synth: {self.blocking_findings} HIGH/CRITICAL finding(s) remain "
                                  f"({rules}; see run.json vet): {state}"))
         return lines

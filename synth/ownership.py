@@ -18,6 +18,7 @@ import json
 import re
 from pathlib import Path
 
+from synth.errors import UsageError
 from synth.manifest import SCHEMA
 from synth.skill.spec import MAX_NAME
 
@@ -26,7 +27,7 @@ _OLD_PREVIEW = re.compile(r"<title>[^<]*— skill3 preview</title>")
 _SCHEMA_FAMILY = SCHEMA.split("/", 1)[0] + "/"  # "skill3.run/"
 
 
-class OwnershipError(Exception):
+class OwnershipError(UsageError):
     """An output file exists that skill3 did not write; the message names it and the fix."""
 
 

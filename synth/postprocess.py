@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from synth.errors import Skill3Error
 from synth.skill import fixers, references, sources
 from synth.skill.frontmatter import read_frontmatter
 from synth.skill.names import sanitize_name
@@ -42,7 +43,7 @@ from synth.skill.spec import ALLOWED_KEYS, DROPPED_KEYS, FOOTER_PREFIX, MAX_BODY
 MIN_CONTENT_WORDS = 15
 
 
-class PostProcessError(ValueError):
+class PostProcessError(Skill3Error, ValueError):
     """The draft has problems no deterministic fix can repair."""
 
     def __init__(self, problems: list[str]) -> None:

@@ -49,6 +49,7 @@ from synth.bundle import (
     to_bundle,
 )
 from synth.dryrun import DryRunReport
+from synth.errors import ExitCode
 from synth.extractive import extractive_skill
 from synth.inputs import Inputs, resolve_inputs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
@@ -407,12 +408,13 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
 
 def report(skill_dir: Path, man: dict[str, Any], draft: Draft, choice: ModelChoice, inputs: Inputs,
            options: SynthOptions, state: RunState) -> SynthResult:
-    """The result: what was written, and exit 3 when HIGH/CRITICAL findings remain and the gate is on."""
+    """The result: what was written, and the gate's exit code (3 when HIGH/CRITICAL findings remain and the
+    gate is on, decided by :func:`synth.vet.gate.gate_exit_code`)."""
     gate = man["gate"]
     blocking = int(gate["blocking"] or 0)
     manifest, preview = inputs.out_dir / "run.json", inputs.out_dir / "index.html"
     return state.result(
-        3 if blocking and options.fail_on_findings else 0, skill_dir=skill_dir, manifest=manifest, preview=preview,
+        ExitCode(gate["exit_code"]), skill_dir=skill_dir, manifest=manifest, preview=preview,
         written=(skill_dir, manifest, preview), sources=len(draft.bundle["sources"]), provider=choice.used,
         blocking_findings=blocking, finding_rules=tuple(gate.get("rules") or ()), fail_on_findings=options.fail_on_findings,
         summary=tuple((man.get("refresh") or {}).get("summary") or ()),  # refresh: the "since last learn" lines

@@ -15,6 +15,7 @@ import sys
 from scrapy.commands.crawl import Command as ScrapyCrawl
 
 from skill3crawl import runner
+from synth.errors import ExitCode
 
 
 class Command(ScrapyCrawl):
@@ -31,7 +32,7 @@ class Command(ScrapyCrawl):
         problem = runner.argument_problem(spidercls, opts.spargs)
         if problem:
             print(f"scrapy crawl {args[0]}: {problem}", file=sys.stderr)
-            sys.exit(runner.EXIT_USAGE)
+            sys.exit(ExitCode.USAGE)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         """Scrapy's crawl of one spider, whose exit code is the crawl's own."""
@@ -39,4 +40,4 @@ class Command(ScrapyCrawl):
             return super().run(args, opts)
         assert self.crawler_process
         crawler = self._create_crawler(args[0])
-        self.exitcode = runner.run_spider(self.crawler_process, args[0], opts.spargs, crawler=crawler).exit_code
+        self.exitcode = int(runner.run_spider(self.crawler_process, args[0], opts.spargs, crawler=crawler).exit_code)

@@ -31,6 +31,7 @@ from skill3crawl.discovery import registries as reg
 from skill3crawl.docs.scope import Scope
 from skill3crawl.items import response_headers
 from skill3crawl.state import get_state
+from synth.errors import ExitCode
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -175,7 +176,7 @@ class OfficialSourcesMixin:
         a = self.args
         if self.site_roots or getattr(self, "search_provider", None) is not None or getattr(self, "pending_searches", 0):
             return
-        self._fail(1, "nothing_found")
+        self._fail(ExitCode.FAILURE, "nothing_found")
         tried = getattr(self, "_registry_tried", {})
         why = {}
         for key, outcome in tried.items():

@@ -24,6 +24,8 @@ from urllib.parse import quote, urlsplit
 
 from lxml import etree
 
+from synth.errors import UsageError
+
 ECOSYSTEMS = ("pypi", "npm", "crates")
 DEFAULT_URLS = {
     "pypi": "https://pypi.org/pypi",
@@ -48,7 +50,7 @@ _LABELS = {  # project_urls label (normalised) → role
 }
 
 
-class SpecError(ValueError):
+class SpecError(UsageError, ValueError):
     """A bad ``package`` argument; ``str()`` is one line."""
 
 

@@ -38,6 +38,7 @@ from skill3crawl.extract.encoding import page_text
 from skill3crawl.docs.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
+from synth.errors import ExitCode
 from synth.urls import canonical_url, host_of, url_key
 
 if TYPE_CHECKING:
@@ -47,7 +48,6 @@ logger = logging.getLogger(__name__)
 
 MIN_SEARCH_RESULTS = 5  # SKILL3_MIN_SEARCH_RESULTS: fewer unique results than this → also run the direct crawl
 PLANNER_TIMEOUT = 120.0  # SKILL3_PLANNER_TIMEOUT: seconds the query planner may wait for the model
-EXIT_BAD_USAGE = 2
 
 
 def decompression_bomb(exc: BaseException) -> bool:
@@ -139,7 +139,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         state = get_state(self.crawler)
         if self.args is None:
             logger.error("skill3: %s", self.args_error)
-            self._fail(EXIT_BAD_USAGE, "bad_arguments")
+            self._fail(ExitCode.USAGE, "bad_arguments")
             return
         a = self.args
         if a.role == "worker":
@@ -238,9 +238,9 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             return Plan([a.topic], "fallback", str(exc))
         return plan(model, a.topic, a.cutoff.month, get_state(self.crawler).today)
 
-    def _fail(self, code: int, reason: str) -> None:
+    def _fail(self, code: ExitCode, reason: str) -> None:
         get_state(self.crawler).exit_code = code
-        self.crawler.stats.set_value("skill3/exit_code", code)
+        self.crawler.stats.set_value("skill3/exit_code", int(code))
         self.crawler.stats.set_value("skill3/failure", reason)
 
     # ----------------------------------------------------------------- corpus

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from synth.errors import UsageError
 from synth.lint.catalogue import SEVERITIES, Severity
 
 FAIL_ON = ("error", "warn", "info", "never")
 
 
-class LintError(Exception):
+class LintError(UsageError):
     """The check itself could not run (bad path, unreadable facts). Never "the skill is bad"."""
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Callable, Protocol, TypedDict
 
+from synth.errors import ExitCode, Skill3Error
+
 MAX_RETRIES = 3  # the SDKs back off exponentially (honouring Retry-After) on connection errors, 408/409/429 and 5xx
 
 
@@ -17,7 +19,7 @@ class Message(TypedDict):
     content: str
 
 
-class LLMError(RuntimeError):
+class LLMError(Skill3Error, RuntimeError):
     """A model call failed; the message is one line naming the problem and the fix."""
 
 
@@ -26,7 +28,15 @@ class ContextLengthError(LLMError):
 
 
 class MissingKeyError(LLMError):
-    """A hosted provider was chosen without a key (raised before any crawl or call)."""
+    """A hosted provider was chosen without a key (raised before any crawl or call; exit 2)."""
+
+    exit_code = ExitCode.USAGE
+
+
+class UnknownProviderError(LLMError):
+    """An ``llm_provider`` that is not one of the providers (exit 2)."""
+
+    exit_code = ExitCode.USAGE
 
 
 class ChatModel(Protocol):

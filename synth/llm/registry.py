@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from synth.llm.model import MAX_RETRIES, ChatModel, LLMError, MissingKeyError
+from synth.llm.model import MAX_RETRIES, ChatModel, LLMError, MissingKeyError, UnknownProviderError
 
 DEFAULT_ENDPOINT = "http://localhost:11434/v1"
 DEFAULT_OPENAI_MODEL = "qwen2.5-coder"
@@ -47,7 +47,7 @@ def is_local_endpoint(endpoint: str) -> bool:
 def check_provider(provider: str, endpoint: str | None = None, api_key: str | None = None) -> None:
     """Fail fast (before any crawl or call) on an unknown provider or a hosted one without a key."""
     if provider not in PROVIDERS:
-        raise LLMError(f"unknown llm_provider {provider!r}: use one of {', '.join(PROVIDERS)}")
+        raise UnknownProviderError(f"unknown llm_provider {provider!r}: use one of {', '.join(PROVIDERS)}")
     if provider == "anthropic" and not (api_key or os.environ.get("ANTHROPIC_API_KEY")):
         raise MissingKeyError("llm_provider anthropic needs a key: set ANTHROPIC_API_KEY")
     if provider == "openai" and endpoint and is_hosted_openai_endpoint(endpoint) and not (api_key or os.environ.get("LLM_API_KEY")):

@@ -11,6 +11,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Literal
 
+from synth.errors import Skill3Error
+
 SEVERITIES = ("INFO", "LOW", "MEDIUM", "HIGH", "CRITICAL")
 BLOCKING = frozenset({"HIGH", "CRITICAL"})
 
@@ -142,7 +144,7 @@ def extract_json_text(stdout: str) -> str | None:
     return None
 
 
-class ReportError(ValueError):
+class ReportError(Skill3Error, ValueError):
     """The scanner's output is not a report we understand."""
 
 

@@ -1,7 +1,9 @@
 """The run gate and the ``vetting`` block of run.json.
 
 HIGH/CRITICAL findings remaining from either side → exit 3 (the skill is
-still written). Findings of quarantined sources count too: quarantine is
+still written). :func:`gate_exit_code` is the one place that decides it: the synthesis run
+(through the vetting record's ``gate``, which run.json also records), ``skill3 vet`` and the crawl
+that triggers synthesis take the decision from here. Findings of quarantined sources count too: quarantine is
 mitigation, not amnesty - except the built-in screen's
 (``synth.vet.screen``): a heuristic first screen whose quarantine is recorded but
 does not fail the run. MEDIUM/LOW never gate; a scan that did not run never gates
@@ -12,20 +14,18 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from synth.errors import ExitCode
 from synth.vet.correct import CorrectionResult
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.input_vet import InputVetResult
-
-GATE_EXIT = 3
-
 
 def blocking_findings(*groups: Iterable[Finding]) -> list[Finding]:
     return [f for group in groups for f in group if f.blocking]
 
 
-def gate_exit_code(*groups: Iterable[Finding], fail_on_findings: bool = True) -> int:
-    """3 when a HIGH/CRITICAL finding remains and the gate is on, else 0."""
-    return GATE_EXIT if fail_on_findings and blocking_findings(*groups) else 0
+def gate_exit_code(*groups: Iterable[Finding], fail_on_findings: bool = True) -> ExitCode:
+    """``FINDINGS`` (3) when a HIGH/CRITICAL finding remains and the gate is on, else ``OK``."""
+    return ExitCode.FINDINGS if fail_on_findings and blocking_findings(*groups) else ExitCode.OK
 
 
 def not_run_scans(*scans: ScanResult | None) -> list[ScanResult]:
@@ -55,6 +55,6 @@ def vetting_record(
             "fail_on_findings": fail_on_findings,
             "blocking": len(blocking),
             "rules": sorted({f.rule_id for f in blocking}),
-            "exit_code": gate_exit_code(blocking, fail_on_findings=fail_on_findings),
+            "exit_code": int(gate_exit_code(blocking, fail_on_findings=fail_on_findings)),
         },
     }

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from synth.errors import Skill3Error
 from synth.item import SourceItem
 from synth.skill.markdown import fence_for
 from synth.vet.findings import Finding, ScanResult
@@ -32,7 +33,7 @@ SCREEN_TOOL = "skill3"
 _SOURCE_FILE = re.compile(r"(?:^|[\\/])source-(\d+)\.md$")
 
 
-class AllSourcesQuarantined(RuntimeError):
+class AllSourcesQuarantined(Skill3Error, RuntimeError):
     """Every source carried a HIGH/CRITICAL finding. ``result`` still holds
     the full record for run.json."""
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from synth.errors import ExitCode, Skill3Error
 from synth.vet.record import REQUIRED_SCAN_OPTIONS, SetupRecord, record_path, save_record
 
 REPO_URL = "https://github.com/NVIDIA/SkillSpector.git"
@@ -37,12 +38,11 @@ _CLONE_TIMEOUT = 600
 _PIP_TIMEOUT = 1800
 
 
-class SetupError(RuntimeError):
+class SetupError(Skill3Error, RuntimeError):
     """One line: what failed and how to fix it. ``exit_code`` 1 (failure) or 2 (bad input)."""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+    def __init__(self, message: str, exit_code: int = ExitCode.FAILURE) -> None:
+        super().__init__(message, exit_code)
 
 
 def is_windows() -> bool:

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from synth.errors import Skill3Error
+
 RECORD_NAME = "skillspector.json"
 REQUIRED_SCAN_OPTIONS = ("--no-llm", "--format", "--output")
 
@@ -49,8 +51,8 @@ class SetupRecord:
         return asdict(self)
 
 
-class RecordError(ValueError):
-    pass
+class RecordError(Skill3Error, ValueError):
+    """The setup record is unreadable (exit 1)."""
 
 
 def load_record(path: Path) -> SetupRecord | None:

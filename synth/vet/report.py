@@ -12,7 +12,8 @@ from rich.panel import Panel
 from rich.table import Table
 
 from synth.vet.findings import Finding, ScanResult, severity_rank
-from synth.vet.gate import GATE_EXIT, blocking_findings
+from synth.errors import ExitCode
+from synth.vet.gate import blocking_findings, gate_exit_code
 
 FORMATS = ("text", "json", "sarif")
 _LEVEL = {"CRITICAL": "error", "HIGH": "error", "MEDIUM": "warning", "LOW": "note", "INFO": "note"}
@@ -39,13 +40,12 @@ class VetReport:
         return blocking_findings(self.findings)
 
     @property
-    def exit_code(self) -> int:
-        """3 blocking findings (gate on); 1 the scan did not run; else 0."""
-        if self.fail_on_findings and self.blocking:
-            return GATE_EXIT
-        if self.scan.status != "ran":
-            return 1
-        return 0
+    def exit_code(self) -> ExitCode:
+        """3 blocking findings (the gate, when on); 1 the scan did not run; else 0."""
+        gate = gate_exit_code(self.findings, fail_on_findings=self.fail_on_findings)
+        if gate != ExitCode.OK:
+            return gate
+        return ExitCode.FAILURE if self.scan.status != "ran" else ExitCode.OK
 
     def summary_line(self) -> str:
         if self.scan.status != "ran":
@@ -65,7 +65,7 @@ class VetReport:
             "findings": ([status.to_dict()] if status else []) + [f.to_dict() for f in self.findings],
             "blocking": len(self.blocking),
             "fail_on_findings": self.fail_on_findings,
-            "exit_code": self.exit_code,
+            "exit_code": int(self.exit_code),
             "summary": self.summary_line(),
         }
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
+from synth.errors import Skill3Error
 from synth.vet.findings import ReportError, ScanResult, findings_from_report, parse_report
 from synth.vet.record import RecordError, home_dir, load_record, record_path
 
@@ -30,7 +31,7 @@ _SECRET_ENV_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTI
 Scan = Callable[[Path], ScanResult]
 
 
-class ScannerUnavailable(RuntimeError):
+class ScannerUnavailable(Skill3Error, RuntimeError):
     """No usable SkillSpector binary; the message is the one-line reason."""
 
 

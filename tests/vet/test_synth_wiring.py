@@ -219,8 +219,10 @@ def test_residual_high_findings_exit_3_and_the_skill_is_written(feed, fake_scann
     out = man["vet"]["output"]
     assert out["final"]["status"] == "ran" and {f["rule_id"] for f in out["residual"]} >= {"PE3"}
     assert out["rounds"] and out["rounds"][-1]["note"].endswith("nothing changed; stopped")
+    # run.json records the gate's decision, and it is the command's exit code (one decision, synth.vet.gate)
     assert man["gate"] == {"fail_on_findings": not extra, "blocking": man["vet"]["gate"]["blocking"],
-                           "rules": man["vet"]["gate"]["rules"]} and man["gate"]["blocking"] >= 1
+                           "rules": man["vet"]["gate"]["rules"], "exit_code": code} and man["gate"]["blocking"] >= 1
+    assert man["vet"]["gate"]["exit_code"] == code
     assert "Residual SkillSpector findings" in err and "HIGH/CRITICAL finding(s) remain" in err
     assert CRED in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
     assert [c["phase"] for c in man["prompts"]["calls"]][:2] == ["synthesize", "revise[1]"]

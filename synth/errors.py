@@ -1,0 +1,36 @@
+"""skill3's exit codes and the base of its exceptions: every command ends with an :class:`ExitCode`.
+
+An error that stops a command derives from :class:`Skill3Error`: ``str()`` is one line naming the
+problem and the fix, ``exit_code`` how the command ends (a class default, or given per error).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """How a command ends (the same for ``skill3``, ``scrapy crawl`` and ``python -m synth.run``)."""
+
+    OK = 0
+    FAILURE = 1  # failure, with a one-line reason
+    USAGE = 2  # bad usage or bad input, found before anything is fetched or any model is called
+    FINDINGS = 3  # the skill was written but HIGH/CRITICAL vet findings remain (the gate)
+    INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C: what was gathered is kept
+
+
+class Skill3Error(Exception):
+    """Base of skill3's errors; ``exit_code``: how a command that stops on this error ends."""
+
+    exit_code: ExitCode = ExitCode.FAILURE
+
+    def __init__(self, message: str = "", exit_code: int | None = None) -> None:
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = ExitCode(exit_code)
+
+
+class UsageError(Skill3Error):
+    """Bad usage or bad input (exit 2)."""
+
+    exit_code = ExitCode.USAGE
