@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, V
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.llm.registry import Provider
 from synth.errors import UsageError
 from synth.options import SynthOptions
 from synth.vet.redact import redact_urls
@@ -33,6 +34,11 @@ SECRET_ARGS = frozenset({"brave_key"})
 
 class ArgsError(UsageError, ValueError):
     """A bad spider argument; ``str()`` is one line naming it."""
+
+
+def arg_default(name: str) -> Any:
+    """The default of the spider argument ``name`` (help texts take it from here)."""
+    return LearnArgs.model_fields[name].get_default(call_default_factory=True)
 
 
 def _split_csv(value: Any) -> list[str]:
@@ -79,7 +85,7 @@ class LearnArgs(BaseModel):
     max_pages: int = 200
     output_dir: str | None = None
     synth: bool = True
-    llm_provider: Literal["auto", "openai", "anthropic", "extractive"] = "auto"
+    llm_provider: Provider = "auto"
     llm_endpoint: str | None = None
     llm_model: str | None = None
     verify: bool = False

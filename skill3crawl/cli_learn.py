@@ -13,6 +13,7 @@ from typing import NoReturn, Optional
 
 import typer
 
+from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, arg_default
 from synth.cli_synth import (
     ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, StrictCutoff, TargetModel, Verify,
 )
@@ -80,12 +81,12 @@ def learn_cmd(
     strict_cutoff: StrictCutoff = False,
     authoritative: Optional[str] = typer.Option(None, "--authoritative", help="comma-separated authoritative hosts (weight 1.0)"),
     start_urls: Optional[str] = typer.Option(None, "--start-urls", help="comma-separated URLs to crawl directly, each within its path prefix (docs mode)"),
-    depth_limit: Optional[int] = typer.Option(None, "--depth-limit", help="link hops from a start URL, sitemap or llms.txt entry (default 20)"),
+    depth_limit: Optional[int] = typer.Option(None, "--depth-limit", help=f"link hops from a start URL, sitemap or llms.txt entry (default {DEFAULT_DEPTH_LIMIT})"),
     sitemap_filter: Optional[str] = typer.Option(None, "--sitemap-filter", help="comma-separated path prefixes sitemap and link URLs must start with"),
-    locales: Optional[str] = typer.Option(None, "--locales", help="skip (default): leave /ja/, /zh-cn/ … translations out; keep"),
+    locales: Optional[str] = typer.Option(None, "--locales", help=f"skip: leave /ja/, /zh-cn/ … translations out; keep (default {arg_default('locales')})"),
     input_file: Optional[str] = typer.Option(None, "--input-file", help="offline corpus in the === SOURCE === format"),
     package: Optional[str] = typer.Option(None, "--package", help="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME (default: looked up by the topic's name)"),
-    max_pages: Optional[int] = typer.Option(None, "--max-pages", help="page budget for the crawl"),
+    max_pages: Optional[int] = typer.Option(None, "--max-pages", help=f"pages written, 1–{MAX_PAGES_LIMIT} (default {arg_default('max_pages')})"),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="output folder (default output/<topic>)"),
     llm_provider: LlmProvider = "auto",
     llm_endpoint: LlmEndpoint = None,

@@ -69,7 +69,6 @@ from synth.skill.markdown import fence_for
 from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_SOURCES = 12
 CANDIDATES_PER_SOURCE = 4  # heap keeps max_sources × this many items
 STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only

@@ -11,9 +11,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from synth.llm.registry import DEFAULT_ENDPOINT
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS
+from synth.options import DEFAULT_CONTEXT_TOKENS
 
-PROVIDER_HELP = "auto (openai if the endpoint answers GET /models with a 2xx JSON model list, else extractive), openai, anthropic or extractive"
+_OTHERS = [p for p in PROVIDERS if p != "auto"]
+PROVIDER_HELP = ("auto (the default: openai if the endpoint answers GET /models with a 2xx JSON model list, else extractive), "
+                 + ", ".join(_OTHERS[:-1]) + f" or {_OTHERS[-1]}")
 
 # The synthesis options `skill3 synth` and `skill3 learn` share: one definition, one help text.
 TargetModel = Annotated[Optional[str], typer.Option("--target-model", help="the model the skill is for (cutoff lookup only)")]
@@ -23,7 +26,7 @@ LlmProvider = Annotated[str, typer.Option("--llm-provider", help=PROVIDER_HELP)]
 LlmEndpoint = Annotated[Optional[str], typer.Option("--llm-endpoint", help=f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})")]
 LlmModel = Annotated[Optional[str], typer.Option("--llm-model", help="model name at the endpoint")]
 Verify = Annotated[bool, typer.Option("--verify", help="one more model call re-grounds the draft against its sources")]
-ContextTokens = Annotated[Optional[int], typer.Option("--context-tokens", help="the model's context window in tokens (default 8192)")]
+ContextTokens = Annotated[Optional[int], typer.Option("--context-tokens", help=f"the model's context window in tokens (default {DEFAULT_CONTEXT_TOKENS})")]
 FailOnFindings = Annotated[bool, typer.Option("--fail-on-findings/--no-fail-on-findings", help="exit 3 when high-severity findings remain")]
 Fresh = Annotated[bool, typer.Option("--fresh", help="ignore the previous run in the output folder: no unchanged short cut, no diff (the previous skill is still kept in .history/)")]
 

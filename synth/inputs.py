@@ -10,11 +10,11 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from synth.bundle import DEFAULT_CONTEXT_TOKENS, BundleError, iter_items, rank_sources
+from synth.bundle import BundleError, iter_items, rank_sources
 from synth.cutoff import Cutoff, CutoffError, default_model, parse_month, resolve_cutoff
 from synth.llm.model import LLMError
 from synth.llm.registry import DEFAULT_ENDPOINT, check_provider
-from synth.options import SynthFailure, SynthOptions
+from synth.options import DEFAULT_CONTEXT_TOKENS, SynthFailure, SynthOptions
 
 MIN_CONTEXT_TOKENS = 1024
 

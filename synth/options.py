@@ -19,9 +19,12 @@ from synth.errors import ExitCode, Skill3Error
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
+    from synth.llm.registry import Provider
+
     from synth.dryrun import DryRunReport
 
 ERROR_PREFIX = "skill3 synth: error: "
+DEFAULT_CONTEXT_TOKENS = 8192  # the model's context window when --context-tokens is not given
 
 
 class SynthFailure(Skill3Error):
@@ -51,7 +54,7 @@ class SynthOptions:
     topic: str | None = None
     target_model: str | None = None
     cutoff: str | None = None
-    llm_provider: str = "auto"
+    llm_provider: Provider = "auto"
     llm_endpoint: str | None = None
     llm_model: str | None = None
     verify: bool = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from dataclasses import dataclass
+from typing import Literal, get_args
 from urllib.parse import urlsplit
 
 from synth.llm.model import MAX_RETRIES, ChatModel, LLMError, MissingKeyError, UnknownProviderError
@@ -17,7 +18,9 @@ from synth.llm.model import MAX_RETRIES, ChatModel, LLMError, MissingKeyError, U
 DEFAULT_ENDPOINT = "http://localhost:11434/v1"
 DEFAULT_OPENAI_MODEL = "qwen2.5-coder"
 DEFAULT_ANTHROPIC_MODEL = "claude-opus-4-8"
-PROVIDERS = ("auto", "openai", "anthropic", "extractive")
+# The providers, written once: the spider arguments, SynthOptions and the CLI take them from here.
+Provider = Literal["auto", "openai", "anthropic", "extractive"]
+PROVIDERS: tuple[str, ...] = get_args(Provider)
 
 # OpenAI-compatible services that are hosted (need LLM_API_KEY). Any other endpoint may be a
 # local or private server that needs no key; a gateway that needs one rejects the call (HTTP 401).
