@@ -17,9 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, V
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
-from synth.llm.registry import Provider
+from synth.llm.model import LLMError
+from synth.llm.registry import Choice, Provider, check_provider
 from synth.errors import UsageError
-from synth.options import SynthOptions
+from synth.options import MIN_CONTEXT_TOKENS, SynthOptions
 from synth.vet.redact import redact_urls
 from synth.outdir import output_dir_problem
 from synth.skill.names import topic_slug
@@ -91,6 +92,7 @@ class LearnArgs(BaseModel):
     verify: bool = False
     fail_on_findings: bool = True  # synthesis' exit-3 gate (skill3 learn --no-fail-on-findings)
     fresh: bool = False  # ignore the previous run in the output folder (synth.agents.refresh)
+    context_tokens: int | None = None  # synthesis: the model's context window (default DEFAULT_CONTEXT_TOKENS)
     brave_key: SecretStr | None = None
     package: str | None = None  # pypi:NAME / npm:NAME / crates:NAME pins the registry package the topic is
     role: Literal["main", "worker"] = "main"
@@ -125,6 +127,11 @@ class LearnArgs(BaseModel):
     @classmethod
     def _max_pages(cls, v: Any) -> int:
         return _whole_number(v, 1, MAX_PAGES_LIMIT, "pages")
+
+    @field_validator("context_tokens", mode="before")
+    @classmethod
+    def _context(cls, v: Any) -> int | None:
+        return None if v is None or str(v).strip() == "" else _whole_number(v, MIN_CONTEXT_TOKENS, 10_000_000, "tokens")
 
     @field_validator("depth_limit", mode="before")
     @classmethod
@@ -240,10 +247,14 @@ class LearnArgs(BaseModel):
         return os.environ.get("BRAVE_SEARCH_API_KEY") or None
 
     def usage_problem(self) -> str | None:
-        """One line for what the environment makes unusable: a hosted model without its key."""
+        """One line for what the environment makes unusable: a hosted model without its key (the check of
+        :func:`synth.llm.registry.check_provider`, which ``skill3 learn`` and ``skill3 synth`` make too)."""
         needs_model = self.synth or (self.corpus is None and self.brave_token() is not None)  # synthesis or planning
-        if needs_model and self.llm_provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
-            return "llm_provider anthropic needs a key: set ANTHROPIC_API_KEY"
+        if needs_model:
+            try:
+                check_provider(self.llm_provider, self.llm_endpoint)
+            except LLMError as exc:
+                return str(exc)
         # Nothing configured is fine: the topic is looked up in the package registries first, and a
         # run that finds nothing there (and has no search provider) ends with one "nothing found" line.
         return None
@@ -258,14 +269,18 @@ class LearnArgs(BaseModel):
         data["brave_key_set"] = self.brave_token() is not None
         return data
 
-    def synth_options(self, today: str | None = None) -> SynthOptions:
-        """The synthesis run this crawl triggers: its feed into its folder, with its topic, cutoff and model."""
+    def synth_options(self, today: str | None = None, auto_choice: Choice | None = None) -> SynthOptions:
+        """The synthesis run of this crawl (the one build, for the crawl's trigger and ``skill3 learn``): its
+        feed into its folder, with its topic, cutoff, model and synthesis options. ``today``: the crawl's day
+        (``SKILL3_TODAY``); ``auto_choice``: the provider ``auto`` already resolved to (one probe per run).
+        The cutoff is passed as given (``cutoff_time``, else the target model's): synthesis resolves it the
+        same way and records where it came from."""
         return SynthOptions(
             paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic,
-            target_model=self.target_model, cutoff=self.cutoff.month if self.cutoff else self.cutoff_time,
+            target_model=self.target_model, cutoff=self.cutoff_time,
             llm_provider=self.llm_provider, llm_endpoint=self.llm_endpoint, llm_model=self.llm_model,
-            verify=self.verify, strict_cutoff=self.strict_cutoff, fail_on_findings=self.fail_on_findings, today=today,
-            fresh=self.fresh,
+            verify=self.verify, strict_cutoff=self.strict_cutoff, context_tokens=self.context_tokens,
+            fail_on_findings=self.fail_on_findings, today=today, fresh=self.fresh, auto_choice=auto_choice,
         )
 
 

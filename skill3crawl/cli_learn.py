@@ -7,6 +7,7 @@ It lives on the crawl side, so ``synth`` never imports Scrapy; the ``skill3`` co
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import NoReturn, Optional
@@ -19,7 +20,7 @@ from synth.cli_synth import (
 )
 from synth.errors import ExitCode
 from synth.llm.model import LLMError
-from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose
+from synth.llm.registry import check_provider, choose, fallback_warning
 
 SETTING_HELP = ("a Scrapy setting for the crawl, as `scrapy crawl -s` (repeatable; wins over the project's settings), "
                 "e.g. -s JOBDIR=crawls/mcp (resumable), -s LOG_LEVEL=INFO, -s SKILL3_RESOLVE=JSON")
@@ -52,6 +53,8 @@ def learn_spider_kwargs(
     locales: str | None = None,
     package: str | None = None,
     fresh: bool = False,
+    context_tokens: int | None = None,
+    fail_on_findings: bool = True,
 ) -> dict[str, str]:
     """`skill3 learn --x-y V` → spider ``-a x_y=V``; ``synth=0``: this command synthesises itself.
 
@@ -61,13 +64,14 @@ def learn_spider_kwargs(
         "target_model": target_model, "cutoff_time": cutoff_time, "authoritative": authoritative,
         "start_urls": start_urls, "input_file": input_file, "output_dir": output_dir, "llm_endpoint": llm_endpoint,
         "llm_model": llm_model, "brave_key": brave_key, "depth_limit": depth_limit, "sitemap_filter": sitemap_filter,
-        "locales": locales, "package": package,
+        "locales": locales, "package": package, "context_tokens": context_tokens,
     }
     kw.update({k: str(v) for k, v in optional.items() if v not in (None, "")})
     if max_pages is not None:
         kw["max_pages"] = str(max_pages)
     kw["strict_cutoff"] = "1" if strict_cutoff else "0"
     kw["verify"] = "1" if verify else "0"
+    kw["fail_on_findings"] = "1" if fail_on_findings else "0"
     kw["llm_provider"] = llm_provider
     if fresh:
         kw["fresh"] = "1"
@@ -115,22 +119,22 @@ def learn_cmd(
         _fail(ExitCode.USAGE, f"unknown --export {bad[0]!r}; use one of {', '.join(EXPORT_FORMATS)}")
     try:  # a malformed -s, or a hosted provider without a key: before any crawl
         overrides = runner.setting_overrides(setting)
-        check_provider(llm_provider, llm_endpoint or (DEFAULT_ENDPOINT if llm_provider == "openai" else None))
+        check_provider(llm_provider, llm_endpoint)
     except (runner.SettingError, LLMError) as exc:
         _fail(exc.exit_code, str(exc))
-    crawl_provider = llm_provider
-    if llm_provider == "auto":  # the spider takes a concrete provider for its query planner
-        choice = choose(llm_provider, llm_endpoint, llm_model)
-        crawl_provider, llm_model, reason = choice.provider, choice.model, choice.reason
-        if reason:
-            typer.secho(f"skill3: WARNING: no LLM answers ({reason}): planning falls back to the bare topic and synthesis "
-                        "to the extractive synthesizer (quotes only, no model)", err=True, fg="yellow", bold=True)
+    crawl_provider, auto_choice = llm_provider, None
+    if llm_provider == "auto":  # resolved once, here: the spider's planner and synthesis both use this choice
+        auto_choice = choose(llm_provider, llm_endpoint, llm_model)
+        crawl_provider, llm_model = auto_choice.provider, auto_choice.model
+        if auto_choice.reason:
+            typer.secho("skill3: WARNING: " + fallback_warning(auto_choice.reason, planning=True), err=True, fg="yellow",
+                        bold=True)
     kwargs = learn_spider_kwargs(
         topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff,
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
         output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
         verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,
-        package=package, fresh=fresh,
+        package=package, fresh=fresh, context_tokens=context_tokens, fail_on_findings=fail_on_findings,
     )
     try:  # the spider's own argument check, before Scrapy starts: one line, exit 2
         args = checked_args(dict(kwargs))
@@ -160,14 +164,12 @@ def learn_cmd(
     feed = out / "run.jsonl"
     if not feed.is_file():
         _fail(ExitCode.FAILURE, f"the crawl wrote no {feed}")
-    from synth.options import SynthOptions
     from synth.run import run_synth
 
-    result = run_synth(SynthOptions(
-        paths=(str(feed),), output_dir=str(out), topic=topic, target_model=target_model, cutoff=cutoff_time,
-        llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
-        strict_cutoff=strict_cutoff, context_tokens=context_tokens, fail_on_findings=fail_on_findings, fresh=fresh,
-    ))
+    # The spider arguments' one build of SynthOptions (the crawl's trigger uses it too), with the crawl's day
+    # (SKILL3_TODAY) and the provider as asked for ("auto", already resolved: no second probe).
+    options = dataclasses.replace(args.synth_options(today=outcome.today, auto_choice=auto_choice), llm_provider=llm_provider)
+    result = run_synth(options)
     result.print_outcome()
     if export and result.skill_dir is not None and result.exit_code in (0, 3):  # --export: the always-loaded index
         from synth.agents import AgentsError

@@ -255,8 +255,9 @@ class SynthTrigger:
             self.crawler.stats.set_value("skill3/synth", "unavailable")
             return
         logger.info("skill3: synthesizing into %s", args.output_dir)
-        # the crawl's "today" (SKILL3_TODAY) also bounds synthesis; -a fail_on_findings=0 turns the exit-3 gate off
-        options = args.synth_options(today=state.today.isoformat())
+        # the crawl's "today" (SKILL3_TODAY) also bounds synthesis, and "auto" stays what the planner probed;
+        # -a fail_on_findings=0 turns the exit-3 gate off
+        options = args.synth_options(today=state.today.isoformat(), auto_choice=state.auto_choice)
         try:
             result = run_synth(options)
             result.print_outcome()

@@ -111,6 +111,7 @@ class CrawlOutcome:
     interrupted: bool = False  # a signal stopped it (a paused JOBDIR crawl too): nothing to synthesise yet
     package: str | None = None  # "'fastapi' is the package pypi:fastapi (…)"
     summary: str | None = None  # the crawl's closing summary line; None when it fetched nothing
+    today: str | None = None  # the crawl's day (SKILL3_TODAY, else the UTC date): its synthesis uses the same
 
     @property
     def complete(self) -> bool:
@@ -139,7 +140,7 @@ def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
     values = stats.get_stats()
     # Nothing fetched (e.g. nothing found for the topic): the crawl's own error line says it all.
     summary = summary_line(summary_figures(values)) if values.get("skill3/pages_fetched") is not None else None
-    return CrawlOutcome(code, interrupted=state.interrupted, package=chosen, summary=summary)
+    return CrawlOutcome(code, interrupted=state.interrupted, package=chosen, summary=summary, today=state.today.isoformat())
 
 
 def run_spider(process: CrawlerProcess | AsyncCrawlerProcess, spider: str | type[Spider],

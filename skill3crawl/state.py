@@ -9,6 +9,7 @@ from typing import Any
 from skill3crawl import sitedates
 from skill3crawl.sitedates import SiteDates
 from synth.errors import ExitCode
+from synth.llm.registry import Choice
 
 
 @dataclass
@@ -30,6 +31,8 @@ class CrawlState:
     interrupted: bool = False  # stopped by a signal (Ctrl-C, SIGTERM): kept what was written, no synthesis
     # Release dates read on the crawled pages (crawl.json "timeline") and build-dated hosts.
     site_dates: SiteDates = field(default_factory=SiteDates)
+    # "auto" as the query planner resolved it (one probe per run): the synthesis it triggers uses the same.
+    auto_choice: Choice | None = None
 
 
 def get_state(crawler: Any) -> CrawlState:

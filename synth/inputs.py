@@ -13,10 +13,8 @@ from typing import Any
 from synth.bundle import BundleError, iter_items, rank_sources
 from synth.cutoff import Cutoff, CutoffError, default_model, parse_month, resolve_cutoff
 from synth.llm.model import LLMError
-from synth.llm.registry import DEFAULT_ENDPOINT, check_provider
-from synth.options import DEFAULT_CONTEXT_TOKENS, SynthFailure, SynthOptions
-
-MIN_CONTEXT_TOKENS = 1024
+from synth.llm.registry import check_provider
+from synth.options import DEFAULT_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, SynthFailure, SynthOptions
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ def check_options(options: SynthOptions) -> None:
         raise SynthFailure(2, "no input: pass one or more run.jsonl files")
     provider = options.llm_provider
     try:
-        check_provider(provider, options.llm_endpoint or (DEFAULT_ENDPOINT if provider == "openai" else None))
+        check_provider(provider, options.llm_endpoint)
     except LLMError as exc:
         raise SynthFailure(2, str(exc)) from None
     if options.context_tokens is not None and options.context_tokens < MIN_CONTEXT_TOKENS:

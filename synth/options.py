@@ -19,12 +19,13 @@ from synth.errors import ExitCode, Skill3Error
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from synth.llm.registry import Provider
+    from synth.llm.registry import Choice, Provider
 
     from synth.dryrun import DryRunReport
 
 ERROR_PREFIX = "skill3 synth: error: "
 DEFAULT_CONTEXT_TOKENS = 8192  # the model's context window when --context-tokens is not given
+MIN_CONTEXT_TOKENS = 1024  # a smaller --context-tokens leaves no room for sources
 
 
 class SynthFailure(Skill3Error):
@@ -47,6 +48,8 @@ class SynthOptions:
     crawl recorded. ``llm_provider`` is ``auto`` (openai when the endpoint answers, else extractive),
     ``openai``, ``anthropic`` or ``extractive``. ``today`` (``YYYY-MM-DD``) bounds the freshness window
     (default: the day the run starts). ``fail_on_findings``: exit 3 when high-severity findings remain.
+    ``auto_choice``: ``auto`` already resolved by the caller (``skill3 learn``, the crawl's planner), which
+    told the user about a fallback: synthesis uses it without a second probe or a second warning.
     """
 
     paths: tuple[str, ...]
@@ -65,6 +68,7 @@ class SynthOptions:
     dry_run: bool = False
     progress: bool = True
     fresh: bool = False  # ignore the previous run in the output folder (no unchanged short cut, no diff)
+    auto_choice: "Choice | None" = None
 
     def __post_init__(self) -> None:
         paths: Any = self.paths

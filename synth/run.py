@@ -55,7 +55,7 @@ from synth.inputs import Inputs, resolve_inputs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
 from synth.console import print_warning
 from synth.llm.progress import generation_progress
-from synth.llm.registry import choose, make_chat_model
+from synth.llm.registry import choose, fallback_warning, make_chat_model
 from synth.options import SynthFailure, SynthOptions, SynthResult
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
@@ -100,10 +100,11 @@ class RunState:
         finally:
             self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - t0, 3)
 
-    def warn(self, message: str, *, loud: bool = False, record: bool = True) -> None:
-        """Print one warning line to stderr (``loud``: bold yellow ``WARNING``) and, when ``record``, keep it
-        for run.json's ``warnings``."""
-        print_warning(self.err, message, loud=loud)
+    def warn(self, message: str, *, loud: bool = False, record: bool = True, show: bool = True) -> None:
+        """Print one warning line to stderr (``loud``: bold yellow ``WARNING``; not when ``show`` is false: the
+        caller said it already) and, when ``record``, keep it for run.json's ``warnings``."""
+        if show:
+            print_warning(self.err, message, loud=loud)
         if record:
             self.warnings.append(message)
 
@@ -259,12 +260,11 @@ def choose_model(options: SynthOptions, out_dir: Path, state: RunState) -> Model
     """Resolve "auto" (one probe; no answer → extractive, with a warning), refuse outputs skill3 did not
     write, then make the model — all before any model call."""
     provider, llm_model, reason = options.llm_provider, options.llm_model, None
-    if provider == "auto":
-        choice = choose(provider, options.llm_endpoint, llm_model)
+    if provider == "auto":  # one probe per run: the caller's, when it resolved "auto" already
+        choice = options.auto_choice or choose(provider, options.llm_endpoint, llm_model)
         provider, llm_model, reason = choice.provider, choice.model, choice.reason
         if reason:
-            state.warn(f"no LLM answers ({reason}): falling back to the extractive synthesizer (quotes only, no model)",
-                       loud=True)
+            state.warn(fallback_warning(reason), loud=True, show=options.auto_choice is None)
     _check_outputs(out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
     try:
         model = make_chat_model(provider, endpoint=options.llm_endpoint, model=llm_model)

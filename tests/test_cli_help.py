@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from skill3.cli import app
 from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, LearnArgs, arg_default
-from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Provider
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice, Provider
 from synth.options import DEFAULT_CONTEXT_TOKENS, SynthOptions
 
 
@@ -23,7 +23,7 @@ def help_text(*command: str) -> str:
 def test_the_providers_are_one_literal() -> None:
     assert PROVIDERS == typing.get_args(Provider) == ("auto", "openai", "anthropic", "extractive")
     assert typing.get_args(LearnArgs.model_fields["llm_provider"].annotation) == PROVIDERS
-    hints = typing.get_type_hints(SynthOptions, localns={"Provider": Provider})
+    hints = typing.get_type_hints(SynthOptions, localns={"Provider": Provider, "Choice": Choice})
     assert typing.get_args(hints["llm_provider"]) == PROVIDERS
     assert {f.name: f.default for f in dataclasses.fields(SynthOptions)}["llm_provider"] == arg_default("llm_provider")
 

@@ -223,12 +223,14 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
         from synth.llm.model import LLMError
         from synth.llm.planner import Plan, plan
-        from synth.llm.registry import choose, make_chat_model
+        from synth.llm.registry import choose, fallback_warning, make_chat_model
 
         a = self.args
         choice = choose(a.llm_provider, a.llm_endpoint, a.llm_model)  # auto: openai when the endpoint answers
+        if a.llm_provider == "auto":
+            get_state(self.crawler).auto_choice = choice  # the synthesis this crawl triggers uses it: one probe
         if choice.reason:  # auto, and no model server answers: no planning
-            warning = f"no LLM answers ({choice.reason}); searching for the bare topic"
+            warning = fallback_warning(choice.reason, planning=True, synthesis=a.synth)
             logger.warning("skill3: %s", warning)
             return Plan([a.topic], "fallback", warning)
         try:

@@ -72,7 +72,7 @@ def make_chat_model(
     and are never logged. A hosted provider without a key fails here, before any call.
     ``auto`` is resolved by the caller (``resolve_auto``) before this is called.
     """
-    check_provider(provider, endpoint or (DEFAULT_ENDPOINT if provider == "openai" else None), api_key)
+    check_provider(provider, endpoint, api_key)
     if provider == "extractive":
         return None
     if provider == "openai":
@@ -157,12 +157,23 @@ class Choice:
     reason: str | None = None
 
 
+def fallback_warning(reason: str, *, planning: bool = False, synthesis: bool = True) -> str:
+    """The one warning for ``auto`` falling back: what no longer uses a model (the query planner, synthesis)."""
+    what = []
+    if planning:
+        what.append("planning falls back to the bare topic")
+    if synthesis:
+        what.append(("synthesis" if planning else "falling back") + " to the extractive synthesizer (quotes only, no model)")
+    return f"no LLM answers ({reason}): " + " and ".join(what or ["no model is used"])
+
+
 def choose(provider: str, endpoint: str | None = None, model: str | None = None) -> Choice:
     """Resolve ``auto`` with one probe of the endpoint; other providers pass through unchanged.
 
     ``auto`` becomes ``openai`` when the endpoint answers with a model list (the
     model is the requested one, else the default when served, else the first
-    served), otherwise ``extractive`` with the probe's reason.
+    served), otherwise ``extractive`` with the probe's reason. Call it once per run and hand the
+    choice on (``SynthOptions.auto_choice``): ``skill3 learn`` and the crawl's planner do.
     """
     if provider != "auto":
         return Choice(provider, model)

@@ -30,6 +30,8 @@ GOOD_CORPUS = "=== SOURCE ===\nurl: https://a.example/x\n\nbody text\n"
         ({"topic": "mcp", "role": "boss"}, "role"),
         ({"topic": "mcp", "input_file": "/nonexistent/corpus.txt"}, "input_file"),
         ({"topic": "mcp", "max_page": "3"}, "max_page"),
+        ({"topic": "mcp", "context_tokens": "lots"}, "context_tokens"),
+        ({"topic": "mcp", "context_tokens": "100"}, "context_tokens"),  # below MIN_CONTEXT_TOKENS
     ],
 )
 def test_bad_argument_is_one_line_naming_it(raw, names):
@@ -121,6 +123,47 @@ def test_usage_problems_depend_on_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "k")
     assert parse_args({"topic": "t"}).usage_problem() is None
     assert "ANTHROPIC_API_KEY" in parse_args(no_model).usage_problem()  # planning needs the model
+
+
+def test_context_tokens_is_a_spider_argument_passed_to_synthesis():
+    """Every `skill3 learn` option is an -a: --context-tokens too."""
+    assert parse_args({"topic": "t"}).synth_options().context_tokens is None
+    assert parse_args({"topic": "t", "context_tokens": "4096"}).synth_options().context_tokens == 4096
+
+
+# provider, endpoint, keys set → the problem (None: usable); the same decision as synth.llm.registry.check_provider
+KEY_CASES = [
+    ("anthropic", None, {}, "llm_provider anthropic needs a key: set ANTHROPIC_API_KEY"),
+    ("anthropic", None, {"ANTHROPIC_API_KEY": "k"}, None),
+    ("openai", "https://api.openai.com/v1", {}, "the hosted endpoint api.openai.com needs a key: set LLM_API_KEY"),
+    ("openai", "https://api.openai.com/v1", {"LLM_API_KEY": "k"}, None),
+    ("openai", "http://127.0.0.1:8765/v1", {}, None),
+    ("auto", None, {}, None),
+    ("extractive", None, {}, None),
+]
+
+
+@pytest.mark.parametrize("provider, endpoint, keys, problem", KEY_CASES)
+def test_the_spider_checks_keys_as_synthesis_does(monkeypatch, provider, endpoint, keys, problem):
+    """`scrapy crawl learn` refuses a hosted model without its key before crawling, as `skill3 learn` and
+    `skill3 synth` do (one check: check_provider), not after the crawl when synthesis starts."""
+    from synth.llm.model import LLMError
+    from synth.llm.registry import check_provider
+
+    for name in ("ANTHROPIC_API_KEY", "LLM_API_KEY", "BRAVE_SEARCH_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in keys.items():
+        monkeypatch.setenv(name, value)
+    raw = {"topic": "t", "authoritative": "a.example.org", "llm_provider": provider}
+    if endpoint:
+        raw["llm_endpoint"] = endpoint
+    assert parse_args(raw).usage_problem() == problem
+    try:
+        check_provider(provider, endpoint)
+        expected = None
+    except LLMError as exc:
+        expected = str(exc)
+    assert expected == problem
 
 
 def test_runner_bookkeeping_arguments_are_ignored():

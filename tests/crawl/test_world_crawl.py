@@ -359,7 +359,7 @@ def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
         assert "the search API rejected the key (HTTP 401)" in proc.stderr and KEY not in proc.stderr
         assert len(brave.seen) == 1  # 401 is not retried
         assert brave.seen[0].query["q"] == ["alpha"]  # the model was unreachable: the bare topic
-        assert "no LLM answers" in proc.stderr and "searching for the bare topic" in proc.stderr  # llm_provider auto
+        assert "no LLM answers" in proc.stderr and "planning falls back to the bare topic" in proc.stderr  # llm_provider auto
         crawl = json.loads((out / "crawl.json").read_text())
         assert crawl["planner"]["status"] == "fallback" and crawl["queries"] == ["alpha"]
         assert crawl["discovery"] == ["brave", "direct"] and crawl["summary"]["items_written"] == 1

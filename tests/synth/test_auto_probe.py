@@ -103,3 +103,39 @@ def test_providers_do_not_import_the_registry():
         tree = ast.parse((root / name).read_text())
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert "synth.llm.registry" not in imported, name
+
+
+def test_synthesis_takes_the_callers_choice_without_a_second_probe(server, tmp_path):
+    """`skill3 learn` and the crawl's planner resolve "auto" once and hand the choice on: synthesis does not
+    probe again, and records the fallback without printing it a second time."""
+    from rich.console import Console
+
+    from synth.llm.registry import Choice, fallback_warning
+    from synth.options import SynthOptions
+    from synth.run import run_synth
+    from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
+
+    answer, url = server
+    feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
+    err = Console(file=open(tmp_path / "err.txt", "w"), width=300)
+    choice = Choice("extractive", None, f"{url} answered HTTP 503 at /models (not an OpenAI-compatible model list)")
+    result = run_synth(SynthOptions(paths=(str(feed),), cutoff="2026-01", progress=False, llm_endpoint=url,
+                                    auto_choice=choice), console=err)
+    err.file.close()
+    assert result.exit_code == 0, result.error
+    assert answer["gets"] == 0
+    assert fallback_warning(choice.reason) in result.warnings
+    assert "no LLM answers" not in (tmp_path / "err.txt").read_text()
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert (man["model"]["requested"], man["model"]["used"], man["model"]["auto_fallback_reason"]) == ("auto", "extractive", choice.reason)
+
+
+@pytest.mark.parametrize("planning, synthesis, text", [
+    (False, True, "no LLM answers (r): falling back to the extractive synthesizer (quotes only, no model)"),
+    (True, True, "no LLM answers (r): planning falls back to the bare topic and synthesis to the extractive synthesizer (quotes only, no model)"),
+    (True, False, "no LLM answers (r): planning falls back to the bare topic"),
+])
+def test_the_fallback_warning(planning, synthesis, text):
+    from synth.llm.registry import fallback_warning
+
+    assert fallback_warning("r", planning=planning, synthesis=synthesis) == text

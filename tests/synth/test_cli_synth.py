@@ -120,16 +120,16 @@ def test_console_script_runs(feed, tmp_path):
 @pytest.mark.parametrize(
     "options, expected",
     [
-        ({}, {"topic": "mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "llm_provider": "auto"}),  # output_dir: the spider's default
+        ({}, {"topic": "mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "fail_on_findings": "1", "llm_provider": "auto"}),  # output_dir: the spider's default
         ({"target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": True, "authoritative": "a.org,b.org",
           "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources", "max_pages": 40, "output_dir": "o/x",
           "llm_provider": "openai", "llm_endpoint": "http://h:1/v1", "llm_model": "m", "verify": True, "brave_key": "k",
-          "depth_limit": 3, "sitemap_filter": "/docs/,/api/", "locales": "keep"},
+          "depth_limit": 3, "sitemap_filter": "/docs/,/api/", "locales": "keep", "context_tokens": 4096, "fail_on_findings": False},
          {"topic": "mcp", "target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": "1",
           "authoritative": "a.org,b.org", "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources",
           "max_pages": "40", "output_dir": "o/x", "llm_provider": "openai", "llm_endpoint": "http://h:1/v1",
           "llm_model": "m", "verify": "1", "brave_key": "k", "synth": "0", "depth_limit": "3",
-          "sitemap_filter": "/docs/,/api/", "locales": "keep"}),
+          "sitemap_filter": "/docs/,/api/", "locales": "keep", "context_tokens": "4096", "fail_on_findings": "0"}),
     ],
 )
 def test_learn_option_to_spider_argument_mapping(options, expected) -> None:
@@ -142,9 +142,8 @@ def test_learn_every_option_maps_to_a_spider_argument() -> None:
     from skill3crawl.cli_learn import learn_cmd
 
     spider_side = set(inspect.signature(learn_spider_kwargs).parameters) - {"topic"}
-    # --export/--export-to run after the synthesis, on its output folder: not crawl arguments
-    cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "context_tokens", "fail_on_findings", "setting",
-                                                               "export", "export_to"}
+    # --export/--export-to run after the synthesis, on its output folder: not crawl arguments; every other option is an -a
+    cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "setting", "export", "export_to"}
     assert cli_side == spider_side
     from skill3crawl.args import LearnArgs
 
