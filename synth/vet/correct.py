@@ -19,10 +19,10 @@ from synth.skill.markdown import fenced_line_numbers, headings
 from synth.vet.findings import Finding, ScanResult, stable_hash
 from synth.vet.redact import redact_text, secret_spans
 from synth.vet.runner import Scan, run_scan
+from synth.vet.screen import strip_invisible
 
 Revise = Callable[[str, list[Finding]], str]
 
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TEXT_SUFFIXES = {".md", ".txt", ".py", ".sh", ".bash", ".js", ".ts", ".json", ".yaml", ".yml", ".toml",
                   ".ini", ".cfg", ".conf", ".env", ".rb", ".go", ".java", ".ps1", ".html", ".xml", ""}
@@ -162,7 +162,7 @@ def prepass(skill_dir: Path, findings: list[Finding]) -> PrepassReport:
                 text = drop_lines(text, drop)
                 report.dropped[rel] = sorted(drop)
         if path.suffix.lower() in (".md", ".txt", ""):
-            text, n = _INVISIBLE.subn("", text)
+            text, n = strip_invisible(text)  # the screen's definition: what it flags, this removes
             report.invisible_chars += n
         text, n = redact_text(text, filename=path.name)
         report.redactions += n
