@@ -55,7 +55,7 @@ from synth.inputs import Inputs, resolve_inputs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
 from synth.console import print_warning
 from synth.llm.progress import generation_progress
-from synth.llm.registry import choose, fallback_warning, make_chat_model
+from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model
 from synth.options import SynthFailure, SynthOptions, SynthResult
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
@@ -175,6 +175,14 @@ def evidence_budget(context_tokens: int, topic: str, name: str, cutoff: str, tar
     return max(MIN_BUDGET, context_tokens - output_reserve(context_tokens) - overhead)
 
 
+def bundle_budget(inputs: Inputs, name: str, n_sources: int, *, extractive: bool) -> int:
+    """The evidence budget of the run: :func:`evidence_budget`, and at least ``EXTRACTIVE_BUDGET`` when the
+    provider used is ``extractive`` (no model: no context window to fit). The one place that decides it, for
+    the run and its dry run alike."""
+    budget = evidence_budget(inputs.context_tokens, inputs.topic, name, inputs.cutoff.month, inputs.target_model, n_sources)
+    return max(budget, EXTRACTIVE_BUDGET) if extractive else budget
+
+
 def run_synth(options: SynthOptions, *, console: Console | None = None) -> SynthResult:
     """Synthesise a skill from run.jsonl files. Progress and warnings go to ``console`` (default stderr)
     while it runs; the outcome is returned (print it with :meth:`SynthResult.print_outcome`)."""
@@ -204,21 +212,20 @@ def _run(options: SynthOptions, state: RunState) -> SynthResult:
     inputs = resolve_inputs(options, started)
     ranked = rank(inputs, options.strict_cutoff, state)
     name = sanitize_name(inputs.topic, inputs.topic)
-    budget = evidence_budget(inputs.context_tokens, inputs.topic, name, inputs.cutoff.month, inputs.target_model,
-                             len(ranked.candidates))
-    if options.llm_provider == "extractive":
-        budget = max(budget, EXTRACTIVE_BUDGET)
-    if options.dry_run:
-        sel = select_evidence(ranked.candidates, budget, can_condense=options.llm_provider != "extractive")
+    if options.dry_run:  # the bundle the run would build: the provider resolved as the run resolves it
+        provider = resolve_provider(options, state)
+        extractive = provider.provider == "extractive"
+        budget = bundle_budget(inputs, name, len(ranked.candidates), extractive=extractive)
+        sel = select_evidence(ranked.candidates, budget, can_condense=not extractive)
         return state.result(0, dry_run=DryRunReport(ranked, sel, budget, inputs.context_tokens, inputs.cutoff.month))
     # --- refresh (synth.agents.refresh): a previous run here with the same inputs → its skill is left as it was
     refresh = agents_refresh.prepare(options, inputs, ranked)
     if refresh.unchanged:
         _check_outputs(inputs.out_dir)
         return refresh.unchanged_result(state, "same sources and options as the previous run")
-    choice = choose_model(options, inputs.out_dir, state)
-    if choice.model is None:
-        budget = max(budget, EXTRACTIVE_BUDGET)
+    provider = resolve_provider(options, state)
+    budget = bundle_budget(inputs, name, len(ranked.candidates), extractive=provider.provider == "extractive")
+    choice = choose_model(options, provider, inputs.out_dir, state)
     with state.phase("vet_input"):
         candidates, input_vet = vet_input_step(ranked.candidates, state)
     draft = synthesize(choice.model, candidates, budget, inputs, ranked, name, state)
@@ -256,21 +263,25 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
     return ranked
 
 
-def choose_model(options: SynthOptions, out_dir: Path, state: RunState) -> ModelChoice:
-    """Resolve "auto" (one probe; no answer → extractive, with a warning), refuse outputs skill3 did not
-    write, then make the model — all before any model call."""
-    provider, llm_model, reason = options.llm_provider, options.llm_model, None
-    if provider == "auto":  # one probe per run: the caller's, when it resolved "auto" already
-        choice = options.auto_choice or choose(provider, options.llm_endpoint, llm_model)
-        provider, llm_model, reason = choice.provider, choice.model, choice.reason
-        if reason:
-            state.warn(fallback_warning(reason), loud=True, show=options.auto_choice is None)
+def resolve_provider(options: SynthOptions, state: RunState) -> Choice:
+    """The provider and model the run uses: "auto" resolved with one probe (no answer → extractive, with a
+    warning), or the caller's choice when it resolved "auto" already (no second probe, no second warning)."""
+    if options.llm_provider != "auto":
+        return Choice(options.llm_provider, options.llm_model)
+    choice = options.auto_choice or choose("auto", options.llm_endpoint, options.llm_model)
+    if choice.reason:
+        state.warn(fallback_warning(choice.reason), loud=True, show=options.auto_choice is None)
+    return choice
+
+
+def choose_model(options: SynthOptions, provider: Choice, out_dir: Path, state: RunState) -> ModelChoice:
+    """Refuse outputs skill3 did not write, then make the model of ``provider`` — before any model call."""
     _check_outputs(out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
     try:
-        model = make_chat_model(provider, endpoint=options.llm_endpoint, model=llm_model)
+        model = make_chat_model(provider.provider, endpoint=options.llm_endpoint, model=provider.model)
     except LLMError as exc:  # a missing key, an unknown provider
         raise SynthFailure(2, str(exc)) from None
-    return ModelChoice(model, options.llm_provider, provider, reason)
+    return ModelChoice(model, options.llm_provider, provider.provider, provider.reason)
 
 
 def vet_input_step(candidates: list[Candidate], state: RunState) -> tuple[list[Candidate], Any]:

@@ -139,3 +139,28 @@ def test_the_fallback_warning(planning, synthesis, text):
     from synth.llm.registry import fallback_warning
 
     assert fallback_warning("r", planning=planning, synthesis=synthesis) == text
+
+
+@pytest.mark.parametrize("provider", ["auto", "extractive"])
+def test_the_dry_run_shows_the_bundle_the_run_builds(server, tmp_path, provider):
+    """The extractive budget is decided once, on the provider the run uses: a dry run with "auto" and no model
+    server selects from the same budget, in the same mode, as the run that falls back to extractive."""
+    from rich.console import Console
+
+    from synth.options import SynthOptions
+    from synth.run import run_synth
+    from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
+
+    answer, url = server
+    answer["now"] = _Answer(503, b"maintenance", "text/plain")
+    feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
+    err = Console(file=open(tmp_path / "err.txt", "w"), width=300)
+    common = dict(paths=(str(feed),), cutoff="2026-01", progress=False, llm_provider=provider, llm_endpoint=url)
+    dry = run_synth(SynthOptions(**common, dry_run=True), console=err)
+    run = run_synth(SynthOptions(**common), console=err)
+    err.file.close()
+    assert dry.exit_code == run.exit_code == 0, (dry.error, run.error)
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["model"]["used"] == "extractive"
+    assert dry.dry_run.budget == man["bundle"]["budget_tokens"]
+    assert dry.dry_run.selection.mode == man["bundle"]["mode"]  # (the dry run selects before input vetting)
