@@ -24,6 +24,7 @@ from synth.options import MIN_CONTEXT_TOKENS, SynthOptions
 from synth.vet.redact import redact_urls
 from synth.outdir import output_dir_problem
 from synth.skill.names import topic_slug
+from synth.urls import host_of
 
 MAX_PAGES_LIMIT = 100_000
 DEFAULT_DEPTH_LIMIT = 20
@@ -155,7 +156,7 @@ class LearnArgs(BaseModel):
     def _hosts(cls, v: Any) -> list[str]:
         hosts = []
         for item in _split_csv(v):
-            host = urlsplit(item if "//" in item else f"//{item}").hostname or ""
+            host = host_of(item if "//" in item else f"//{item}")
             if not host or not re.fullmatch(r"[a-z0-9.-]+", host) or "." not in host.strip("."):
                 raise ValueError(f"{item!r} is not a host name like docs.example.org")
             hosts.append(host.strip("."))
@@ -236,7 +237,7 @@ class LearnArgs(BaseModel):
         each authoritative host no start URL is on."""
         roots = list(self.start_urls)
         if authoritative:
-            covered = {urlsplit(u).hostname for u in roots}
+            covered = {host_of(u) for u in roots}
             roots += [f"https://{h}/" for h in self.authoritative if h not in covered]
         return list(dict.fromkeys(roots))
 
@@ -314,9 +315,9 @@ def docs_defaults(raw: dict[str, Any]) -> dict[str, Any]:
             raise ArgsError("missing argument start_urls: docs mode needs -a start_urls=URL[,URL…] (or -a authoritative=HOSTS)")
         raw["start_urls"] = ",".join(urls)
     if not raw.get("topic") and urls:
-        raw["topic"] = urlsplit(urls[0]).hostname or ""
+        raw["topic"] = host_of(urls[0])
     if not raw.get("authoritative") and urls:
-        raw["authoritative"] = ",".join(dict.fromkeys(urlsplit(u).hostname or "" for u in urls))
+        raw["authoritative"] = ",".join(dict.fromkeys(host_of(u) for u in urls))
     return raw
 
 

@@ -64,9 +64,10 @@ from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query
 from synth.delta.timeline import Timeline, parse_day
 from synth.errors import UsageError
 from synth.item import SourceItem, check_fields, fields_from_json
-from synth.scoring import combined_score, normalize_host
+from synth.scoring import combined_score
 from synth.skill.markdown import fence_for
 from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
+from synth.urls import host_of, normalize_host, site_host
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 DEFAULT_MAX_SOURCES = 12
@@ -593,7 +594,7 @@ def rank_sources(
     for where, item in iter_items(paths, report, skipped=skipped):
         seen_any = True
         report.items += 1
-        host = normalize_host(item.host or _host_of(item.final_url or item.url))
+        host = normalize_host(item.host or host_of(item.final_url or item.url))
         hosts.observe(host, item.published, item.modified)
         changes = read_changes(item.changes) if item.changes else []
         for version, day in dated_releases(changes):
@@ -631,11 +632,11 @@ def rank_sources(
     # Final statistics: re-score what pass 1 kept.
     detected = hosts.build_dated()
     build_dated = {**detected, **declared}
-    item_build_dates = {normalize_host(c.item.host or _host_of(c.url)): c.build_date for c in heap.ranked() if c.build_date}
-    timeline.reject_build_dates({**item_build_dates, **build_dated}, lambda url: normalize_host(_host_of(url)))
+    item_build_dates = {normalize_host(c.item.host or host_of(c.url)): c.build_date for c in heap.ranked() if c.build_date}
+    timeline.reject_build_dates({**item_build_dates, **build_dated}, site_host)
     rescored: list[Candidate] = []
     for c in heap.ranked():
-        host = normalize_host(c.item.host or _host_of(c.url))
+        host = normalize_host(c.item.host or host_of(c.url))
         bd = build_dated.get(host) or c.build_date
         again, reason = score_item(c.item, cutoff_start, today, strict, timeline=timeline, build_date=bd)
         if again is None:
@@ -651,13 +652,13 @@ def rank_sources(
     votes = _Votes()
     per_candidate: list[list[tuple[str, str, int]]] = []
     for c in candidates:
-        host = normalize_host(c.item.host or _host_of(c.url))
+        host = normalize_host(c.item.host or host_of(c.url))
         snippets = []
         for kind, text in item_snippets(c.item.excerpts, c.item.code_blocks):
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
     for data in _vote_items(paths, skipped, votes.may_vote):
-        host = normalize_host(data.get("host") or _host_of(data.get("final_url") or data["url"]))
+        host = normalize_host(data.get("host") or host_of(data.get("final_url") or data["url"]))
         votes.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
     for c, snippets in zip(candidates, per_candidate):
         _apply_consensus(c, snippets, votes)
@@ -700,14 +701,6 @@ def _apply_delta(candidates: list[Candidate], *, topic: str, queries: Iterable[o
             c.excerpts = [ch.render() for ch in c.delta]
             shown = " ".join(" ".join(ch.text.split()) for ch in c.delta)
             c.code_blocks = [cb for cb in c.code_blocks if " ".join(cb["text"].split())[:200] in shown]
-
-
-_HOST = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#]+)", re.I)
-
-
-def _host_of(url: str) -> str:
-    m = _HOST.match(url or "")
-    return m.group(1).split("@")[-1] if m else ""
 
 
 def _apply_consensus(c: Candidate, snippets: list[tuple[str, str, int]], votes: _Votes) -> None:
@@ -929,7 +922,7 @@ def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutof
                 "n": i,
                 "url": c.url,
                 "title": c.item.title,
-                "host": c.item.host or _host_of(c.url),
+                "host": c.item.host or host_of(c.url),
                 "authority": c.authority,
                 "published": c.item.published,
                 "date_source": c.item.date_source,

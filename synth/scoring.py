@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from synth.urls import normalize_host, site_host
+
 RECENCY_PRE_CUTOFF = 0.5
 RECENCY_UNDATED = 0.3
 RECENCY_FRESH_MAX = 1.0  # published today
@@ -27,21 +29,13 @@ def _host_matches(host: str, pattern: str) -> bool:
     return host == pattern or host.endswith("." + pattern)
 
 
-def normalize_host(host: str) -> str:
-    host = (host or "").strip().lower().rstrip(".")
-    if host.startswith("www."):
-        host = host[4:]
-    return host.split(":", 1)[0] if host.count(":") == 1 else host
-
-
 def _official_match(host: str, url: str | None, official: Mapping[str, str]) -> str | None:
     """The reason of the first official source (``host`` or ``host/path`` prefix) the page is under."""
     hosts = {host}
     path = "/"
     if url:
-        p = urlsplit(url)
-        hosts.add(normalize_host(p.hostname or ""))
-        path = (p.path or "/").lower()
+        hosts.add(site_host(url))
+        path = (urlsplit(url).path or "/").lower()
     for prefix, reason in official.items():
         phost, _, ppath = prefix.lower().partition("/")
         phost = normalize_host(phost)

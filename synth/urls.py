@@ -7,6 +7,9 @@
   trailing ``index.html``/``index.htm`` folded into its folder and a trailing slash
   dropped (the root keeps its ``/``). The crawl de-duplicates on it, lint compares the
   cited sources with the run's on it.
+* :func:`host_of` — a URL's host (the item's ``host``); :func:`normalize_host` — a host as
+  one site (no ``www.``, no port: authority, build-dated hosts and consensus count sites);
+  :func:`site_host` — both. Nothing else takes a URL apart for its host.
 
 So ``https://Docs.Example.org:443/guide/index.html?b=1&a=2#top`` is requested as
 ``https://docs.example.org/guide/index.html?a=2&b=1`` and is the same page as
@@ -66,5 +69,27 @@ def url_key(url: str) -> str:
 
 
 def host_of(url: str) -> str:
-    """The URL's host name, lower-case ('' when it has none)."""
-    return (urlsplit(url).hostname or "").lower()
+    """The URL's host name: lower-case, no trailing dot, an IPv6 literal without its brackets ('' when it
+    has none or the URL is malformed)."""
+    try:
+        host = urlsplit(url or "").hostname or ""
+    except ValueError:  # "http://[::1/": scraped URLs are untrusted
+        return ""
+    return host.lower().rstrip(".")
+
+
+def normalize_host(host: str) -> str:
+    """A host as one site: lower-case, no trailing dot, no ``www.``, no port (``Docs.Example.org:8443``,
+    ``www.docs.example.org.`` → ``docs.example.org``; ``[::1]:8080`` → ``::1``)."""
+    host = (host or "").strip().lower()
+    if host.startswith("["):  # a bracketed IPv6 literal, maybe with a port
+        return host[1:].split("]", 1)[0]
+    if host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    host = host.rstrip(".")
+    return host[4:] if host.startswith("www.") else host
+
+
+def site_host(url: str) -> str:
+    """The site a URL is on: :func:`normalize_host` of :func:`host_of`."""
+    return normalize_host(host_of(url))

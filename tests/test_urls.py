@@ -60,3 +60,53 @@ def test_different_pages(a: str, b: str) -> None:
 def test_malformed_port_is_a_value_error() -> None:
     with pytest.raises(ValueError):
         url_key("https://docs.example.org:99999/")
+
+
+# --------------------------------------------------------------------------- the host of a URL, in one place
+
+HOSTS = [
+    # url, host_of, site_host
+    ("https://Docs.Example.ORG/guide/", "docs.example.org", "docs.example.org"),
+    ("https://user:pw@Docs.Example.org:8443/x", "docs.example.org", "docs.example.org"),
+    ("https://www.docs.example.org./x", "www.docs.example.org", "docs.example.org"),
+    ("http://[::1]:8080/p", "::1", "::1"),
+    ("http://127.0.0.1:8765/v1", "127.0.0.1", "127.0.0.1"),
+    ("//docs.example.org/x", "docs.example.org", "docs.example.org"),
+    ("not a url", "", ""),
+    ("http://[::1/", "", ""),  # malformed: no host, no exception
+]
+
+
+@pytest.mark.parametrize("url, host, site", HOSTS)
+def test_host_of_and_site_host(url, host, site):
+    from synth.urls import host_of, normalize_host, site_host
+
+    assert host_of(url) == host
+    assert site_host(url) == site == normalize_host(host)
+
+
+@pytest.mark.parametrize("host, site", [("Docs.Example.org:8443", "docs.example.org"), ("www.example.org.", "example.org"),
+                                        ("[::1]:8080", "::1"), ("::1", "::1"), ("", "")])
+def test_normalize_host(host, site):
+    from synth.urls import normalize_host
+
+    assert normalize_host(host) == site
+
+
+def test_items_with_and_without_a_host_field_count_as_one_site(tmp_path):
+    """The crawl writes ``host`` (host_of); a feed from elsewhere may leave it out and synthesis derives it from
+    the URL. Both must name the same site: on a bracketed IPv6 host with a port they did not, so a
+    build-dated site with half its pages lacking ``host`` was not recognised."""
+    from datetime import date
+
+    from synth.bundle import rank_sources
+    from tests.synth.corpus import make_item, write_jsonl
+
+    items = []
+    for i in range(12):
+        item = make_item(f"http://[::1]:8080/p{i}.html", published="2026-06-01", excerpts=[f"Page {i} of the alpha docs."])
+        item["host"] = "::1" if i % 2 else ""
+        items.append(item)
+    feed = write_jsonl(tmp_path / "run.jsonl", items)
+    ranked = rank_sources([str(feed)], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29), topic="alpha")
+    assert list(ranked.delta["build_dated_hosts"]) == ["::1"]

@@ -25,6 +25,7 @@ from urllib.parse import quote, urlsplit
 from lxml import etree
 
 from synth.errors import UsageError
+from synth.urls import site_host
 
 ECOSYSTEMS = ("pypi", "npm", "crates")
 DEFAULT_URLS = {
@@ -142,9 +143,9 @@ def _http(url: Any) -> str | None:
 def github_repo(url: str) -> tuple[str, str] | None:
     """(owner, repo) of a github.com URL (any of its spellings), else None."""
     url = _http(url) or ""
-    p = urlsplit(url)
-    if (p.hostname or "").lower() not in ("github.com", "www.github.com"):
+    if site_host(url) != "github.com":
         return None
+    p = urlsplit(url)
     parts = [s for s in p.path.split("/") if s]
     if len(parts) < 2:
         return None
@@ -281,7 +282,7 @@ def official_sources(pkg: Package) -> list[OfficialSource]:
     for role in ("Documentation", "Homepage", "Changelog", "Source"):
         link = pkg.links.get(role)
         p = urlsplit(link or "")
-        host = (p.hostname or "").lower().removeprefix("www.")
+        host = site_host(link or "")
         if not host:
             continue
         if host in CODE_HOSTS:
@@ -303,7 +304,7 @@ def docs_entry(pkg: Package) -> str | None:
     """The documented entry point to crawl in docs mode: Documentation, else a Homepage off code hosts."""
     for role in ("Documentation", "Homepage"):
         link = pkg.links.get(role)
-        host = (urlsplit(link or "").hostname or "").lower().removeprefix("www.")
+        host = site_host(link or "")
         if link and host and host not in CODE_HOSTS:
             return link
     return None

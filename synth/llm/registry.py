@@ -14,6 +14,7 @@ from typing import Literal, get_args
 from urllib.parse import urlsplit
 
 from synth.llm.model import MAX_RETRIES, ChatModel, LLMError, MissingKeyError, UnknownProviderError
+from synth.urls import host_of
 
 DEFAULT_ENDPOINT = "http://localhost:11434/v1"
 DEFAULT_OPENAI_MODEL = "qwen2.5-coder"
@@ -32,12 +33,12 @@ HOSTED_OPENAI_HOSTS = (
 
 
 def is_hosted_openai_endpoint(endpoint: str) -> bool:
-    host = (urlsplit(endpoint).hostname or "").lower().rstrip(".")
+    host = host_of(endpoint)
     return any(host == h or host.endswith("." + h) for h in HOSTED_OPENAI_HOSTS)
 
 
 def is_local_endpoint(endpoint: str) -> bool:
-    host = (urlsplit(endpoint).hostname or "").lower()
+    host = host_of(endpoint)
     if host in ("localhost",) or host.endswith(".localhost"):
         return True
     try:

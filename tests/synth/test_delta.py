@@ -277,9 +277,9 @@ def test_a_release_date_equal_to_the_hosts_build_date_is_rejected():
     t = _timeline(("3.11.0", "2022-10-24", "changelog"))
     t.add("3.11.2", "2026-10-07", "page", "http://docs.example/whatsnew/3.11.html")  # "Release: 3.11.2 Date: <build date>"
     t.add("3.11.1", "2022-12-06", "page", "http://docs.example/whatsnew/changelog.html")
-    from synth.bundle import _host_of
+    from synth.urls import site_host
 
-    assert t.reject_build_dates({"docs.example": "2026-10-07"}, _host_of) == 1
+    assert t.reject_build_dates({"docs.example": "2026-10-07"}, site_host) == 1
     assert [r["version"] for r in t.entries()] == ["3.11.0", "3.11.1"]
     assert t.rejected[-1]["reason"] == "the build date of the page's host"
 
