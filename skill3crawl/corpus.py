@@ -91,12 +91,20 @@ class _Body:
             return
         if "`" in line and not self.document:
             line = _INLINE_CODE.sub("", line)
+        if not self._scan_tags(line):
+            return
+        if self.document and _DOCUMENT_END.search(line):
+            self.document_closed = True
+
+    def _scan_tags(self, line: str) -> bool:
+        """Follow comments and raw-text elements opened and closed on ``line``; False when the line ends
+        inside a comment."""
         pos = 0
         while pos < len(line):
             if self.in_comment:
                 end = line.find("-->", pos)
                 if end < 0:
-                    return
+                    return False
                 self.in_comment, pos = False, end + 3
                 continue
             m = _RAW_TAG.search(line, pos)
@@ -111,8 +119,7 @@ class _Body:
             elif not m.group(3):
                 self.raw_depth += 1
             pos = m.end()
-        if self.document and _DOCUMENT_END.search(line):
-            self.document_closed = True
+        return True
 
     @property
     def open(self) -> bool:
@@ -138,6 +145,55 @@ class _Block:
     oversized: bool = False
     state: _Body = field(default_factory=_Body)
 
+    def header(self, line: str, name: str) -> None:
+        """A line of the header block: ``key: value``; a blank line ends the headers."""
+        if not line.strip():
+            self.in_headers = False
+            return
+        m = _HEADER.match(line.strip())
+        if not m:
+            raise CorpusError(
+                f"{name}: source block {self.number}: header line {line.strip()[:60]!r} is not 'key: value'; "
+                "put a blank line between the headers and the body"
+            )
+        key = m.group(1).lower()
+        if key not in KNOWN_HEADERS:
+            raise CorpusError(f"{name}: source block {self.number}: unknown header {key!r}; use url:, title: or date:")
+        self.headers[key] = m.group(2).strip()
+
+    def body(self, line: str, max_body: int, keep: bool) -> None:
+        """A line of the body: followed for markers, counted against ``max_body``, kept when ``keep``."""
+        if line:
+            self.state.feed(line)
+        if self.oversized:
+            return
+        self.size += (len(line) if line.isascii() else len(line.encode("utf-8", "replace"))) + 1
+        if not self.has_text and line.strip():
+            self.has_text = True
+        if self.size > max_body:
+            self.oversized, self.lines = True, []
+        elif keep:
+            self.lines.append(line)
+
+    def finish(self, name: str, keep: bool) -> CorpusSource | tuple[str, int, str]:
+        """The block as a source (or ``("oversized", block, url)``); CorpusError for a bad one."""
+        url = self.headers.get("url", "")
+        if not url:
+            raise CorpusError(f"{name}: source block {self.number} has no 'url:' header; add 'url: https://…' right after '{MARKER}'")
+        parts = urlsplit(url)
+        try:
+            parts.port  # noqa: B018 - a bad port raises here
+        except ValueError:
+            parts = parts._replace(netloc="")
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise CorpusError(f"{name}: source block {self.number}: url {url[:80]!r} is not an absolute http(s) URL")
+        if self.oversized:
+            return ("oversized", self.number, url)
+        if not self.has_text:
+            raise CorpusError(f"{name}: source block {self.number} ({url}) has an empty body; add the page text after a blank line")
+        return CorpusSource(url=url, title=self.headers.get("title", ""), date=self.headers.get("date") or None,
+                            body="\n".join(self.lines).strip("\n") if keep else "", block=self.number)
+
 
 def iter_corpus(
     lines: Iterable[str], name: str = "input_file", *, keep_bodies: bool = True, max_body: int = MAX_BODY_BYTES
@@ -148,25 +204,6 @@ def iter_corpus(
     over ``max_body`` bytes, and ``("hidden", block, line)`` for a marker line followed by a header
     that was read as body text (inside a fence, ``<pre>``, comment or document). ``keep_bodies=False`` checks the file without keeping any body (the
     sources then have an empty body). Raises :class:`CorpusError` on the first malformed block."""
-
-    def finish(b: _Block) -> CorpusSource | tuple[str, int, str]:
-        url = b.headers.get("url", "")
-        if not url:
-            raise CorpusError(f"{name}: source block {b.number} has no 'url:' header; add 'url: https://…' right after '{MARKER}'")
-        parts = urlsplit(url)
-        try:
-            parts.port  # noqa: B018 - a bad port raises here
-        except ValueError:
-            parts = parts._replace(netloc="")
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise CorpusError(f"{name}: source block {b.number}: url {url[:80]!r} is not an absolute http(s) URL")
-        if b.oversized:
-            return ("oversized", b.number, url)
-        if not b.has_text:
-            raise CorpusError(f"{name}: source block {b.number} ({url}) has an empty body; add the page text after a blank line")
-        return CorpusSource(url=url, title=b.headers.get("title", ""), date=b.headers.get("date") or None,
-                            body="\n".join(b.lines).strip("\n") if keep_bodies else "", block=b.number)
-
     block: _Block | None = None
     seen_text = False
     it = iter(lines)
@@ -177,41 +214,20 @@ def iter_corpus(
             yield ("hidden", block.number, following or "")
         if line.startswith(MARKER) and _is_boundary(line, following, block.state if block else _Body()):
             if block is not None:
-                yield finish(block)
+                yield block.finish(name, keep_bodies)
             elif seen_text:
                 raise CorpusError(f"{name}: text before the first '{MARKER}' line; start the file with '{MARKER}'")
             block = _Block((block.number if block else 0) + 1)
         elif block is None:
             seen_text = seen_text or bool(line.strip())
         elif block.in_headers:
-            if line.strip():
-                m = _HEADER.match(line.strip())
-                if not m:
-                    raise CorpusError(
-                        f"{name}: source block {block.number}: header line {line.strip()[:60]!r} is not 'key: value'; "
-                        "put a blank line between the headers and the body"
-                    )
-                key = m.group(1).lower()
-                if key not in KNOWN_HEADERS:
-                    raise CorpusError(f"{name}: source block {block.number}: unknown header {key!r}; use url:, title: or date:")
-                block.headers[key] = m.group(2).strip()
-            else:
-                block.in_headers = False
+            block.header(line, name)
         else:
-            if line:
-                block.state.feed(line)
-            if not block.oversized:
-                block.size += (len(line) if line.isascii() else len(line.encode("utf-8", "replace"))) + 1
-                if not block.has_text and line.strip():
-                    block.has_text = True
-                if block.size > max_body:
-                    block.oversized, block.lines = True, []
-                elif keep_bodies:
-                    block.lines.append(line)
+            block.body(line, max_body, keep_bodies)
         line = following
     if block is None:
         raise CorpusError(f"{name}: no '{MARKER}' blocks found; start each source with a line '{MARKER}' followed by 'url: …'")
-    yield finish(block)
+    yield block.finish(name, keep_bodies)
 
 
 def parse_corpus(text: str, name: str = "input_file") -> list[CorpusSource]:

@@ -94,6 +94,13 @@ def _type_name(value: Any) -> str:
 
 
 def _check(name: str, kind: str, value: Any) -> Any:
+    """``value`` of the field ``name`` checked as ``kind`` (capped); ValueError with one line otherwise."""
+    if kind in ("texts", "urls", "changes", "blocks"):
+        return _check_list(name, kind, value)
+    return _check_scalar(name, kind, value)
+
+
+def _check_scalar(name: str, kind: str, value: Any) -> Any:
     if kind in ("str", "str?", "url?") and value is None:
         return None if kind == "str?" else ""
     if kind in ("str", "str?", "url", "url?"):
@@ -115,6 +122,10 @@ def _check(name: str, kind: str, value: Any) -> Any:
         if not isinstance(value, bool):
             raise ValueError(f"'{name}' is {_type_name(value)}, not true/false")
         return value
+    raise ValueError(f"unknown field kind {kind!r} of '{name}'")
+
+
+def _check_list(name: str, kind: str, value: Any) -> list:
     if not isinstance(value, list):
         raise ValueError(f"'{name}' is {_type_name(value)}, not a list")
     value = value[:MAX_LIST_ENTRIES]

@@ -69,31 +69,36 @@ def _blocks(el: HtmlElement, out: list[str], list_prefix: str = "") -> None:
     tag = el.tag if isinstance(el.tag, str) else ""
     if not tag or tag in _SKIP:
         return
+    if tag in _HEADINGS or tag in ("tr", "ul", "ol"):
+        _structure(el, tag, out)
+    elif not _has_block_child(el):
+        text = _text(el)
+        if text:
+            out.append(list_prefix + ("> " + text if tag == "blockquote" else text))
+    else:
+        _mixed(el, out, list_prefix)
+
+
+def _structure(el: HtmlElement, tag: str, out: list[str]) -> None:
+    """A heading, a table row or a list."""
     if tag in _HEADINGS:
         text = _text(el)
         if text:
             out.append("#" * _HEADINGS[tag] + " " + text)
-        return
-    if tag == "tr":
+    elif tag == "tr":
         cells = [_text(c) for c in el if isinstance(c.tag, str) and c.tag in ("td", "th")]
         if any(cells):
             out.append("| " + " | ".join(cells) + " |")
-        return
-    if tag in ("ul", "ol"):
+    else:
         n = 0
         for li in el:
             if isinstance(li.tag, str) and li.tag == "li":
                 n += 1
                 _blocks(li, out, "- " if tag == "ul" else f"{n}. ")
-        return
-    if not _has_block_child(el):
-        text = _text(el)
-        if text:
-            if tag == "blockquote":
-                text = "> " + text
-            out.append(list_prefix + text)
-        return
-    # mixed content: loose inline runs become paragraphs, block children recurse
+
+
+def _mixed(el: HtmlElement, out: list[str], list_prefix: str) -> None:
+    """Mixed content: loose inline runs become paragraphs, block children recurse."""
     run: list[str] = [el.text or ""]
     first = True
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator
 from urllib.parse import urlsplit
 
 import orjson
@@ -145,73 +145,87 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         if a.role == "worker":
             return  # workers never plan or seed: they consume the shared queue
         if a.corpus is not None:
-            state.discovery.append("corpus")
-            state.planner = {"status": "skipped", "reason": "input_file"}
-            corpus = a.corpus
-            for reason, urls in (("oversized", corpus.oversized), ("duplicate_url", corpus.duplicates)):
-                if urls:
-                    self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
-                    what = f"over {corpus.max_body // (1024 * 1024)} MiB" if reason == "oversized" else "a URL an earlier source has"
-                    logger.warning("skill3: input_file: %d source(s) skipped, %s: %s", len(urls), what, ", ".join(urls[:3]))
-            if corpus.hidden:
-                logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
-                               "as page text, not as new sources (source block(s) %s); close the block before the next source",
-                               len(corpus.hidden), ", ".join(map(str, sorted(set(corpus.hidden))[:5])))
-            written = self._written_before()
-            self.written_before = len(written)
-            for n, src in enumerate(corpus):
-                if written and url_key(src.url) in written:
-                    self.crawler.stats.inc_value("skill3/resumed/already_written")
-                    continue
-                if not await self._budget_left():
-                    self._drop_unread(corpus, n)
-                    break
-                self.items_yielded += 1
-                yield self._corpus_item(src)
+            async for item in self._start_corpus(state):
+                yield item
             return
-
         provider = self.search_provider = search.configured_provider(self.settings, a.brave_token())
         if self.resolves_packages():  # official sources from the topic: registries → repository → docs
             for r in self.registry_requests():
                 yield r
         if provider is not None:
             plan = await asyncio.to_thread(self._plan)
-            state.queries = plan.queries
-            state.planner = {"status": plan.status, **({"warning": plan.warning} if plan.warning else {})}
-            self.crawler.stats.set_value("skill3/queries_planned", len(plan.queries))
-            state.discovery.append(provider.name)
-            self.pending_searches = len(plan.queries)
-            for q in plan.queries:
-                yield scrapy.Request(
-                    provider.request_url(q, a.cutoff.start, state.today),
-                    # the key header is added at download time (SearchKeyMiddleware): never in a queue on disk or in Redis
-                    headers={"Accept": "application/json"},
-                    callback=self.parse_search,
-                    errback=self.search_failed,
-                    dont_filter=True,
-                    cb_kwargs={"query": q},
-                    meta={
-                        "download_slot": search.SLOT,
-                        "dont_obey_robotstxt": True,  # an API we are a customer of, not a crawled site
-                        "dont_cache": True,  # the cache would store the key header on disk
-                        "autothrottle_dont_adjust_delay": True,
-                        "skill3_search": provider.sends_key,  # only Brave's requests carry the key
-                        "skill3_kind": "search",
-                    },
-                )
+            for r in self._search_requests(provider, plan, state):
+                yield r
         else:
-            state.queries = []
-            state.planner = {"status": "skipped", "reason": "no search provider"}
-            if not self.resolves_packages():  # else said once the registries answered (or "nothing found")
-                self.warn_no_search()
-            if self.site_roots:
-                for r in self._direct_requests():
-                    yield r
-            elif not self.resolves_packages():
-                self.nothing_found_check()
-            if resuming(self.settings):  # the pages waiting in the saved state (after a kill: also those in flight)
-                for r in self.resume_waiting():
-                    yield r
+            for r in self._start_without_search(state):
+                yield r
+
+    def _start_without_search(self, state: Any) -> Iterator[scrapy.Request]:
+        """No search provider: the sites named (docs mode), and the pages a resumed crawl left waiting."""
+        state.queries = []
+        state.planner = {"status": "skipped", "reason": "no search provider"}
+        if not self.resolves_packages():  # else said once the registries answered (or "nothing found")
+            self.warn_no_search()
+        if self.site_roots:
+            yield from self._direct_requests()
+        elif not self.resolves_packages():
+            self.nothing_found_check()
+        if resuming(self.settings):  # the pages waiting in the saved state (after a kill: also those in flight)
+            yield from self.resume_waiting()
+
+    async def _start_corpus(self, state: Any) -> AsyncIterator[PageItem]:
+        """The offline corpus: its skipped sources said once, then one item per source within the budget
+        (a resumed crawl skips what its feed already holds)."""
+        state.discovery.append("corpus")
+        state.planner = {"status": "skipped", "reason": "input_file"}
+        corpus = self.args.corpus
+        for reason, urls in (("oversized", corpus.oversized), ("duplicate_url", corpus.duplicates)):
+            if urls:
+                self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
+                what = f"over {corpus.max_body // (1024 * 1024)} MiB" if reason == "oversized" else "a URL an earlier source has"
+                logger.warning("skill3: input_file: %d source(s) skipped, %s: %s", len(urls), what, ", ".join(urls[:3]))
+        if corpus.hidden:
+            logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
+                           "as page text, not as new sources (source block(s) %s); close the block before the next source",
+                           len(corpus.hidden), ", ".join(map(str, sorted(set(corpus.hidden))[:5])))
+        written = self._written_before()
+        self.written_before = len(written)
+        for n, src in enumerate(corpus):
+            if written and url_key(src.url) in written:
+                self.crawler.stats.inc_value("skill3/resumed/already_written")
+                continue
+            if not await self._budget_left():
+                self._drop_unread(corpus, n)
+                break
+            self.items_yielded += 1
+            yield self._corpus_item(src)
+
+    def _search_requests(self, provider: search.SearchProvider, plan: Plan, state: Any) -> Iterator[scrapy.Request]:
+        """The planned queries as search API requests (the key header is added at download time)."""
+        a = self.args
+        state.queries = plan.queries
+        state.planner = {"status": plan.status, **({"warning": plan.warning} if plan.warning else {})}
+        self.crawler.stats.set_value("skill3/queries_planned", len(plan.queries))
+        state.discovery.append(provider.name)
+        self.pending_searches = len(plan.queries)
+        for q in plan.queries:
+            yield scrapy.Request(
+                provider.request_url(q, a.cutoff.start, state.today),
+                # the key header is added at download time (SearchKeyMiddleware): never in a queue on disk or in Redis
+                headers={"Accept": "application/json"},
+                callback=self.parse_search,
+                errback=self.search_failed,
+                dont_filter=True,
+                cb_kwargs={"query": q},
+                meta={
+                    "download_slot": search.SLOT,
+                    "dont_obey_robotstxt": True,  # an API we are a customer of, not a crawled site
+                    "dont_cache": True,  # the cache would store the key header on disk
+                    "autothrottle_dont_adjust_delay": True,
+                    "skill3_search": provider.sends_key,  # only Brave's requests carry the key
+                    "skill3_kind": "search",
+                },
+            )
 
     def provider(self) -> search.SearchProvider:
         """The search engine answering this crawl's searches (a worker decides from its own environment)."""

@@ -46,40 +46,44 @@ class OpenAICompatModel:
             kwargs["temperature"] = temperature
         self.last_usage = None
         try:
-            if on_text is None:
-                resp = self._client.chat.completions.create(**kwargs)
-                if resp.usage is not None:
-                    self.last_usage = {"prompt_tokens": resp.usage.prompt_tokens, "completion_tokens": resp.usage.completion_tokens}
-                if not resp.choices:
-                    raise LLMError(f"LLM endpoint {self.endpoint} returned no choices")
-                return resp.choices[0].message.content or ""
-            parts: list[str] = []
-            for chunk in self._client.chat.completions.create(stream=True, **kwargs):
-                if getattr(chunk, "usage", None) is not None:
-                    self.last_usage = {"prompt_tokens": chunk.usage.prompt_tokens, "completion_tokens": chunk.usage.completion_tokens}
-                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
-                    parts.append(chunk.choices[0].delta.content)
-                    on_text(parts[-1])
-            return "".join(parts)
-        except openai.APIConnectionError as exc:
-            raise LLMError(
+            return self._answer(kwargs) if on_text is None else self._stream(kwargs, on_text)
+        except openai.APIError as exc:
+            raise self._error(exc) from exc
+
+    def _answer(self, kwargs: dict) -> str:
+        resp = self._client.chat.completions.create(**kwargs)
+        if resp.usage is not None:
+            self.last_usage = {"prompt_tokens": resp.usage.prompt_tokens, "completion_tokens": resp.usage.completion_tokens}
+        if not resp.choices:
+            raise LLMError(f"LLM endpoint {self.endpoint} returned no choices")
+        return resp.choices[0].message.content or ""
+
+    def _stream(self, kwargs: dict, on_text: Callable[[str], None]) -> str:
+        parts: list[str] = []
+        for chunk in self._client.chat.completions.create(stream=True, **kwargs):
+            if getattr(chunk, "usage", None) is not None:
+                self.last_usage = {"prompt_tokens": chunk.usage.prompt_tokens, "completion_tokens": chunk.usage.completion_tokens}
+            if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                parts.append(chunk.choices[0].delta.content)
+                on_text(parts[-1])
+        return "".join(parts)
+
+    def _error(self, exc: openai.APIError) -> LLMError:
+        """The SDK's error as one line naming the problem and the fix."""
+        if isinstance(exc, openai.APIConnectionError):
+            return LLMError(
                 f"LLM endpoint {self.endpoint} unreachable after {self.max_retries} retries: start the server or pass --llm-endpoint"
-            ) from exc
-        except openai.NotFoundError as exc:
-            raise LLMError(
-                f"model {self.model!r} not found at {self.endpoint} (HTTP 404): pass --llm-model with a served model"
-            ) from exc
-        except openai.AuthenticationError as exc:
-            raise LLMError(f"LLM endpoint {self.endpoint} rejected the key (HTTP 401): check LLM_API_KEY") from exc
-        except openai.RateLimitError as exc:
-            raise LLMError(f"LLM endpoint {self.endpoint} rate-limited the call (HTTP 429) after {self.max_retries} retries") from exc
-        except openai.APIStatusError as exc:
-            text = _error_text(exc)
-            if exc.status_code in (400, 413, 422) and is_context_length_message(text):
-                raise ContextLengthError(f"prompt exceeds the model's context window: {one_line(text, 120)}") from exc
-            raise LLMError(f"LLM endpoint {self.endpoint} answered HTTP {exc.status_code}: {one_line(text, 120)}") from exc
-        except openai.APIError as exc:  # e.g. an error event inside a stream
-            text = str(exc.message)
-            if is_context_length_message(text):
-                raise ContextLengthError(f"prompt exceeds the model's context window: {one_line(text, 120)}") from exc
-            raise LLMError(f"LLM endpoint {self.endpoint} failed: {one_line(text, 120)}") from exc
+            )
+        if isinstance(exc, openai.NotFoundError):
+            return LLMError(f"model {self.model!r} not found at {self.endpoint} (HTTP 404): pass --llm-model with a served model")
+        if isinstance(exc, openai.AuthenticationError):
+            return LLMError(f"LLM endpoint {self.endpoint} rejected the key (HTTP 401): check LLM_API_KEY")
+        if isinstance(exc, openai.RateLimitError):
+            return LLMError(f"LLM endpoint {self.endpoint} rate-limited the call (HTTP 429) after {self.max_retries} retries")
+        status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
+        text = _error_text(exc) if isinstance(exc, openai.APIStatusError) else str(exc.message)  # else: an error event in a stream
+        if (status is None or status in (400, 413, 422)) and is_context_length_message(text):
+            return ContextLengthError(f"prompt exceeds the model's context window: {one_line(text, 120)}")
+        if status is not None:
+            return LLMError(f"LLM endpoint {self.endpoint} answered HTTP {status}: {one_line(text, 120)}")
+        return LLMError(f"LLM endpoint {self.endpoint} failed: {one_line(text, 120)}")

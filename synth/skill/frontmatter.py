@@ -78,6 +78,37 @@ def second_frontmatter_line(body: str, first_line: int = 1) -> int | None:
     return None
 
 
+def _unclosed_end(lines: list[str]) -> int:
+    """Where an unclosed block ends: after the YAML-looking lines at the top (a blank line followed by
+    something that is not YAML ends it)."""
+    end = 1
+    while end < len(lines) and (YAMLISH.match(lines[end]) or lines[end].startswith((" ", "\t")) or not lines[end].strip()):
+        if not lines[end].strip() and end + 1 < len(lines) and not YAMLISH.match(lines[end + 1]):
+            break
+        end += 1
+    return end
+
+
+def _lenient_yaml(yaml_lines: list[str], fixes: list[str]) -> dict:
+    """The block as YAML; when it is not a valid YAML mapping, the ``name``/``description``/``compatibility``
+    lines read one by one."""
+    yaml_text = "\n".join(yaml_lines)
+    data: object
+    try:
+        data = yaml.safe_load(yaml_text) if yaml_text.strip() else {}
+    except yaml.YAMLError:
+        data = None
+    if isinstance(data, dict):
+        return data
+    recovered = {}
+    for line in yaml_lines:
+        m = re.match(r"^(name|description|compatibility)\s*:\s*(.*)$", line)
+        if m:
+            recovered[m.group(1)] = m.group(2).strip().strip("'\"")
+    fixes.append("frontmatter was not valid YAML: recovered name/description line by line")
+    return recovered
+
+
 def read_frontmatter(text: str) -> tuple[dict, str, list[str]]:
     """Lenient recovery: (frontmatter mapping, body, fixes) from a model's draft.
 
@@ -95,32 +126,11 @@ def read_frontmatter(text: str) -> tuple[dict, str, list[str]]:
         if text.strip():
             fixes.append("added a frontmatter block (the draft had none)")
         return {}, text, fixes
-    end = None
-    for k in range(1, min(len(lines), 200)):
-        if lines[k].strip() in ("---", "..."):
-            end = k
-            break
+    end = next((k for k in range(1, min(len(lines), 200)) if lines[k].strip() in ("---", "...")), None)
     if end is None:  # unclosed: the YAML-looking lines at the top are the frontmatter
-        end = 1
-        while end < len(lines) and (YAMLISH.match(lines[end]) or lines[end].startswith((" ", "\t")) or not lines[end].strip()):
-            if not lines[end].strip() and end + 1 < len(lines) and not YAMLISH.match(lines[end + 1]):
-                break
-            end += 1
+        end = _unclosed_end(lines)
         yaml_lines, body = lines[1:end], "\n".join(lines[end:])
         fixes.append("closed an unterminated frontmatter block")
     else:
         yaml_lines, body = lines[1:end], "\n".join(lines[end + 1 :])
-    yaml_text = "\n".join(yaml_lines)
-    data: object
-    try:
-        data = yaml.safe_load(yaml_text) if yaml_text.strip() else {}
-    except yaml.YAMLError:
-        data = None
-    if not isinstance(data, dict):
-        data = {}
-        for line in yaml_lines:
-            m = re.match(r"^(name|description|compatibility)\s*:\s*(.*)$", line)
-            if m:
-                data[m.group(1)] = m.group(2).strip().strip("'\"")
-        fixes.append("frontmatter was not valid YAML: recovered name/description line by line")
-    return data, body, fixes
+    return _lenient_yaml(yaml_lines, fixes), body, fixes

@@ -19,6 +19,7 @@ from synth.vet.correct import CorrectionResult
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.input_vet import InputVetResult
 
+
 def blocking_findings(*groups: Iterable[Finding]) -> list[Finding]:
     return [f for group in groups for f in group if f.blocking]
 

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from synth.vet.findings import Finding, ScanResult, severity_rank
 from synth.errors import ExitCode
+from synth.vet.findings import Finding, ScanResult, severity_rank
 from synth.vet.gate import blocking_findings, gate_exit_code
 
 FORMATS = ("text", "json", "sarif")
