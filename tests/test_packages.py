@@ -76,3 +76,19 @@ def test_the_console_script_has_learn_beside_synths_commands() -> None:
     assert names[0] == "learn" and {"synth", "lint", "vet", "setup", "models"} <= set(names)
     packages = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]["find"]["include"]
     assert module.split(".")[0] in packages  # installed with the distribution
+
+
+def test_every_third_party_module_the_packages_import_is_a_declared_dependency() -> None:
+    """pyproject.toml declares what the code imports, not only what happens to come with something else."""
+    import re
+    from importlib.metadata import packages_distributions
+
+    declared = {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower().replace("_", "-")
+                for d in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]}
+    dists = packages_distributions()
+    modules = [path for top in ("synth", "skill3", "skill3crawl") for path in sorted((ROOT / top).rglob("*.py"))]
+    found = {name.split(".")[0] for path in modules for _line, name in imported_modules(ast.parse(path.read_text(encoding="utf-8")))}
+    third_party = sorted(m for m in found if m not in sys.stdlib_module_names and m not in ("synth", "skill3", "skill3crawl"))
+    assert {"httpx2", "tldextract", "lxml", "twisted"} <= set(third_party)
+    undeclared = [m for m in third_party if not {d.lower().replace("_", "-") for d in dists.get(m, [])} & declared]
+    assert undeclared == []
