@@ -15,8 +15,13 @@ export SKILL3_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 SKILL3_REAL_LLM_URL=$(bash scripts/real-llm.sh)
 export SKILL3_REAL_LLM_URL
 export SKILL3_CHROMIUM=${SKILL3_CHROMIUM:-/usr/bin/chromium}
-start=$(date +%s)
 status=0
+# Lint and type check (configured in pyproject.toml); a finding fails the run, after the tests.
+checks=$(date +%s)
+"$PWD/.venv/bin/ruff" check . || status=1
+"$PWD/.venv/bin/mypy" || status=1
+echo "lint and type check: $(( $(date +%s) - checks )) s"
+start=$(date +%s)
 # One worker per core (pytest-xdist); a file's tests stay on one worker (module-scoped crawls run once).
 "$PYTHON" -m pytest -n "${SKILL3_TEST_WORKERS:-auto}" --dist loadfile "$@" || status=$?
 echo "test suite: $(( $(date +%s) - start )) s"

@@ -17,14 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, V
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
 from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.errors import UsageError
 from synth.llm.model import LLMError
 from synth.llm.registry import Choice, Provider, check_provider
-from synth.errors import UsageError
 from synth.options import MIN_CONTEXT_TOKENS, SynthOptions
-from synth.vet.redact import redact_urls
 from synth.outdir import output_dir_problem
 from synth.skill.names import topic_slug
 from synth.urls import host_of
+from synth.vet.redact import redact_urls
 
 MAX_PAGES_LIMIT = 100_000
 DEFAULT_DEPTH_LIMIT = 20
@@ -122,7 +122,7 @@ class LearnArgs(BaseModel):
     @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", "fresh", mode="before")
     @classmethod
     def _flags(cls, v: Any, info: ValidationInfo) -> bool:
-        return _bool(v, info.field_name)
+        return _bool(v, info.field_name or "")
 
     @field_validator("max_pages", mode="before")
     @classmethod
@@ -216,9 +216,9 @@ class LearnArgs(BaseModel):
                 raise ArgsError(str(exc)) from None
         object.__setattr__(self, "cutoff", cutoff)
         object.__setattr__(self, "corpus", corpus)
-        if self.output_dir is None:
-            object.__setattr__(self, "output_dir", str(Path("output") / topic_slug(self.topic)))
-        problem = output_dir_problem(self.output_dir)  # before anything is fetched
+        out = self.output_dir or str(Path("output") / topic_slug(self.topic))
+        object.__setattr__(self, "output_dir", out)
+        problem = output_dir_problem(out)  # before anything is fetched
         if problem:
             raise ArgsError(f"bad argument output_dir: {problem}")
         return self
@@ -230,7 +230,7 @@ class LearnArgs(BaseModel):
 
     @property
     def feed_path(self) -> Path:
-        return Path(self.output_dir) / self.feed_name
+        return Path(str(self.output_dir)) / self.feed_name  # set by the model validator
 
     def site_roots(self, *, authoritative: bool = True) -> list[str]:
         """Where the direct crawl starts: the start URLs, then (``authoritative``) the root of

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from pathlib import Path
-from typing import NoReturn, Optional
+from typing import NoReturn, Optional, cast
 
 import typer
 
@@ -20,7 +19,7 @@ from synth.cli_synth import (
 )
 from synth.errors import ExitCode
 from synth.llm.model import LLMError
-from synth.llm.registry import check_provider, choose, fallback_warning
+from synth.llm.registry import Provider, check_provider, choose, fallback_warning
 
 SETTING_HELP = ("a Scrapy setting for the crawl, as `scrapy crawl -s` (repeatable; wins over the project's settings), "
                 "e.g. -s JOBDIR=crawls/mcp (resumable), -s LOG_LEVEL=INFO, -s SKILL3_RESOLVE=JSON")
@@ -140,8 +139,8 @@ def learn_cmd(
         args = checked_args(dict(kwargs))
     except ArgsError as exc:
         _fail(exc.exit_code, str(exc))
-    kwargs["output_dir"] = args.output_dir
-    out = Path(args.output_dir)
+    out = args.feed_path.parent  # the output folder, the spider's default when none was given
+    kwargs["output_dir"] = str(out)
     from synth.ownership import OwnershipError, check_outputs
 
     try:  # a run.json/index.html skill3 did not write: refuse before crawling, not after
@@ -168,7 +167,8 @@ def learn_cmd(
 
     # The spider arguments' one build of SynthOptions (the crawl's trigger uses it too), with the crawl's day
     # (SKILL3_TODAY) and the provider as asked for ("auto", already resolved: no second probe).
-    options = dataclasses.replace(args.synth_options(today=outcome.today, auto_choice=auto_choice), llm_provider=llm_provider)
+    options = dataclasses.replace(args.synth_options(today=outcome.today, auto_choice=auto_choice),
+                                  llm_provider=cast(Provider, llm_provider))  # checked by check_provider above
     result = run_synth(options)
     result.print_outcome()
     if export and result.skill_dir is not None and result.exit_code in (0, 3):  # --export: the always-loaded index

@@ -251,8 +251,8 @@ def _file_lines(fh: IO[bytes], path: str, name: str) -> Iterator[str]:
         try:
             text = rest + decoder.decode(block, final=not block)
         except UnicodeDecodeError as exc:
-            line = number + (rest + block[: exc.start].decode("utf-8", "replace")).count("\n") + 1
-            raise CorpusError(f"{name}: {path!r} is not UTF-8 text (line {line}); save it as UTF-8") from None
+            line_no = number + (rest + block[: exc.start].decode("utf-8", "replace")).count("\n") + 1
+            raise CorpusError(f"{name}: {path!r} is not UTF-8 text (line {line_no}); save it as UTF-8") from None
         if "\x00" in text:
             text = text.replace("\x00", "")
         lines = text.replace("\r\n", "\n").split("\n")

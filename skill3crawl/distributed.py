@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from scrapy.settings import BaseSettings
+    from twisted.internet.task import LoopingCall
 
 logger = logging.getLogger(__name__)
 
@@ -250,7 +251,7 @@ class RedisSharedState(PageBudget):
             return []
         raw = self.server.lpop(self.waiting)
         if raw:
-            return [json.loads(raw)]  # the released budget slot passes to the waiting page
+            return [json.loads(raw)]  # type: ignore[arg-type]  # one value: lpop without a count
         self.server.decr(self.count)
         return []
 
@@ -265,7 +266,7 @@ class RedisSharedState(PageBudget):
             if raw is None:  # another worker took it
                 self.server.decr(self.count)
                 break
-            ready.append(json.loads(raw))
+            ready.append(json.loads(raw))  # type: ignore[arg-type]  # one value: lpop without a count
         return ready
 
     def recover(self) -> int:
@@ -293,7 +294,7 @@ class RedisWorkerIdle:
         self.idle_since: float | None = None
         self.saw_work = False
         self.closing = False
-        self.loop = None
+        self.loop: LoopingCall | None = None
         self.key: str | None = None
         self.published_busy: bool | None = None
 
@@ -317,8 +318,8 @@ class RedisWorkerIdle:
         self.me = getattr(getattr(spider, "args", None), "worker_id", None) or worker_id()
         self.opened = time.monotonic()
         self._beat()
-        self.loop = task.LoopingCall(self._beat)
-        self.loop.start(HEARTBEAT_SECS, now=False)
+        self.loop = loop = task.LoopingCall(self._beat)
+        loop.start(HEARTBEAT_SECS, now=False)
 
     def response_received(self, response: Response, request: Request, spider: Spider) -> None:
         self.saw_work = True
@@ -335,6 +336,7 @@ class RedisWorkerIdle:
         return len(sched) if sched is not None else 0
 
     def _publish(self, busy: bool) -> None:
+        assert self.key is not None  # set when the spider opened
         self.server.hset(self.key, self.me, json.dumps({"busy": busy, "ts": time.time()}))
         self.published_busy = busy
 
@@ -362,6 +364,7 @@ class RedisWorkerIdle:
 
     def _others_busy(self) -> bool:
         now = time.time()
+        assert self.key is not None  # set when the spider opened
         for wid, raw in self.server.hgetall(self.key).items():
             wid = wid.decode() if isinstance(wid, bytes) else wid
             if wid == self.me:
@@ -404,4 +407,5 @@ class RedisWorkerIdle:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if self.loop is not None and self.loop.running:
             self.loop.stop()
-        self.server.hdel(self.key, self.me)
+        if self.key is not None:
+            self.server.hdel(self.key, self.me)

@@ -224,7 +224,7 @@ class StartItemsClose:
         scraper = getattr(self.crawler.engine, "scraper", None)
         slot = getattr(scraper, "slot", None)
         if slot is not None and slot.closing is not None and not slot.closing.called and hasattr(scraper, "_check_if_closing"):
-            scraper._check_if_closing()
+            scraper._check_if_closing()  # type: ignore[union-attr]  # hasattr above
 
     def spider_closed(self, spider: Any = None, reason: str = "") -> None:
         if self.loop is not None and self.loop.running:

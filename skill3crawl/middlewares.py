@@ -12,9 +12,9 @@ every other request to the host wait.
 from __future__ import annotations
 
 import logging
-from time import monotonic
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
+from time import monotonic
 from typing import Any
 
 from scrapy import signals
@@ -108,13 +108,13 @@ class RetryAfterMiddleware(RetryMiddleware):
         super().__init__(settings)
         self.max_wait = settings.getfloat("SKILL3_RETRY_AFTER_MAX", RETRY_AFTER_MAX)
 
-    def process_exception(self, request: Any, exception: Exception) -> Any:
+    def process_exception(self, request: Any, exception: Exception) -> Any:  # type: ignore[override]  # Scrapy 2.19's, without spider
         if is_dns_failure(exception):  # never retried (DNSLookupError is an OSError, which is retried)
             self.crawler.stats.inc_value("skill3/dns_not_retried")
             return None
         return super().process_exception(request, exception)
 
-    async def process_response(self, request: Any, response: Any) -> Any:
+    async def process_response(self, request: Any, response: Any) -> Any:  # type: ignore[override]  # awaits Retry-After
         if request.meta.get("dont_retry", False) or response.status not in self.retry_http_codes:
             return response
         wait = parse_retry_after(response.headers.get(b"Retry-After"))
@@ -127,7 +127,7 @@ class RetryAfterMiddleware(RetryMiddleware):
                 logger.info("%s asks to retry after %.0fs (> %.0fs): giving up on %s", response.status, wait, self.max_wait, request.url[:200])
                 return response
             stats.inc_value("skill3/retry_after/waits")
-            stats.inc_value("skill3/retry_after/seconds", wait)
+            stats.inc_value("skill3/retry_after/seconds", wait)  # type: ignore[arg-type]  # seconds, not a count
             if not self._pause_slot(request, wait):
                 await _sleep(wait)
         return self._retry(request, response_status_message(response.status)) or response
@@ -146,10 +146,9 @@ class RetryAfterMiddleware(RetryMiddleware):
 
 
 async def _sleep(seconds: float) -> None:
+    from scrapy.utils.defer import maybe_deferred_to_future
     from twisted.internet import reactor
     from twisted.internet.task import deferLater
-
-    from scrapy.utils.defer import maybe_deferred_to_future
 
     await maybe_deferred_to_future(deferLater(reactor, seconds, lambda: None))
 
@@ -175,10 +174,9 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
         awaits one shared Deferred from each of them, and after the first waiter (``asFuture``
         swallows the result) the others got None — allowed — so a host's first concurrent requests
         (llms.txt, the start page) passed whatever robots.txt said. A download error is one log line."""
-        from twisted.internet.defer import Deferred
-
         from scrapy.http import Request
         from scrapy.utils.defer import maybe_deferred_to_future
+        from twisted.internet.defer import Deferred
 
         url = urlparse_cached(request)
         netloc = url.netloc

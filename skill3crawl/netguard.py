@@ -266,7 +266,7 @@ class GuardedResolver:
         self.trusted = set(trusted)
         self.pins = {k.lower(): v for k, v in pins.items()}
         # Checked (public) answers only, like Scrapy's DNSCACHE_* for its own resolvers.
-        self.cache = LocalCache(cache_size) if cache_size else None
+        self.cache: LocalCache | None = LocalCache(cache_size) if cache_size else None
 
     @classmethod
     def from_crawler(cls, crawler: Any, reactor: Any) -> "GuardedResolver":

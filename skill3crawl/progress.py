@@ -48,8 +48,8 @@ class Progress:
     def __init__(self, crawler: Crawler, interval: float) -> None:
         self.crawler = crawler
         self.interval = interval
-        self.task = None
-        self.started = None
+        self.task: task.LoopingCall | None = None
+        self.started: float | None = None
         self.last = (0.0, 0)
 
     @classmethod
@@ -67,20 +67,20 @@ class Progress:
 
     def _queued(self) -> int | None:
         try:
-            return len(self.crawler.engine.scheduler)
+            return len(self.crawler.engine.scheduler)  # type: ignore[arg-type]  # no scheduler (yet): TypeError below
         except (AttributeError, TypeError):
             return None
 
     def spider_opened(self, spider: Spider) -> None:
         self.started = time.monotonic()
         self.last = (self.started, self._done())
-        self.task = task.LoopingCall(self.log)
-        self.task.start(self.interval, now=False)
+        self.task = loop = task.LoopingCall(self.log)
+        loop.start(self.interval, now=False)
 
     def log(self) -> None:
         now, done = time.monotonic(), self._done()
         rate = (done - self.last[1]) / max(now - self.last[0], 1e-9)
-        avg = done / max(now - self.started, 1e-9)
+        avg = done / max(now - (self.started or now), 1e-9)
         self.last = (now, done)
         logger.info(progress_line(done, self._queued(), rate, avg, dropped_by_reason(self.crawler.stats.get_stats())))
 

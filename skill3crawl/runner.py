@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from scrapy import Spider
-from scrapy.crawler import AsyncCrawlerProcess, Crawler, CrawlerProcess
+from scrapy.crawler import AsyncCrawlerProcess, Crawler, CrawlerProcess, CrawlerProcessBase
 from scrapy.settings import BaseSettings, Settings
 from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.project import get_project_settings
 
 from skill3crawl.args import ArgsError, checked_args
-
 from synth.errors import ExitCode, UsageError
 
 ASYNCIO_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
@@ -143,7 +142,7 @@ def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
     return CrawlOutcome(code, interrupted=state.interrupted, package=chosen, summary=summary, today=state.today.isoformat())
 
 
-def run_spider(process: CrawlerProcess | AsyncCrawlerProcess, spider: str | type[Spider],
+def run_spider(process: CrawlerProcessBase, spider: str | type[Spider],
                spider_kwargs: Mapping[str, Any], *, crawler: Crawler | None = None) -> CrawlOutcome:
     """Run one spider in ``process`` to its end (Ctrl-C as in ``scrapy crawl``) → its outcome.
 

@@ -35,7 +35,6 @@ from rich.console import Console
 
 from synth.console import print_warning
 from synth.errors import Skill3Error
-
 from synth.lint import Facts, LintResult, lint_text
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.skill.markdown import LINK

@@ -59,7 +59,7 @@ def lint(
         _fail("give at least one skill folder (or --rules)")
     try:
         facts = load_facts(facts_file) if facts_file else Facts()
-        results = lint_paths(list(paths), facts)
+        results = lint_paths(list(paths or ()), facts)
     except LintError as exc:
         _fail(str(exc))
     typer.echo(RENDERERS[format.value](results))

@@ -7,11 +7,11 @@ side, :mod:`skill3crawl.cli_learn`: nothing in ``synth`` imports Scrapy.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Optional, cast
 
 import typer
 
-from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Provider
 from synth.options import DEFAULT_CONTEXT_TOKENS
 
 _OTHERS = [p for p in PROVIDERS if p != "auto"]
@@ -54,7 +54,7 @@ def synth_cmd(
 
     result = run_synth(SynthOptions(
         paths=tuple(str(p) for p in run_jsonl), output_dir=output_dir, topic=topic, target_model=target_model,
-        cutoff=cutoff_time, llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
+        cutoff=cutoff_time, llm_provider=cast(Provider, llm_provider), llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
         strict_cutoff=strict_cutoff, context_tokens=context_tokens, dry_run=dry_run,
         fail_on_findings=fail_on_findings, progress=not quiet, fresh=fresh,
     ))

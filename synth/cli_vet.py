@@ -12,7 +12,8 @@ import typer
 from synth.errors import ExitCode
 from synth.vet.correct import secret_findings
 from synth.vet.findings import Finding
-from synth.vet.install import SetupError, setup as run_setup
+from synth.vet.install import SetupError
+from synth.vet.install import setup as run_setup
 from synth.vet.lintcheck import lint_findings
 from synth.vet.record import home_dir
 from synth.vet.report import FORMATS, VetReport, render_json, render_sarif, render_text

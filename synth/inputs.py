@@ -26,7 +26,7 @@ class CrawlRecord:
 
     def arg(self, key: str) -> Any:
         """A crawl argument: ``args[key]`` when set, else the top-level ``key``."""
-        args = self.meta.get("args") if isinstance(self.meta.get("args"), dict) else {}
+        args: dict = self.meta["args"] if isinstance(self.meta.get("args"), dict) else {}
         return args.get(key) if args.get(key) not in (None, "") else self.meta.get(key)
 
     @property
@@ -75,7 +75,7 @@ def first_values(paths: tuple[str, ...] | list[str], names: tuple[str, ...]) -> 
     if not names:
         return found
     try:
-        with closing(iter_items(list(paths))) as items:
+        with closing(iter_items(list(paths))) as items:  # type: ignore[type-var]  # a generator: it closes
             for _where, item in items:
                 for name in names:
                     value = getattr(item, name, None)

@@ -47,7 +47,7 @@ def not_run(stage: str) -> dict:
 
 
 def tool_versions() -> dict:
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for name in TOOLS:
         try:
             out[name] = version(name)

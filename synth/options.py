@@ -19,9 +19,8 @@ from synth.errors import ExitCode, Skill3Error
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from synth.llm.registry import Choice, Provider
-
     from synth.dryrun import DryRunReport
+    from synth.llm.registry import Choice, Provider
 
 ERROR_PREFIX = "skill3 synth: error: "
 DEFAULT_CONTEXT_TOKENS = 8192  # the model's context window when --context-tokens is not given
@@ -85,7 +84,7 @@ class SynthResult:
     high-severity findings remain), the one-line ``error`` of a failed run, what was written, the warnings
     and the timings per phase (seconds), and for a dry run the ranking to print."""
 
-    exit_code: ExitCode
+    exit_code: int  # an ExitCode (an int given is made one)
     error: str | None = None
     skill_dir: Path | None = None
     manifest: Path | None = None

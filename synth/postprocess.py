@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 import yaml
 
 from synth.errors import Skill3Error
+from synth.lint.rules import STRUCTURAL, structural_findings
 from synth.skill import fixers, references, sources
 from synth.skill.frontmatter import read_frontmatter
 from synth.skill.names import sanitize_name
-from synth.lint.rules import STRUCTURAL, structural_findings
 from synth.skill.spec import ALLOWED_KEYS, DROPPED_KEYS, FOOTER_PREFIX, MAX_BODY_LINES, MAX_COMPATIBILITY, MAX_DESCRIPTION
 
 MIN_CONTENT_WORDS = 15
@@ -122,7 +122,7 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
         fixes.append("rebuilt the Sources section from the cited sources")
 
     raw_desc = fm.get("description")
-    desc = fixers.clean_text(raw_desc) if isinstance(raw_desc, (str, int, float)) else ""
+    desc = fixers.clean_text(str(raw_desc)) if isinstance(raw_desc, (str, int, float)) else ""
     if fixers.is_degenerate_description(desc, name, ctx.topic):
         desc = fixers.derive_description(body, ctx.topic, ctx.cutoff)
         fixes.append("derived the description from the body (the model's was missing or degenerate)")

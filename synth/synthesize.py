@@ -12,9 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
+from synth.llm.model import ChatModel, Message
 from synth.skill.markdown import fence_for
 from synth.skill.size import estimate_tokens
-from synth.llm.model import ChatModel, Message
 
 PROMPT_VERSION = "synth-1"
 

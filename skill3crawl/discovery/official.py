@@ -32,6 +32,7 @@ from skill3crawl.docs.scope import Scope
 from skill3crawl.items import response_headers
 from skill3crawl.state import get_state
 from synth.errors import ExitCode
+from synth.urls import host_of
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -157,7 +158,7 @@ class OfficialSourcesMixin:
             self.warn_no_search()
         official = {s.prefix: s.reason for s in reg.official_sources(pkg)}
         for key in ("github", "github_raw"):  # a configured GitHub (Enterprise, or a test double) elsewhere
-            default_host = urlsplit(reg.DEFAULT_URLS[key]).hostname
+            default_host = host_of(reg.DEFAULT_URLS[key])
             conf = urlsplit(_base(self.settings, key))
             here = ((conf.hostname or "") + conf.path.rstrip("/")).lower()
             if conf.hostname and here != default_host:
@@ -178,7 +179,7 @@ class OfficialSourcesMixin:
             return
         self._fail(ExitCode.FAILURE, "nothing_found")
         tried = getattr(self, "_registry_tried", {})
-        why = {}
+        why: dict[str, str] = {}
         for key, outcome in tried.items():
             why.setdefault(key.split(":", 1)[0], outcome)
         if why and all(v == "not found" for v in why.values()):

@@ -183,8 +183,8 @@ def _role(label: str) -> str | None:
 
 
 def parse_pypi(body: bytes | str, url: str) -> Package | None:
-    data = _load(body)
-    info = (data or {}).get("info")
+    data = _load(body) or {}
+    info = data.get("info")
     if not isinstance(info, dict) or not isinstance(info.get("name"), str):
         return None
     pkg = Package("pypi", info["name"], url)
@@ -219,8 +219,8 @@ def parse_npm(body: bytes | str, url: str) -> Package | None:
             pkg.links["Documentation"] = homepage  # npm has no docs field: the homepage is the documented entry point
     if repo_url:
         pkg.links["Source"] = repo_url.split("#", 1)[0]
-    times = data.get("time") if isinstance(data.get("time"), dict) else {}
-    versions = data.get("versions") if isinstance(data.get("versions"), dict) else {}
+    times: dict = data["time"] if isinstance(data.get("time"), dict) else {}
+    versions: dict = data["versions"] if isinstance(data.get("versions"), dict) else {}
     for version, when in times.items():
         d = _date(when)
         if d and version not in ("created", "modified") and (not versions or version in versions):
@@ -229,8 +229,8 @@ def parse_npm(body: bytes | str, url: str) -> Package | None:
 
 
 def parse_crates(body: bytes | str, url: str) -> Package | None:
-    data = _load(body)
-    crate = (data or {}).get("crate")
+    data = _load(body) or {}
+    crate = data.get("crate")
     if not isinstance(crate, dict) or not isinstance(crate.get("name"), str):
         return None
     pkg = Package("crates", crate["name"], url, downloads=crate.get("downloads") if isinstance(crate.get("downloads"), int) else None)
@@ -239,8 +239,9 @@ def parse_crates(body: bytes | str, url: str) -> Package | None:
         if link:
             pkg.links[role] = link
     for v in data.get("versions") or []:
-        if isinstance(v, dict) and not v.get("yanked") and _date(v.get("created_at")) and v.get("num"):
-            pkg.releases.append(Release(str(v["num"]), _date(v["created_at"]), "crates", f"https://crates.io/crates/{pkg.name}/{v['num']}"))
+        created = _date(v.get("created_at")) if isinstance(v, dict) else None
+        if isinstance(v, dict) and not v.get("yanked") and created and v.get("num"):
+            pkg.releases.append(Release(str(v["num"]), created, "crates", f"https://crates.io/crates/{pkg.name}/{v['num']}"))
     return pkg
 
 
@@ -286,7 +287,7 @@ def official_sources(pkg: Package) -> list[OfficialSource]:
         if not host:
             continue
         if host in CODE_HOSTS:
-            repo = github_repo(link) if host == "github.com" else None
+            repo = github_repo(link or "") if host == "github.com" else None
             parts = [s for s in p.path.split("/") if s][:2]
             if len(parts) == 2:
                 key = f"{host}/{repo[0]}/{repo[1]}" if repo else f"{host}/{parts[0]}/{parts[1]}"

@@ -107,7 +107,7 @@ def configured_provider(settings: Any, brave_key: str | None, env: Mapping[str, 
         if parts.username or parts.password:  # a URL is queued, cached and logged: never carry a secret in it
             logger.warning("skill3: SEARXNG_URL carries credentials; they are not sent (a request URL is queued and logged): "
                            "reach SearXNG on a private address or through a proxy instead")
-            searx = urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
+            searx = urlunsplit(parts._replace(netloc=(parts.hostname or "") + (f":{parts.port}" if parts.port else "")))
         return SearXNGProvider(str(searx))
     if brave_key:
         return BraveProvider(brave_endpoint(settings, env))

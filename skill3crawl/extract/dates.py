@@ -78,6 +78,7 @@ def normalize_date(value: Any, *, free_text: bool = True, languages: list[str] |
     """
     if value is None:
         return None
+    d: date | None
     if isinstance(value, datetime):
         d = value.date()
     elif isinstance(value, date):
@@ -239,6 +240,7 @@ def combine_dates(
     [(signal, value)] for sitemap ``lastmod``, HTTP ``Last-Modified`` and repository, in that order
     (a repository date never counts as a modification). ``languages``: for free-text values.
     """
+    source: str | None
     published, source = normalize_date(hinted), "corpus"
     if published is None:
         published, source = normalize_date(from_htmldate), "htmldate"

@@ -17,7 +17,6 @@ from typing import Any, Callable
 
 from scrapy import signals
 
-
 PR_SET_PDEATHSIG = 1
 WORKERS = 0  # SKILL3_EXTRACT_WORKERS: 0 = extraction inline, N = N worker processes
 

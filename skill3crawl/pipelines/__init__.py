@@ -19,8 +19,8 @@ from skill3crawl.extract.dates import page_dates
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.state import get_state
 from synth.consensus import ConsensusIndex, item_snippets
-from synth.vet.redact import redact_urls
 from synth.scoring import authority, combined_score, freshness
+from synth.vet.redact import redact_urls
 
 logger = logging.getLogger(__name__)
 

@@ -34,8 +34,8 @@ from skill3crawl.args import ArgsError, LearnArgs, checked_args
 from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
-from skill3crawl.extract.encoding import page_text
 from skill3crawl.docs.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
+from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
 from synth.errors import ExitCode
@@ -127,7 +127,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.state: dict = {}  # replaced by the saved state when JOBDIR holds one
         self.seen_urls: set[str] = set()  # url_key of the search results requested
         self.pending_searches = 0
-        self.search_provider = None  # set in start(): Brave, SearXNG or none
+        self.search_provider: search.SearchProvider | None = None  # set in start(): Brave, SearXNG or none
         self.search_results = 0
         self.fallback_started = False
         self.page_requests = 0
@@ -179,6 +179,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         state.discovery.append("corpus")
         state.planner = {"status": "skipped", "reason": "input_file"}
         corpus = self.args.corpus
+        assert corpus is not None  # start() comes here only with a corpus
         for reason, urls in (("oversized", corpus.oversized), ("duplicate_url", corpus.duplicates)):
             if urls:
                 self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
@@ -428,9 +429,10 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         return None
 
     def page_failed(self, failure: Any) -> None:
-        from scrapy.exceptions import DownloadCancelledError, DownloadTimeoutError, CannotResolveHostError
+        from scrapy.exceptions import CannotResolveHostError, DownloadCancelledError, DownloadTimeoutError
         from scrapy.spidermiddlewares.httperror import HttpError
-        from twisted.internet.error import DNSLookupError, TimeoutError as TxTimeout
+        from twisted.internet.error import DNSLookupError
+        from twisted.internet.error import TimeoutError as TxTimeout
 
         if failure.check(IgnoreRequest) and not failure.check(HttpError):
             if decompression_bomb(failure.value):

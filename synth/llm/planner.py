@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from synth.llm.model import ChatModel, LLMError
+from synth.llm.model import ChatModel, LLMError, Message
 from synth.skill.markdown import code_block_texts, fence_marker, heading_title
 
 logger = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ def parse_queries(text: str | None, max_queries: int = 6) -> list[str]:
     return out
 
 
-def planning_messages(topic: str, cutoff_month: str, today: date, max_queries: int) -> list[dict[str, str]]:
+def planning_messages(topic: str, cutoff_month: str, today: date, max_queries: int) -> list[Message]:
     user = (
         f"Topic: {topic}\n"
         f"A reader's knowledge ends in {cutoff_month}; today is {today.isoformat()}.\n"

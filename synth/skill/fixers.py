@@ -87,7 +87,7 @@ def derive_description(body: str, topic: str, cutoff: str) -> str:
 
 def _first_prose(body: str) -> str:
     """The body's first paragraph of prose (no heading, list, table, quote or code)."""
-    out = []
+    out: list[str] = []
     heads = heading_index(body)
     for i, (line, fenced) in enumerate(_lines_with_fence_state(body)):
         if fenced or i in heads or line.lstrip().startswith(("-", "*", "|", ">")):
@@ -225,8 +225,8 @@ def remove_scaffolding(body: str) -> tuple[str, list[str]]:
 
 def drop_empty_fences(body: str) -> tuple[str, list[str]]:
     """Remove code blocks with nothing inside."""
-    empty = [f for f in find_fences(body) if f.end == f.start + 1]
-    drop = {n - 1 for f in empty for n in (f.start, f.end)}
+    empty = [f for f in find_fences(body) if f.end is not None and f.end == f.start + 1]
+    drop = {n - 1 for f in empty for n in (f.start, f.start + 1)}  # an empty block: its end is the next line
     lines = [line for i, line in enumerate(body.split("\n")) if i not in drop]
     return "\n".join(lines), ([f"removed {len(empty)} empty code block(s)"] if empty else [])
 

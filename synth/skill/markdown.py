@@ -373,7 +373,7 @@ def citation_numbers(marker: str) -> list[int]:
 
 def citations(text: str, first_line: int = 1, exclude: Section | None = None) -> list[Citation]:
     """Citation markers (see ``CITATION``) outside fences, inline code, reference definitions and ``exclude``."""
-    out = []
+    out: list[Citation] = []
     for n, line in lines_outside_fences(text, first_line):
         if exclude is not None and exclude.contains(n):
             continue

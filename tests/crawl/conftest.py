@@ -9,7 +9,8 @@ from typing import Callable
 
 import pytest
 
-from tests.harness import REPO, scrapy_crawl as _crawl
+from tests.harness import REPO
+from tests.harness import scrapy_crawl as _crawl
 
 __all__ = ["REPO", "crawl", "read_jsonl", "scrapy_crawl"]
 

@@ -17,8 +17,8 @@ import pytest
 
 from synth.item import SourceItem
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
-from tests.harness import skill3
 from tests.crawl.fake_registries import FASTAPI_RELEASES, loopback_world, registry_world, searxng_routes
+from tests.harness import skill3
 from tests.mockserver import MockServer, site_routes
 
 BRAVE_KEY = "brave-SECRET-key-0815"
@@ -170,7 +170,7 @@ def test_skill3_learn_fastapi_with_nothing_configured(tmp_path):
         assert f"{base}/" in sources and f"{base}/gh/tiangolo/fastapi/" in sources, sources
         crawl = json.loads((out / "crawl.json").read_text())
         assert crawl["package"]["chosen"] == "pypi:fastapi"
-        assert {o["source"] for o in crawl["official_sources"]} >= {"127.0.0.1", f"127.0.0.1/gh/tiangolo/fastapi"}
+        assert {o["source"] for o in crawl["official_sources"]} >= {"127.0.0.1", "127.0.0.1/gh/tiangolo/fastapi"}
         items = read_jsonl(out / "run.jsonl")
         assert all(i["authority"] == 1.0 and "pypi:fastapi" in i["authority_reason"] for i in items) and len(items) >= 4
     finally:

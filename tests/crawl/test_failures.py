@@ -8,8 +8,7 @@ import json
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.mockserver import MockServer
-from tests.mockserver import sphinx_page
+from tests.mockserver import MockServer, sphinx_page
 
 FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "0", "SKILL3_JS": "never", "RETRY_TIMES": "1", "LOG_LEVEL": "INFO",
         "SKILL3_EXTRACT_WORKERS": "2"}  # docs mode's extraction pool, as users run it

@@ -193,7 +193,9 @@ def test_a_stopped_or_failed_crawl_is_not_complete(stats, settings, interrupted,
 def test_a_crawl_that_fetched_nothing_leaves_the_saying_to_its_error_line() -> None:
     """E.g. nothing found for the topic: the crawl logged one line; no summary of zeros after it."""
     crawler = finished_crawler({"finish_reason": "finished", "skill3/items_written": 0, "skill3/exit_code": 1}, **CORPUS)
-    assert runner.crawl_outcome(crawler) == runner.CrawlOutcome(1)
+    outcome = runner.crawl_outcome(crawler)
+    assert (outcome.exit_code, outcome.summary, outcome.package) == (1, None, None)
+    assert outcome.today == get_state(crawler).today.isoformat()  # the crawl's day, for its synthesis
 
 
 def test_bad_arguments_report_nothing_but_exit_2() -> None:

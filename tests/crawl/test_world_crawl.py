@@ -60,7 +60,7 @@ def world(tmp_path_factory):
     proc = scrapy_crawl(
         "topic=Alpha toolkit",
         "cutoff_time=2026-01",
-        f"authoritative=docs.example.test",
+        "authoritative=docs.example.test",
         f"start_urls=http://docs.example.test:{p}/",
         f"output_dir={out}",
         f"brave_key={KEY}",

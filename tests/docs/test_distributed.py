@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from skill3crawl import distributed
+from tests.mockserver import MockServer, bind, generated_site
 
 from .conftest import ROOT, crawl_cmd, crawl_env
-from tests.mockserver import MockServer, bind, generated_site
 
 REDIS_URL = os.environ.get("SKILL3_TEST_REDIS_URL")
 needs_redis = pytest.mark.skipif(not REDIS_URL, reason="SKILL3_TEST_REDIS_URL not set (scripts/test.sh starts redis-server on loopback)")

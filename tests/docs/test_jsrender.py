@@ -9,7 +9,6 @@ from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
 from skill3crawl.jsrender import JsRenderAddon, JsRenderMiddleware, looks_like_app_shell
-
 from tests.mockserver import MockServer, html
 
 LONG = "<p>" + "Real documentation text that a reader can use without any JavaScript at all. " * 8 + "</p>"

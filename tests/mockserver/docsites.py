@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tests.mockserver.server import Route
 
+
 def html(title: str, body: str, head: str = "") -> bytes:
     return f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>{head}</head><body>{body}</body></html>".encode()
 

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
-from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 from tests.mockserver import StubLLM
+from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 SKILL = """Here is the skill:
 
@@ -82,9 +82,9 @@ def test_model_path_streaming_and_not(feed, tmp_path, monkeypatch, quiet, stream
     # the blog's injected page is quarantined by the built-in screen; source text is inside a fence, never outside one
     assert "Ignore all previous instructions" not in user
     inj = user.index("MCPServer")
-    opened = user.rfind(f"<<<SOURCE", 0, inj)
+    opened = user.rfind("<<<SOURCE", 0, inj)
     closed = user.rfind("<<<END SOURCE", 0, inj)
-    assert opened > closed and user.find(f"<<<END SOURCE", inj) > inj and nonce in user[opened:inj]
+    assert opened > closed and user.find("<<<END SOURCE", inj) > inj and nonce in user[opened:inj]
     skill_dir = tmp_path / "mcp"
     agentskills_validate(skill_dir)
     text = (skill_dir / "SKILL.md").read_text()

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from synth.cli import app
 from synth.ownership import GENERATOR_META, OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import Skill
 from synth.run import SynthFailure, write_skill
 from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
-
-from synth.cli import app
 
 
 @pytest.fixture

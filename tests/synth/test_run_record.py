@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
-from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 from tests.mockserver import StubLLM
+from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 from tests.synth.test_openai_e2e import skill_reply, synth
 
 

@@ -11,10 +11,10 @@ import re
 import pytest
 
 from synth.postprocess import postprocess
+from synth.skill import frontmatter, markdown
 from synth.skill.fixers import drop_degenerate_lines
 from synth.skill.references import split_references
 from synth.skill.sources import fix_citations
-from synth.skill import frontmatter, markdown
 from synth.vet.correct import droppable_lines
 from tests.synth.test_postprocess import CTX, GOOD, adversarial_cases
 
