@@ -8,6 +8,7 @@ import typer
 
 from skill3crawl import cli_learn
 from synth.cli import make_app
+from synth.errors import ExitCode
 
 
 def mcp_cmd(
@@ -19,7 +20,7 @@ def mcp_cmd(
     search_delta, lint, vet, and learn with --allow-learn."""
     if not root.is_dir():
         typer.echo(f"skill3: error: {root} is not a folder; pass --root with the output root (default output/)", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(ExitCode.USAGE)
     from skill3.mcp_server import serve
 
     serve(root.resolve(), allow_learn=allow_learn, learn_timeout=learn_timeout)

@@ -18,7 +18,6 @@ It never imports Scrapy: ``learn`` is a child process (one Twisted reactor per p
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 import sys
 from pathlib import Path

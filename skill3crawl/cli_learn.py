@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 from typing import NoReturn, Optional, cast
 
 import typer
@@ -171,7 +172,7 @@ def learn_cmd(
                                   llm_provider=cast(Provider, llm_provider))  # checked by check_provider above
     result = run_synth(options)
     result.print_outcome()
-    if export and result.skill_dir is not None and result.exit_code in (0, 3):  # --export: the always-loaded index
+    if export and result.skill_dir is not None and result.exit_code in (ExitCode.OK, ExitCode.FINDINGS):  # --export: the always-loaded index
         from synth.agents import AgentsError
         from synth.agents.export import export_run
 

@@ -12,7 +12,8 @@
 """
 
 
-class AgentsError(Exception):
-    """A user-facing problem (bad path, file skill3 did not write ...): one line naming it and the fix."""
+from synth.errors import UsageError
 
-    exit_code = 2
+
+class AgentsError(UsageError):
+    """A user-facing problem (bad path, file skill3 did not write ...): one line naming it and the fix (exit 2)."""

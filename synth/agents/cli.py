@@ -12,11 +12,12 @@ from typing import NoReturn, Optional
 import typer
 
 from synth.agents import AgentsError
+from synth.errors import ExitCode
 
 
-def _fail(exc: AgentsError | str, code: int = 2) -> NoReturn:
+def _fail(exc: AgentsError | str, code: ExitCode = ExitCode.USAGE) -> NoReturn:
     typer.echo(f"skill3: error: {exc}", err=True)
-    raise typer.Exit(getattr(exc, "exit_code", code))
+    raise typer.Exit(exc.exit_code if isinstance(exc, AgentsError) else code)
 
 
 def diff_cmd(
@@ -40,7 +41,7 @@ def diff_cmd(
     else:
         for line in summary_lines(record, examples=50):
             typer.echo(line)
-    raise typer.Exit(1 if exit_code and not record["unchanged"] else 0)
+    raise typer.Exit(ExitCode.FAILURE if exit_code and not record["unchanged"] else ExitCode.OK)
 
 
 def export_cmd(
@@ -84,7 +85,7 @@ def install_cmd(
     except AgentsError as exc:
         _fail(exc)
     except OSError as exc:
-        _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), 1)
+        _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), ExitCode.FAILURE)
 
 
 def register(app: typer.Typer) -> None:

@@ -153,28 +153,7 @@ def install(skill: str | Path, agent: str, *, project: Path | None = None, user:
     if dest.is_symlink() or (dest.exists() and not dest.is_dir()):
         raise AgentsError(f"{dest} exists and is not a folder skill3 installed; it was left alone")
     if dest.exists():
-        if not isinstance(mine, dict):
-            raise AgentsError(f"{dest} exists and was not installed by skill3 (not in {root / RECORD}); it was left alone "
-                              "(move it away to install there)")
-        recorded: dict[str, str] = {k: v for k, v in (mine.get("files") or {}).items() if isinstance(k, str) and _safe_rel(k)}
-        for rel, digest in recorded.items():
-            p = dest / rel
-            if p.is_file() and not p.is_symlink() and _sha(p.read_bytes()) != digest:
-                raise AgentsError(f"{p} was changed after skill3 installed it; nothing was replaced "
-                                  "(move your changes away, or uninstall and install again)")
-        for rel in files:
-            p = dest / rel
-            if (p.exists() or p.is_symlink()) and rel not in recorded:
-                raise AgentsError(f"{p} exists and was not installed by skill3; nothing was replaced (move it away)")
-        for rel in sorted(set(recorded) - set(files)):  # a file the previous version had and this one has not
-            p = dest / rel
-            if p.is_file() and not p.is_symlink():
-                p.unlink()
-                result.removed.append(rel)
-        for rel, data in files.items():
-            _atomic_bytes(dest / rel, data)
-            result.written.append(rel)
-        _prune_empty(dest, set(recorded) - set(files))
+        _replace(dest, _recorded_files(dest, mine, files, root), files, result)
     else:
         staging = Path(tempfile.mkdtemp(prefix=".skill3-install-", dir=root))
         try:
@@ -194,6 +173,39 @@ def install(skill: str | Path, agent: str, *, project: Path | None = None, user:
     }
     _write_record(root, record)
     return result
+
+
+def _recorded_files(dest: Path, mine: Any, files: dict[str, bytes], root: Path) -> dict[str, str]:
+    """The files skill3 installed at ``dest`` (relative path → digest), when every one of them is unchanged and
+    no file of the new version would replace one skill3 did not install; AgentsError otherwise."""
+    if not isinstance(mine, dict):
+        raise AgentsError(f"{dest} exists and was not installed by skill3 (not in {root / RECORD}); it was left alone "
+                          "(move it away to install there)")
+    recorded: dict[str, str] = {k: v for k, v in (mine.get("files") or {}).items() if isinstance(k, str) and _safe_rel(k)}
+    for rel, digest in recorded.items():
+        p = dest / rel
+        if p.is_file() and not p.is_symlink() and _sha(p.read_bytes()) != digest:
+            raise AgentsError(f"{p} was changed after skill3 installed it; nothing was replaced "
+                              "(move your changes away, or uninstall and install again)")
+    for rel in files:
+        p = dest / rel
+        if (p.exists() or p.is_symlink()) and rel not in recorded:
+            raise AgentsError(f"{p} exists and was not installed by skill3; nothing was replaced (move it away)")
+    return recorded
+
+
+def _replace(dest: Path, recorded: dict[str, str], files: dict[str, bytes], result: InstallResult) -> None:
+    """Install the new version over the previous one skill3 installed: its files written, the ones it no
+    longer has removed."""
+    for rel in sorted(set(recorded) - set(files)):  # a file the previous version had and this one has not
+        p = dest / rel
+        if p.is_file() and not p.is_symlink():
+            p.unlink()
+            result.removed.append(rel)
+    for rel, data in files.items():
+        _atomic_bytes(dest / rel, data)
+        result.written.append(rel)
+    _prune_empty(dest, set(recorded) - set(files))
 
 
 def _atomic_bytes(path: Path, data: bytes) -> None:
@@ -227,7 +239,7 @@ def uninstall(name_or_skill: str | Path, agent: str, *, project: Path | None = N
     p = Path(name_or_skill)
     if p.is_dir() and ((p / "SKILL.md").is_file() or (p / "run.json").is_file()):
         name = load(p).skill_dir.name
-    record = read_record(root) if root.exists() else {"schema": RECORD_SCHEMA, "skills": {}}
+    record: dict[str, Any] = read_record(root) if root.exists() else {"schema": RECORD_SCHEMA, "skills": {}}
     mine = record["skills"].get(name)
     dest = root / name
     if not isinstance(mine, dict):

@@ -123,11 +123,13 @@ class Refresh:
 
         atomic_write_text(self.out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
         _rerender_preview(prev, man)
-        gate = man.get("gate") if isinstance(man.get("gate"), dict) else {}
+        gate: dict = man["gate"] if isinstance(man.get("gate"), dict) else {}
         blocking = int(gate.get("blocking") or 0)
         fail = bool(gate.get("fail_on_findings", True))
-        model = man.get("model") if isinstance(man.get("model"), dict) else {}
-        return state.result(3 if blocking and fail else 0, skill_dir=prev.skill_dir, manifest=self.out_dir / "run.json",
+        model: dict = man["model"] if isinstance(man.get("model"), dict) else {}
+        from synth.vet.gate import recorded_exit_code
+
+        return state.result(recorded_exit_code(gate), skill_dir=prev.skill_dir, manifest=self.out_dir / "run.json",
                             preview=self.out_dir / "index.html", written=(), sources=len(prev.sources()),
                             provider=model.get("used"), blocking_findings=blocking, fail_on_findings=fail,
                             unchanged=True, summary=tuple(man["refresh"]["summary"]))

@@ -262,7 +262,7 @@ def entries_from_manifest(raw: list[Any]) -> list[Entry]:
         text = _str(row.get("text"))
         if not text:
             continue
-        kind = row.get("kind") if row.get("kind") in KINDS else "changed"
+        kind = str(row["kind"]) if row.get("kind") in KINDS else "changed"
         out.append(Entry(version=_str(row.get("version"), 64), kind=kind, area=_str(row.get("area"), 200), text=text,
                          url=_str(row.get("url"), 2000), file=_rel_file(row.get("file")), use=_opt(row.get("use")),
                          instead_of=_opt(row.get("instead_of"))))
@@ -370,7 +370,7 @@ def _try_load(path: Path) -> RunView | None:
 
 def stamp(path: Path) -> tuple:
     """What changes when a run or skill folder is rewritten (run.json and SKILL.md times and sizes)."""
-    out = []
+    out: list[tuple[int, int] | None] = []
     for f in (path / "run.json", path / "SKILL.md"):
         try:
             st = f.stat()

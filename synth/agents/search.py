@@ -41,9 +41,9 @@ def search_entries(entries: list[Entry], query: str, limit: int = 10) -> dict[st
     results = []
     for s, i in scored[:limit]:
         e = entries[i]
-        n = citations.setdefault(e.url, len(citations) + 1) if e.url else None
+        cite = citations.setdefault(e.url, len(citations) + 1) if e.url else None
         results.append({"score": round(s, 4), "version": e.version, "kind": e.kind, "area": e.area,
                         "snippet": _snippet(e.text), "use": e.use, "instead_of": e.instead_of, "file": e.file,
-                        "citation": n, "url": e.url or None})
+                        "citation": cite, "url": e.url or None})
     return {"query": query, "terms": list(bm.terms), "results": results,
             "sources": [{"n": n, "url": u} for u, n in citations.items()]}

@@ -24,9 +24,24 @@ def blocking_findings(*groups: Iterable[Finding]) -> list[Finding]:
     return [f for group in groups for f in group if f.blocking]
 
 
+def decide(blocking: int, fail_on_findings: bool = True) -> ExitCode:
+    """The gate: ``FINDINGS`` (3) when ``blocking`` HIGH/CRITICAL findings remain and the gate is on, else ``OK``."""
+    return ExitCode.FINDINGS if fail_on_findings and blocking else ExitCode.OK
+
+
 def gate_exit_code(*groups: Iterable[Finding], fail_on_findings: bool = True) -> ExitCode:
-    """``FINDINGS`` (3) when a HIGH/CRITICAL finding remains and the gate is on, else ``OK``."""
-    return ExitCode.FINDINGS if fail_on_findings and blocking_findings(*groups) else ExitCode.OK
+    """:func:`decide` on the blocking findings of ``groups``."""
+    return decide(len(blocking_findings(*groups)), fail_on_findings)
+
+
+def recorded_exit_code(gate: Any) -> ExitCode:
+    """The exit code a run.json ``gate`` records (a run left as it was ends as it ended); a run.json from before
+    ``gate.exit_code`` was recorded: its blocking count under its ``fail_on_findings``, as decided above."""
+    if not isinstance(gate, dict):
+        return ExitCode.OK
+    if isinstance(gate.get("exit_code"), int):
+        return ExitCode(gate["exit_code"])
+    return decide(int(gate.get("blocking") or 0), bool(gate.get("fail_on_findings", True)))
 
 
 def not_run_scans(*scans: ScanResult | None) -> list[ScanResult]:
