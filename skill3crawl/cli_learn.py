@@ -14,7 +14,7 @@ from typing import NoReturn, Optional
 import typer
 
 from synth.cli_synth import (
-    ContextTokens, CutoffTime, FailOnFindings, LlmEndpoint, LlmModel, LlmProvider, StrictCutoff, TargetModel, Verify,
+    ContextTokens, CutoffTime, FailOnFindings, LlmEndpoint, LlmModel, LlmProvider, SinceVersion, StrictCutoff, TargetModel, Verify,
 )
 from synth.llm.model import LLMError
 from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose
@@ -35,6 +35,7 @@ def learn_spider_kwargs(
     target_model: str | None = None,
     cutoff_time: str | None = None,
     strict_cutoff: bool = False,
+    since_version: str | None = None,
     authoritative: str | None = None,
     start_urls: str | None = None,
     input_file: str | None = None,
@@ -58,7 +59,7 @@ def learn_spider_kwargs(
         "target_model": target_model, "cutoff_time": cutoff_time, "authoritative": authoritative,
         "start_urls": start_urls, "input_file": input_file, "output_dir": output_dir, "llm_endpoint": llm_endpoint,
         "llm_model": llm_model, "brave_key": brave_key, "depth_limit": depth_limit, "sitemap_filter": sitemap_filter,
-        "locales": locales, "package": package,
+        "locales": locales, "package": package, "since_version": since_version,
     }
     kw.update({k: str(v) for k, v in optional.items() if v not in (None, "")})
     if max_pages is not None:
@@ -74,6 +75,7 @@ def learn_cmd(
     target_model: TargetModel = None,
     cutoff_time: CutoffTime = None,
     strict_cutoff: StrictCutoff = False,
+    since_version: SinceVersion = None,
     authoritative: Optional[str] = typer.Option(None, "--authoritative", help="comma-separated authoritative hosts (weight 1.0)"),
     start_urls: Optional[str] = typer.Option(None, "--start-urls", help="comma-separated URLs to crawl directly, each within its path prefix (docs mode)"),
     depth_limit: Optional[int] = typer.Option(None, "--depth-limit", help="link hops from a start URL, sitemap or llms.txt entry (default 20)"),
@@ -113,7 +115,7 @@ def learn_cmd(
             typer.secho(f"skill3: WARNING: no LLM answers ({reason}): planning falls back to the bare topic and synthesis "
                         "to the extractive synthesizer (quotes only, no model)", err=True, fg="yellow", bold=True)
     kwargs = learn_spider_kwargs(
-        topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff,
+        topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff, since_version=since_version,
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
         output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
         verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,
@@ -148,7 +150,8 @@ def learn_cmd(
     result = run_synth(SynthOptions(
         paths=(str(feed),), output_dir=str(out), topic=topic, target_model=target_model, cutoff=cutoff_time,
         llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
-        strict_cutoff=strict_cutoff, context_tokens=context_tokens, fail_on_findings=fail_on_findings,
+        strict_cutoff=strict_cutoff, since_version=since_version, context_tokens=context_tokens,
+        fail_on_findings=fail_on_findings,
     ))
     result.print_outcome()
     raise typer.Exit(result.exit_code)

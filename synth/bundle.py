@@ -60,6 +60,7 @@ from synth.delta.changes import (
     page_freshness,
     read_changes,
 )
+from synth.delta.ledger import Delta, Ledger
 from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
 from synth.delta.timeline import Timeline, parse_day
 from synth.item import SourceItem, check_fields, fields_from_json
@@ -77,6 +78,7 @@ MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 MAX_REPORTED_MALFORMED = 20
 MIN_SOURCE_TOKENS = 120  # a trimmed source keeps at least this much
 HEAP_SLACK = 2  # pass 1 keeps this many times the candidates: its scores are provisional (timeline, hosts, IDF still growing)
+MAX_VERSION_ROWS = 500  # run.json delta.versions
 MAX_ENTRIES_PER_SOURCE = 60  # post-cutoff change entries carried per source
 RELEVANCE_FLOOR = 0.4  # rank factor of a page that matches no query term
 
@@ -557,6 +559,7 @@ class Ranked:
     candidates: list[Candidate]
     report: ReadReport
     delta: dict = field(default_factory=dict)  # timeline, boundary, build-dated hosts, relevance query
+    changes: Delta | None = None  # every post-cutoff (and undated) change entry of the run: the references
 
 
 def rank_sources(
@@ -569,6 +572,7 @@ def rank_sources(
     topic: str = "",
     queries: list[str] | tuple[str, ...] = (),
     crawl_meta: dict | None = None,
+    since_version: str | None = None,
 ) -> Ranked:
     """Read, score and rank the run; consensus, relevance and the delta (timeline, change entries) applied.
 
@@ -578,13 +582,14 @@ def rank_sources(
     """
     report = ReadReport()
     meta = crawl_meta if isinstance(crawl_meta, dict) else {}
-    timeline = Timeline(today)
+    timeline = Timeline(today, since=since_version)
     for row in meta.get("timeline") or []:
         if isinstance(row, dict):
             timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
     declared = {normalize_host(h): str(d) for h, d in (meta.get("build_dated_hosts") or {}).items()} \
         if isinstance(meta.get("build_dated_hosts"), dict) else {}
     hosts = HostDates()
+    ledger = Ledger()
     bm = BM25(query_terms(topic, *[q for q in queries if isinstance(q, str)]))
     heap = _Heap(max_candidates * HEAP_SLACK)
     seen_any = False
@@ -598,6 +603,8 @@ def rank_sources(
         changes = read_changes(item.changes) if item.changes else []
         for version, day in dated_releases(changes):
             timeline.add(version, day, "page", item.final_url or item.url)
+        if changes:
+            ledger.observe(item.final_url or item.url, item.title, item.page_kind, item.page_version, item.authority, changes)
         tf, length = bm.observe(_page_text(item))
         build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
         if not changes and heap.full() and (item.final_url or item.url) not in heap:
@@ -633,6 +640,7 @@ def rank_sources(
     build_dated = {**detected, **declared}
     item_build_dates = {normalize_host(c.item.host or _host_of(c.url)): c.build_date for c in heap.ranked() if c.build_date}
     timeline.reject_build_dates({**item_build_dates, **build_dated}, lambda url: normalize_host(_host_of(url)))
+    changes_delta = ledger.finish(timeline, cutoff_start)
     rescored: list[Candidate] = []
     for c in heap.ranked():
         host = normalize_host(c.item.host or _host_of(c.url))
@@ -673,8 +681,11 @@ def rank_sources(
                               for h, d in sorted(build_dated.items())},
         "relevance_query": list(bm.terms),
         "post_cutoff_entries": sum(len(c.delta) for c in candidates),
+        "since_version": since_version,
+        "versions": [{"version": s.version, "date": s.date.isoformat() if s.date else None, "state": s.state, "how": s.how}
+                     for s in changes_delta.versions()[:MAX_VERSION_ROWS]],
     }
-    return Ranked(candidates, report, delta)
+    return Ranked(candidates, report, delta, changes_delta)
 
 
 def _apply_delta(candidates: list[Candidate], *, topic: str, queries: Iterable[object]) -> None:

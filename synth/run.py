@@ -56,7 +56,7 @@ from synth.llm.registry import choose, make_chat_model
 from synth.options import SynthFailure, SynthOptions, SynthResult
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
-from synth.skill.names import sanitize_name
+from synth.skill.names import display_topic, sanitize_name
 from synth.skill.size import estimate_tokens
 from synth.synthesize import (
     CallLog,
@@ -146,6 +146,7 @@ class Draft:
     context: SkillContext
     shrunk: dict[str, Any] | None = None
     map_reduce: dict[str, Any] = field(default_factory=dict)
+    parts: Any = None  # synth.delta.render.SkillParts: the references and the entries SKILL.md names
 
 
 @dataclass
@@ -227,7 +228,7 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
         try:
             ranked = rank_sources(list(inputs.paths), cutoff_start=inputs.cutoff.start, today=inputs.today_date,
                                   strict=strict_cutoff, topic=inputs.topic, queries=inputs.crawl.queries,
-                                  crawl_meta=inputs.crawl.meta)
+                                  crawl_meta=inputs.crawl.meta, since_version=inputs.since_version)
         except BundleError as exc:
             raise SynthFailure(2, str(exc)) from None
     rep = ranked.report
@@ -283,6 +284,22 @@ def select(candidates: list[Candidate], budget: int, *, can_condense: bool, inpu
     return sel, bundle
 
 
+def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
+    """The delta's reference files and SKILL.md entries (:mod:`synth.delta.render`), or None without change entries;
+    every scraped text the built-in screen flags is left out."""
+    if ranked.changes is None or not (ranked.changes.post or ranked.changes.undated):
+        return None
+    from synth.delta.render import skill_parts
+    from synth.vet.screen import screen_markdown
+
+    parts = skill_parts(ranked.changes, bundle["sources"], topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,
+                        flagged=lambda text: bool(screen_markdown(text, "delta.md")))
+    bundle.setdefault("delta", {})
+    bundle["delta"]["versions"] = parts.versions
+    bundle["delta"]["reference_index"] = parts.index_lines()
+    return parts
+
+
 def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int, inputs: Inputs, ranked: Ranked,
                name: str, state: RunState) -> Draft:
     """Select and draft the skill; after a context-length error the bundle is halved once (trimmed, not
@@ -292,12 +309,12 @@ def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int
     while True:
         sel, bundle = select(candidates, budget, can_condense=model is not None and shrunk is None, inputs=inputs,
                              name=name, ranked=ranked, state=state)
-        ctx = SkillContext(topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
-                           learned_date=inputs.today, sources=bundle["sources"])
+        with state.phase("delta"):
+            parts = delta_parts(ranked, bundle, inputs)
         try:
             with state.phase("synthesize"):
                 if model is None:
-                    text, messages = extractive_skill(bundle, topic=inputs.topic, name=name), []
+                    text, messages = extractive_skill(bundle, topic=inputs.topic, name=name, parts=parts), []
                 else:
                     notes = None
                     if sel.mode == "map-reduce":
@@ -305,7 +322,13 @@ def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int
                     messages = synth_messages(bundle, topic=inputs.topic, name=name, today=inputs.today, notes=notes)
                     text = state.call(model, "synthesize", messages, max_tokens=output_reserve(inputs.context_tokens),
                                       label="synthesising SKILL.md")
-            return Draft(text, messages, sel, bundle, ctx, shrunk, map_reduce)
+            if parts is not None and parts.extra_sources:
+                bundle["delta_sources"] = list(parts.extra_sources)  # pages only the delta's lines cite
+            ctx = SkillContext(topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
+                               learned_date=inputs.today, sources=bundle["sources"] + bundle.get("delta_sources", []),
+                               references=dict(parts.rendered.files) if parts else {},
+                               reference_index=parts.index_lines() if parts else [])
+            return Draft(text, messages, sel, bundle, ctx, shrunk, map_reduce, parts)
         except ContextLengthError as exc:
             if shrunk is not None:
                 raise SynthFailure(1, f"{exc} (already retried with a {budget}-token bundle; lower --context-tokens)") from None
@@ -427,7 +450,7 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, in
     from synth.synthesize import revise_messages
 
     err = state.err
-    facts = Facts(used_sources=frozenset(src["url"] for src in draft.bundle["sources"]))
+    facts = Facts(used_sources=frozenset(src["url"] for src in draft.bundle["sources"] + draft.bundle.get("delta_sources", [])))
     reprompt: Callable[[list[str]], str] | None = None
     revise: Callable[[str, str], str] | None = None
     if model is not None:
