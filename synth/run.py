@@ -398,6 +398,10 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
         strict_cutoff=options.strict_cutoff, fail_on_findings=options.fail_on_findings,
     )
     man["delta"] = ranked.delta  # the version timeline, the cutoff's version boundary, build-dated hosts
+    if draft.parts is not None:
+        from synth.delta.render import delta_record
+
+        man["delta"] = {**ranked.delta, **delta_record(ranked.changes, draft.parts, skill)}
     from synth.preview import render_preview
 
     atomic_write_text(out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")

@@ -382,3 +382,37 @@ def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff:
     for s in bundle_sources:
         parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))
     return parts
+
+
+MAX_RECORDED_ENTRIES = 5000
+MAX_MISSING_SECTIONS = 50
+
+
+def delta_record(delta: Delta, parts: SkillParts, skill: object) -> dict:
+    """run.json's share of the delta: every post-cutoff entry (with the reference file holding it), the undated
+    versions, and the recall a user can check — entries in the evidence, in SKILL.md, in references/, and the
+    change-page sections of post-cutoff versions the skill does not represent."""
+    placed = parts.rendered.placed
+    in_skill = {id(e) for e in parts.headlines + parts.modern + parts.examples}
+    entries = [e.to_dict(placed.get(id(e))) for e in delta.post[:MAX_RECORDED_ENTRIES]]
+    represented = {(e.version, e.headings[-1]) for e in delta.post if id(e) in placed and e.headings}
+    missing = [{"version": v, "heading": h, "url": url, "section": kind}
+               for (v, h), (url, kind) in delta.sections.items() if (v, h) not in represented]
+    return {
+        "entries": entries,
+        "entries_truncated": max(0, len(delta.post) - MAX_RECORDED_ENTRIES),
+        "undated_versions": [{"version": s.version, "how": s.how} for s in delta.undated_versions()],
+        "recall": {
+            "post_cutoff_entries": len(delta.post),
+            "in_skill_md": len(in_skill),
+            "in_references": len(placed),
+            "left_out_by_screen": parts.rendered.dropped,
+            "undated_entries": len(delta.undated),
+            "skipped": delta.skipped,
+            "not_held": delta.overflow,
+            "sections_not_represented": missing[:MAX_MISSING_SECTIONS],
+            "sections_not_represented_total": len(missing),
+            "reference_files": [{"path": f.path, "area": f.title, "entries": len(f.entries), "internal": f.internal}
+                                for f in parts.rendered.refs],
+        },
+    }
