@@ -78,7 +78,6 @@ MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 MAX_REPORTED_MALFORMED = 20
 MIN_SOURCE_TOKENS = 120  # a trimmed source keeps at least this much
 HEAP_SLACK = 2  # pass 1 keeps this many times the candidates: its scores are provisional (timeline, hosts, IDF still growing)
-MAX_VERSION_ROWS = 500  # run.json delta.versions
 MAX_ENTRIES_PER_SOURCE = 60  # post-cutoff change entries carried per source
 RELEVANCE_FLOOR = 0.4  # rank factor of a page that matches no query term
 
@@ -681,9 +680,6 @@ def rank_sources(
                               for h, d in sorted(build_dated.items())},
         "relevance_query": list(bm.terms),
         "post_cutoff_entries": sum(len(c.delta) for c in candidates),
-        "since_version": since_version,
-        "versions": [{"version": s.version, "date": s.date.isoformat() if s.date else None, "state": s.state, "how": s.how}
-                     for s in changes_delta.versions()[:MAX_VERSION_ROWS]],
     }
     return Ranked(candidates, report, delta, changes_delta)
 

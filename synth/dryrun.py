@@ -50,10 +50,11 @@ def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, 
         f"first post-cutoff {first['version'] + ' (' + first['date'] + ')' if first else 'none known'}; {b.get('rule', '')}",
         markup=False,
     )
-    versions = [v for v in delta.get("versions") or [] if v["state"] != "pre"]
+    since = ranked.changes.since_version if ranked.changes else None
+    versions = [v for v in (ranked.changes.version_rows() if ranked.changes else []) if v["state"] != "pre"]
     if versions:
-        vt = Table(title=f"Versions after the cutoff or undated ({len(versions)}; --since-version {delta.get('since_version')})"
-                   if delta.get("since_version") else f"Versions after the cutoff or undated ({len(versions)})")
+        vt = Table(title=f"Versions after the cutoff or undated ({len(versions)}; --since-version {since})"
+                   if since else f"Versions after the cutoff or undated ({len(versions)})")
         for col in ("version", "state", "date or bound", "why"):
             vt.add_column(col, overflow="fold")
         for v in versions[:60]:

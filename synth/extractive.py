@@ -419,7 +419,7 @@ def _undated_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) 
         "",
         "## Instructions",
         "",
-        *[entry_line(e, cite=f"[{parts.n_for(e)}]").replace("**:", " (undated)**:", 1) for e in parts.undated],
+        *[entry_line(e, cite=f"[{parts.n_for(e)}]", undated=True) for e in parts.undated],
         "",
     ]
     return "\n".join(lines)

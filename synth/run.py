@@ -72,6 +72,7 @@ from synth.writing import atomic_write_text, write_skill  # noqa: F401  (re-expo
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text"]
 
 MIN_BUDGET = 256
+DELTA_INDEX_TOKENS = 500
 # Without a model there is no context window to fit: the extractive synthesizer chooses its quotes (its own output
 # stays within the skill's body budget) from a bundle of at least this many tokens.
 EXTRACTIVE_BUDGET = 16_000
@@ -169,6 +170,7 @@ def evidence_budget(context_tokens: int, topic: str, name: str, cutoff: str, tar
     """Context minus the answer's reserve, the prompt's own text and per-source fence overhead."""
     empty = {"skill_name": name, "target_model": target_model, "cutoff": cutoff, "sources": []}
     overhead = messages_tokens(synth_messages(empty, topic=topic, name=name, today="2026-01-01")) + 40 * n_sources
+    overhead += DELTA_INDEX_TOKENS  # the delta index the prompt may carry (synth.synthesize.MAX_INDEX_CHARS)
     return max(MIN_BUDGET, context_tokens - output_reserve(context_tokens) - overhead)
 
 
@@ -398,10 +400,13 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
         strict_cutoff=options.strict_cutoff, fail_on_findings=options.fail_on_findings,
     )
     man["delta"] = ranked.delta  # the version timeline, the cutoff's version boundary, build-dated hosts
+    if ranked.changes is not None:
+        man["delta"] = {**ranked.delta, "since_version": ranked.changes.since_version,
+                        "versions": ranked.changes.version_rows()}
     if draft.parts is not None:
         from synth.delta.render import delta_record
 
-        man["delta"] = {**ranked.delta, **delta_record(ranked.changes, draft.parts, skill)}
+        man["delta"].update(delta_record(ranked.changes, draft.parts, skill))
     from synth.preview import render_preview
 
     atomic_write_text(out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")

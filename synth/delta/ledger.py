@@ -393,7 +393,7 @@ class Ledger:
                 e.edge = e.status.date is not None and cutoff_start <= e.status.date < month_end
                 e.score = _score(e)
         return Delta(post=post, undated=undated, states=states, skipped=dict(skipped), overflow=self.overflow,
-                     sections=sections_seen)
+                     sections=sections_seen, since_version=timeline.since)
 
 
 def _unverified(st: VersionStatus, documented: set) -> VersionStatus:
@@ -552,11 +552,17 @@ class Delta:
     skipped: dict[str, int]
     overflow: int
     sections: dict[tuple[str, str], tuple[str, str]]  # change-page sections of post-cutoff versions
+    since_version: str | None = None
 
     def versions(self, state: str | None = None) -> list[VersionStatus]:
         """Every version seen (or only those in ``state``), newest first."""
         rows = [s for s in self.states.values() if state is None or s.state == state]
         return sorted(rows, key=lambda s: _version_sort_key(s.version), reverse=True)
+
+    def version_rows(self, limit: int = 500) -> list[dict]:
+        """run.json ``delta.versions``: every version seen, newest first, with its date or bound and why."""
+        return [{"version": s.version, "date": s.date.isoformat() if s.date else None, "state": s.state, "how": s.how}
+                for s in self.versions()[:limit]]
 
     def post_versions(self) -> list[VersionStatus]:
         """The post-cutoff versions with entries, newest first (patch releases after their series)."""

@@ -245,10 +245,12 @@ def _code_block(code: str, flagged: Callable[[str], bool]) -> str:
     return "" if flagged(block) else block
 
 
-def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None) -> str:
-    """``- **Added in 3.11** (asyncio): text ([page](url))`` — ``cite`` replaces the links (e.g. ``[3]``)."""
+def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, undated: bool = False) -> str:
+    """``- **Added in 3.11** (asyncio): text ([page](url))`` — ``cite`` replaces the links (e.g. ``[3]``);
+    ``undated``: the version could not be placed against the cutoff, and the label says so."""
     area = f" ({safe_inline(e.area)})" if with_area and e.area and e.area != "General" else ""
-    return f"- **{e.label()}**{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
+    label = e.label() + (" (undated)" if undated else "")
+    return f"- **{label}**{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
 
 
 # -- SKILL.md pieces -----------------------------------------------------------------------------------------------
