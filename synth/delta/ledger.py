@@ -149,12 +149,13 @@ def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> st
 
 
 def _below_version(headings: list[str] | tuple[str, ...], version: str | None) -> list[str]:
-    """The headings after the last one that names ``version`` (a page about one release names it in its title)."""
+    """The headings after the first one that names ``version`` (a page about one release names it in its title;
+    a sub-section may name it again: "Backwards incompatible changes in 2.3")."""
     hs = [clean_heading(h) for h in headings if h]
     if version:
         pat = re.compile(rf"(?<![\w.]){re.escape(version)}(?![\w]|\.\d)")
-        for i in range(len(hs) - 1, -1, -1):
-            if pat.search(hs[i]):
+        for i, h in enumerate(hs):
+            if pat.search(h):
                 return hs[i + 1:]
     # no heading names the version: a release page's own title still is not a section
     return hs[1:] if len(hs) > 1 else []
@@ -228,14 +229,15 @@ def is_internal(area: str | None, section: str) -> bool:
 
 _CODE = r"`{1,2}([^`\n]{1,80})`{1,2}"
 # a name as code: backticked, or dotted / called / snake_case / CamelCase (a plain word is not a name)
-_NAME = (r"(?:`{1,2}([^`\n]{1,80})`{1,2}|([A-Za-z_]\w*(?:\.\w+)+(?:\(\))?|[A-Za-z_]\w*\(\)|[a-z][a-z0-9]*_[a-z0-9_]+|"
-         r"[A-Z][a-z0-9]+[A-Z]\w*)(?![\w.]))")
+_NAME = (r"(?:`{1,2}([^`\n]{1,80})`{1,2}|([A-Za-z_]\w*(?:\.\w+)+(?:\(\))?|[A-Za-z_]\w*\(\)|[a-z][a-z0-9]*_[a-z0-9_]+(?:\(\))?|"
+         r"[A-Z][a-z0-9]+[A-Z]\w*)(?!\w|\.\w))")
 _V = lambda *ws: "(?:" + "|".join(f"[{w[0].upper()}{w[0]}]{w[1:]}" for w in ws) + ")"  # noqa: E731  (verbs, either case)
 _INSTEAD = (
     # "Use X instead of Y", "use X instead" (Y: the entry's subject)
     re.compile(rf"\b{_V('use', 'prefer', 'call', 'switch to', 'migrate to')}\s+{_NAME}\s+instead(?:\s+of\s+{_NAME})?"),
     # "Y is deprecated in favo(u)r of X", "Y has been replaced by X", "Y: superseded by X"
-    re.compile(rf"{_NAME}\s+(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:deprecated|removed)?\s*"
+    re.compile(rf"{_NAME}(?:\s+(?:helper|function|method|class|module|option|attribute|parameter|argument|setting|API))?"
+               rf"\s+(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:deprecated|removed)?\s*"
                rf"(?:,\s*)?(?:in\s+favou?r\s+of|replaced\s+(?:by|with)|superseded\s+by)\s+{_NAME}"),
     # "X (method|function …) (that|which) supersedes Y"
     re.compile(rf"{_NAME}\s+(?:(?:method|function|class|module|option|attribute|parameter|API)\s+)?(?:that\s+|which\s+)?"
@@ -431,8 +433,8 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
         section = section_of(headings, ch.version) if headings else section_of(("", *nearest), None)
         if section == "other" and ch.kind in _KIND_OF_MARKER:
             section = _KIND_OF_MARKER[ch.kind]
-        if section == "other":
-            section = next((k for k, rx in _LEAD_VERB if rx.match(text)), "other")
+        if section in ("other", "behaviour"):  # a generic section: the entry's own first verb is more precise
+            section = next((k for k, rx in _LEAD_VERB if rx.match(text)), section)
         if section == "other" and tracker_item:
             # an issue-tracker line item ("gh-92173: …") under a component heading ("Library"), not a kind: the
             # changelog of fixes, which the release's own notes summarise
@@ -444,10 +446,12 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     kind = ch.kind if ch.kind != "release" else _ENTRY_KIND.get(section, "release")
     removed_in = ch.removed_in
     sched = _SCHEDULE.search(text)
-    if sched and kind in ("removed", "release", "changed", "added"):
+    if sched:
         # "features deprecated in 3.1 will be removed in 4.0": a removal scheduled for 4.0, stated under this version
-        kind, removed_in = "deprecated", (sched.group(1) or sched.group(2)).lstrip("vV")
-        section = "deprecations" if section not in ("highlights", "breaking") else section
+        removed_in = removed_in or (sched.group(1) or sched.group(2)).lstrip("vV")
+        if kind in ("removed", "release", "changed", "added"):
+            kind = "deprecated"
+            section = "deprecations" if section not in ("highlights", "breaking") else section
     area = ((area_from_headings(headings, ch.version) if headings else area_from_headings(("", *nearest), None))
             if is_change or ch.kind == "release" else None) \
         or area_from_api(ch.api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"

@@ -63,7 +63,7 @@ class Rendered:
 
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
-_BAD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*(?!https?://)[^)\n]*\)", re.I)  # relative, javascript:, data: … → text
+_BAD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*(?!https?://)(?:[^()\n]|\([^()\n]*\))*\)", re.I)  # relative, javascript:, data: … → text
 _CITATION_LIKE = re.compile(r"\[(\d{1,4})\]")
 
 
