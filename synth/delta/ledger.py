@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import unquote, urlsplit
@@ -106,6 +107,19 @@ _INTRO = re.compile(
 _GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
 _TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
 _WS = re.compile(r"\s+")
+
+
+_HISTORY = re.compile(r"\b(?:[Nn]ew|[Aa]dded|[Ii]ntroduced)\s+(?:in|since)\s+((?:version\s+|release\s+|[A-Za-z][\w+#-]{0,30}\s+)?)"
+                      r"(v?\d+(?:\.\d+)*)(?![\w]|\.\d)")
+
+
+def date_history(text: str, is_pre: "Callable[[str], bool]") -> str:
+    """A phrase inside a post-cutoff entry that dates something to a version released before the cutoff ("the
+    replacements added in Python 3.9") says so: "available since Python 3.9, before the cutoff" — so no line of the
+    skill presents an old version as new."""
+    def repl(m: re.Match) -> str:
+        return f"available since {m.group(1)}{m.group(2)}, before the cutoff" if is_pre(m.group(2).lstrip("vV")) else m.group(0)
+    return _HISTORY.sub(repl, text) if _HISTORY.search(text) else text
 
 
 def clean_text(text: str) -> str:
@@ -387,6 +401,15 @@ class Ledger:
                 if st.state == POST and is_change and e.headings:
                     sections_seen.setdefault((e.version, e.headings[-1]), (page.url, e.section))
                 (post if st.state == POST else undated).append(e)
+        pre_cache: dict[str, bool] = {}
+
+        def is_pre(v: str) -> bool:
+            if v not in pre_cache:
+                pre_cache[v] = timeline.status(v, cutoff_start).state == PRE
+            return pre_cache[v]
+
+        for e in post + undated:
+            e.text = date_history(e.text, is_pre)
         post = _dedupe(post)
         undated = _dedupe(undated)
         month_end = _next_month(cutoff_start)

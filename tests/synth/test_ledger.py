@@ -290,3 +290,15 @@ def test_source_numbers_extend_the_bundle():
 ])
 def test_safe_inline(text, safe):
     assert safe_inline(text) == safe
+
+
+@pytest.mark.parametrize("text, out", [
+    ("deprecated in favor of the replacements added in Python 3.9 and will be removed",
+     "deprecated in favor of the replacements available since Python 3.9, before the cutoff and will be removed"),
+    ("the flag introduced in version 2.1 now defaults to on", "the flag available since version 2.1, before the cutoff now defaults to on"),
+    ("New in 2.3: the loader", "New in 2.3: the loader"),  # a post-cutoff version is left as it is
+])
+def test_history_inside_an_entry_is_dated_as_history(text, out):
+    from synth.delta.ledger import date_history
+
+    assert date_history(text, lambda v: v in ("3.9", "2.1")) == out
