@@ -302,3 +302,43 @@ def test_history_inside_an_entry_is_dated_as_history(text, out):
     from synth.delta.ledger import date_history
 
     assert date_history(text, lambda v: v in ("3.9", "2.1")) == out
+
+
+# -- build-dated hosts: a page's own date that differs from the build is real --------------------------------------
+
+@pytest.mark.parametrize("published, signal, page_kind, own", [
+    ("2023-03-04", "json-ld", "doc", True),
+    ("2023-03-04", "htmldate", "change", True),  # a release page prints its release date
+    ("2023-03-04", "htmldate", "doc", False),  # a doc page's date found in its text: could be anything
+    ("2026-10-07", "json-ld", "change", False),  # the build date itself
+    (None, None, "change", False),
+])
+def test_own_page_date_on_a_build_dated_host(published, signal, page_kind, own):
+    from synth.bundle import own_page_date
+    from synth.item import SourceItem
+
+    item = SourceItem(url="http://h/x.html", published=published, date_source=signal, page_kind=page_kind)
+    assert own_page_date(item, "2026-10-07") is own
+
+
+def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
+    """Twelve pages share the build date; the page about release 2.3.0 prints 2023-03-04: that dates 2.3.0, and the
+    2.3 marker on an API page becomes post-cutoff evidence."""
+    from synth.bundle import rank_sources
+    from tests.synth.corpus import make_item, write_jsonl
+
+    items = [make_item(f"http://docs.acme.example/p{i}.html", published="2026-10-07", excerpts=[f"Page {i} about acme."],
+                       topic="acme", cutoff="2022-01") for i in range(12)]
+    release = make_item("http://docs.acme.example/news/acme-2.3.0.html", published="2023-03-04", topic="acme", cutoff="2022-01",
+                        title="Acme Release 2.3.0 On 2023-03-04", excerpts=["Acme 2.3.0 adds the frobnicate command."])
+    release.update(page_kind="change", page_version="2.3.0", date_source="htmldate",
+                   changes=[_ch("release", "2.3.0", "Acme 2.3.0 adds the frobnicate command.", path=["Acme Release 2.3.0"])])
+    api = make_item("http://docs.acme.example/api/frob.html", published="2026-10-07", topic="acme", cutoff="2022-01",
+                    excerpts=["frobnicate(x) — frobnicates x. Added in version 2.3."])
+    api.update(page_kind="doc", changes=[_ch("added", "2.3", "frobnicate(x) — frobnicates x.", api="acme.frobnicate")])
+    feed = write_jsonl(tmp_path / "run.jsonl", items + [release, api])
+    ranked = rank_sources([str(feed)], cutoff_start=CUTOFF, today=TODAY, topic="acme")
+    assert ranked.delta["build_dated_hosts"]["docs.acme.example"]["date"] == "2026-10-07"
+    assert ("2.3.0", "2023-03-04") in {(r["version"], r["date"]) for r in ranked.delta["timeline"]}
+    assert {e.version for e in ranked.changes.post} == {"2.3.0", "2.3"}
+    assert ranked.changes.states["2.3"].state == "post"
