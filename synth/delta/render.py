@@ -249,8 +249,10 @@ def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, und
     """``- **Added in 3.11** (asyncio): text ([page](url))`` — ``cite`` replaces the links (e.g. ``[3]``);
     ``undated``: the version could not be placed against the cutoff, and the label says so."""
     area = f" ({safe_inline(e.area)})" if with_area and e.area and e.area != "General" else ""
-    label = e.label() + (" (undated)" if undated else "")
-    return f"- **{label}**{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
+    if undated:  # the version, then what happened: never "Added in X" for a version nothing places after the cutoff
+        what = {"release": "release notes", "fixed": "fix", "breaking": "breaking change"}.get(e.kind, e.kind)
+        return f"- **{e.version} (undated)**, {what}{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
+    return f"- **{e.label()}**{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
 
 
 # -- SKILL.md pieces -----------------------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ def test_a_later_cutoff_presents_nothing_as_new(tmp_path):
     assert "TaskCrew" not in text and "New in 2.0" not in text and "Added in 2.0" not in text
     # 2.1 is documented (a marker) but nothing dates it: said so, labelled undated, the fix named — never "nothing new"
     assert "nothing new" not in text and "could not be dated" in text and "--since-version" in text
-    assert "**Added in 2.1 (undated)** (shapes):" in text
+    assert "**2.1 (undated)**, added (shapes):" in text
     man = json.loads((tmp_path / "run.json").read_text())
     assert man["delta"]["boundary"]["last_pre_cutoff"]["version"] == "2.0.0" and man["delta"]["boundary"]["first_post_cutoff"] is None
     assert not [u for u in man["used_sources"][:6] if u.rsplit("/", 1)[-1] in BOILER]
