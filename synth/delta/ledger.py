@@ -437,9 +437,20 @@ def _unverified(st: VersionStatus, documented: set) -> VersionStatus:
                          f"newer than every release the change pages document ({'.'.join(map(str, newest))}): unverified")
 
 
+_OWN_MARKER = r"(?:[Nn]ew|[Aa]dded|[Cc]hanged|[Dd]eprecated|[Rr]emoved)\s+(?:in|since)\s*:?\s+(?:version\s+|v)?{v}" \
+              r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+)?removed\s+in\s+(?:version\s+)?v?\d+(?:\.\d+)*)?\s*[.:]?"
+
+
+def strip_own_marker(text: str, version: str) -> str:
+    """The entry's text without the marker phrase that names its own version ("New in version 3.11." — the label
+    says it); a marker of another version stays."""
+    rx = re.compile(r"\s*(?<![\w-])(?<!be )(?<!to )" + _OWN_MARKER.format(v=re.escape(version)) + r"(?![\w]|\.\d)")
+    return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if version and rx.search(text) else text
+
+
 def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
     tracker_item = bool(_ISSUE_PREFIX.match(_ISSUE_LINK.sub(r"\1", ch.text or "")))
-    text = clean_text(ch.text)[:MAX_ENTRY_TEXT]
+    text = strip_own_marker(clean_text(ch.text), ch.version)[:MAX_ENTRY_TEXT]
     if len(text) < 12:
         skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1
         return None

@@ -342,3 +342,17 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     assert ("2.3.0", "2023-03-04") in {(r["version"], r["date"]) for r in ranked.delta["timeline"]}
     assert {e.version for e in ranked.changes.post} == {"2.3.0", "2.3"}
     assert ranked.changes.states["2.3"].state == "post"
+
+
+@pytest.mark.parametrize("text, version, out", [
+    ("pytester New in version 6.2. Provides a Pytester instance.", "6.2", "pytester Provides a Pytester instance."),
+    ("ensure_directories() — Creates it. Changed in version 3.12: The attribute lib_path was added.", "3.12",
+     "ensure_directories() — Creates it. The attribute lib_path was added."),
+    ("frob() — Frobs. Added in: v9.0.0", "9.0.0", "frob() — Frobs."),
+    ("frob() — Frobs. New in version 2.1.", "3.0", "frob() — Frobs. New in version 2.1."),  # another version stays
+    ("old() — Deprecated since version 3.11, will be removed in version 3.13: use new().", "3.11", "old() — use new()."),
+])
+def test_own_marker_phrase_is_left_to_the_label(text, version, out):
+    from synth.delta.ledger import strip_own_marker
+
+    assert strip_own_marker(text, version) == out
