@@ -325,12 +325,14 @@ OWN_DATE_SIGNALS = frozenset({"corpus", "json-ld", "opengraph", "meta", "time"})
 
 def own_page_date(item: SourceItem, build_date: str | None) -> bool:
     """On a build-dated host, whether the item's date is still its own: it differs from the build date and the page
-    states it (structured data, the corpus header) or the page is a change page (a release page prints its date)."""
+    states it in its markup (structured data, ``<time>``) or the corpus header does. A date read from the text by
+    heuristics is not enough (a docs page mentions many dates); a release page's date in its title is a release
+    date the crawl records as such."""
     if not build_date or not item.published:
         return False
     if str(item.published)[:10] == str(build_date)[:10]:
         return False
-    return item.date_source in OWN_DATE_SIGNALS or item.page_kind == "change"
+    return item.date_source in OWN_DATE_SIGNALS
 
 
 def score_item(item: SourceItem, cutoff_start: date, today: date, strict: bool, *, timeline: Timeline | None = None,
@@ -621,8 +623,10 @@ def rank_sources(
         for version, day in dated_releases(changes):
             timeline.add(version, day, "page", item.final_url or item.url)
         if changes:
-            ledger.observe(item.final_url or item.url, item.title, item.page_kind, item.page_version, item.authority, changes)
-        if item.page_kind == "change" and item.page_version and item.published and len(release_pages) < MAX_RELEASE_PAGES:
+            ledger.observe(item.final_url or item.url, item.title, item.page_kind, item.page_version, item.authority, changes,
+                           item.code_blocks)
+        if (item.page_kind == "change" and item.page_version and item.published and item.date_source in OWN_DATE_SIGNALS
+                and len(release_pages) < MAX_RELEASE_PAGES):
             release_pages.append((host, item.page_version, item.published, item.final_url or item.url, item.date_source))
         tf, length = bm.observe(_page_text(item))
         build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)

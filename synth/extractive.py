@@ -349,7 +349,22 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
         if _flagged(f"{fence}\n{code}\n{fence}"):
             continue
         examples.append(f"{e.label()} ({safe_inline(e.area)}) — {safe_inline(e.text[:160])} {cite(e)}:\n\n{fence}\n{code}\n{fence}")
-    n_post = len([e for e in parts.rendered.placed])
+    seen_code = {" ".join(e.code[0].split()) for e in parts.examples if e.code}
+    first_lines = {e.code[0].strip().split("\n", 1)[0] for e in parts.examples if e.code}
+    for url, title, code, lang in parts.page_code:  # the entries carry too little code: the change pages' own examples
+        if len(examples) >= MAX_EXAMPLES:
+            break
+        key = " ".join(code.split())
+        fence = fence_for(code.rstrip("\n"))
+        first = code.strip().split("\n", 1)[0]
+        if key in seen_code or first in first_lines or len(code.strip().splitlines()) < 2 or _flagged(f"{fence}\n{code}\n{fence}"):
+            continue  # the same block, or one of the same shape (another traceback, another shell session)
+        seen_code.add(key)
+        first_lines.add(first)
+        n = parts.page_number(url, title)
+        lang = re.sub(r"[^A-Za-z0-9_+-]", "", lang or "")
+        examples.append(f"From {_quote(' '.join((title or url).split()))} [{n}]:\n\n{fence}{lang}\n{code.rstrip()}\n{fence}")
+    n_post = len(parts.rendered.placed)
     versions = [v.split("**")[1] for v in parts.versions if "**" in v]
     areas = [f.title for f in parts.rendered.refs if not f.internal][:6]
     kinds = sorted({e.kind for e in parts.headlines + parts.modern}, key=lambda k: ("added", "breaking", "changed",

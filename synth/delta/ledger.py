@@ -338,6 +338,11 @@ class _Page:
     page_version: str | None
     authority: float
     changes: list[Change]
+    code: list[tuple[str, str]] = field(default_factory=list)  # a change page's own code blocks (text, language)
+
+
+MAX_PAGE_CODE = 12
+MAX_CODE_CHARS = 4000
 
 
 @dataclass
@@ -350,9 +355,11 @@ class Ledger:
     overflow: int = 0
 
     def observe(self, url: str, title: str, page_kind: str, page_version: str | None, authority: float,
-                changes: list[Change]) -> None:
+                changes: list[Change], code_blocks: list[dict] | None = None) -> None:
         if not changes:
             return
+        code = [(str(b.get("text") or ""), str(b.get("language") or "")) for b in (code_blocks or [])[:MAX_PAGE_CODE]
+                if page_kind == "change" and isinstance(b, dict) and 0 < len(str(b.get("text") or "")) <= MAX_CODE_CHARS]
         room = MAX_ENTRIES - self.held
         if room <= 0:
             self.overflow += len(changes)
@@ -361,7 +368,7 @@ class Ledger:
             self.overflow += len(changes) - room
             changes = changes[:room]
         self.held += len(changes)
-        self.pages.append(_Page(url, title or "", page_kind or "", page_version, float(authority), changes))
+        self.pages.append(_Page(url, title or "", page_kind or "", page_version, float(authority), changes, code))
 
     def _documented(self) -> set:
         """The feature series that change pages have sections (or pages) for."""
@@ -412,13 +419,15 @@ class Ledger:
             e.text = date_history(e.text, is_pre)
         post = _dedupe(post)
         undated = _dedupe(undated)
+        post_pages = {c[0] for e in post for c in e.citations[:1] if e.change_page}
+        page_code = [(p.url, p.title, text, lang) for p in self.pages if p.url in post_pages for text, lang in p.code]
         month_end = _next_month(cutoff_start)
         for group in (post, undated):
             for e in group:
                 e.edge = e.status.date is not None and cutoff_start <= e.status.date < month_end
                 e.score = _score(e)
         return Delta(post=post, undated=undated, states=states, skipped=dict(skipped), overflow=self.overflow,
-                     sections=sections_seen, since_version=timeline.since)
+                     sections=sections_seen, since_version=timeline.since, page_code=page_code)
 
 
 def _unverified(st: VersionStatus, documented: set) -> VersionStatus:
@@ -591,6 +600,7 @@ class Delta:
     overflow: int
     sections: dict[tuple[str, str], tuple[str, str]]  # change-page sections of post-cutoff versions
     since_version: str | None = None
+    page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # (url, title, code, language) of change pages
 
     def versions(self, state: str | None = None) -> list[VersionStatus]:
         """Every version seen (or only those in ``state``), newest first."""

@@ -353,21 +353,24 @@ class SkillParts:
     examples: list[Entry]
     undated: list[Entry]
     versions: list[str]
+    page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # change pages' own examples
     extra_sources: list[dict] = field(default_factory=list)
     numbers: dict[str, int] = field(default_factory=dict)
 
     def n_for(self, e: Entry) -> int:
         """The source number of the page that states ``e`` (a new number for a page the bundle does not hold)."""
+        url, _anchor, title = e.citations[0]
+        return self.page_number(url, title)
+
+    def page_number(self, url: str, title: str) -> int:
+        """The source number of a page (a new number for a page the bundle does not hold)."""
         from synth.urls import url_key
 
-        url, _anchor, title = e.citations[0]
         key = url_key(url)
-        n = self.numbers.get(key)
-        if n is None:
-            n = max(self.numbers.values(), default=0) + 1
-            self.numbers[key] = n
-            self.extra_sources.append({"n": n, "url": url, "title": title, "delta_only": True})
-        return n
+        if key not in self.numbers:
+            self.numbers[key] = max(self.numbers.values(), default=0) + 1
+            self.extra_sources.append({"n": self.numbers[key], "url": url, "title": title, "delta_only": True})
+        return self.numbers[key]
 
     def index_lines(self) -> list[str]:
         """The reference index: one line per file, saying what it holds."""
@@ -382,7 +385,7 @@ def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff:
     ok = lambda es: [e for e in es if not flagged(e.text)]  # noqa: E731
     parts = SkillParts(rendered=rendered, headlines=ok(headline_entries(delta)), modern=ok(modern_entries(delta)),
                        examples=ok(example_entries(delta)), undated=ok(undated_lines(delta)),
-                       versions=version_lines(delta))
+                       versions=version_lines(delta), page_code=delta.page_code)
     for s in bundle_sources:
         parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))
     return parts

@@ -308,7 +308,7 @@ def test_history_inside_an_entry_is_dated_as_history(text, out):
 
 @pytest.mark.parametrize("published, signal, page_kind, own", [
     ("2023-03-04", "json-ld", "doc", True),
-    ("2023-03-04", "htmldate", "change", True),  # a release page prints its release date
+    ("2023-03-04", "htmldate", "change", False),  # read from the text by heuristics: not the page's own statement
     ("2023-03-04", "htmldate", "doc", False),  # a doc page's date found in its text: could be anything
     ("2026-10-07", "json-ld", "change", False),  # the build date itself
     (None, None, "change", False),
@@ -331,7 +331,7 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
                        topic="acme", cutoff="2022-01") for i in range(12)]
     release = make_item("http://docs.acme.example/news/acme-2.3.0.html", published="2023-03-04", topic="acme", cutoff="2022-01",
                         title="Acme Release 2.3.0 On 2023-03-04", excerpts=["Acme 2.3.0 adds the frobnicate command."])
-    release.update(page_kind="change", page_version="2.3.0", date_source="htmldate",
+    release.update(page_kind="change", page_version="2.3.0", date_source="time",
                    changes=[_ch("release", "2.3.0", "Acme 2.3.0 adds the frobnicate command.", path=["Acme Release 2.3.0"])])
     api = make_item("http://docs.acme.example/api/frob.html", published="2026-10-07", topic="acme", cutoff="2022-01",
                     excerpts=["frobnicate(x) — frobnicates x. Added in version 2.3."])
