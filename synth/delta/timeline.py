@@ -193,6 +193,23 @@ class Timeline:
             d, k = min(higher)
             if d < cutoff_start:
                 return VersionStatus(shown, PRE, None, f"before {k} ({d.isoformat()})")
+        return self._between(v, shown, cutoff_start)
+
+    def _between(self, v: Version, shown: str, cutoff_start: date) -> VersionStatus:
+        """A version between two dated ones is bounded by them: after a dated version of its own series that came out
+        on or after the cutoff → post-cutoff; before any dated later version that came out before the cutoff → pre."""
+        s = series(v)
+        below = [(pv, k) for k, pv in self._parsed.items() if pv < v and series(pv) == s and not pv.is_prerelease]
+        if below:
+            pv, k = max(below)
+            d = self.date_of(k).date
+            if d >= cutoff_start:
+                return VersionStatus(shown, POST, d, f"after {k} ({d.isoformat()})")
+        above = [(self.date_of(k).date, k) for k, pv in self._parsed.items() if pv > v]
+        if above:
+            d, k = min(above)
+            if d < cutoff_start:
+                return VersionStatus(shown, PRE, None, f"before {k} ({d.isoformat()})")
         return VersionStatus(shown, UNDATED, None, "no known date")
 
     def entries(self) -> list[dict]:

@@ -356,3 +356,14 @@ def test_own_marker_phrase_is_left_to_the_label(text, version, out):
     from synth.delta.ledger import strip_own_marker
 
     assert strip_own_marker(text, version) == out
+
+
+@pytest.mark.parametrize("version, state, how", [
+    ("3.10.9", "post", "after 3.10.8 (2022-10-11)"),  # its series opened before the cutoff; its predecessor after
+    ("3.10.3", "pre", "before 3.10.4 (2022-03-24)"),  # a later version came out before the cutoff
+    ("3.10.6", "undated", "no known date"),  # between a pre-cutoff and a post-cutoff release: cannot tell
+])
+def test_a_version_between_two_dated_ones_is_bounded(version, state, how):
+    tl = _timeline(("3.10.0", "2021-10-04"), ("3.10.4", "2022-03-24"), ("3.10.8", "2022-10-11"))
+    st = tl.status(version, date(2022, 6, 1))
+    assert (st.state, st.how) == (state, how)
