@@ -98,6 +98,18 @@ class Change:
                 "relevance": self.relevance, "score": round(self.score, 4), "text": self.text}
 
 
+def _code_texts(code: object) -> tuple[str, ...]:
+    """An entry's code examples as the crawl writes them (``{"text", "language"}``; a bare string also), byte-exact."""
+    if not isinstance(code, list):
+        return ()
+    out = []
+    for x in code[:MAX_CODE]:
+        text = x.get("text") if isinstance(x, dict) else x
+        if isinstance(text, str) and text.strip():
+            out.append(text[:MAX_CODE_CHARS])
+    return tuple(out)
+
+
 def read_changes(raw: object) -> list[Change]:
     """The item's ``changes`` as Change objects; malformed entries are skipped, text is capped."""
     out: list[Change] = []
@@ -116,7 +128,7 @@ def read_changes(raw: object) -> list[Change]:
         out.append(Change(kind=kind, version=str(version).strip()[:MAX_VERSION_CHARS], text=text[:MAX_ENTRY_CHARS],
                           path=tuple(str(h)[:MAX_HEADING_CHARS] for h in path[:MAX_PATH] if isinstance(h, str)) if isinstance(path, list) else (),
                           api=api[:MAX_HEADING_CHARS] if isinstance(api, str) and api.strip() else None,
-                          code=tuple(str(x)[:MAX_CODE_CHARS] for x in code[:MAX_CODE] if isinstance(x, str) and x.strip()) if isinstance(code, list) else (),
+                          code=_code_texts(code),
                           removed_in=str(removed).strip() if isinstance(removed, (str, int, float)) and str(removed).strip() else None,
                           date=c.get("date") if isinstance(c.get("date"), str) else None,
                           anchor=c.get("anchor") if isinstance(c.get("anchor"), str) else None,
