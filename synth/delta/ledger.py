@@ -34,7 +34,7 @@ from urllib.parse import unquote, urlsplit
 
 from synth.delta.changes import Change, identifiers
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
-from synth.delta.versions import parse_version
+from synth.delta.versions import newest_first, parse_version
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
 MAX_ENTRY_TEXT = 1200
@@ -68,8 +68,6 @@ _SECTION_RES = (
 _ENTRY_KIND = {"features": "added", "breaking": "breaking", "deprecations": "deprecated", "removals": "removed",
                "fixes": "fixed", "security": "fixed", "behaviour": "changed"}
 _KIND_OF_MARKER = {"added": "features", "changed": "behaviour", "deprecated": "deprecations", "removed": "removals"}
-_KIND_SECTION = {"added": "features", "breaking": "breaking", "deprecated": "deprecations", "removed": "removals",
-                 "fixed": "fixes", "changed": "behaviour"}
 
 # An entry's own first word, on change pages that list entries without subsections ("Fixed a crash …").
 _LEAD_VERB = (
@@ -549,13 +547,13 @@ def _dedupe(entries: list[Entry]) -> list[Entry]:
             target = next((mentions[(e.version, n)] for n in sorted(_names(e), key=len, reverse=True)
                            if (e.version, n) in mentions), None)
             if target is not None and target is not e:
-                _merge(target, e, keep_text=True)
+                _merge(target, e)
                 continue
         kept.append(e)
     return kept
 
 
-def _merge(into: Entry, other: Entry, keep_text: bool = True) -> None:
+def _merge(into: Entry, other: Entry) -> None:
     for c in other.citations:
         if c not in into.citations and len(into.citations) < 8:
             into.citations.append(c)
@@ -584,11 +582,6 @@ def _next_month(d: date) -> date:
     return date(d.year + (d.month == 12), d.month % 12 + 1, 1)
 
 
-def _version_sort_key(v: str):
-    pv = parse_version(v)
-    return (0, pv) if pv is not None else (1, v)
-
-
 @dataclass
 class Delta:
     """The finished ledger: post-cutoff entries (the delta), undated ones, and the statuses of every version seen."""
@@ -605,7 +598,7 @@ class Delta:
     def versions(self, state: str | None = None) -> list[VersionStatus]:
         """Every version seen (or only those in ``state``), newest first."""
         rows = [s for s in self.states.values() if state is None or s.state == state]
-        return sorted(rows, key=lambda s: _version_sort_key(s.version), reverse=True)
+        return sorted(rows, key=lambda s: newest_first(s.version))
 
     def version_rows(self, limit: int = 500) -> list[dict]:
         """run.json ``delta.versions``: every version seen, newest first, with its date or bound and why."""
@@ -633,27 +626,5 @@ class Delta:
         out = {}
         for k, es in groups.items():
             name = spelling[k].most_common(1)[0][0]
-            out[name] = sorted(es, key=lambda e: (_neg_version(e.version), -e.score, e.order))
+            out[name] = sorted(es, key=lambda e: (newest_first(e.version), -e.score, e.order))
         return out
-
-
-def _neg_version(v: str):
-    pv = parse_version(v)
-    return _Neg(pv) if pv is not None else _Neg(None)
-
-
-class _Neg:
-    """Sorts versions newest first (unparseable ones last)."""
-
-    __slots__ = ("v",)
-
-    def __init__(self, v) -> None:
-        self.v = v
-
-    def __lt__(self, other: "_Neg") -> bool:
-        if self.v is None or other.v is None:
-            return self.v is not None and other.v is None
-        return self.v > other.v
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Neg) and self.v == other.v

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from synth.delta.ledger import LEADING, Delta, Entry
 from synth.delta.timeline import VersionStatus
-from synth.delta.versions import parse_version, starts_series
+from synth.delta.versions import newest_first, parse_version
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
 
@@ -45,7 +45,7 @@ class RefFile:
 
     def summary(self) -> str:
         kinds = Counter(e.kind for e in self.entries)
-        versions = sorted({e.version for e in self.entries}, key=lambda v: parse_version(v) or v, reverse=True)
+        versions = sorted({e.version for e in self.entries}, key=newest_first)
         shown = ", ".join(versions[:4]) + (f" and {len(versions) - 4} more" if len(versions) > 4 else "")
         parts = ", ".join(f"{n} {k}" for k, n in kinds.most_common(4))
         return f"{self.title}: {len(self.entries)} change(s) in {shown} ({parts})"
@@ -126,7 +126,7 @@ def plan_files(delta: Delta) -> list[RefFile]:
         for e in entries:
             by_version.setdefault(e.version, []).append(e)
         files = []
-        for v in sorted(by_version, key=lambda v: parse_version(v) or v, reverse=True):
+        for v in sorted(by_version, key=newest_first):
             es = sorted(by_version[v], key=lambda e: (e.internal, e.area.lower(), -e.score, e.order))
             files.append(RefFile(f"references/changes-{slugify(v) or 'version'}.md", f"Changes in {v}", es))
         return _unique_paths(files)
@@ -155,12 +155,7 @@ def plan_files(delta: Delta) -> list[RefFile]:
 
 
 def _ordered(entries: list[Entry]) -> list[Entry]:
-    return sorted(entries, key=lambda e: (_vkey(e.version), e.area.lower(), -e.score, e.order))
-
-
-def _vkey(v: str):
-    pv = parse_version(v)
-    return (0, tuple(-x for x in pv.release), pv.is_prerelease) if pv is not None else (1, ())
+    return sorted(entries, key=lambda e: (newest_first(e.version), e.area.lower(), -e.score, e.order))
 
 
 def _unique_paths(files: list[RefFile]) -> list[RefFile]:
@@ -198,7 +193,7 @@ def _file_text(f: RefFile, topic: str, cutoff: str, flagged: Callable[[str], boo
     by_version: dict[str, list[Entry]] = {}
     for e in f.entries:
         by_version.setdefault(e.version, []).append(e)
-    versions = sorted(by_version, key=_vkey)
+    versions = sorted(by_version, key=newest_first)
     body: list[str] = []
     toc: list[str] = []
     multi_area = len({e.area.lower() for e in f.entries}) > 1
@@ -336,7 +331,7 @@ def version_lines(delta: Delta) -> list[str]:
 def undated_lines(delta: Delta, limit: int = MAX_UNDATED_LINES) -> list[Entry]:
     """The best entries of versions that could not be placed before or after the cutoff (newest versions first)."""
     return sorted((e for e in delta.undated if e.section in LEADING and not e.internal),
-                  key=lambda e: (_vkey(e.version), -e.score, e.order))[:limit]
+                  key=lambda e: (newest_first(e.version), -e.score, e.order))[:limit]
 
 
 # -- the parts of one skill ----------------------------------------------------------------------------------------

@@ -69,3 +69,11 @@ def known_by(version: Version, since: Version) -> bool:
     if mine != since.release:
         return mine < since.release
     return not (since.is_prerelease and not version.is_prerelease) or version <= since
+
+
+def newest_first(v: str) -> tuple:
+    """A sort key: versions newest first (``3.11.1`` before ``3.11`` before ``3.11rc1``), unparseable ones last."""
+    pv = parse_version(v)
+    if pv is None:
+        return (1, (), False, v)
+    return (0, tuple(-x for x in pv.release), pv.is_prerelease, v)
