@@ -101,7 +101,8 @@ _INTRO = re.compile(
     r"(?:release\s+notes|changelog|change\s*log|changes|what'?s\s+new|news|full\s+list)\b|the\s+full\s+(?:list|changelog)|"
     r"see\s+.{0,80}?\bfor\s+(?:more|further|full|the\s+full|complete)?\s*(?:details|information|examples|discussion)\b|"
     r"(?:thanks|thank\s+you)\s+to\b|we\s+(?:are|'re)\s+(?:pleased|happy|excited|proud)\s+to\s+announce|"
-    r"(?:editor|author|release\s+manager)s?\s*:|release\s+date\s*:|released\s*:)", re.I)
+    r"(?:editor|author|release\s+manager)s?\s*:|release\s+date\s*:|released\s*:|"
+    r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b)", re.I)
 _GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
 _TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
 _WS = re.compile(r"\s+")
@@ -179,7 +180,8 @@ _CONTAINER = re.compile(r"^(?:(?:standard\s+)?(?:library|libraries|modules?|pack
                         r"extensions?|plugins?|features?|changes?|misc(?:ellaneous)?|general|others?|notes?|"
                         r"details|summary|highlights|items|updates?|bugs?|fixes|list)\s*)*$", re.I)
 _KIND_WORDS = re.compile(
-    r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|"
+    r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
+    r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
     r"deprecat\w*|removals?|removed|pending|breaking|incompatib\w*|backwards?|bug\s*fix(?:es)?|fixes|fixed|"
     r"features?|related\s+to|enhancements?|behaviou?r|in|to|the|and|of|for|with|since|release|version|v?\d+(?:\.\d+)*)\b")
 _INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
@@ -197,8 +199,13 @@ def area_from_headings(headings: list[str] | tuple[str, ...], version: str | Non
     ("Other Language Changes" → Language, "C API Changes" → C API); a container ("Improved Modules") hands on to
     its sub-heading ("asyncio"); a long heading is a feature's title, not an area."""
     area = None
+    hs = [clean_heading(x) for x in headings if x]
+    # the words of the heading that names the version ("What's New In Acme 2.3") name the product, not an area
+    own = next((h for h in hs if version and re.search(rf"(?<![\w.]){re.escape(version)}(?![\w]|\.\d)", h)), "")
+    product = {w.lower() for w in re.findall(r"[A-Za-z][\w+#-]*", own)}
     for h in _below_version(headings, version):
-        rest = _WS.sub(" ", _KIND_WORDS.sub(" ", h)).strip(" :-–—,.()[]")
+        rest = _WS.sub(" ", _KIND_WORDS.sub(" ", h))
+        rest = " ".join(w for w in rest.split() if w.lower().strip(":-–—,.()[]") not in product).strip(" :-–—,.()[]")
         if not rest or _CONTAINER.match(rest):
             continue
         words = rest.split()
@@ -484,7 +491,10 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
         section = _KIND_OF_MARKER.get(ch.kind, "other")
     if section != "highlights" and ch.heading and re.search(r"(?i)\bhighlights?\b|\bsummary\b", ch.heading):
         section = "highlights"
-    kind = ch.kind if ch.kind != "release" else _ENTRY_KIND.get(section, "release")
+    # on a change page the section decides the kind (an entry "Added …" under "Improved Modules" is an addition)
+    kind = _ENTRY_KIND.get(section, ch.kind) if (is_change or ch.kind == "release") else ch.kind
+    if kind == "changed" and ch.kind == "release" and section == "other":
+        kind = "release"
     removed_in = ch.removed_in
     sched = _SCHEDULE.search(text)
     if sched:
@@ -496,6 +506,7 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     area = ((area_from_headings(headings, ch.version) if headings else area_from_headings(("", *nearest), None))
             if is_change or ch.kind == "release" else None) \
         or area_from_api(ch.api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"
+    area = area.strip(" @*_`'\"()[]:.,;") or "General"
     use, old = use_instead(text, ch.api)
     return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
                  text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,

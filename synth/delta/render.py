@@ -216,7 +216,7 @@ def _file_text(f: RefFile, topic: str, cutoff: str, flagged: Callable[[str], boo
                     body += ["", block, ""]
         body.append("")
     lines = [f"# {topic}: {f.title} (after the {cutoff} cutoff)", "",
-             f"Every change of this kind the sources document for versions released after {cutoff}, newest first. "
+             f"Every change to {safe_inline(f.title)} that the sources document for versions released after {cutoff}, newest first. "
              "Each entry names its version and kind and links the page(s) that state it.", ""]
     if len(body) > TOC_OVER:
         lines += ["## Contents", "", *toc, ""]
@@ -284,10 +284,16 @@ def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:
                 n -= 1
 
     def best(es: list[Entry]) -> list[Entry]:
+        """The release's own highlights in its order, then the other leading sections in turn, each by score."""
         finals = [e for e in es if not (parse_version(e.version) or parse_version("0")).is_prerelease]
         pool = finals or es
         hl = sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order)
-        return hl + sorted((e for e in pool if e.section != "highlights"), key=lambda e: (-e.score, e.order))
+        by_section: dict[str, list[Entry]] = {}
+        for e in sorted((e for e in pool if e.section != "highlights"), key=lambda e: (-e.score, e.order)):
+            by_section.setdefault(e.section, []).append(e)
+        turns = [by_section[k] for k in ("features", "breaking", "deprecations", "removals", "behaviour", "other") if k in by_section]
+        rest = [e for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t) for e in (t[i],)]
+        return hl + rest
 
     for k in fresh:
         take(best(groups[k]), share)
