@@ -366,7 +366,8 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
         examples.append(f"From {_quote(' '.join((title or url).split()))} [{n}]:\n\n{fence}{lang}\n{code.rstrip()}\n{fence}")
     n_post = len(parts.rendered.placed)
     versions = [v.split("**")[1] for v in parts.versions if "**" in v]
-    areas = [f.title for f in parts.rendered.refs if not f.internal][:6]
+    areas = list(dict.fromkeys(e.area for f in parts.rendered.refs if not f.internal for e in f.entries
+                               if e.area != "General"))[:6]
     kinds = sorted({e.kind for e in parts.headlines + parts.modern}, key=lambda k: ("added", "breaking", "changed",
                    "deprecated", "removed", "fixed", "release").index(k) if k in ("added", "breaking", "changed", "deprecated",
                    "removed", "fixed", "release") else 9)

@@ -161,14 +161,24 @@ def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> st
     return "other"
 
 
+_VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+
+
+def names_version(text: str, version: str) -> bool:
+    """Whether ``text`` prints ``version`` in any spelling of it (``4.2.0`` names ``4.2``)."""
+    want = parse_version(version)
+    if want is None:
+        return False
+    return any(parse_version(m.group(1)) == want for m in _VERSION_TOKEN.finditer(text or ""))
+
+
 def _below_version(headings: list[str] | tuple[str, ...], version: str | None) -> list[str]:
     """The headings after the first one that names ``version`` (a page about one release names it in its title;
     a sub-section may name it again: "Backwards incompatible changes in 2.3")."""
     hs = [clean_heading(h) for h in headings if h]
     if version:
-        pat = re.compile(rf"(?<![\w.]){re.escape(version)}(?![\w]|\.\d)")
         for i, h in enumerate(hs):
-            if pat.search(h):
+            if names_version(h, version):
                 return hs[i + 1:]
     # no heading names the version: a release page's own title still is not a section
     return hs[1:] if len(hs) > 1 else []
@@ -201,7 +211,7 @@ def area_from_headings(headings: list[str] | tuple[str, ...], version: str | Non
     area = None
     hs = [clean_heading(x) for x in headings if x]
     # the words of the heading that names the version ("What's New In Acme 2.3") name the product, not an area
-    own = next((h for h in hs if version and re.search(rf"(?<![\w.]){re.escape(version)}(?![\w]|\.\d)", h)), "")
+    own = next((h for h in hs if version and names_version(h, version)), "")
     product = {w.lower() for w in re.findall(r"[A-Za-z][\w+#-]*", own)}
     for h in _below_version(headings, version):
         rest = _WS.sub(" ", _KIND_WORDS.sub(" ", h))
@@ -225,7 +235,14 @@ def area_from_api(api: str | None, text: str) -> str | None:
         name = m.group(1) if m else None
     if not name:
         return None
-    head = re.split(r"[.:/#]", name.strip())[0]
+    parts = [p for p in re.split(r"[.:/#]", name.strip()) if p]
+    # the namespace: the lower-case module path before the first class and the object itself, at most three parts
+    module = []
+    for p in parts[:-1]:
+        if p[:1].isupper() or len(module) == 3:
+            break
+        module.append(p)
+    head = ".".join(module) or parts[0]
     return head if 1 < len(head) <= MAX_AREA_CHARS and not head[:1].isdigit() else None
 
 
@@ -375,6 +392,19 @@ class Ledger:
         self.held += len(changes)
         self.pages.append(_Page(url, title or "", page_kind or "", page_version, float(authority), changes, code))
 
+    def _spellings(self) -> dict[str, str]:
+        """One spelling per release: ``4.2`` and ``4.2.0`` (equal versions) are shown as the shorter one."""
+        by_version: dict[object, str] = {}
+        for page in self.pages:
+            for c in page.changes:
+                pv = parse_version(c.version)
+                if pv is not None:
+                    cur = by_version.get(pv)
+                    if cur is None or (len(c.version), c.version) < (len(cur), cur):
+                        by_version[pv] = c.version
+        return {c.version: by_version[pv] for page in self.pages for c in page.changes
+                if (pv := parse_version(c.version)) is not None and by_version[pv] != c.version}
+
     def _documented(self) -> set:
         """The feature series that change pages have sections (or pages) for."""
         from synth.delta.versions import series
@@ -398,10 +428,12 @@ class Ledger:
         sections_seen: dict[tuple[str, str], tuple[str, str]] = {}  # (version, heading) → (url, section kind)
         order = 0
         documented = self._documented()
+        spelling = self._spellings()
         for page in self.pages:
             is_change = page.page_kind == "change"
             for ch in page.changes:
                 order += 1
+                ch.version = spelling.get(ch.version, ch.version)
                 st = states.get(ch.version)
                 if st is None:
                     st = states[ch.version] = _unverified(timeline.status(ch.version, cutoff_start), documented)
@@ -546,6 +578,18 @@ def _dedupe(entries: list[Entry]) -> list[Entry]:
             continue
         by_text[k] = e
         out.append(e)
+    # the same "use X instead of Y" of one version stated on two pages is one entry
+    pairs: dict[tuple, Entry] = {}
+    merged: list[Entry] = []
+    for e in out:
+        pk = (e.version, e.use, e.instead_of) if e.use and e.instead_of else None
+        if pk is not None and pk in pairs:
+            _merge(pairs[pk], e)
+            continue
+        if pk is not None:
+            pairs[pk] = e
+        merged.append(e)
+    out = merged
     # markers (not on change pages) onto the change-page entry of the same version that names their API
     mentions: dict[tuple[str, str], Entry] = {}
     for e in out:
