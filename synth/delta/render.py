@@ -389,6 +389,11 @@ def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff:
                        versions=version_lines(delta), page_code=delta.page_code)
     for s in bundle_sources:
         parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))
+    placed = parts.rendered.placed
+    for e in delta.post:  # the pages the reference files cite are sources the skill uses
+        if id(e) in placed:
+            for url, _anchor, title in e.citations:
+                parts.page_number(url, title)
     return parts
 
 
