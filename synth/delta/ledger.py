@@ -468,11 +468,12 @@ class Ledger:
 
 
 def _unverified(st: VersionStatus, documented: set) -> VersionStatus:
-    """A version placed after the cutoff only by inference (no date of its own) and of a newer series than every
+    """A version placed after the cutoff only by series order (no date of its own) and of a newer series than every
     release the change pages document ("introduced in Tk 8.5" on a Python 3.11 page) is unverified: undated."""
     from synth.delta.versions import series
 
-    inferred = st.how.startswith("after ") or (st.how.startswith("newer than --since-version") and st.date is None)
+    # with --since-version the user's statement decides: every newer version is the delta
+    inferred = st.how.startswith("after ")
     if st.state != POST or not documented or not inferred:
         return st
     v = parse_version(st.version)
