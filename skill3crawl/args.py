@@ -81,6 +81,7 @@ class LearnArgs(BaseModel):
     target_model: str | None = None
     cutoff_time: str | None = None
     strict_cutoff: bool = False
+    since_version: str | None = None  # the target model knows the topic up to this version
     authoritative: list[str] = Field(default_factory=list)
     start_urls: list[str] = Field(default_factory=list)
     input_file: str | None = None
@@ -187,6 +188,13 @@ class LearnArgs(BaseModel):
     def _blank_is_none(cls, v: Any) -> Any:
         return None if v is None or str(v).strip() == "" else str(v).strip()
 
+    @field_validator("since_version", mode="before")
+    @classmethod
+    def _since_version(cls, v: Any) -> str | None:
+        from synth.delta.versions import check_since_version
+
+        return check_since_version(v)
+
     @field_validator("package", mode="before")
     @classmethod
     def _package(cls, v: Any) -> str | None:
@@ -280,8 +288,9 @@ class LearnArgs(BaseModel):
             paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic,
             target_model=self.target_model, cutoff=self.cutoff_time,
             llm_provider=self.llm_provider, llm_endpoint=self.llm_endpoint, llm_model=self.llm_model,
-            verify=self.verify, strict_cutoff=self.strict_cutoff, context_tokens=self.context_tokens,
-            fail_on_findings=self.fail_on_findings, today=today, fresh=self.fresh, auto_choice=auto_choice,
+            verify=self.verify, strict_cutoff=self.strict_cutoff, since_version=self.since_version,
+            context_tokens=self.context_tokens, fail_on_findings=self.fail_on_findings, today=today, fresh=self.fresh,
+            auto_choice=auto_choice,
         )
 
 

@@ -16,7 +16,7 @@ import typer
 
 from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, arg_default
 from synth.cli_synth import (
-    ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, StrictCutoff, TargetModel, Verify,
+    ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, SinceVersion, StrictCutoff, TargetModel, Verify,
 )
 from synth.errors import ExitCode
 from synth.llm.model import LLMError
@@ -38,6 +38,7 @@ def learn_spider_kwargs(
     target_model: str | None = None,
     cutoff_time: str | None = None,
     strict_cutoff: bool = False,
+    since_version: str | None = None,
     authoritative: str | None = None,
     start_urls: str | None = None,
     input_file: str | None = None,
@@ -64,7 +65,7 @@ def learn_spider_kwargs(
         "target_model": target_model, "cutoff_time": cutoff_time, "authoritative": authoritative,
         "start_urls": start_urls, "input_file": input_file, "output_dir": output_dir, "llm_endpoint": llm_endpoint,
         "llm_model": llm_model, "brave_key": brave_key, "depth_limit": depth_limit, "sitemap_filter": sitemap_filter,
-        "locales": locales, "package": package, "context_tokens": context_tokens,
+        "locales": locales, "package": package, "context_tokens": context_tokens, "since_version": since_version,
     }
     kw.update({k: str(v) for k, v in optional.items() if v not in (None, "")})
     if max_pages is not None:
@@ -83,6 +84,7 @@ def learn_cmd(
     target_model: TargetModel = None,
     cutoff_time: CutoffTime = None,
     strict_cutoff: StrictCutoff = False,
+    since_version: SinceVersion = None,
     authoritative: Optional[str] = typer.Option(None, "--authoritative", help="comma-separated authoritative hosts (weight 1.0)"),
     start_urls: Optional[str] = typer.Option(None, "--start-urls", help="comma-separated URLs to crawl directly, each within its path prefix (docs mode)"),
     depth_limit: Optional[int] = typer.Option(None, "--depth-limit", help=f"link hops from a start URL, sitemap or llms.txt entry (default {DEFAULT_DEPTH_LIMIT})"),
@@ -130,7 +132,7 @@ def learn_cmd(
             typer.secho("skill3: WARNING: " + fallback_warning(auto_choice.reason, planning=True), err=True, fg="yellow",
                         bold=True)
     kwargs = learn_spider_kwargs(
-        topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff,
+        topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff, since_version=since_version,
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
         output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
         verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,

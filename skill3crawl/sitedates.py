@@ -2,7 +2,8 @@
 
 * **Timeline** — the release dates change pages print (``## 2.0.0 (2026-04-20)``, "Release date: …", a
   release page's ``<relative-time datetime>``), one entry per (version, source), each with the URL it was
-  read on; at most :data:`MAX_TIMELINE` entries.
+  read on and where on the page (``where``: heading, title, field, paragraph, time, table, text); at most
+  :data:`MAX_TIMELINE` entries.
 * **Build-dated hosts** — a documentation build stamps every page with the same date (footer "Last
   updated", sitemap ``lastmod``, file mtime), which says nothing about what changed. A host is
   build-dated once at least ``min_pages`` of its pages carry one date and that date is on at least
@@ -43,7 +44,8 @@ class SiteDates:
 
     # -- timeline -------------------------------------------------------------------------------
     def add_release_dates(self, entries: list[dict[str, Any]], url: str) -> int:
-        """Record ``{version, date, source}`` entries read on ``url``; the first date seen for a
+        """Record ``{version, date, source, where}`` entries read on ``url`` (``where``: the part of the page
+        the date was read from, :data:`skill3crawl.extract.versions.WHERE`); the first date seen for a
         (version, source) wins. → entries added."""
         added = 0
         for e in entries or ():
@@ -53,6 +55,8 @@ class SiteDates:
             key = (str(version), str(source))
             if key not in self.timeline:
                 self.timeline[key] = {"version": str(version), "date": str(date), "source": str(source), "url": url}
+                if e.get("where"):
+                    self.timeline[key]["where"] = str(e["where"])
                 added += 1
         return added
 

@@ -60,6 +60,7 @@ from synth.delta.changes import (
     page_freshness,
     read_changes,
 )
+from synth.delta.ledger import Delta, Ledger
 from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
 from synth.delta.timeline import Timeline, parse_day
 from synth.errors import UsageError
@@ -78,7 +79,8 @@ MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 MAX_REPORTED_MALFORMED = 20
 MIN_SOURCE_TOKENS = 120  # a trimmed source keeps at least this much
 HEAP_SLACK = 2  # pass 1 keeps this many times the candidates: its scores are provisional (timeline, hosts, IDF still growing)
-MAX_ENTRIES_PER_SOURCE = 60  # post-cutoff change entries carried per source
+MAX_ENTRIES_PER_SOURCE = 60
+MAX_RELEASE_PAGES = 5000  # post-cutoff change entries carried per source
 RELEVANCE_FLOOR = 0.4  # rank factor of a page that matches no query term
 
 
@@ -319,12 +321,30 @@ def _neg_date(published: str | None) -> int:
     return -d.toordinal() if d else 0
 
 
+OWN_DATE_SIGNALS = frozenset({"corpus", "json-ld", "opengraph", "meta", "time"})  # a page states these itself
+
+
+def own_page_date(item: SourceItem, build_date: str | None) -> bool:
+    """On a build-dated host, whether the item's date is still its own: it differs from the build date and the page
+    states it in its markup (structured data, ``<time>``) or the corpus header does. A date read from the text by
+    heuristics is not enough (a docs page mentions many dates); a release page's date in its title is a release
+    date the crawl records as such."""
+    if not build_date or not item.published:
+        return False
+    if str(item.published)[:10] == str(build_date)[:10]:
+        return False
+    return item.date_source in OWN_DATE_SIGNALS
+
+
 def score_item(item: SourceItem, cutoff_start: date, today: date, strict: bool, *, timeline: Timeline | None = None,
                build_date: str | None = None, changes: list[Change] | None = None) -> tuple[Candidate | None, str | None]:
     """Re-score an item's freshness against the run's cutoff; (None, reason) when a rule drops it.
 
-    ``build_date``: the item's host is build-dated, so its freshness comes from its change entries only.
+    ``build_date``: the item's host is build-dated, so its freshness comes from its change entries only — unless
+    the page's own date differs from the build date (:func:`own_page_date`).
     """
+    if own_page_date(item, build_date):
+        build_date = None
     published = parse_day(item.published)
     changes = read_changes(item.changes) if changes is None else changes
     if changes:
@@ -558,6 +578,7 @@ class Ranked:
     candidates: list[Candidate]
     report: ReadReport
     delta: dict = field(default_factory=dict)  # timeline, boundary, build-dated hosts, relevance query
+    changes: Delta | None = None  # every post-cutoff (and undated) change entry of the run: the references
 
 
 def rank_sources(
@@ -570,6 +591,7 @@ def rank_sources(
     topic: str = "",
     queries: list[str] | tuple[str, ...] = (),
     crawl_meta: dict | None = None,
+    since_version: str | None = None,
 ) -> Ranked:
     """Read, score and rank the run; consensus, relevance and the delta (timeline, change entries) applied.
 
@@ -579,13 +601,15 @@ def rank_sources(
     """
     report = ReadReport()
     meta = crawl_meta if isinstance(crawl_meta, dict) else {}
-    timeline = Timeline(today)
+    timeline = Timeline(today, since=since_version)
     for row in meta.get("timeline") or []:
         if isinstance(row, dict):
             timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
     declared = {normalize_host(h): str(d) for h, d in (meta.get("build_dated_hosts") or {}).items()} \
         if isinstance(meta.get("build_dated_hosts"), dict) else {}
     hosts = HostDates()
+    ledger = Ledger()
+    release_pages: list[tuple[str, str, str, str, str | None]] = []  # a change page about one version, with its date
     bm = BM25(query_terms(topic, *[q for q in queries if isinstance(q, str)]))
     heap = _Heap(max_candidates * HEAP_SLACK)
     seen_any = False
@@ -599,6 +623,12 @@ def rank_sources(
         changes = read_changes(item.changes) if item.changes else []
         for version, day in dated_releases(changes):
             timeline.add(version, day, "page", item.final_url or item.url)
+        if changes:
+            ledger.observe(item.final_url or item.url, item.title, item.page_kind, item.page_version, item.authority, changes,
+                           item.code_blocks)
+        if (item.page_kind == "change" and item.page_version and item.published and item.date_source in OWN_DATE_SIGNALS
+                and len(release_pages) < MAX_RELEASE_PAGES):
+            release_pages.append((host, item.page_version, item.published, item.final_url or item.url, item.date_source))
         tf, length = bm.observe(_page_text(item))
         build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
         if not changes and heap.full() and (item.final_url or item.url) not in heap:
@@ -633,7 +663,13 @@ def rank_sources(
     detected = hosts.build_dated()
     build_dated = {**detected, **declared}
     item_build_dates = {normalize_host(c.item.host or host_of(c.url)): c.build_date for c in heap.ranked() if c.build_date}
+    for host, version, day, url, _signal in release_pages:
+        # a page about one release dated otherwise than its host's build: the date it prints is the release's
+        bd = build_dated.get(host) or item_build_dates.get(host)
+        if not bd or str(day)[:10] != str(bd)[:10]:
+            timeline.add(version, day, "release page date", url)
     timeline.reject_build_dates({**item_build_dates, **build_dated}, site_host)
+    changes_delta = ledger.finish(timeline, cutoff_start)
     rescored: list[Candidate] = []
     for c in heap.ranked():
         host = normalize_host(c.item.host or host_of(c.url))
@@ -675,7 +711,7 @@ def rank_sources(
         "relevance_query": list(bm.terms),
         "post_cutoff_entries": sum(len(c.delta) for c in candidates),
     }
-    return Ranked(candidates, report, delta)
+    return Ranked(candidates, report, delta, changes_delta)
 
 
 def _apply_delta(candidates: list[Candidate], *, topic: str, queries: Iterable[object]) -> None:

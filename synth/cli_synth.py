@@ -22,6 +22,7 @@ PROVIDER_HELP = ("auto (the default: openai if the endpoint answers GET /models 
 TargetModel = Annotated[Optional[str], typer.Option("--target-model", help="the model the skill is for (cutoff lookup only)")]
 CutoffTime = Annotated[Optional[str], typer.Option("--cutoff-time", help="cutoff month YYYY-MM; wins over --target-model")]
 StrictCutoff = Annotated[bool, typer.Option("--strict-cutoff", help="drop pre-cutoff and undated sources")]
+SinceVersion = Annotated[Optional[str], typer.Option("--since-version", help="the target model knows the topic up to this version: every newer version is the delta, dated or not (for sites that print no release dates)")]
 LlmProvider = Annotated[str, typer.Option("--llm-provider", help=PROVIDER_HELP)]
 LlmEndpoint = Annotated[Optional[str], typer.Option("--llm-endpoint", help=f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})")]
 LlmModel = Annotated[Optional[str], typer.Option("--llm-model", help="model name at the endpoint")]
@@ -42,6 +43,7 @@ def synth_cmd(
     llm_model: LlmModel = None,
     verify: Verify = False,
     strict_cutoff: StrictCutoff = False,
+    since_version: SinceVersion = None,
     context_tokens: ContextTokens = None,
     dry_run: bool = typer.Option(False, "--dry-run", help="print the ranked sources and the bundle size; call no model, write nothing"),
     fail_on_findings: FailOnFindings = True,
@@ -55,7 +57,7 @@ def synth_cmd(
     result = run_synth(SynthOptions(
         paths=tuple(str(p) for p in run_jsonl), output_dir=output_dir, topic=topic, target_model=target_model,
         cutoff=cutoff_time, llm_provider=cast(Provider, llm_provider), llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
-        strict_cutoff=strict_cutoff, context_tokens=context_tokens, dry_run=dry_run,
+        strict_cutoff=strict_cutoff, since_version=since_version, context_tokens=context_tokens, dry_run=dry_run,
         fail_on_findings=fail_on_findings, progress=not quiet, fresh=fresh,
     ))
     result.print_outcome()

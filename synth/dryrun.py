@@ -50,6 +50,16 @@ def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, 
         f"first post-cutoff {first['version'] + ' (' + first['date'] + ')' if first else 'none known'}; {b.get('rule', '')}",
         markup=False,
     )
+    since = ranked.changes.since_version if ranked.changes else None
+    versions = [v for v in (ranked.changes.version_rows() if ranked.changes else []) if v["state"] != "pre"]
+    if versions:
+        vt = Table(title=f"Versions after the cutoff or undated ({len(versions)}; --since-version {since})"
+                   if since else f"Versions after the cutoff or undated ({len(versions)})")
+        for col in ("version", "state", "date or bound", "why"):
+            vt.add_column(col, overflow="fold")
+        for v in versions[:60]:
+            vt.add_row(v["version"], v["state"], v["date"] or "-", v["how"])
+        out.print(vt)
     for host, info in (delta.get("build_dated_hosts") or {}).items():
         out.print(f"build-dated host {host}: {info['date']} ({info['how']}): its pages' freshness comes from their change entries", markup=False)
     table = Table(title=f"Ranked sources ({len(ranked.candidates)} candidates of {ranked.report.items} items)")

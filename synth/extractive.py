@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import re
 
+from typing import TYPE_CHECKING
+
 from synth.bundle import STRUCTURE_ONLY_BELOW
 from synth.consensus import claim_sentences
+from synth.delta.versions import parse_version
 from synth.skill.names import display_topic
 from synth.skill.markdown import CITATION, fence_for, heading_title
 from synth.vet.screen import screen_markdown
+
+if TYPE_CHECKING:
+    from synth.delta.render import SkillParts
 
 MAX_INSTRUCTIONS = 18
 MAX_PER_SOURCE = 4
@@ -126,17 +132,22 @@ def _label(ch: dict) -> str:
     return f"New in {v}"
 
 
-def extractive_skill(bundle: dict, *, topic: str, name: str) -> str:
+def extractive_skill(bundle: dict, *, topic: str, name: str, parts: "SkillParts | None" = None) -> str:
     """A SKILL.md draft (frontmatter + body) from the bundle; the post-processor finishes it.
 
-    With post-cutoff change entries (version markers, change-page sections of new versions) the
-    Instructions and "Modern vs deprecated" are built from them, each line naming its version.
-    Without any fresh source nothing is presented as new: the skill says so.
+    With the run's post-cutoff change entries (``parts``: the delta ledger rendered) SKILL.md names the new
+    versions, leads with their headline changes, lists modern-vs-deprecated pairs and examples, and indexes the
+    reference files that hold every entry. With only undated versions it says they could not be dated and how
+    to fix that. Without any fresh source nothing is presented as new: the skill says so.
     """
     cutoff = bundle["cutoff"]
     sources = bundle["sources"]
+    if parts is not None and parts.headlines:
+        return _ledger_skill(bundle, parts, topic=topic, name=name)
     if any(ch.get("status") == "post" for s in sources for ch in s.get("changes") or []):
         return _delta_skill(bundle, topic=topic, name=name)
+    if parts is not None and parts.undated:
+        return _undated_skill(bundle, parts, topic=topic, name=name)
     # honestly undated pages (no date found; not a build-dated site) may still be new; pre-cutoff ones never are
     undated = [s for s in sources if not s.get("published") and not s.get("build_date")]
     if not any(s.get("post_cutoff") for s in sources) and not undated:
@@ -314,3 +325,117 @@ def _yaml_str(text: str) -> str:
     import json
 
     return json.dumps(" ".join(text.split()), ensure_ascii=False)  # a JSON string is a valid YAML scalar
+
+
+def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -> str:
+    """The delta skill from the ledger: versions, headline changes, modern vs deprecated, examples, reference index."""
+    from synth.delta.render import entry_line, safe_inline
+
+    cutoff = bundle["cutoff"]
+    topic_title = display_topic(topic)
+    cite = lambda e: f"[{parts.n_for(e)}]"  # noqa: E731
+    headlines = [entry_line(e, cite=cite(e)) for e in parts.headlines]
+    modern = []
+    for e in parts.modern:
+        if e.use and e.instead_of:
+            modern.append(f"- Use `{e.use.replace('`', '')}` instead of `{e.instead_of.replace('`', '')}` "
+                          f"({e.label()}): {safe_inline(e.text)} {cite(e)}")
+        else:
+            modern.append(entry_line(e, cite=cite(e)))
+    examples = []
+    for e in parts.examples:
+        code = e.code[0].rstrip("\n")
+        fence = fence_for(code)
+        if _flagged(f"{fence}\n{code}\n{fence}"):
+            continue
+        examples.append(f"{e.label()} ({safe_inline(e.area)}) — {safe_inline(e.text[:160])} {cite(e)}:\n\n{fence}\n{code}\n{fence}")
+    seen_code = {" ".join(e.code[0].split()) for e in parts.examples if e.code}
+    first_lines = {e.code[0].strip().split("\n", 1)[0] for e in parts.examples if e.code}
+    for url, title, code, lang in parts.page_code:  # the entries carry too little code: the change pages' own examples
+        if len(examples) >= MAX_EXAMPLES:
+            break
+        key = " ".join(code.split())
+        fence = fence_for(code.rstrip("\n"))
+        first = code.strip().split("\n", 1)[0]
+        if key in seen_code or first in first_lines or len(code.strip().splitlines()) < 2 or _flagged(f"{fence}\n{code}\n{fence}"):
+            continue  # the same block, or one of the same shape (another traceback, another shell session)
+        seen_code.add(key)
+        first_lines.add(first)
+        n = parts.page_number(url, title)
+        lang = re.sub(r"[^A-Za-z0-9_+-]", "", lang or "")
+        examples.append(f"From {_quote(' '.join((title or url).split()))} [{n}]:\n\n{fence}{lang}\n{code.rstrip()}\n{fence}")
+    n_post = len(parts.rendered.placed)
+    versions = [v.split("**")[1] for v in parts.versions if "**" in v]
+    areas = list(dict.fromkeys(e.area for f in parts.rendered.refs if not f.internal for e in f.entries
+                               if e.area != "General"))[:6]
+    kinds = sorted({e.kind for e in parts.headlines + parts.modern}, key=lambda k: ("added", "breaking", "changed",
+                   "deprecated", "removed", "fixed", "release").index(k) if k in ("added", "breaking", "changed", "deprecated",
+                   "removed", "fixed", "release") else 9)
+    kind_words = {"added": "new features", "breaking": "breaking changes", "changed": "behaviour changes",
+                  "deprecated": "deprecations", "removed": "removals", "fixed": "fixes", "release": "release notes"}
+    description = (
+        f"What changed in {topic_title} after the {cutoff} training cutoff: "
+        f"{', '.join(versions[:4]) or 'new versions'} — {', '.join(kind_words[k] for k in kinds[:5])}"
+        + (f" in {', '.join(areas)}" if areas else "")
+        + f". Use when writing, reviewing or upgrading {topic_title} code that may rely on APIs added, changed, "
+        f"deprecated or removed after {cutoff}."
+    )
+    lines = _frontmatter(name, description, f"# {topic_title}: what changed after {cutoff}")
+    lines += [
+        "## Overview / When to use",
+        "",
+        f"{topic_title} versions released after the {cutoff} cutoff of {bundle['target_model']}: "
+        f"{', '.join(versions[:6]) or 'see below'}. The sources document {n_post} change(s) for them; the headline "
+        "changes are below and every change is in the reference files, grouped by area, each citing the page that "
+        "states it. Use this skill when a task touches those versions; open the reference file of the area at hand "
+        "for details. Compiled extractively by skill3 (every statement is quoted from the cited source).",
+        "",
+        "## Versions after the cutoff",
+        "",
+        *parts.versions,
+        "",
+        "## Instructions",
+        "",
+        "Headline changes, newest version first (the project's own highlights first):",
+        "",
+        *headlines,
+        "",
+    ]
+    if modern:
+        lines += ["## Modern vs deprecated", "", *modern, ""]
+    if examples:
+        lines += ["## Examples", ""]
+        for ex in examples:
+            lines += [ex, ""]
+    return "\n".join(lines)  # the post-processor adds the index of the reference files
+
+
+def _undated_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -> str:
+    """Versions the sources document but nothing dates: say so, label their changes undated, name the fix."""
+    from synth.delta.render import entry_line
+
+    cutoff = bundle["cutoff"]
+    topic_title = display_topic(topic)
+    versions = sorted({e.version for e in parts.undated}, key=lambda v: parse_version(v) or v, reverse=True)
+    boundary = (bundle.get("delta") or {}).get("boundary") or {}
+    last = boundary.get("last_pre_cutoff")
+    known = f" The newest version dated before the cutoff is {last['version']} ({last['date']})." if last else ""
+    description = (f"{topic_title} versions {', '.join(versions[:4])} are documented but could not be dated against the "
+                   f"{cutoff} training cutoff; their changes are listed as undated. Use when working with {topic_title} "
+                   f"{versions[0] if versions else ''} or checking what may have changed after {cutoff}.")
+    lines = _frontmatter(name, description, f"# {topic_title}: versions that could not be dated against {cutoff}")
+    lines += [
+        "## Overview / When to use",
+        "",
+        f"The sources about {topic_title} document versions {', '.join(versions[:8])}, but print no release date for "
+        f"them and nothing else places them before or after the {cutoff} cutoff of {bundle['target_model']}.{known} "
+        "Their changes below are **undated**: they may or may not be new to the model. To decide, run again with "
+        "`--since-version X` (`-a since_version=X`: the newest version the model knows; every newer one is then the "
+        "delta) or a `--cutoff-time` your sources can date.",
+        "",
+        "## Instructions",
+        "",
+        *[entry_line(e, cite=f"[{parts.n_for(e)}]", undated=True) for e in parts.undated],
+        "",
+    ]
+    return "\n".join(lines)

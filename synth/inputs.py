@@ -48,6 +48,7 @@ class Inputs:
     today: str
     out_dir: Path
     context_tokens: int
+    since_version: str | None = None  # --since-version, else the crawl's since_version argument
 
     @property
     def today_date(self) -> date:
@@ -98,6 +99,13 @@ def check_options(options: SynthOptions) -> None:
         check_provider(provider, options.llm_endpoint)
     except LLMError as exc:
         raise SynthFailure(2, str(exc)) from None
+    if options.since_version is not None:
+        from synth.delta.versions import check_since_version
+
+        try:
+            check_since_version(options.since_version)
+        except ValueError as exc:
+            raise SynthFailure(2, f"--since-version: {exc}") from None
     if options.context_tokens is not None and options.context_tokens < MIN_CONTEXT_TOKENS:
         raise SynthFailure(2, f"--context-tokens must be at least {MIN_CONTEXT_TOKENS}, got {options.context_tokens}")
     for p in options.paths:
@@ -134,7 +142,20 @@ def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
         if problem:
             raise SynthFailure(2, problem)
     return Inputs(paths=paths, crawl=crawl, topic=str(topic), target_model=target_model, cutoff=cut, today=today,
-                  out_dir=out_dir, context_tokens=options.context_tokens or DEFAULT_CONTEXT_TOKENS)
+                  out_dir=out_dir, context_tokens=options.context_tokens or DEFAULT_CONTEXT_TOKENS,
+                  since_version=_since_version(options, crawl))
+
+
+def _since_version(options: SynthOptions, crawl: CrawlRecord) -> str | None:
+    """``--since-version``, else the one the crawl recorded (a malformed recorded one is ignored)."""
+    from synth.delta.versions import check_since_version
+
+    if options.since_version:
+        return check_since_version(options.since_version)
+    try:
+        return check_since_version(crawl.arg("since_version"))
+    except ValueError:
+        return None
 
 
 def _cutoff(options: SynthOptions, crawl: CrawlRecord, recorded: Any, item_cutoff: str | None) -> tuple[Cutoff, str]:

@@ -19,6 +19,12 @@ MAX_URL_CHARS = 8192
 MAX_SHORT_CHARS = 4096  # title, host, topic, dates, query, ...
 MAX_LIST_ENTRIES = 1000  # excerpts, code blocks, agreeing URLs, fingerprints
 MAX_TEXT_CHARS = 1_000_000  # one excerpt or code block
+# a change entry's heading path, API name and code examples (skill3crawl.extract.versions writes within these)
+MAX_CHANGE_PATH = 8  # enclosing headings, outermost first (the innermost kept)
+MAX_CHANGE_PATH_CHARS = 200  # one heading of the path
+MAX_CHANGE_API_CHARS = 200
+MAX_CHANGE_CODE = 3  # code examples of one entry
+MAX_CHANGE_CODE_CHARS = 4000  # one code example
 
 
 _FIELD_NAMES: dict[type, frozenset[str]] = {}  # from_dict runs once per line of a run: compute the names once
@@ -51,7 +57,10 @@ class SourceItem:
     content_hash: str = ""
     redactions: int = 0
     # The delta (written by extraction): version markers and change-page sections, one entry per annotated block:
-    # {"kind": added|changed|deprecated|removed|release, "version", "removed_in", "date", "text", "anchor", "heading"}
+    # {"kind": added|changed|deprecated|removed|release, "version", "removed_in", "date", "text", "anchor", "heading",
+    #  "path": [enclosing heading texts, outermost first, <= MAX_CHANGE_PATH of <= MAX_CHANGE_PATH_CHARS],
+    #  "api": the API name a marker annotates (a definition's id/signature, a History table's API) or null,
+    #  "code": [<= MAX_CHANGE_CODE {"text", "language"} code examples of the entry, text byte-exact <= MAX_CHANGE_CODE_CHARS]}
     changes: list[dict[str, Any]] = field(default_factory=list)
     page_kind: str = ""  # "change" (what's new, release notes, changelog, migration guide) | "doc" | ""
     page_version: str | None = None  # the version a change page is about
@@ -85,7 +94,8 @@ _KINDS = {
 }
 # a version-marker / change-page entry: key → (kind, required)
 _CHANGE_KEYS = {"kind": ("str", True), "version": ("str", True), "removed_in": ("str?", False), "date": ("str?", False),
-                "text": ("str", True), "anchor": ("str?", False), "heading": ("str", False)}
+                "text": ("str", True), "anchor": ("str?", False), "heading": ("str", False), "path": ("path", False),
+                "api": ("api", False), "code": ("code", False)}
 
 
 def _type_name(value: Any) -> str:
@@ -101,6 +111,8 @@ def _check(name: str, kind: str, value: Any) -> Any:
 
 
 def _check_scalar(name: str, kind: str, value: Any) -> Any:
+    if kind in ("path", "api", "code"):
+        return _check_change_extra(name, kind, value)
     if kind in ("str", "str?", "url?") and value is None:
         return None if kind == "str?" else ""
     if kind in ("str", "str?", "url", "url?"):
@@ -148,6 +160,31 @@ def _check_list(name: str, kind: str, value: Any) -> list:
         if not isinstance(block, dict) or not isinstance(block.get("text", ""), str) or not isinstance(block.get("language") or "", str):
             raise ValueError(f"'{name}' is not a list of {{\"text\": string, \"language\": string}} objects")
         blocks.append({"text": block.get("text", "")[:MAX_TEXT_CHARS], "language": (block.get("language") or "")[:100]})
+    return blocks
+
+
+def _check_change_extra(name: str, kind: str, value: Any) -> Any:
+    """A change entry's ``path`` (list of strings, the innermost kept), ``api`` (string or null) and ``code``
+    (``{"text", "language"}`` blocks), each cut to its cap; null or missing is empty."""
+    if kind == "api":
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise ValueError(f"'{name}' is {_type_name(value)}, not a string")
+        return value[:MAX_CHANGE_API_CHARS]
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"'{name}' is {_type_name(value)}, not a list")
+    if kind == "path":
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError(f"'{name}' is not a list of strings")
+        return [v[:MAX_CHANGE_PATH_CHARS] for v in value[-MAX_CHANGE_PATH:]]
+    blocks = []
+    for block in value[:MAX_CHANGE_CODE]:
+        if not isinstance(block, dict) or not isinstance(block.get("text", ""), str) or not isinstance(block.get("language") or "", str):
+            raise ValueError(f"'{name}' is not a list of {{\"text\": string, \"language\": string}} objects")
+        blocks.append({"text": block.get("text", "")[:MAX_CHANGE_CODE_CHARS], "language": (block.get("language") or "")[:100]})
     return blocks
 
 
@@ -215,6 +252,12 @@ class _BlockJSON(TypedDict):
     language: NotRequired[Annotated[Optional[Annotated[str, Field(max_length=100)]], Field(default="")]]
 
 
+class _CodeJSON(TypedDict):
+    __pydantic_config__ = _STRICT  # type: ignore[misc]
+    text: NotRequired[Annotated[Annotated[str, Field(max_length=MAX_CHANGE_CODE_CHARS)], Field(default="")]]
+    language: NotRequired[Annotated[Optional[Annotated[str, Field(max_length=100)]], Field(default="")]]
+
+
 class _ChangeJSON(TypedDict):
     __pydantic_config__ = _STRICT  # type: ignore[misc]
     kind: _Short
@@ -224,6 +267,10 @@ class _ChangeJSON(TypedDict):
     text: _Short
     anchor: NotRequired[Annotated[Optional[_Short], Field(default=None)]]
     heading: NotRequired[Annotated[Optional[_Short], Field(default="")]]
+    path: NotRequired[Annotated[Optional[Annotated[list[Annotated[str, Field(max_length=MAX_CHANGE_PATH_CHARS)]],
+                                                   Field(max_length=MAX_CHANGE_PATH)]], Field(default=None)]]
+    api: NotRequired[Annotated[Optional[Annotated[str, Field(max_length=MAX_CHANGE_API_CHARS)]], Field(default=None)]]
+    code: NotRequired[Annotated[Optional[Annotated[list[_CodeJSON], Field(max_length=MAX_CHANGE_CODE)]], Field(default=None)]]
 
 
 class _ItemJSON(TypedDict):
@@ -279,4 +326,11 @@ def fields_from_json(raw: bytes | str) -> dict[str, Any] | None:
     for change in data.get("changes", ()):
         if change["heading"] is None:
             change["heading"] = ""
+        if change["path"] is None:
+            change["path"] = []
+        if change["code"] is None:
+            change["code"] = []
+        for block in change["code"]:
+            if block["language"] is None:
+                block["language"] = ""
     return data

@@ -100,7 +100,7 @@ def build(*, topic: str, target_model: str, cutoff: Cutoff, today: str, started:
         "crawl": crawl_meta or None,
         "queries": queries,
         "sources": ranking,
-        "used_sources": [src["url"] for src in bundle["sources"]],
+        "used_sources": [src["url"] for src in bundle["sources"] + bundle.get("delta_sources", [])],
         "bundle": {
             "mode": selection.mode,
             "context_tokens": context_tokens,

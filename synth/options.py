@@ -61,6 +61,7 @@ class SynthOptions:
     llm_model: str | None = None
     verify: bool = False
     strict_cutoff: bool = False
+    since_version: str | None = None  # the target model knows the topic up to this version (newer ones are the delta)
     context_tokens: int | None = None
     fail_on_findings: bool = True
     today: str | None = None

@@ -59,6 +59,8 @@ class SkillContext:
     learned_date: str  # YYYY-MM-DD
     sources: list[dict]  # bundle sources: {"n", "url", "title", ...}
     version: str = "1.0.0"
+    references: dict[str, str] = field(default_factory=dict)  # the delta's reference files, written deterministically
+    reference_index: list[str] = field(default_factory=list)  # SKILL.md's index of them, one line per file
 
 
 @dataclass
@@ -143,6 +145,9 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
 
     body, refs, f = references.split_references(body)
     fixes += f
+    if ctx.references:
+        body, refs, f = references.attach_delta(body, refs, ctx.references, ctx.reference_index)
+        fixes += f
     body = (f"{body.rstrip()}\n\n{sources.sources_section(sorted(cited), ctx.sources)}\n\n"
             f"{sources.footer(ctx.learned_date, ctx.cutoff, ctx.target_model)}\n")
     skill = Skill(name=name, frontmatter=out, body=body, references=refs, cited=sorted(cited), fixes=fixes)

@@ -144,6 +144,15 @@ def render_preview(skill: Skill, manifest: dict) -> str:
         f"<td class=\"url\"><a href=\"{e(r['url'])}\" rel=\"noopener noreferrer\">{e(r['url'])}</a></td></tr>"
         for r in manifest.get("sources", [])
     )
+    recall = (manifest.get("delta") or {}).get("recall")
+    if recall:
+        missing = "".join(f"<li>{e(str(m['version']))}: {e(str(m['heading']))}</li>"
+                          for m in recall.get("sections_not_represented", [])[:20])
+        refs = (f'<section class="card"><h2>Delta recall</h2><div class="meta">{recall["post_cutoff_entries"]} post-cutoff '
+                f'change entries in the evidence; {recall["in_skill_md"]} named in SKILL.md, {recall["in_references"]} in '
+                f'references/; {recall["undated_entries"]} undated; {recall["left_out_by_screen"]} left out by the screen; '
+                f'{recall["sections_not_represented_total"]} change-page section(s) not represented</div>'
+                + (f"<ul>{missing}</ul>" if missing else "") + "</section>" + refs)
     model = manifest.get("model", {})
     stages = [f'<span class="pill{" warn" if manifest.get(s, {}).get("status") == "not run" else ""}">{s}: '
               f'{e(str(manifest.get(s, {}).get("status")))}</span>' for s in ("verify", "lint", "vet")]

@@ -59,7 +59,7 @@ from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model
 from synth.options import SynthFailure, SynthOptions, SynthResult
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
-from synth.skill.names import sanitize_name
+from synth.skill.names import display_topic, sanitize_name
 from synth.skill.size import estimate_tokens
 from synth.synthesize import (
     CallLog,
@@ -75,6 +75,7 @@ from synth.writing import atomic_write_text, write_skill  # noqa: F401  (re-expo
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text"]
 
 MIN_BUDGET = 256
+DELTA_INDEX_TOKENS = 500
 # Without a model there is no context window to fit: the extractive synthesizer chooses its quotes (its own output
 # stays within the skill's body budget) from a bundle of at least this many tokens.
 EXTRACTIVE_BUDGET = 16_000
@@ -150,6 +151,7 @@ class Draft:
     context: SkillContext
     shrunk: dict[str, Any] | None = None
     map_reduce: dict[str, Any] = field(default_factory=dict)
+    parts: Any = None  # synth.delta.render.SkillParts: the references and the entries SKILL.md names
 
 
 @dataclass
@@ -172,6 +174,7 @@ def evidence_budget(context_tokens: int, topic: str, name: str, cutoff: str, tar
     """Context minus the answer's reserve, the prompt's own text and per-source fence overhead."""
     empty = {"skill_name": name, "target_model": target_model, "cutoff": cutoff, "sources": []}
     overhead = messages_tokens(synth_messages(empty, topic=topic, name=name, today="2026-01-01")) + 40 * n_sources
+    overhead += DELTA_INDEX_TOKENS  # the delta index the prompt may carry (synth.synthesize.MAX_INDEX_CHARS)
     return max(MIN_BUDGET, context_tokens - output_reserve(context_tokens) - overhead)
 
 
@@ -248,7 +251,7 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
         try:
             ranked = rank_sources(list(inputs.paths), cutoff_start=inputs.cutoff.start, today=inputs.today_date,
                                   strict=strict_cutoff, topic=inputs.topic, queries=inputs.crawl.queries,
-                                  crawl_meta=inputs.crawl.meta)
+                                  crawl_meta=inputs.crawl.meta, since_version=inputs.since_version)
         except BundleError as exc:
             raise SynthFailure(2, str(exc)) from None
     rep = ranked.report
@@ -307,6 +310,22 @@ def select(candidates: list[Candidate], budget: int, *, can_condense: bool, inpu
     return sel, bundle
 
 
+def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
+    """The delta's reference files and SKILL.md entries (:mod:`synth.delta.render`), or None without change entries;
+    every scraped text the built-in screen flags is left out."""
+    if ranked.changes is None or not (ranked.changes.post or ranked.changes.undated):
+        return None
+    from synth.delta.render import skill_parts
+    from synth.vet.screen import screen_markdown
+
+    parts = skill_parts(ranked.changes, bundle["sources"], topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,
+                        flagged=lambda text: bool(screen_markdown(text, "delta.md")))
+    bundle.setdefault("delta", {})
+    bundle["delta"]["versions"] = parts.versions
+    bundle["delta"]["reference_index"] = parts.index_lines()
+    return parts
+
+
 def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int, inputs: Inputs, ranked: Ranked,
                name: str, state: RunState) -> Draft:
     """Select and draft the skill; after a context-length error the bundle is halved once (trimmed, not
@@ -316,12 +335,12 @@ def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int
     while True:
         sel, bundle = select(candidates, budget, can_condense=model is not None and shrunk is None, inputs=inputs,
                              name=name, ranked=ranked, state=state)
-        ctx = SkillContext(topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
-                           learned_date=inputs.today, sources=bundle["sources"])
+        with state.phase("delta"):
+            parts = delta_parts(ranked, bundle, inputs)
         try:
             with state.phase("synthesize"):
                 if model is None:
-                    text, messages = extractive_skill(bundle, topic=inputs.topic, name=name), []
+                    text, messages = extractive_skill(bundle, topic=inputs.topic, name=name, parts=parts), []
                 else:
                     notes = None
                     if sel.mode == "map-reduce":
@@ -329,7 +348,13 @@ def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int
                     messages = synth_messages(bundle, topic=inputs.topic, name=name, today=inputs.today, notes=notes)
                     text = state.call(model, "synthesize", messages, max_tokens=output_reserve(inputs.context_tokens),
                                       label="synthesising SKILL.md")
-            return Draft(text, messages, sel, bundle, ctx, shrunk, map_reduce)
+            if parts is not None and parts.extra_sources:
+                bundle["delta_sources"] = list(parts.extra_sources)  # pages only the delta's lines cite
+            ctx = SkillContext(topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
+                               learned_date=inputs.today, sources=bundle["sources"] + bundle.get("delta_sources", []),
+                               references=dict(parts.rendered.files) if parts else {},
+                               reference_index=parts.index_lines() if parts else [])
+            return Draft(text, messages, sel, bundle, ctx, shrunk, map_reduce, parts)
         except ContextLengthError as exc:
             if shrunk is not None:
                 raise SynthFailure(1, f"{exc} (already retried with a {budget}-token bundle; lower --context-tokens)") from None
@@ -406,6 +431,13 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
         strict_cutoff=options.strict_cutoff, fail_on_findings=options.fail_on_findings,
     )
     man["delta"] = ranked.delta  # the version timeline, the cutoff's version boundary, build-dated hosts
+    if ranked.changes is not None:
+        man["delta"] = {**ranked.delta, "since_version": ranked.changes.since_version,
+                        "versions": ranked.changes.version_rows()}
+    if draft.parts is not None and ranked.changes is not None:
+        from synth.delta.render import delta_record
+
+        man["delta"].update(delta_record(ranked.changes, draft.parts, skill))
     if refresh is not None:  # refresh: what changed since the previous run (synth.agents.refresh)
         man["refresh"] = refresh.record(skill_dir, man)
     from synth.preview import render_preview
@@ -462,7 +494,7 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, in
     from synth.synthesize import revise_messages
 
     err = state.err
-    facts = Facts(used_sources=frozenset(src["url"] for src in draft.bundle["sources"]))
+    facts = Facts(used_sources=frozenset(src["url"] for src in draft.bundle["sources"] + draft.bundle.get("delta_sources", [])))
     reprompt: Callable[[list[str]], str] | None = None
     revise: Callable[[str, str], str] | None = None
     if model is not None:

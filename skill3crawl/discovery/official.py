@@ -75,6 +75,14 @@ class OfficialSourcesMixin:
             return False
         return bool(a.package) or not (a.authoritative or a.start_urls)
 
+    def registry_dates_wanted(self) -> bool:
+        """With start URLs or hosts named the site is given, but the registries may still date its versions: look the
+        topic up for its release dates only (no package pinned, not a worker or a corpus; ``SKILL3_REGISTRIES=`` off)."""
+        a = self.args
+        if a is None or a.corpus is not None or a.role == "worker" or a.package:
+            return False
+        return bool(self._ecosystems()) and bool(a.authoritative or a.start_urls)
+
     def _ecosystems(self) -> list[str]:
         value = self.settings.get("SKILL3_REGISTRIES", list(reg.ECOSYSTEMS)) if hasattr(self, "crawler") else list(reg.ECOSYSTEMS)
         if isinstance(value, str):
@@ -88,10 +96,11 @@ class OfficialSourcesMixin:
         )
 
     # -- registries -------------------------------------------------------------
-    def registry_requests(self) -> Iterator[scrapy.Request]:
+    def registry_requests(self, dates_only: bool = False) -> Iterator[scrapy.Request]:
         a = self.args
         state = get_state(self.crawler)
-        state.discovery.append("registries")
+        state.discovery.append("registries (release dates only)" if dates_only else "registries")
+        self._registry_dates_only = dates_only
         pinned = reg.parse_spec(a.package) if a.package else None
         lookups = [(pinned[0], pinned[1])] if pinned else [(e, n) for e in self._ecosystems() for n in reg.candidate_names(a.topic)]
         self._registry_pending = len(lookups)
@@ -152,6 +161,12 @@ class OfficialSourcesMixin:
         if pkg is None:
             logger.info("skill3: no package for %r in the registries (%s)", a.topic, why)
             self.nothing_found_check()
+            return
+        if getattr(self, "_registry_dates_only", False):  # the site is given: the package only dates its versions
+            state.package["use"] = "release dates only (start URLs or hosts were named)"
+            state.release_timeline = reg.merge_timeline(state.release_timeline, [r.as_dict() for r in pkg.releases])
+            logger.info("skill3: topic %r is the package %s (%s): its %d release dates join the timeline", a.topic,
+                        pkg.label, why, len(pkg.releases))
             return
         logger.info("skill3: topic %r is the package %s (%s)", a.topic, pkg.label, why)
         if self.search_provider is None:

@@ -111,7 +111,8 @@ def code_language(pre: Any) -> str:
     return ""
 
 
-def _code_blocks(root: Any) -> list[dict[str, str]]:
+def _code_blocks(root: Any, by_pre: dict[Any, dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """The code blocks under ``root``; ``by_pre`` gets each ``<pre>`` element's block."""
     blocks: list[dict[str, str]] = []
     for pre in root.iter("pre"):
         if any(a.tag in _BOILERPLATE for a in pre.iterancestors()):
@@ -121,6 +122,8 @@ def _code_blocks(root: Any) -> list[dict[str, str]]:
         text = _code_text(pre)
         if text.strip():
             blocks.append({"text": text, "language": code_language(pre)})
+            if by_pre is not None:
+                by_pre[pre] = blocks[-1]
         if len(blocks) >= MAX_CODE_BLOCKS:
             break
     return blocks
@@ -168,8 +171,9 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         return {"title": "", "excerpts": [], "code_blocks": [], "content_hash": "", "extractor": "", "chars": 0, "drop_reason": "unparseable"}
     title = _title(tree)
     name, node = _generator_node(tree)
+    code_of: dict[Any, dict[str, str]] = {}  # <pre> → its block, for the change entries' code
     if node is not None:
-        code_blocks = _code_blocks(node)
+        code_blocks = _code_blocks(node, code_of)
         prose = copy.deepcopy(node)
         for el in prose.xpath(".//pre|.//script|.//style|.//nav|.//*[contains(@class,'headerlink')]"):
             el.drop_tree()
@@ -186,7 +190,7 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
             cleaned, url=url, output_format="markdown", include_tables=True, include_comments=False, with_metadata=False
         ) or ""
         body = tree.find("body")
-        code_blocks = _code_blocks(body if body is not None else tree)
+        code_blocks = _code_blocks(body if body is not None else tree, code_of)
         extractor = "trafilatura"
     excerpts = markdown_blocks(md)
     chars = sum(len(e) for e in excerpts) + sum(len(c["text"]) for c in code_blocks)
@@ -200,7 +204,8 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         "drop_reason": None if chars >= MIN_CONTENT_CHARS else "no_content",
     }
     if result["drop_reason"] is None:
-        result.update(find_changes(node if node is not None else tree.find("body"), url, title, body=node is None, text=md))
+        result.update(find_changes(node if node is not None else tree.find("body"), url, title, body=node is None, text=md,
+                                   code_chars=sum(len(c["text"]) for c in code_blocks), code_of=code_of))
     return result
 
 
@@ -213,10 +218,13 @@ def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict
         return result
     # the curated corpus file's title header wins; elsewhere the page's own title
     title = (title_hint or result["title"]) if corpus else (result["title"] or title_hint)
+    raw_code = [c["text"] for c in result["code_blocks"]]
     result["title"], result["excerpts"], result["code_blocks"], result["redactions"] = redact_fields(
         title, result["excerpts"], result["code_blocks"]
     )
     changes = result.get("changes") or []
-    if changes:  # the annotated snippets are quoted text too
-        result["redactions"] += redact_changes(changes, result["excerpts"], trusted=result["extractor"] != "trafilatura")
+    if changes:  # the annotated snippets (and their code) are quoted text too
+        code_map = dict(zip(raw_code, (c["text"] for c in result["code_blocks"])))
+        result["redactions"] += redact_changes(changes, result["excerpts"], trusted=result["extractor"] != "trafilatura",
+                                               code_map=code_map)
     return result

@@ -2,56 +2,101 @@
 
 :func:`find_changes` reads a parsed page (the lxml content node, or the whole body) and returns
 
-* ``changes`` — one entry per annotated snippet, in document order: Sphinx ``versionadded`` /
-  ``versionchanged`` / ``deprecated`` / ``deprecated-removed`` / ``versionremoved`` directives
-  (old "New in version X" and new "Added in version X" spellings), the same phrases as text
-  anywhere (MkDocs-Material / Docusaurus admonition titles, badges, paragraphs: "Added in v2.3",
-  "Deprecated since 1.4, will be removed in 2.0"), MkDocs-Material ``mdx-badge`` version badges,
-  and on change pages (What's New, release notes, changelogs, release pages, migration guides)
-  every paragraph / list item of a version's section (``kind="release"`` or the Keep a
-  Changelog subsection's kind: Added / Changed / Deprecated / Removed);
-* ``page_kind`` — ``"change"`` or ``"doc"``; ``page_version`` — the one version a change page is about;
-* ``release_dates`` — ``{version, date, source}`` read from the page (``## 2.0.0 (2026-04-20)``,
-  "Release date: 2022-10-24", a release's ``<relative-time datetime>``, "X was released on <date>").
+* ``changes`` — one entry per annotated snippet, in document order:
+
+  - Sphinx ``versionadded`` / ``versionchanged`` / ``deprecated`` / ``deprecated-removed`` /
+    ``versionremoved`` directives (old "New in version X" and new "Added in version X" spellings);
+  - the same phrases as text anywhere ("Added in v2.3", "Added in: v9.0.0", "Deprecated since 1.4,
+    will be removed in 2.0"), and short labels that are a whole marker ("Since: OTP 25.0", "Added
+    in 17", "3.2+");
+  - labelled fields: a definition-list or table field "Since" / "Added in" / "Deprecated since"
+    whose value is a version ("Since: 17"), attached to the API block it sits in;
+  - badges and stability attributes: an element classed as a since/added label or a badge whose text
+    is a version label, ``data-since`` / ``data-version-added``-style attributes;
+  - History tables: a table with a version column and a change column gives one marker per row,
+    attached to the API the table sits under; tabs labelled as a marker ("Added in 17") mark the rows
+    they select;
+  - on change pages, and in version sections of any page, every paragraph / list item of a version's
+    section (``kind="release"`` or the Keep a Changelog subsection's kind: Added / Changed /
+    Deprecated / Removed), also in a plain-text page (one ``<pre>``) whose lines carry version headings.
+
+  Each entry: ``kind``, ``version``, ``removed_in``, ``date``, ``text``, ``anchor``, ``heading`` (the
+  nearest heading), ``path`` (the enclosing headings, outermost first, at most :data:`MAX_PATH` of
+  :data:`MAX_PATH_CHARS` characters), ``api`` (the API a marker annotates: a definition term's id or
+  signature name, a History table's API, else None) and ``code`` (at most :data:`MAX_CODE` ``{text,
+  language}`` code blocks of the entry: ``<pre>`` inside its block or directly after it, before the next
+  entry or heading; byte-exact, at most :data:`MAX_CODE_CHARS` characters each — longer ones left out).
+* ``page_kind`` — ``"change"`` or ``"doc"``; ``page_version`` — the one version a change page is about.
+  A page is a change page by its URL or title words, or by its structure: sections headed by versions,
+  a title or first heading that names a version and a date, a field table naming one release, a
+  plain-text page of version headings.
+* ``release_dates`` — ``{version, date, source, where}`` read from the page, ``where`` one of
+  :data:`WHERE`: the heading or title itself (the date before or after the version), a date-only
+  sub-heading, a field under the version heading ("Released: March 4, 2024", a field list), a
+  sentence in its first blocks ("X was released on …"), ``<time datetime>``, a table of versions and
+  dates, a plain-text page's line. A date is never taken from a block that names another version.
 
 Each marker belongs to the block it annotates: a definition (the ``dt`` signature plus the ``dd``
 text), the list item or paragraph it sits in, the paragraph a bare marker follows, or the section
 it opens. Pure and lxml-only (XPath does the scanning), so it runs in the extraction worker in the
-same call as the content extraction.
+same call as the content extraction. Version and date reading: :mod:`skill3crawl.extract.releases`.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 
-from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.fastmd import to_markdown
+from skill3crawl.extract.releases import (
+    INVISIBLE,
+    VER,
+    VER_RE,
+    date_heading,
+    find_date,
+    find_dates,
+    free_date,
+    heading_text,
+    is_date_label,
+    is_version_label,
+    label_date,
+    label_marker,
+    label_version,
+    normalize_version,
+    since_label,
+    version_heading,
+    without_dates,
+)
+from synth.item import MAX_CHANGE_API_CHARS, MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS, MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS
 from synth.skill.markdown import heading_title
-from synth.vet.redact import redact_text
+from synth.vet.redact import filename_for_language, redact_text
+
+__all__ = ["MAX_CHANGES", "KINDS", "WHERE", "find_changes", "scan_changes", "redact_changes", "find_date",
+           "version_heading", "page_version_of", "normalize_version"]
 
 MAX_CHANGES = 400
 MAX_TEXT = 1500
 MAX_RELEASE_DATES = 500
+MAX_PATH, MAX_PATH_CHARS, MAX_API_CHARS = MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS, MAX_CHANGE_API_CHARS
+MAX_CODE, MAX_CODE_CHARS = MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS
+MAX_TABLE_ROWS = 500
+MAX_TEXT_LINES = 20000
 MIN_ENTRY_CHARS = 20  # a change page's field lists and one-word lines are not entries...
 MIN_ITEM_WORDS = 3  # ...but a short list item of a few words is ("PEP 673: Self type")
 KINDS = ("added", "changed", "deprecated", "removed", "release")
+WHERE = ("heading", "title", "field", "paragraph", "time", "table", "text")
 
-# A version as printed: 3.11, 2.0.0, v1.4, 2.0.0-beta.1, 3.11.0rc2 (a bare integer only after "version"/"v").
-_VER = r"v?\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|alpha|beta|dev|pre|post|preview)[.-]?\d*)?|(?<=version )\d+|(?<=\bv)\d+"
-_VER_RE = re.compile(rf"(?i)(?<![\w.])({_VER})(?![\w-]|\.\d)")
-_MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-_DATE_RE = re.compile(
-    rf"(?i)\b(\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{2}}/\d{{2}}|{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTHS},?\s+\d{{4}})\b"
-)
-# "New in version 3.11", "Added in v2.3", "Changed in version 3.8", "Deprecated since version 3.11, will be
-# removed in version 3.13", "Removed in 3.12", "Added in Python 3.11" (one product word allowed).
+_VER = VER
+_VER_RE = VER_RE
+# "New in version 3.11", "Added in v2.3", "Added in: v9.0.0", "Changed in version 3.8", "Deprecated since version
+# 3.11, will be removed in version 3.13", "Removed in 3.12", "Added in Python 3.11" (one product word allowed).
 _MARKER_RE = re.compile(
-    r"(?i)(?<![\w-])(?<!what's )(?<!whats )(?<!what’s )(?P<verb>new|added|introduced|changed|deprecated|removed)\s+(?:in|since|as\s+of)\s+"
+    r"(?i)(?<![\w-])(?<!what's )(?<!whats )(?<!what’s )(?P<verb>new|added|introduced|changed|deprecated|removed)\s+(?:in|since|as\s+of)\s*:?\s+"
     r"(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w+#-]{0,30}\s+)(?=v?\d+\.\d))?"
     rf"(?P<ver>{_VER})(?![\w-]|\.\d)(?!\s*(?:ms|s|secs?|seconds?|minutes?|hours?|days?|%|x|[kmg]i?b)\b)"
     r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+|to\s+be\s+|is\s+scheduled\s+(?:for|to\s+be)\s+)?(?:removed|removal)\s+in\s+"
@@ -62,26 +107,14 @@ _VERB_KIND = {"new": "added", "added": "added", "introduced": "added", "changed"
 _SPHINX_KIND = {"versionadded": "added", "versionchanged": "changed", "deprecated": "deprecated",
                 "deprecated-removed": "deprecated", "versionremoved": "removed"}
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_PSEUDO_LEVEL = 7  # a paragraph or definition term that heads a version section sits below every real heading
 _TITLE_BLOCK = ("admonition-title", "admonitionheading", "admonition-heading", "admonition_heading")
 _BLOCK_TAGS = {"p", "li", "dd", "dt", "td", "th", "blockquote", "summary", "figcaption", "section", "article", "main",
                "details", *_HEADINGS}
 _WS = re.compile(r"\s+")
+_MD_HEADING = re.compile(r"(?m)(?:^|(?<=\s))#{1,6} ")
 _NOTE_COLON = re.compile(r"(?i)(\b(?:version|since|in)\s+v?\d[\w.-]*:)(?=[^\s/])")
 
-# A heading that names a release: "[2.0.0] - 2026-04-20", "2.0.0 (2026-04-20)", "Version 3.2 — April 6, 2021",
-# "v1.4.0", "Python 3.11.0 final", "Release 1.2 (LTS)", "Django 4.2 release notes". At most two capitalised
-# product words before the version; after it only release words, a date, or a short bracketed note.
-_VERSION_HEADING = re.compile(
-    r"(?i)^[\s\[(#]*(?:(?:release|version|ver\.?|tag)\s+)?(?-i:(?P<product>(?:[A-Z][\w.+#-]*\s+){0,2}))?\[?(?P<ver>"
-    + _VER
-    + r")\]?(?P<rest>(?:\s|$|[-–—:(,\[]).*)?$"
-)
-_PRE_WORDS = re.compile(r"(?i)^\s*(?:(alpha|beta|release candidate|rc)\s*(\d+)?)")
-_REST_OK = re.compile(
-    r"(?i)^[\s\-–—:(),\[\]/|•·*_]*(?:(?:final|stable|lts|released?|release notes|changelog|change log|unreleased|yanked|"
-    r"latest|current|hotfix|patch|security|(?:alpha|beta|release candidate|rc)\s*\d*|on|date|notes|\(.{0,40}\)|\[.{0,40}\])"
-    r"[\s\-–—:(),\[\]/|•·*_]*)*$"
-)
 _WHATSNEW_RE = re.compile(
     r"(?i)what[’'`]?s\s+new\s+(?:in\s+)?(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"
 )
@@ -93,16 +126,16 @@ _PAGE_VERSION_RES = (
 )
 _CHANGE_TITLE = re.compile(
     r"(?i)what[’'`]?s\s+new|change\s?log|release\s+notes|release\s+history|version\s+history|migration\s+guide|"
-    r"migrating\s+(?:from|to)|upgrade\s+guide|upgrading\s+(?:from|to)|porting\s+to|^releases\b|\breleases\s+·|breaking\s+changes"
+    r"migrating\s+(?:from|to)|upgrade\s+guide|upgrading\s+(?:from|to)|porting\s+to|^releases\b|\breleases\s+·|breaking\s+changes|"
+    r"^new\s+(?:apis?|features?)\b|^deprecated\s+(?:apis?|list|features?)\b|\bapi\s+changes\b"
 )
 _STRONG_URL = ("changelog", "change-log", "change_log", "releasenotes", "release-notes", "release_notes", "whatsnew",
                "whats-new", "whats_new", "what-s-new", "migration", "migrating", "upgrade", "upgrading")
 _WEAK_URL = {"changes", "history", "news", "releases", "release", "porting", "changelogs", "tags"}
-# "Release date: 2022-10-24", "Released on April 6, 2021", "Date: …", or a block that is only a date.
-_RELEASED_LINE = re.compile(r"(?i)^\W*(?:(?:release(?:d)?|published)(?:\s+(?:date|on))?|date)?\s*[:\-–—]?\s*\W*$")
 _WAS_RELEASED = re.compile(
     r"(?i)(?<![\w.])(?P<ver>" + _VER + r")(?![\w-]|\.\d)\s+(?:was|is|has\s+been)\s+(?:officially\s+)?released\s+on\s+"
 )
+_RELEASE_CUE = re.compile(r"(?i)releas|publish|availab|ship|tagged|launch|\bout\b|\bdated?\b")
 # Keep a Changelog / What's New subsections → kind
 _SECTION_KIND = (
     (re.compile(r"(?i)^\W*(?:added|new\b|features?\b|additions)"), "added"),
@@ -111,17 +144,40 @@ _SECTION_KIND = (
     (re.compile(r"(?i)^\W*(?:removed|removals|removal)"), "removed"),
 )
 _REMOVAL_IN = re.compile(r"(?i)remov\w*\s+in\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(?P<ver>" + _VER + r")")
+# History / version tables: the header cells that name their columns
+_VER_COL = re.compile(r"(?i)^\W*(?:versions?|releases?|since|added(?:\s+in)?|introduced(?:\s+in)?|tags?|v)\W*$")
+_CHANGE_COL = re.compile(r"(?i)^\W*(?:changes?|change\s*log|description|notes?|details|what(?:[’']s|\s+is)?\s+(?:new|changed)|"
+                         r"summary|highlights|history|comments?)\W*$")
+_DATE_COL = re.compile(r"(?i)^\W*(?:(?:release|released|publish(?:ed)?|ga|availability)(?:\s+date|\s+on)?|date)\W*$")
 
 # Cheap scans (libxml2 evaluates them; a union of paths or self:: chains would cost several ms a page).
 _DIRECTIVE_XP = etree.XPath("descendant::div[contains(@class, 'version') or contains(@class, 'deprecated')]")
-_BADGE_XP = etree.XPath("descendant::span[contains(@class, 'mdx-badge')]")
+_MARK_XP = etree.XPath(
+    "descendant::*[contains(@class, 'since') or contains(@class, 'badge') or @data-since or @data-version-added "
+    "or @data-added or @data-added-in or @data-introduced]"
+)
+_TAB_XP = etree.XPath("descendant::*[@role='tab'][@id]")
+_PLUS_XP = etree.XPath("descendant::text()[contains(., '+')]")
+_MARK_ATTRS = ("data-since", "data-added", "data-added-in", "data-version-added", "data-introduced")
+_BADGE_WORDS = ("badge", "label", "tag", "pill", "chip", "lozenge")
 # On the lower-cased markdown: which marker phrases are there, how many? (" in 3.11" first — a literal
 # start scans fast — then the verb before it.)
-_QUICK = re.compile(r" (?:in|since|as of) (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?v?\d")
+_QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?v?\d")
 _QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced")
+_QUICK_SINCE = re.compile(r"since(?::[\s*_]*(?:[a-z/]+ )?v?\d|[\s*_]+(?:[a-z/]+ )?v?\d[\w.]*[\s*_]*(?:\n|\||$))")
+_PSEUDO_HINT = re.compile(r"[\W_]{0,6}(?:(?:[A-Za-z][\w.+#/'’-]*\s+){0,4}\[?v?\d+\.\d|(?:19|20)\d\d[-/]\d)")
+_QUICK_PLUS = re.compile(r"(?<![\w.+])v?\d+(?:\.\d+)+\+(?![\w+])")
+_QUICK_TABLE = re.compile(r"(?i)\|\s*(?:versions?|releases?|since|added|tags?)\s*\|")
+_QUICK_FIELD = re.compile(r"(?i)[|*_\s]*(?:release\s+|current\s+)?(?:version|release date|released(?: on)?|date)[*_\s]*:?[*_\s]*(?:\||$)")
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_HEADING_END_VER = re.compile(r"\S\s*(?:[A-Za-z]+\s+)?v?\d+(?:\.\d+)+\W{0,3}$")
+_BARE_VERSION_LINE = re.compile(r"[\W_]*v?\d+(?:\.\d+)+\+?[\W_]*$")
+_SECTION_NUMBER = re.compile(r"#+\s*(?:\d+\.)*\d+\.?(?:\s|(?=[A-Za-z]))")
+_QUICK_DIGITS = re.compile(r"\d\.\d|\d{4}")
 # the text nodes that may hold a verb's phrase (its first letter left out: "Added" and "added" alike)
 _VERB_XP = {"added": ("dded in", "dded In"), "new": ("ew in", "ew In"), "changed": ("hanged in", "hanged In"),
             "deprecated": ("eprecated",), "removed": ("emoved in", "emoved In"), "introduced": ("ntroduced in", "ntroduced In")}
+_ALL_FLAGS = frozenset(("hver", "badge", "pseudo", "since", "plus", "table", "field"))
 
 
 def _phrases(low: str) -> tuple[int, frozenset[str]]:
@@ -135,6 +191,62 @@ def _phrases(low: str) -> tuple[int, frozenset[str]]:
     return n, frozenset(verbs)
 
 
+def _quick_flags(text: str, low: str) -> frozenset[str]:
+    """Which structures the page's markdown may hold (each flag turns one scan on): one pass over its short lines
+    (headings with a version after any section number, version lines, table headers, field labels)."""
+    flags = set()
+    for ln in text.split("\n"):
+        if not ln or len(ln) > 200:
+            continue
+        c = ln[0]
+        if c == "#":
+            if "hver" not in flags and _QUICK_DIGITS.search(ln):
+                m = _SECTION_NUMBER.match(ln)  # "## 4.1. Usage" is a numbered section, "## 2.3.0 (…)" a release
+                if (_VER_RE.search(ln, m.end() if m else 0) or m and version_heading(ln.lstrip("# "))) and heading_title(ln) is not None:
+                    flags.add("hver")
+            if "badge" not in flags and _HEADING_END_VER.search(ln):
+                flags.add("badge")  # a version at a heading's end: a since label or badge in it
+            continue
+        if c == "|" and "table" not in flags and _QUICK_TABLE.match(ln):
+            flags.add("table")
+        if c == "[" and "](" in ln:  # a line that starts with a link: read the link's text
+            ln = _MD_LINK.sub(r"\1", ln)
+        if len(ln) <= 60:
+            if "badge" not in flags and len(ln) <= 40 and _BARE_VERSION_LINE.match(ln):
+                flags.add("badge")  # a line that is only a version: a badge
+            if "field" not in flags and _QUICK_FIELD.match(ln):
+                flags.add("field")
+        if "pseudo" not in flags and _PSEUDO_HINT.match(ln) and version_heading(ln.strip("*_|-> \t")):
+            flags.add("pseudo")
+    if _label_start(low, "since", _QUICK_SINCE):
+        flags.add("since")
+    if _plus_badge(text):
+        flags.add("plus")
+    return frozenset(flags)
+
+
+def _label_start(low: str, word: str, rx: re.Pattern[str]) -> bool:
+    """A label ``word`` at the start of a line or table cell, its pattern matching there."""
+    i = low.find(word)
+    while i >= 0:
+        start = max(low.rfind("\n", 0, i), low.rfind("|", 0, i)) + 1
+        if not low[start:i].strip(" \t*_>-#`"):
+            if rx.match(low, i):
+                return True
+        i = low.find(word, i + len(word))
+    return False
+
+
+def _plus_badge(text: str) -> bool:
+    """A "3.2+" version badge somewhere in the text."""
+    i = text.find("+")
+    while i >= 0:
+        if i and text[i - 1].isdigit() and _QUICK_PLUS.search(text, max(0, i - 24), i + 2):
+            return True
+        i = text.find("+", i + 1)
+    return False
+
+
 @lru_cache(maxsize=64)
 def _text_xp(verbs: frozenset[str]) -> etree.XPath:
     tests = " or ".join(f"contains(., '{needle}')" for v in sorted(verbs) for needle in _VERB_XP[v])
@@ -142,24 +254,17 @@ def _text_xp(verbs: frozenset[str]) -> etree.XPath:
 
 
 _CHROME = ("nav", "header", "footer", "aside")
-_CHANGE_TAGS = (*_HEADINGS, "p", "li", "time", "relative-time", "local-time")
+_TIME_TAGS = ("time", "relative-time", "local-time")
+_WALK_TAGS = (*_HEADINGS, "p", "li", "dt", "table", *_TIME_TAGS)
 
 
 # -- small helpers ---------------------------------------------------------------------------------------------------
 
-def normalize_version(s: str) -> str:
-    """``v1.4`` → ``1.4``; ``3.11.0 beta 1`` → ``3.11.0b1``; otherwise as printed."""
-    s = s.strip().strip("[]()")
-    if s[:1] in "vV" and s[1:2].isdigit():
-        s = s[1:]
-    return s
-
-
-_STRIP = str.maketrans({"¶": "", "\u200b": "", "\xa0": " "})
+_STRIP = str.maketrans({"¶": "", "\xa0": " "})
 
 
 def _clean(text: str) -> str:
-    text = _WS.sub(" ", text.translate(_STRIP)).strip()
+    text = _WS.sub(" ", text if text.isascii() else INVISIBLE.sub("", text.translate(_STRIP))).strip()
     if text.endswith(" #"):  # Docusaurus / MkDocs heading permalinks
         text = text[:-2].rstrip()
     if ":" in text:  # "New in version 3.11:`x`" (inline runs joined without a space)
@@ -185,27 +290,6 @@ def _classes(el: Any) -> str:
 
 def _tag(el: Any) -> str:
     return el.tag if isinstance(el.tag, str) else ""
-
-
-_MONTH_NUM = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
-
-
-def find_date(text: str) -> str | None:
-    """The first full date (day, month and year) printed in ``text`` → ``YYYY-MM-DD``, else None."""
-    m = _DATE_RE.search(text or "")
-    if not m:
-        return None
-    s = m.group(1)
-    if s[:4].isdigit():
-        d = normalize_date(s.replace("/", "-"))
-        return d.isoformat() if d else None
-    words = re.findall(r"[a-z]+|\d+", s.lower())
-    month = next((_MONTH_NUM[w[:3]] for w in words if w[:3] in _MONTH_NUM), None)
-    nums = [int(w) for w in words if w.isdigit()]
-    if month is None or len(nums) != 2:
-        return None
-    d = normalize_date(f"{nums[1]:04d}-{month:02d}-{nums[0]:02d}")
-    return d.isoformat() if d else None
 
 
 def _block_of(el: Any, stop: Any) -> Any:
@@ -243,6 +327,15 @@ def _dt_of(dd: Any) -> Any:
     return prev
 
 
+def _dd_of(dt: Any) -> Any:
+    nxt = dt.getnext()
+    while nxt is not None and _tag(nxt) != "dd":
+        if _tag(nxt) == "dt":
+            return None
+        nxt = nxt.getnext()
+    return nxt
+
+
 def _intro(dd: Any, skip: Any) -> str:
     """The first paragraph of a definition's own text (not a nested definition or version note)."""
     if dd.text and dd.text.strip():
@@ -262,32 +355,35 @@ def _is_title(el: Any) -> bool:
     return _tag(el) == "summary" or any(c in _classes(el) for c in _TITLE_BLOCK)
 
 
-def _next_block_text(el: Any) -> str:
-    nxt = el.getnext()
-    while nxt is not None:
+def _next_block_text(el: Any, enough: int = 120) -> str:
+    """The text of the blocks after ``el`` up to the next heading: the first one, more while it is short."""
+    nxt, size = el.getnext(), 0
+    parts: list[str] = []
+    while nxt is not None and size < enough and len(parts) < 3:
         if _tag(nxt) in _HEADINGS:
-            return ""
+            break
         if _tag(nxt) and not any(k in _classes(nxt) for k in _SPHINX_KIND):
-            text = _md(nxt)
+            text = _MD_HEADING.sub("", _md(nxt))
             if text:
-                return text
+                parts.append(text)
+                size += len(text)
         nxt = nxt.getnext()
-    return ""
+    return " ".join(parts)
 
 
-def _prev_block_text(el: Any) -> tuple[str, bool]:
-    """(text of the block ``el`` follows, whether ``el`` directly follows a heading)."""
+def _prev_block(el: Any) -> tuple[Any, str, bool]:
+    """(the block ``el`` follows, its text, whether ``el`` directly follows a heading)."""
     prev = el.getprevious()
     while prev is not None:
         tag = _tag(prev)
         if tag in _HEADINGS:
-            return "", True
+            return None, "", True
         if tag and not any(k in _classes(prev) for k in _SPHINX_KIND) and tag not in ("span", "a", "script", "style"):
             text = _md(prev)
             if text:
-                return text, False
+                return prev, text, False
         prev = prev.getprevious()
-    return "", False
+    return None, "", False
 
 
 def _anchor_up(el: Any, stop: Any) -> str | None:
@@ -313,8 +409,61 @@ def _heading_anchor(h: Any) -> str | None:
     return None
 
 
-def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None]) -> tuple[str, str | None]:
-    """(text, anchor) of the block a marker annotates."""
+# -- the API a marker annotates -------------------------------------------------------------------------------------
+
+_KIND_WORDS = (r"(?:(?:abstract|async|static|final|public|protected|private|sealed|non-sealed|default|native|synchronized|"
+               r"const|readonly|export|declare|class|interface|enum|record|annotation|module|package|namespace|struct|"
+               r"union|trait|impl|type|typedef|function|func|fn|def|method|property|attribute|field|constructor|exception|"
+               r"macro|variable|var|let|object|coroutine|awaitable|decorator|data|opcode|command|directive|option|envvar|"
+               r"event|hook|signal|filter|role|element|component|resource|endpoint)\s+)")
+_API_NAME = re.compile(
+    rf"(?i)^(?P<kinds>{_KIND_WORDS}*)(?-i:(?P<name>[A-Za-z_$@][\w$@-]*(?:(?:\.|::|:|#|->)[A-Za-z_$][\w$-]*)*))(?P<call>\s*[(<\[])?"
+)
+_QUALIFIED = re.compile(r"\.|::|:|#|->|_|[a-z][A-Z]")
+
+
+def api_name(text: str | None, *, signature: bool = False) -> str | None:
+    """The API name a signature, heading or id gives: ``class asyncio.TaskGroup`` → ``asyncio.TaskGroup``,
+    ``isSealed()`` → ``isSealed``, "Class HexFormat" → ``HexFormat``. From a heading or an id (not a
+    ``signature``) only a name that looks like code: called, qualified, or after a kind word."""
+    text = _clean(text or "").lstrip("`*_ ")
+    if not text:
+        return None
+    m = _API_NAME.match(text)
+    if not m:
+        return None
+    name = m.group("name").rstrip("-:")
+    if not name or len(name) > MAX_API_CHARS:
+        return None
+    if signature or m.group("call") or m.group("kinds") or _QUALIFIED.search(name):
+        return name
+    return None
+
+
+def _dt_api(dt: Any) -> str | None:
+    if dt is None:
+        return None
+    by_id = api_name(dt.get("id"))
+    sig = api_name(_plain(dt), signature=True)
+    if by_id and (not sig or len(by_id) >= len(sig)):
+        return by_id
+    return sig or by_id
+
+
+def _heading_api(h: Any, text: str | None = None) -> str | None:
+    if h is None:
+        return None
+    text = heading_text(h) if text is None else text
+    if next(h.iter("code", "tt", "kbd"), None) is not None:
+        return api_name(text, signature=True)
+    return api_name(text) or api_name(h.get("id"))
+
+
+# -- markers --------------------------------------------------------------------------------------------------------
+
+def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None]
+               ) -> tuple[str, str | None, str | None, Any]:
+    """(text, anchor, api, code element) of the block a marker annotates."""
     dd = _definition_of(marker_el, stop)
     if dd is not None:
         dt = _dt_of(dd)
@@ -324,31 +473,79 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
             intro = _cap(intro, 400) if intro else ""
         text = " — ".join(p for p in (sig, " ".join(p for p in (intro, marker_text) if p)) if p)
         anchor = ("#" + dt.get("id")) if dt is not None and dt.get("id") else _anchor_up(dd, stop)
-        return text, anchor or heading[1]
+        return text, anchor or heading[1], _dt_api(dt), dd
     block = _block_of(marker_el, stop)
     tag = _tag(block)
     if tag in _HEADINGS:
-        text = " ".join(p for p in (_md(block), _next_block_text(block)) if p)
-        return text, _heading_anchor(block) or heading[1]
+        htext = heading_text(block)
+        text = " ".join(p for p in (htext, _next_block_text(block)) if p)
+        return text, _heading_anchor(block) or heading[1], _heading_api(block, htext), block
     if _is_title(block):
         container = block.getparent()
-        return _md(container if container is not None else block), _anchor_up(block, stop) or heading[1]
+        container = container if container is not None else block
+        return _md(container), _anchor_up(block, stop) or heading[1], None, container
     if tag == "li" or tag in ("td", "th", "dt") or own_body:
         text = _md(block) if tag not in ("section", "article", "main") else marker_text
+        api = None
         if tag == "dt":
+            api = _dt_api(block)
             parent_dd = block.getnext()
             if parent_dd is not None and _tag(parent_dd) == "dd":
                 text = " — ".join(p for p in (text, _intro(parent_dd, None)) if p)
         if marker_text and marker_text not in text:
             text = f"{text} {marker_text}".strip()
-        return text, (block.get("id") and "#" + block.get("id")) or heading[1]
+        return text, (block.get("id") and "#" + block.get("id")) or heading[1], api, block
     # a bare marker: the paragraph it follows, or the section it opens
     unit = marker_el if _tag(marker_el) == "div" or block is stop else block
-    prev, after_heading = _prev_block_text(unit)
-    if prev and not after_heading:
-        return f"{prev} {marker_text}", heading[1]
+    prev, prev_text, after_heading = _prev_block(unit)
+    if prev_text and not after_heading:
+        return f"{prev_text} {marker_text}", heading[1], None, prev
     nxt = _next_block_text(unit)
-    return " ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1]
+    return " ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1], None, unit
+
+
+def _blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
+    """The text of a container's first blocks, ``skip`` (the block holding a marker) and headings left out."""
+    parts: list[str] = []
+    size = 0
+    for child in container:
+        tag = _tag(child)
+        if not tag or tag in _HEADINGS or tag in ("script", "style", "pre") or child is skip:
+            continue
+        if skip is not None and child in skip.iterancestors():
+            continue
+        text = _md(child)
+        if text:
+            parts.append(text)
+            size += len(text)
+            if size >= limit:
+                break
+    return _cap(" ".join(parts), limit)
+
+
+def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> tuple[str, str | None, str | None, Any]:
+    """(text, anchor, api, code element) of the API block a labelled field (``Since: 17``) sits in: the
+    definition, the section or article with its own heading, else the page's own API."""
+    cur = el.getparent()
+    while cur is not None and cur is not stop:
+        tag = _tag(cur)
+        if tag == "dd":
+            dt = _dt_of(cur)
+            if dt is not None:
+                text = " — ".join(p for p in (_md(dt), _cap(_intro(cur, el), 400)) if p)
+                return text, ("#" + dt.get("id")) if dt.get("id") else _anchor_up(cur, stop), _dt_api(dt), cur
+        if tag in ("section", "article", "div", "li", "details"):
+            h = next((c for c in cur[:4] if _tag(c) in _HEADINGS), None)
+            if h is not None:
+                htext = heading_text(h)
+                text = " — ".join(p for p in (htext, _blocks_text(cur, el)) if p)
+                api = api_name(cur.get("id")) or _heading_api(h, htext)
+                return text, ("#" + cur.get("id")) if cur.get("id") else _heading_anchor(h), api, cur
+        cur = cur.getparent()
+    container = el.getparent()
+    htext, h = page_heading
+    body = _blocks_text(container, el) if container is not None else ""
+    return " — ".join(p for p in (htext, body) if p), None, _heading_api(h, htext) if h is not None else None, container
 
 
 def _marker_fields(text: str) -> tuple[str, str, str | None] | None:
@@ -363,28 +560,16 @@ def _removed_in(text: str) -> str | None:
     return normalize_version(m.group(1)) if m else None
 
 
-def version_heading(text: str) -> tuple[str, str | None] | None:
-    """(version, date or None) when a heading names a release, else None."""
-    if len(text) > 300 or not any(c.isdigit() for c in text):
-        return None
-    text = _clean(text)
-    if not text or len(text) > 120:
-        return None
-    m = _VERSION_HEADING.match(text)
-    if not m:
-        return None
-    ver, rest = m.group("ver"), (m.group("rest") or "")
-    if re.match(r"^\.\s+[A-Za-z]", rest) or re.match(r"^\.\s*$", rest):  # numbered section "3.2. Usage"
-        return None
-    date = find_date(rest)
-    rest_wo_date = _DATE_RE.sub(" ", rest)
-    if not _REST_OK.match(rest_wo_date):
-        return None
-    pre = re.search(r"(?i)\b(alpha|beta|release candidate|rc)\s*(\d+)?", rest_wo_date)
-    ver = normalize_version(ver)
-    if pre and not re.search(r"[a-z]", ver.split(".")[-1]):
-        ver += {"alpha": "a", "beta": "b", "release candidate": "rc", "rc": "rc"}[pre.group(1).lower()] + (pre.group(2) or "")
-    return ver, date
+def _kind_of_text(text: str) -> str:
+    """A History row's kind from its change text ("Added in: v9.0.0" → added, "Deprecated…" → deprecated)."""
+    t = text.lower().lstrip(" *_`")
+    if re.match(r"(?:added|introduced|new\b)", t):
+        return "added"
+    if re.match(r"(?:deprecat|runtime\s+deprecat|documentation-only\s+deprecat)", t):
+        return "deprecated"
+    if re.match(r"(?:removed|remove\b|end-of-life)", t):
+        return "removed"
+    return "changed"
 
 
 def _section_kind(stack: list[tuple[int, str, str | None]]) -> str:
@@ -474,210 +659,807 @@ def _inside(el: Any, group: set[Any], stop: Any) -> bool:
     return False
 
 
-def find_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None) -> dict[str, Any]:
+def _title_parts(title: str) -> list[str]:
+    """A page title and its parts around a site-name separator ("Acme 2.3.0 released — Acme docs")."""
+    if not title:
+        return []
+    parts = [p.strip() for p in re.split(r"\s+(?:[—–|·•»:]|-{1,2}|::)\s+", title) if p.strip()]
+    return [title, *parts] if len(parts) > 1 else [title]
+
+
+def _one_release(h1_text: str, title: str) -> tuple[str, str, str] | None:
+    """(version, date, where) when the page's first heading or title names one version and a date."""
+    for cand, where in ((h1_text, "heading"), *((t, "title") for t in _title_parts(title))):
+        if cand and len(cand) <= 200:
+            vh = version_heading(cand)
+            if vh and vh[1]:
+                return vh[0], vh[1], where
+    return None
+
+
+# -- the scan -------------------------------------------------------------------------------------------------------
+
+def _empty() -> dict[str, Any]:
+    return {"changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+
+
+def find_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
+                 code_chars: int = 0, code_of: dict[Any, dict[str, str]] | None = None) -> dict[str, Any]:
     """:func:`scan_changes`; markup it cannot read leaves the page's content alone: no changes, ``page_kind`` ``""``."""
     try:
-        return scan_changes(node, url, title, body=body, text=text)
+        return scan_changes(node, url, title, body=body, text=text, code_chars=code_chars, code_of=code_of)
     except (ValueError, TypeError, AttributeError, IndexError, KeyError, RecursionError):
-        return {"changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+        return _empty()
 
 
-def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None) -> dict[str, Any]:
+class _Scan:
+    """One page's scan state: the entries found, the release dates, the blocks already taken."""
+
+    def __init__(self, node: Any, body: bool, source: str, htext: dict[int, str], code_of: dict[Any, dict[str, str]] | None
+                 ) -> None:
+        self.node = node
+        self.htext = htext  # heading element id → its text (the headings stay referenced by the caller)
+        self.code_of = code_of  # <pre> → its code block, when the caller has them
+        self.body = body
+        self.source = source
+        self.found: list[tuple[Any, dict[str, Any], Any]] = []  # (element, change, code element)
+        self.emitted: set[Any] = set()  # blocks a marker already stands for
+        self.marked: set[tuple[Any, str, str]] = set()  # (annotated block, kind, version): one marker each
+        self.dates: dict[str, str] = {}
+        self.release_dates: list[dict[str, str]] = []
+
+    def entry(self, el: Any, kind: str, ver: str | None, removed_in: str | None, text: str, anchor: str | None,
+              heading: str, date: str | None = None, *, api: str | None = None, code_el: Any = None,
+              path: list[str] | None = None) -> dict[str, Any] | None:
+        text = _cap(_clean(text))
+        if not (ver and text) or len(self.found) >= MAX_CHANGES:
+            return None
+        change = {"kind": kind, "version": ver, "removed_in": removed_in, "date": date, "text": text, "anchor": anchor,
+                  "heading": heading, "path": path, "api": api[:MAX_API_CHARS] if api else None, "code": []}
+        self.found.append((el, change, code_el))
+        return change
+
+    def mark(self, block: Any, kind: str, ver: str) -> bool:
+        """True the first time a block gets a marker of this kind and version."""
+        key = (block, kind, ver)
+        if key in self.marked:
+            return False
+        self.marked.add(key)
+        return True
+
+    def add_date(self, ver: str | None, date: str | None, where: str) -> None:
+        if ver and date and ver not in self.dates and len(self.release_dates) < MAX_RELEASE_DATES:
+            self.dates[ver] = date
+            self.release_dates.append({"version": ver, "date": date, "source": self.source, "where": where})
+
+    def heading_of(self, el: Any) -> tuple[str, str | None]:
+        h = _heading_before(el, self.node)
+        if h is None:
+            return "", None
+        text = self.htext.get(id(h))
+        return (heading_text(h) if text is None else text), _heading_anchor(h)
+
+
+def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
+                 code_chars: int = 0, code_of: dict[Any, dict[str, str]] | None = None) -> dict[str, Any]:
     """Version markers and change-page sections of one page (see the module docstring).
 
     ``node`` is the main-content element (or the ``<body>``, with ``body=True``: its nav, header,
     footer and aside are then left out). ``text``, the page's markdown when the caller has it, lets a
-    page with no marker phrase, no version heading and no change-page URL or title skip the scan.
-    Returns empty results for ``None``.
+    page with no marker phrase, no version heading, no version table or field and no change-page URL
+    or title skip the scan; ``code_chars`` (the characters of its code blocks) tells a plain-text page
+    (its ``<pre>`` is the content) apart; ``code_of`` (``<pre>`` element → its code block) saves reading
+    an entry's code again. Returns empty results for ``None``.
     """
-    out: dict[str, Any] = {"changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+    out = _empty()
     if node is None:
         return out
     out["page_kind"] = "doc"
     strong_url, weak_url = _url_hint(url)
-    h1 = next(node.iter("h1"), None)
-    h1_text = _plain(h1) if h1 is not None else ""
-    titles = " | ".join(t for t in (h1_text, title) if t)
+    h1 = next((h for h in node.iter("h1") if not (body and _in_chrome(h))), None)
+    h1_text = heading_text(h1) if h1 is not None else ""
     title_hint = bool(_CHANGE_TITLE.search(h1_text) or _CHANGE_TITLE.search(title or ""))
     maybe_change = strong_url or weak_url or title_hint
     low = text.lower() if text is not None else None
     phrases, verbs = _phrases(low) if low is not None else (-1, frozenset(_QUICK_VERBS))
-    if low is not None and not maybe_change and not phrases:
-        if not any(_VER_RE.search(ln) for ln in text.split("\n") if ln.startswith("#") and heading_title(ln) is not None):
-            return out  # nothing to find: the common page costs one regex over its markdown
+    flags = _quick_flags(text, low) if text is not None and low is not None else _ALL_FLAGS
+    if body and low is not None:  # a generic extractor's markdown leaves out field lists and labels: read the body's text too
+        raw = node.text_content().lower()
+        more, more_verbs = _phrases(raw)
+        phrases, verbs = max(phrases, more), verbs | more_verbs
+        if "since" not in flags and _label_start(raw, "since", _QUICK_SINCE):
+            flags = flags | {"since"}
+    plain = text is None or code_chars > 2 * len(text) + 200  # the page's <pre> may be its content
+    one = _one_release(h1_text, title)
+    if low is not None and not (maybe_change or phrases or flags or one or (plain and code_chars)):
+        return out  # nothing to find: the common page costs a few regexes over its markdown
     headings = [h for h in node.iter(*_HEADINGS) if not (body and _in_chrome(h))]
-    vheads = {id(h): version_heading(h.text_content()) for h in headings}
-    n_versions = sum(1 for v in vheads.values() if v)
-    n_dated = sum(1 for v in vheads.values() if v and v[1])
-    is_change = strong_url or title_hint or (weak_url and n_versions >= 1) or n_dated >= 2 or n_versions >= 3
+    htext = {id(h): (h1_text if h is h1 else heading_text(h)) for h in headings}
+    vheads: dict[int, tuple[str, str | None, str]] = {}
+    for h in headings:
+        vh = version_heading(htext[id(h)])
+        if vh:
+            when, where = vh[1], "heading"
+            if when is None:  # a <time datetime> inside the heading
+                t = next(h.iter(*_TIME_TAGS), None)
+                when = find_date((t.get("datetime") or "")[:10]) if t is not None else None
+                where = "time" if when else where
+            vheads[id(h)] = (vh[0], when, where)
+    pseudo: dict[int, tuple[Any, ...]] = {}
+    if "pseudo" in flags:
+        pseudo = _pseudo_headings(node, body)
+    n_versions = len(vheads) + len(pseudo)
+    n_dated = sum(1 for v in (*vheads.values(), *pseudo.values()) if v[1])
+    fields = _page_fields(node, body) if ("field" in flags or "table" in flags) and not n_versions and not one else None
+    if fields and (maybe_change or re.search(r"(?i)releas|version", f"{h1_text} {title}") or fields[0] in f"{h1_text} {title}"):
+        one = fields  # a page about one release whose version and date are only in a field table or list
+    pre_lines = _plain_text(node, body) if plain and not n_versions else None
+    is_change = bool(strong_url or title_hint or (weak_url and n_versions >= 1) or n_dated >= 2 or n_versions >= 3
+                     or one is not None or pre_lines)
+    change_heading = n_versions >= 1 and any(_CHANGE_TITLE.search(t) for t in htext.values())
+    sections = is_change or n_versions >= 2 or n_dated >= 1 or change_heading
+    titles = " | ".join(t for t in (h1_text, title) if t)
     whatsnew = bool(re.search(r"(?i)what[’'`]?s[\s_-]*new", titles) or
                     any(t in ("whatsnew", "whats-new", "whats_new", "what-s-new") for t in _url_tokens(url)))
     page_version = (page_version_of(h1_text) or page_version_of(title or "")) if is_change else None
+    if page_version is None and one is not None:
+        page_version = one[0]
     if page_version is None and is_change and n_versions == 1 and h1 is not None and vheads.get(id(h1)):
         page_version = vheads[id(h1)][0]
     out["page_kind"] = "change" if is_change else "doc"
     out["page_version"] = page_version
-    source = _source_of(url, title, whatsnew)
-
-    found: list[tuple[Any, dict[str, Any]]] = []  # (element, change) — sorted into document order at the end
-    emitted: set[Any] = set()  # blocks a marker already stands for
-
-    def entry(el: Any, kind: str, ver: str, removed_in: str | None, text: str, anchor: str | None,
-              heading: str, date: str | None = None) -> dict[str, Any] | None:
-        text = _cap(_clean(text))
-        if not (ver and text):
-            return None
-        change = {"kind": kind, "version": ver, "removed_in": removed_in, "date": date, "text": text, "anchor": anchor,
-                  "heading": heading}
-        found.append((el, change))
-        return change
-
-    def heading_of(el: Any) -> tuple[str, str | None]:
-        h = _heading_before(el, node)
-        return (_plain(h), _heading_anchor(h)) if h is not None else ("", None)
+    scan = _Scan(node, body, _source_of(url, title, whatsnew), htext, code_of)
+    if one is not None:
+        scan.add_date(one[0], one[1], one[2])
+    page_heading = (h1_text, h1)
 
     # 1. Sphinx directives: div.versionadded / versionchanged / deprecated / deprecated-removed / versionremoved
     directives: list[Any] = []
     if phrases:
-        for d in _DIRECTIVE_XP(node):
-            cls = _classes(d)
-            kind = next((k for k in _SPHINX_KIND if f" {k} " in cls), None)
-            if kind is None or (body and _in_chrome(d)):
-                continue
-            span = next((s for s in d.iter("span") if " versionmodified " in _classes(s)), None)
-            label = _plain(span) if span is not None else _plain(d)[:200]
-            fields = _marker_fields(label)
-            if fields:
-                ver, rem = fields[1], fields[2]
-            else:  # a translated build: the first version in the note
-                vm = _VER_RE.search(label)
-                if not vm:
-                    continue
-                ver, rem = normalize_version(vm.group(1)), _removed_in(label)
-            directives.append(d)
-            if len(found) >= MAX_CHANGES:
-                continue
-            note = _md(d)
-            own_body = len(note) - len(_clean(label)) > 3
-            head = heading_of(d)
-            entry(d, _SPHINX_KIND[kind], ver, rem or (_removed_in(label) if kind.startswith("deprecated") else None),
-                  *_annotated(d, note, own_body, node, head), head[0])
+        directives = _directives(scan)
     # 2. the phrases as text: admonition titles, badges, paragraphs, headings
-    emitted.update(directives)
+    scan.emitted.update(directives)
     # (on a change page the version sections speak: "deprecated since 2.5" in a 3.0 entry is history)
     if not is_change and (phrases < 0 or phrases > len(directives)):
-        dset = set(directives)
-        for t in _text_xp(verbs)(node):
-            if len(found) >= MAX_CHANGES:
-                break
-            owner = t.getparent()
-            el = owner.getparent() if (owner is not None and t.is_tail) else owner
-            if el is None or _tag(el) in ("pre", "code", "script", "style") or next(el.iterancestors("pre", "code", "script", "style"), None) is not None:
-                continue
-            if _inside(el, dset, node) or (body and _in_chrome(el)):
-                continue
-            for m in _MARKER_RE.finditer(str(t)):
-                block = _block_of(el, node)
-                btext = _plain(block) if _tag(block) not in ("section", "article", "main", "body", "dd") else str(t)
-                own_body = len(_MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")) > 15 or _tag(block) in _HEADINGS
-                head = heading_of(el)
-                kind = _VERB_KIND[m.group("verb").lower()]
-                rem = normalize_version(m.group("rem")) if m.group("rem") else None
-                entry(el, kind, normalize_version(m.group("ver")), rem, *_annotated(el, m.group(0), own_body, node, head), head[0])
-                if _tag(block) in ("p", "li"):
-                    emitted.add(block)
-    # 3. MkDocs-Material version badges (<!-- md:version 9.0.0 -->)
-    if _tag(node) in ("article", "body") or "md-content" in _classes(node):
-        for b in _BADGE_XP(node):
-            label = " ".join((e.get("title") or "") for e in b.iter()).lower() + _classes(b)
-            vm = _VER_RE.search(_plain(b))
-            if "version" in label and vm and len(found) < MAX_CHANGES:
-                head = heading_of(b)
-                entry(b, "added", normalize_version(vm.group(1)), None, *_annotated(b, "", False, node, head), head[0])
-    # 4. change pages: every paragraph / list item of a version's section, and the release dates
-    release_dates: list[dict[str, str]] = []
-    if is_change or n_versions >= 2:
-        release_dates = _change_sections(node, body, vheads, is_change, page_version, whatsnew, source, emitted, entry)
-    if len(found) > 1:
-        found.sort(key=lambda pair: _doc_key(pair[0], node))
-    out["changes"] = [c for _el, c in found[:MAX_CHANGES]]
-    out["release_dates"] = release_dates
+        _text_markers(scan, verbs, set(directives))
+    # 3. badges, since labels, stability attributes, "X+" badges, tabs labelled as markers
+    if flags & {"badge", "since", "plus"}:  # a badge's or label's version shows in a heading or a line of its own
+        _attribute_markers(scan, set(directives), "plus" in flags)
+    if maybe_change or "since" in flags:
+        _tab_markers(scan)
+    # 4. version sections, tables, fields: entries, History rows, release dates
+    if sections or "table" in flags or "since" in flags or "field" in flags:
+        _walk(scan, vheads, pseudo, htext, sections, page_version, is_change, page_heading, "since" in flags)
+    if pre_lines:
+        _text_sections(scan, pre_lines, page_version, h1_text)
+    _finish(scan, headings, htext, pseudo)
+    out["changes"] = [c for _el, c, _code in scan.found[:MAX_CHANGES]]
+    out["release_dates"] = scan.release_dates
     return out
 
 
-def _change_sections(node: Any, body: bool, vheads: dict[int, Any], is_change: bool, page_version: str | None,
-                     whatsnew: bool, source: str, emitted: set[Any], entry: Any) -> list[dict[str, str]]:
-    dates: dict[str, str] = {}
-    release_dates: list[dict[str, str]] = []
+def _directives(scan: _Scan) -> list[Any]:
+    node, directives = scan.node, []
+    for d in _DIRECTIVE_XP(node):
+        cls = _classes(d)
+        kind = next((k for k in _SPHINX_KIND if f" {k} " in cls), None)
+        if kind is None or (scan.body and _in_chrome(d)):
+            continue
+        span = next((s for s in d.iter("span") if " versionmodified " in _classes(s)), None)
+        label = _plain(span) if span is not None else _plain(d)[:200]
+        fields = _marker_fields(label)
+        if fields:
+            ver, rem = fields[1], fields[2]
+        else:  # a translated build: the first version in the note
+            vm = _VER_RE.search(label)
+            if not vm:
+                continue
+            ver, rem = normalize_version(vm.group(1)), _removed_in(label)
+        directives.append(d)
+        if len(scan.found) >= MAX_CHANGES:
+            continue
+        note = _md(d)
+        own_body = len(note) - len(_clean(label)) > 3
+        head = scan.heading_of(d)
+        text, anchor, api, code_el = _annotated(d, note, own_body, node, head)
+        scan.entry(d, _SPHINX_KIND[kind], ver, rem or (_removed_in(label) if kind.startswith("deprecated") else None),
+                   text, anchor, head[0], api=api, code_el=code_el)
+    return directives
+
+
+def _text_markers(scan: _Scan, verbs: frozenset[str], dset: set[Any]) -> None:
+    node = scan.node
+    for t in _text_xp(verbs)(node):
+        if len(scan.found) >= MAX_CHANGES:
+            break
+        owner = t.getparent()
+        el = owner.getparent() if (owner is not None and t.is_tail) else owner
+        if el is None or _tag(el) in ("pre", "code", "script", "style") or next(el.iterancestors("pre", "code", "script", "style"), None) is not None:
+            continue
+        if _inside(el, dset, node) or (scan.body and _in_chrome(el)):
+            continue
+        for m in _MARKER_RE.finditer(str(t)):
+            block = _block_of(el, node)
+            btext = _plain(block) if _tag(block) not in ("section", "article", "main", "body", "dd") else str(t)
+            own_body = len(_MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")) > 15 or _tag(block) in _HEADINGS
+            head = scan.heading_of(el)
+            kind = _VERB_KIND[m.group("verb").lower()]
+            rem = normalize_version(m.group("rem")) if m.group("rem") else None
+            ver = normalize_version(m.group("ver"))
+            text, anchor, api, code_el = _annotated(el, m.group(0), own_body, node, head)
+            scan.mark(block, kind, ver)
+            scan.entry(el, kind, ver, rem, text, anchor, head[0], api=api, code_el=code_el)
+            if _tag(block) in ("p", "li"):
+                scan.emitted.add(block)
+
+
+def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool) -> None:
+    """Badges and labels whose text is a version label, ``data-since``-style attributes, "X+" badges."""
+    node = scan.node
+    candidates: list[tuple[Any, str, str]] = []  # (element, kind, version)
+    for el in _MARK_XP(node):
+        if scan.body and _in_chrome(el) or _inside(el, dset, node):
+            continue
+        attr = next((el.get(a) for a in _MARK_ATTRS if el.get(a)), None)
+        if attr:
+            ver = label_version(attr)
+            if ver:
+                candidates.append((el, "deprecated" if "deprecat" in _classes(el) else "added", ver))
+            continue
+        cls = _classes(el)
+        label = _plain(el)
+        if not label or len(label) > 60:
+            continue
+        hit = label_marker(label)
+        if hit is None and "since" in cls:
+            ver = label_version(label)  # <span class="since">OTP 25.0</span>
+            hit = ("added", ver) if ver else None
+        if hit is None and any(w in cls for w in _BADGE_WORDS):
+            hint = " ".join((e.get("title") or "") + " " + (e.get("aria-label") or "") for e in el.iter()).lower()
+            ver = label_version(label) if ("version" in hint or "since" in hint) else None
+            hit = ("added", ver) if ver else None  # a version badge titled "Minimum version"
+        if hit is not None:
+            candidates.append((el, hit[0], hit[1]))
+    if plus:
+        for t in _PLUS_XP(node):
+            owner = t.getparent()
+            el = owner.getparent() if (owner is not None and t.is_tail) else owner
+            if el is None or scan.body and _in_chrome(el):
+                continue
+            s = str(t).strip()
+            if not s.endswith("+") or len(s) > 20 or _plain(el) != s:
+                continue
+            hit = label_marker(s)
+            context = el.iterancestors(*_HEADINGS, "dt", "th", "summary")
+            if hit and (next(context, None) is not None or any(w in _classes(el) for w in _BADGE_WORDS)):
+                candidates.append((el, hit[0], hit[1]))
+    for el, kind, ver in candidates:
+        if len(scan.found) >= MAX_CHANGES:
+            break
+        block = _block_of(el, node)
+        if not scan.mark(block, kind, ver):
+            continue  # a badge inside a since label: one marker
+        head = scan.heading_of(el)
+        text, anchor, api, code_el = _annotated(el, "", False, node, head)
+        scan.entry(el, kind, ver, None, text, anchor, head[0], api=api, code_el=code_el)
+
+
+_SAFE_ID = re.compile(r"^[\w-]{1,100}$")
+
+
+def _tab_markers(scan: _Scan) -> None:
+    """Tabs labelled as markers ("Added in 17", "Deprecated in 16"): each row the tab selects (an element
+    classed with the tab's id, or the tab panel it labels) is one marker."""
+    node = scan.node
+    for tab in _TAB_XP(node):
+        hit = label_marker(_plain(tab))
+        tid = tab.get("id") or ""
+        if hit is None or not _SAFE_ID.match(tid):
+            continue
+        kind, ver = hit
+        panels = node.xpath(f"descendant::*[@role='tabpanel'][@aria-labelledby='{tid}']")
+        rows: list[list[Any]] = []
+        for panel in panels:
+            rows += [[el] for el in panel.iter("li", "tr", "dt")]
+        if not panels:
+            for el in node.xpath(f"descendant::*[contains(concat(' ', normalize-space(@class), ' '), ' {tid} ')]"):
+                starts = len(_plain(el)) <= 200 and next(el.iter("a", "code"), None) is not None
+                if starts or not rows:
+                    rows.append([el])
+                else:
+                    rows[-1].append(el)
+        for row in rows[:MAX_CHANGES]:
+            if len(scan.found) >= MAX_CHANGES:
+                return
+            name = _plain(row[0])
+            text = " — ".join(t for t in (_md(el) for el in row) if t)
+            head = scan.heading_of(row[0])
+            link = next(row[0].iter("a"), None)
+            anchor = link.get("href") if link is not None and (link.get("href") or "").startswith("#") else None
+            if scan.mark(row[0], kind, ver):
+                scan.entry(row[0], kind, ver, _removed_in(text) if kind == "deprecated" else None, text, anchor, head[0],
+                           api=api_name(name, signature=True), code_el=None)
+
+
+def _pseudo_headings(node: Any, body: bool) -> dict[int, tuple[Any, ...]]:
+    """Paragraphs and definition terms that are version headings ("2.3.0 (2024-03-04)" on a line of its own) with
+    a date or a list after them: at least two of them, or one with a date."""
+    found: dict[int, tuple[Any, ...]] = {}
+    for el in node.iter("p", "dt"):
+        t = el.text_content()
+        if len(t) > 160 or not any(ch.isdigit() for ch in t) or (body and _in_chrome(el)):
+            continue
+        if _tag(el) == "p" and next(el.iterancestors("li", "td", "th", "table", "blockquote", "dd", "dt"), None) is not None:
+            continue
+        if _is_title(el) or any(w in _classes(c) for c in el.iter() for w in _BADGE_WORDS):
+            continue  # an admonition's title, a badge
+        vh = version_heading(_clean(t))
+        if vh and (vh[1] or _heads_list(el)):
+            found[id(el)] = (vh[0], vh[1], "heading", el)  # the element kept: its id stays its own
+    if len(found) < 2 and not any(v[1] for v in found.values()):
+        return {}
+    return found
+
+
+def _heads_list(el: Any) -> bool:
+    """A version line heads the list after it (a plain-text change log rendered as paragraphs and lists), or
+    a definition term its definition's list or paragraphs."""
+    nxt = _dd_of(el) if _tag(el) == "dt" else el.getnext()
+    if nxt is None:
+        return False
+    if _tag(el) == "dt":
+        return next((c for c in nxt if _tag(c) in ("ul", "ol", "p")), None) is not None
+    return _tag(nxt) in ("ul", "ol")
+
+
+def _pairs(container: Any) -> list[tuple[Any, Any]]:
+    """A definition list's (dt, dd) or a table's (label cell, value cell) pairs."""
+    pairs: list[tuple[Any, Any]] = []
+    if _tag(container) == "dl":
+        for dt in container:
+            if _tag(dt) == "dt":
+                dd = _dd_of(dt)
+                if dd is not None:
+                    pairs.append((dt, dd))
+            if len(pairs) >= 40:
+                break
+    else:
+        for tr in container.iter("tr"):
+            cells = [c for c in tr if _tag(c) in ("td", "th")]
+            if len(cells) == 2:
+                pairs.append((cells[0], cells[1]))
+            if len(pairs) >= 40:
+                break
+    return pairs
+
+
+def _fields_of(container: Any) -> tuple[str | None, str | None]:
+    """(version, date) a field list or a two-column table states ("Version | 2.3.0", "Released: …")."""
+    ver = when = None
+    for label_el, value_el in _pairs(container):
+        label = _plain(label_el).rstrip(": ")
+        value = _plain(value_el)
+        if ver is None and is_version_label(label):
+            ver = label_version(value)
+        elif when is None and is_date_label(label):
+            when = find_date(value) or free_date(value)
+    return ver, when
+
+
+def _page_fields(node: Any, body: bool) -> tuple[str, str, str] | None:
+    """A page about one release whose version is only in a field table or list ("Version | 2.3.0",
+    "Release date | 2024-03-04"): (version, date, where) from its first tables and field lists."""
+    seen = 0
+    for container in node.iter("table", "dl"):
+        if body and _in_chrome(container):
+            continue
+        seen += 1
+        if seen > 4:
+            break
+        ver, when = _fields_of(container)
+        if ver and when:
+            return ver, when, "table" if _tag(container) == "table" else "field"
+    return None
+
+
+def _cell_version(cell: Any) -> str | None:
+    text = _plain(cell)
+    ver = label_version(text)
+    if ver:
+        return ver
+    m = _VER_RE.search(text)
+    return normalize_version(m.group(1)) if m else None
+
+
+def _walk(scan: _Scan, vheads: dict[int, tuple[str, str | None, str]], pseudo: dict[int, tuple[Any, ...]],
+          htext: dict[int, str], sections: bool, page_version: str | None, is_change: bool,
+          page_heading: tuple[str, Any], labels: bool) -> None:
+    """One pass in document order: the heading outline, version sections and their entries and dates, History
+    and version tables, labelled fields."""
+    node, body = scan.node, scan.body
     stack: list[tuple[int, str, str | None]] = []  # (level, text, anchor) of the enclosing headings
-    version: tuple[int, str] | None = None  # (heading level, version) of the release section we are in
-    pending: str | None = None  # a version whose date may follow its heading
+    version: tuple[int, str, Any] | None = None  # (heading level, version, scope: a dl for a dt heading)
+    pending: str | None = page_version if page_version and page_version not in scan.dates else None
     since_heading = 0
     section_entries: list[dict[str, Any]] = []
+    done: set[Any] = set()  # field lists and tables read
     n_entries = 0
 
-    def add_date(ver: str, date: str | None) -> None:
-        if date and ver not in dates and len(release_dates) < MAX_RELEASE_DATES:
-            dates[ver] = date
-            release_dates.append({"version": ver, "date": date, "source": source})
+    def date_for(ver: str | None, d: str | None, where: str) -> None:
+        nonlocal pending
+        scan.add_date(ver, d, where)
+        if ver == pending:
+            pending = None
 
-    for el in node.iter(*_CHANGE_TAGS):
+    for el in node.iter(*_WALK_TAGS):
         tag = el.tag
         if body and _in_chrome(el):
             continue
-        if tag in _HEADINGS:
-            level = _HEADINGS[tag]
+        if version is not None and version[2] is not None and not _inside(el, {version[2]}, node):
+            version, pending = None, None  # a definition list of versions ended
+            while stack and stack[-1][0] >= _PSEUDO_LEVEL:
+                stack.pop()
+        vh = vheads.get(id(el)) or pseudo.get(id(el))
+        if tag in _HEADINGS or (vh and id(el) in pseudo):
+            level = _HEADINGS.get(tag, _PSEUDO_LEVEL)
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, _plain(el), _heading_anchor(el)))
-            vh = vheads.get(id(el))
+            text = htext.get(id(el)) or _plain(el)
+            stack.append((level, text, _heading_anchor(el) if tag in _HEADINGS else _anchor_up(el, node)))
             if vh:
-                version = (level, vh[0])
-                add_date(vh[0], vh[1])
-                pending, since_heading = (None if vh[1] else vh[0]), 0
+                scope = el.getparent() if tag == "dt" else None
+                version = (level, vh[0], scope)
+                scan.add_date(vh[0], vh[1], vh[2])
+                pending, since_heading = (None if vh[0] in scan.dates else vh[0]), 0
+            elif pending and (when := date_heading(text)):
+                date_for(pending, when, "heading")  # "Jul 3, 2022" heading the release's section
             elif version and level <= version[0]:
                 version, pending = None, None
             continue
-        if tag in ("time", "relative-time", "local-time"):
+        if tag in _TIME_TAGS:
             if pending and since_heading <= 3:
-                when = normalize_date((el.get("datetime") or "")[:10])
-                add_date(pending, when.isoformat() if when else None)
-                pending = None
+                date_for(pending, find_date((el.get("datetime") or "")[:10]), "time")
             continue
-        if el in emitted or _inside(el.getparent(), emitted, node) or _field_list(el):
+        if tag == "table":
+            if el not in done:
+                done.add(el)
+                _table(scan, el, stack, version[1] if version else None, pending, date_for, page_heading)
+            continue
+        if tag == "dt":
+            dl = el.getparent()
+            if dl is not None and dl not in done:
+                done.add(dl)
+                _dl_fields(scan, dl, pending, date_for, page_heading, labels)
+            continue
+        if el in scan.emitted or _inside(el.getparent(), scan.emitted, node):
+            continue
+        if _field_list(el):
             continue
         ver = version[1] if version else page_version
-        want = bool(ver) and n_entries < MAX_CHANGES
-        text = _md(el) if pending or want or (whatsnew and not dates) else ""
+        want = sections and bool(ver) and n_entries < MAX_CHANGES
+        if pending or want or (is_change and not scan.dates):
+            text = _md(el)
+        else:  # a short paragraph may be a label of its own ("Since: OTP 25.0")
+            text = _md(el) if labels and len(el.text_content()) <= 80 else ""
         if pending:
             since_heading += 1
-            if text and len(text) <= 80 and find_date(text) and _RELEASED_LINE.match(_DATE_RE.sub("", text)):
-                add_date(pending, find_date(text))
-                pending = None
+            if text and (when := label_date(text)):
+                date_for(pending, when, "field" if re.search(r"[A-Za-z]{3}", without_dates(text)) else "paragraph")
                 continue
+            if text and (when := _sentence_date(text, pending)):
+                date_for(pending, when, "paragraph")
             if since_heading > 3:
                 pending = None
-        if text and whatsnew:
+        if text and is_change and "releas" in text:
             wm = _WAS_RELEASED.search(text)
             if wm:
-                add_date(normalize_version(wm.group("ver")), find_date(text[wm.end():wm.end() + 40]))
+                scan.add_date(normalize_version(wm.group("ver")), find_date(text[wm.end():wm.end() + 40]), "paragraph")
+        if labels and text and len(text) <= 60 and not want:
+            hit = label_marker(text)  # "Since: OTP 25.0" as a paragraph of its own
+            if hit and scan.mark(el, hit[0], hit[1]):
+                block_text, anchor, api, code_el = _api_block(el, node, page_heading)
+                scan.entry(el, hit[0], hit[1], None, block_text, anchor, stack[-1][1] if stack else "", api=api, code_el=code_el)
+                continue
         if not want or (len(text) < MIN_ENTRY_CHARS and (tag != "li" or len(text.split()) < MIN_ITEM_WORDS)):
             continue
         if tag == "li":
-            emitted.add(el)
+            scan.emitted.add(el)
         kind = _section_kind(stack)
         heading_texts = " ".join(t for _l, t, _a in stack)
         rem = _removed_in(heading_texts) if kind == "deprecated" else None
         anchor = ("#" + el.get("id")) if el.get("id") else (stack[-1][2] if stack else None)
-        change = entry(el, kind, ver, rem, text, anchor, stack[-1][1] if stack else "", dates.get(ver))
+        change = scan.entry(el, kind, ver, rem, text, anchor, stack[-1][1] if stack else "", scan.dates.get(ver),
+                            code_el=el, path=[t for _l, t, _a in stack])
         if change is not None:
             section_entries.append(change)
         n_entries += 1
     # a date printed after a section's first entries ("X was released on …" further down) reaches them too
     for change in section_entries:
         if change["date"] is None:
-            change["date"] = dates.get(change["version"])
-    return release_dates
+            change["date"] = scan.dates.get(change["version"])
+
+
+def _sentence_date(text: str, ver: str) -> str | None:
+    """The release date a sentence under a version's heading states ("This release was published on March
+    4, 2024"), unless another version is named before it."""
+    text = text[:600]
+    dates = find_dates(text)
+    if not dates:
+        return None
+    start, end, when = dates[0]
+    around = text[max(0, start - 80):start] + " " + text[end:end + 30]
+    if not _RELEASE_CUE.search(around):
+        return None
+    for m in _VER_RE.finditer(text[:start]):
+        other = normalize_version(m.group(1))
+        if other != ver and not ver.startswith(other + ".") and not other.startswith(ver + "."):
+            return None  # "2.2.0 was released on …": that date is 2.2.0's
+    return when
+
+
+def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], section_version: str | None,
+           pending: str | None, date_for: Callable[[str | None, str | None, str], None], page_heading: tuple[str, Any]) -> None:
+    """A History table (version + change columns: one marker per row), a table of versions and dates, or a
+    two-column field table (``Version | 2.3.0``, ``Release date | …``, ``Since | 17``)."""
+    node = scan.node
+    rows = []
+    for tr in table.iter("tr"):
+        rows.append(tr)
+        if len(rows) >= MAX_TABLE_ROWS:
+            break
+    if not rows:
+        return
+    head_cells = [c for c in rows[0] if _tag(c) in ("td", "th")]
+    header = head_cells and (all(_tag(c) == "th" for c in head_cells) or rows[0].getparent() is not None and _tag(rows[0].getparent()) == "thead")
+    if header and len(head_cells) >= 2:
+        labels = [_plain(c) for c in head_cells]
+        vcol = next((i for i, t in enumerate(labels) if _VER_COL.match(t)), None)
+        ccol = next((i for i, t in enumerate(labels) if _CHANGE_COL.match(t) and i != vcol), None)
+        dcol = next((i for i, t in enumerate(labels) if _DATE_COL.match(t) and i != vcol), None)
+        if vcol is not None and (ccol is not None or dcol is not None):
+            scan.emitted.add(table)
+            api_text, anchor, api, _code = _table_api(scan, table, stack)
+            for tr in rows[1:]:
+                cells = [c for c in tr if _tag(c) in ("td", "th")]
+                if len(cells) <= max(c for c in (vcol, ccol, dcol) if c is not None):
+                    continue
+                ver = _cell_version(cells[vcol])
+                if not ver:
+                    continue
+                when = find_date(_plain(cells[dcol])) if dcol is not None else None
+                if when:
+                    scan.add_date(ver, when, "table")
+                if ccol is None:
+                    continue
+                change = _md(cells[ccol])
+                if not change:
+                    continue
+                kind = _kind_of_text(change)
+                text = f"{api_text} — {change}" if api_text else change
+                if scan.mark(tr, kind, ver):
+                    scan.entry(tr, kind, ver, _removed_in(change) if kind == "deprecated" else None, text, anchor,
+                               stack[-1][1] if stack else "", when, api=api, code_el=None, path=[t for _l, t, _a in stack])
+            return
+    # a two-column field table
+    fields_ver, fields_date = None, None
+    for label_el, value_el in _pairs(table):
+        label = _plain(label_el).rstrip(": ")
+        value = _plain(value_el)
+        since_kind = since_label(label)
+        if since_kind is not None:
+            ver = label_version(value)
+            if ver and scan.mark(table, since_kind, ver):
+                block_text, anchor, api, code_el = _api_block(table, node, page_heading)
+                scan.entry(table, since_kind, ver, None, block_text, anchor, stack[-1][1] if stack else "", api=api, code_el=code_el)
+        elif fields_ver is None and is_version_label(label):
+            fields_ver = label_version(value)
+        elif fields_date is None and is_date_label(label):
+            fields_date = find_date(value) or free_date(value)
+    if fields_date:
+        target = fields_ver or pending or (section_version if section_version not in scan.dates else None)
+        date_for(target, fields_date, "table")
+
+
+def _table_api(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]]) -> tuple[str, str | None, str | None, Any]:
+    """(signature text, anchor, api, element) of the API a History table belongs to: the definition it sits in,
+    else the heading it sits under."""
+    dd = _definition_of(table, scan.node)
+    if dd is not None:
+        dt = _dt_of(dd)
+        if dt is not None:
+            return _md(dt), ("#" + dt.get("id")) if dt.get("id") else None, _dt_api(dt), dd
+    h = _heading_before(table, scan.node)
+    if h is None:
+        return "", None, None, None
+    text = heading_text(h)
+    return text, _heading_anchor(h), _heading_api(h, text) or api_name(text, signature=True), h
+
+
+def _dl_fields(scan: _Scan, dl: Any, pending: str | None, date_for: Callable[[str | None, str | None, str], None],
+               page_heading: tuple[str, Any], labels: bool) -> None:
+    """A definition list of fields: "Release: 3.11.2" + "Date: …" (that version's date), a date alone (the
+    pending version's), "Since: 17" (a marker on the API block the list sits in)."""
+    ver = when = None
+    for dt, dd in _pairs(dl):
+        label = _plain(dt).rstrip(": ")
+        if len(label) > 40:
+            continue
+        kind = since_label(label) if labels else None
+        if kind is not None:
+            sver = label_version(_plain(dd))
+            if sver and scan.mark(dl, kind, sver) and len(scan.found) < MAX_CHANGES:
+                text, anchor, api, code_el = _api_block(dl, scan.node, page_heading)
+                head = scan.heading_of(dl)
+                scan.entry(dt, kind, sver, None, text, anchor, head[0], api=api, code_el=code_el)
+        elif ver is None and is_version_label(label):
+            ver = label_version(_plain(dd))
+        elif when is None and is_date_label(label):
+            value = _plain(dd)
+            when = find_date(value) or free_date(value)
+    if when:
+        date_for(ver or pending, when, "field")
+
+
+# -- plain-text pages -----------------------------------------------------------------------------------------------
+
+_BULLET = re.compile(r"^(\s*)(?:[-*+•o]|\d{1,3}[.)])\s+(\S.*)$")
+_UNDERLINE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
+
+
+def _plain_text(node: Any, body: bool) -> tuple[Any, list[str]] | None:
+    """(the ``<pre>``, its lines) of a page whose content is plain text with at least two version headings."""
+    for pre in node.iter("pre"):
+        if body and _in_chrome(pre):
+            continue
+        text = pre.text_content()
+        if len(text) < 200:
+            continue
+        lines = text.split("\n")[:MAX_TEXT_LINES]
+        n = 0
+        for ln in lines:
+            s = ln.strip().lstrip("#").strip()
+            if s and len(s) <= 120 and not ln[:1].isspace() and _QUICK_DIGITS.search(s) and version_heading(s):
+                n += 1
+                if n >= 2:
+                    return pre, lines
+        return None  # the first long <pre> is the page's text
+    return None
+
+
+def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], page_version: str | None, h1_text: str) -> None:
+    """A plain-text change log: version heading lines (alone, or underlined), sub-heading lines ("Bug fixes:",
+    underlined words), bullet items and paragraphs as entries, dates from the heading or a field line."""
+    pre, lines = pre_lines
+    version: str | None = None
+    sub: str | None = None
+    heading = ""
+    pending = False
+    item: list[str] = []
+
+    def flush() -> None:
+        if item and version:
+            text = _clean(" ".join(s.strip() for s in item))
+            if len(text) >= MIN_ENTRY_CHARS or len(text.split()) >= MIN_ITEM_WORDS:
+                path = [p for p in (h1_text, heading, sub) if p]
+                kind = _section_kind([(0, sub, None)]) if sub else "release"
+                scan.entry(pre, kind, version, None, text, None, sub or heading, scan.dates.get(version), path=path)
+        item.clear()
+
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s:
+            flush()
+            continue
+        if _UNDERLINE.match(s):
+            continue
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        underlined = bool(_UNDERLINE.match(nxt)) and len(nxt) >= max(3, len(s) // 2)
+        cand = s.lstrip("#").strip()
+        if len(cand) <= 120 and (underlined or not line[:1].isspace() or s.startswith("#")) and not _BULLET.match(line):
+            vh = version_heading(cand) if _QUICK_DIGITS.search(cand) else None
+            if vh:
+                flush()
+                version, sub, heading = vh[0], None, cand
+                scan.add_date(vh[0], vh[1], "text")
+                pending = vh[0] not in scan.dates
+                continue
+        if version and pending and len(s) <= 120 and (when := label_date(s)):
+            scan.add_date(version, when, "text")
+            pending = False
+            continue
+        if version and not _BULLET.match(line) and len(s) <= 60 and (underlined or s.startswith("#") or
+                                                                      (s.endswith(":") and not item)):
+            flush()
+            sub = s.lstrip("#").strip().rstrip(":")
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            flush()
+            item.append(bullet.group(2))
+        else:
+            item.append(s)
+        if len(scan.found) >= MAX_CHANGES:
+            break
+    flush()
+
+
+# -- paths, code -----------------------------------------------------------------------------------------------------
+
+def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dict[int, Any]) -> None:
+    """Document order, then each entry's heading path (from the outline) and code blocks."""
+    node, found = scan.node, scan.found
+    if not found:
+        return
+    keys = [_doc_key(el, node) for el, _c, _code in found]
+    if len(found) > 1:
+        order = sorted(range(len(found)), key=keys.__getitem__)
+        found[:] = [found[i] for i in order]
+        keys = [keys[i] for i in order]
+    if any(c["path"] is None for _el, c, _code in found):
+        outline = headings
+        if pseudo:
+            extra = [v[3] for v in pseudo.values()]
+            outline = sorted([*headings, *extra], key=lambda el: _doc_key(el, node))
+        hkeys, paths = [], []
+        stack: list[tuple[int, str]] = []
+        for h in outline:
+            level = _HEADINGS.get(_tag(h), _PSEUDO_LEVEL)
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, htext.get(id(h)) or _plain(h)))
+            hkeys.append(_doc_key(h, node))
+            paths.append([t for _l, t in stack])
+        for (el, change, _code), key in zip(found, keys):
+            if change["path"] is None:
+                i = bisect_right(hkeys, key) - 1
+                change["path"] = paths[i] if i >= 0 else []
+    stops: set[Any] = set()
+    for el, _c, _code in found:
+        cur = el
+        while cur is not None and cur is not node and cur not in stops:
+            stops.add(cur)
+            cur = cur.getparent()
+    for el, change, code_el in found:
+        change["path"] = [_cap(t, MAX_PATH_CHARS) for t in change["path"] if t][-MAX_PATH:]
+        if code_el is not None:
+            change["code"] = _codes(code_el, stops, scan.code_of)
+
+
+def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """The code blocks of an entry: ``<pre>`` inside its block, then right after it (before the next entry or
+    heading), byte-exact; one too long to keep whole is left out."""
+    from skill3crawl.extract.content import _NOT_CODE, _code_text, code_language
+
+    pres: list[Any] = []
+    if _tag(code_el) not in _HEADINGS:
+        pres += list(code_el.iter("pre"))[:MAX_CODE]
+    sib, hops = code_el.getnext(), 0
+    while sib is not None and len(pres) < MAX_CODE and hops < 6:
+        tag = _tag(sib)
+        if tag in _HEADINGS or sib in stops:
+            break
+        if tag == "pre":
+            pres.append(sib)
+        elif tag:
+            pres += list(sib.iter("pre"))[:MAX_CODE]
+        sib, hops = sib.getnext(), hops + 1
+    out: list[dict[str, str]] = []
+    for pre in pres:
+        known = code_of.get(pre) if code_of is not None else None
+        if known is not None:
+            if len(known["text"]) <= MAX_CODE_CHARS:
+                out.append(dict(known))
+            if len(out) >= MAX_CODE:
+                break
+            continue
+        if any(c in (a.get("class") or "") for a in (pre, *pre.iterancestors()) for c in _NOT_CODE):
+            continue
+        text = _code_text(pre)
+        if text.strip() and len(text) <= MAX_CODE_CHARS:
+            out.append({"text": text, "language": code_language(pre)})
+        if len(out) >= MAX_CODE:
+            break
+    return out
 
 
 # -- redaction ------------------------------------------------------------------------------------------------------
@@ -686,21 +1468,45 @@ _CHUNK = re.compile(r"(?<=[.:;!?])\s+| — ")
 _NOTE = re.compile(r"(?:New|Added|Changed|Removed) in version \d+(?:\.\d+)*[.:]")  # a bare note: nothing to hide
 
 
-def redact_changes(changes: list[dict[str, Any]], excerpts: list[str], trusted: bool) -> int:
-    """Redact each change's text in place; → secrets redacted.
+def redact_changes(changes: list[dict[str, Any]], excerpts: list[str], trusted: bool,
+                   code_map: dict[str, str] | None = None) -> int:
+    """Redact each change's text, path, api and code in place; → secrets redacted.
 
     A change's text is rendered from the same blocks as the excerpts, which were just scanned. On a
     generator page (``trusted``) a text every sentence of which occurs verbatim in the scanned excerpts
     (a redacted excerpt no longer matches the original sentence) or is a bare "New in version 3.7." is
     not scanned again — on a Sphinx page most notes and definitions are such texts; everything else
-    goes through :func:`redact_text`.
+    goes through :func:`redact_text`. Heading paths and API names are scanned once per distinct text;
+    a code block that is one of the page's code blocks takes its redacted text from ``code_map``
+    (original → redacted), any other is scanned.
     """
     seen = "\n".join(_WS.sub(" ", e) for e in excerpts) if trusted else ""
     total = 0
+    short: dict[str, str] = {}
+
+    def clean_short(value: str) -> str:
+        nonlocal total
+        if value not in short:
+            if seen and value in seen:
+                short[value] = value
+            else:
+                short[value], n = redact_text(value)
+                total += n
+        return short[value]
+
     for change in changes:
         text = change["text"]
-        if seen and all(chunk in seen or _NOTE.fullmatch(chunk) for chunk in _CHUNK.split(text) if chunk):
-            continue
-        change["text"], n = redact_text(text)
-        total += n
+        if not (seen and all(chunk in seen or _NOTE.fullmatch(chunk) for chunk in _CHUNK.split(text) if chunk)):
+            change["text"], n = redact_text(text)
+            total += n
+        if change.get("path"):
+            change["path"] = [clean_short(p) for p in change["path"]]
+        if change.get("api"):
+            change["api"] = clean_short(change["api"])
+        for block in change.get("code") or ():
+            if code_map is not None and block["text"] in code_map:
+                block["text"] = code_map[block["text"]]
+            else:
+                block["text"], n = redact_text(block["text"], filename=filename_for_language(block.get("language", "")))
+                total += n
     return total

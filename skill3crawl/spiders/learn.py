@@ -152,6 +152,9 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         if self.resolves_packages():  # official sources from the topic: registries → repository → docs
             for r in self.registry_requests():
                 yield r
+        elif self.registry_dates_wanted():  # the site is given; the registries may still date its versions
+            for r in self.registry_requests(dates_only=True):
+                yield r
         if provider is not None:
             plan = await asyncio.to_thread(self._plan)
             for r in self._search_requests(provider, plan, state):

@@ -24,6 +24,11 @@ STATE_WEIGHT = {POST: 1.0, "undated": 0.12, PRE: 0.04}
 HIGHLIGHT_BONUS = 2.5  # a highlights/summary entry leads its page whatever its wording
 NO_DELTA_FACTOR = 0.4  # a page without post-cutoff change entries, relative to one with them
 MAX_ENTRY_CHARS = 1500
+MAX_VERSION_CHARS = 64
+MAX_HEADING_CHARS = 200
+MAX_PATH = 8
+MAX_CODE = 3
+MAX_CODE_CHARS = 4000
 HIGHLIGHT = re.compile(r"\b(?:highlights?|summary|overview|at a glance|tl;?dr|key (?:features|changes)|major (?:features|changes)|headline)\b", re.I)
 NOTED_BONUS = 1.5  # a marker on a name the new version's release notes mention
 SUBJECT_CHARS = 160  # a marker's subject (its signature or first sentence) is at the start of its text
@@ -43,6 +48,9 @@ class Change:
     date: str | None = None  # printed on the page
     anchor: str | None = None
     heading: str = ""
+    path: tuple[str, ...] = ()  # the enclosing headings, outermost first (when the crawl recorded them)
+    api: str | None = None  # the API a marker annotates (when the crawl recorded it)
+    code: tuple[str, ...] = ()  # the entry's own code examples, byte-exact
     index: int = 0  # position on the page
     status: VersionStatus | None = None
     highlight: bool = False
@@ -90,6 +98,18 @@ class Change:
                 "relevance": self.relevance, "score": round(self.score, 4), "text": self.text}
 
 
+def _code_texts(code: object) -> tuple[str, ...]:
+    """An entry's code examples as the crawl writes them (``{"text", "language"}``; a bare string also), byte-exact."""
+    if not isinstance(code, list):
+        return ()
+    out = []
+    for x in code[:MAX_CODE]:
+        text = x.get("text") if isinstance(x, dict) else x
+        if isinstance(text, str) and text.strip():
+            out.append(text[:MAX_CODE_CHARS])
+    return tuple(out)
+
+
 def read_changes(raw: object) -> list[Change]:
     """The item's ``changes`` as Change objects; malformed entries are skipped, text is capped."""
     out: list[Change] = []
@@ -104,7 +124,11 @@ def read_changes(raw: object) -> list[Change]:
         if kind not in KINDS or not isinstance(version, (str, int, float)) or not str(version).strip() or not isinstance(text, str) or not text.strip():
             continue
         removed = c.get("removed_in")
-        out.append(Change(kind=kind, version=str(version).strip(), text=text[:MAX_ENTRY_CHARS],
+        path, api, code = c.get("path"), c.get("api"), c.get("code")
+        out.append(Change(kind=kind, version=str(version).strip()[:MAX_VERSION_CHARS], text=text[:MAX_ENTRY_CHARS],
+                          path=tuple(str(h)[:MAX_HEADING_CHARS] for h in path[:MAX_PATH] if isinstance(h, str)) if isinstance(path, list) else (),
+                          api=api[:MAX_HEADING_CHARS] if isinstance(api, str) and api.strip() else None,
+                          code=_code_texts(code),
                           removed_in=str(removed).strip() if isinstance(removed, (str, int, float)) and str(removed).strip() else None,
                           date=c.get("date") if isinstance(c.get("date"), str) else None,
                           anchor=c.get("anchor") if isinstance(c.get("anchor"), str) else None,

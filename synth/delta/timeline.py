@@ -16,6 +16,10 @@ A version's date is, in this order:
    on or after the cutoff is post-cutoff ("after 3.10, 2021-10-04"); one whose series is older
    than a series that opened before the cutoff is pre-cutoff. Anything else stays undated, and an
    undated version is never fresh.
+
+With ``since`` (``--since-version X``: the target model knows the topic up to X) the version order decides
+instead of dates: a version newer than X is post-cutoff (its date, when known, is still shown), X and older
+are known. Sites that print no release date need it.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from datetime import date
 
 from packaging.version import Version
 
-from synth.delta.versions import parse_version, series, starts_series
+from synth.delta.versions import known_by, parse_version, series, starts_series
 
 EARLIEST_PLAUSIBLE = date(1980, 1, 1)
 
@@ -63,6 +67,8 @@ class VersionStatus:
     def label(self) -> str:
         """``3.11, released 2022-10-24`` / ``3.12, released after 2021-10-04`` / ``3.13, undated``."""
         if self.date is None:
+            if self.how.startswith("newer than --since-version"):
+                return f"{self.version}, {self.how.split(' --', 1)[0]} {self.how.rsplit(' ', 1)[1]} (undated)"
             return f"{self.version}, undated"
         if self.how.startswith("after "):
             return f"{self.version}, released after {self.date.isoformat()}"
@@ -72,6 +78,7 @@ class VersionStatus:
 @dataclass
 class Timeline:
     today: date
+    since: str | None = None  # --since-version: the newest version the target model knows
     claims: dict[str, list[DateClaim]] = field(default_factory=dict)
     rejected: list[dict] = field(default_factory=list)
     _parsed: dict[str, Version] = field(default_factory=dict)
@@ -159,6 +166,12 @@ class Timeline:
             return VersionStatus(shown, POST if d >= cutoff_start else PRE, d, how)
 
         own = self.date_of(str(v))
+        since = parse_version(self.since) if self.since else None
+        if since is not None:
+            day = own.date if own is not None else None
+            if known_by(v, since):
+                return VersionStatus(shown, PRE, day, f"known: not newer than --since-version {self.since}")
+            return VersionStatus(shown, POST, day, f"newer than --since-version {self.since}")
         if own is not None:
             return verdict(own.date, f"dated by {own.source}")
         starts = self._series_starts()
@@ -178,6 +191,23 @@ class Timeline:
         higher = [(d, k) for ser, (d, k) in starts.items() if ser > s]
         if higher:
             d, k = min(higher)
+            if d < cutoff_start:
+                return VersionStatus(shown, PRE, None, f"before {k} ({d.isoformat()})")
+        return self._between(v, shown, cutoff_start)
+
+    def _between(self, v: Version, shown: str, cutoff_start: date) -> VersionStatus:
+        """A version between two dated ones is bounded by them: after a dated version of its own series that came out
+        on or after the cutoff → post-cutoff; before any dated later version that came out before the cutoff → pre."""
+        s = series(v)
+        below = [(pv, k) for k, pv in self._parsed.items() if pv < v and series(pv) == s and not pv.is_prerelease]
+        if below:
+            pv, k = max(below)
+            d = self.date_of(k).date
+            if d >= cutoff_start:
+                return VersionStatus(shown, POST, d, f"after {k} ({d.isoformat()})")
+        above = [(self.date_of(k).date, k) for k, pv in self._parsed.items() if pv > v]
+        if above:
+            d, k = min(above)
             if d < cutoff_start:
                 return VersionStatus(shown, PRE, None, f"before {k} ({d.isoformat()})")
         return VersionStatus(shown, UNDATED, None, "no known date")

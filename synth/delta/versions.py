@@ -46,3 +46,34 @@ def series(v: Version) -> tuple[int, int]:
 def starts_series(v: Version) -> bool:
     """A final release that opens its series: ``3.11`` or ``3.11.0`` (not ``3.11.2``, not ``3.11.0rc1``)."""
     return not v.is_prerelease and all(x == 0 for x in v.release[2:])
+
+
+MAX_VERSION_CHARS = 64
+
+
+def check_since_version(value: object) -> str | None:
+    """A ``--since-version`` as given (``3.24``, ``v16``, ``OTP 24``), or None when blank; ValueError naming the fix."""
+    if value is None or str(value).strip() == "":
+        return None
+    s = str(value).strip()
+    if len(s) > MAX_VERSION_CHARS or parse_version(s) is None:
+        raise ValueError(f"{s[:40]!r} is not a version: give the newest version the target model knows, e.g. 3.24")
+    return s
+
+
+def known_by(version: Version, since: Version) -> bool:
+    """Whether a model that knows the topic up to ``since`` knows ``version``: compared on as many release
+    components as ``since`` names (``since`` 3.24 knows 3.24.5 but not 3.25; ``since`` 24 knows 24.3 but not 25.0)."""
+    n = len(since.release)
+    mine = (version.release + (0,) * n)[:n]
+    if mine != since.release:
+        return mine < since.release
+    return not (since.is_prerelease and not version.is_prerelease) or version <= since
+
+
+def newest_first(v: str) -> tuple:
+    """A sort key: versions newest first (``3.11.1`` before ``3.11`` before ``3.11rc1``), unparseable ones last."""
+    pv = parse_version(v)
+    if pv is None:
+        return (1, (), False, v)
+    return (0, tuple(-x for x in pv.release), pv.is_prerelease, v)

@@ -12,7 +12,7 @@ from synth.skill.markdown import level2_spans
 from synth.skill.names import slugify
 from synth.skill.spec import MAX_BODY_LINES
 
-__all__ = ["split_references", "SPLIT_TARGET_LINES"]
+__all__ = ["split_references", "attach_delta", "SPLIT_TARGET_LINES", "INDEX_TITLE"]
 
 SPLIT_TARGET_LINES = 450
 
@@ -58,3 +58,35 @@ def split_references(body: str) -> tuple[str, dict[str, str], list[str]]:
 def _is_stub(lines: list[str], s: tuple[int, int, str]) -> bool:
     """Whether the section already is a stub linking a reference file (a second run never moves it again)."""
     return any(l.startswith("Details: [") and "(references/" in l for l in lines[s[0] : s[1]])
+
+
+INDEX_TITLE = "Reference files"
+_INDEX_SECTION = re.compile(rf"^{INDEX_TITLE}\b", re.I)
+
+
+def attach_delta(body: str, refs: dict[str, str], delta_refs: dict[str, str], index: list[str]) -> tuple[str, dict[str, str], list[str]]:
+    """Add the delta's reference files (written deterministically) and SKILL.md's index of them.
+
+    The index section is always the generator's: a model-written "Reference files" section is replaced, so
+    every reference file is named in SKILL.md and every file SKILL.md's index names exists. A section the
+    size split moved under a delta file's name is renamed.
+    """
+    from synth.skill.sources import remove_section
+
+    fixes: list[str] = []
+    merged = dict(delta_refs)
+    for path, text in refs.items():
+        new = path
+        k = 2
+        while new in merged:
+            new = f"{path[:-3]}-{k}.md"
+            k += 1
+        if new != path:
+            body = body.replace(f"]({path})", f"]({new})")
+        merged[new] = text
+    body, removed = remove_section(body, _INDEX_SECTION)
+    if removed:
+        fixes.append("replaced the draft's Reference files section with the generator's index")
+    if index:
+        body = f"{body.rstrip()}\n\n## {INDEX_TITLE}\n\n" + "\n".join(index) + "\n"
+    return body, merged, fixes

@@ -98,7 +98,7 @@ def test_docs_releases_and_changelog_are_items_scored_authoritative(fastapi_run)
 
 def test_timeline_has_registry_and_repository_release_dates(fastapi_run):
     timeline = fastapi_run["crawl"]["timeline"]
-    assert all(set(e) == {"version", "date", "source", "url"} for e in timeline)
+    assert all(set(e) - {"where"} == {"version", "date", "source", "url"} for e in timeline)  # a page date also says where it was read
     pypi = {e["version"]: e["date"] for e in timeline if e["source"] == "pypi"}
     assert pypi == FASTAPI_RELEASES  # the file-less release has no date and is left out
     gh = {e["version"]: e["date"] for e in timeline if e["source"] == "github-releases"}
@@ -274,3 +274,27 @@ def test_with_a_search_key_search_adds_independent_hosts(tmp_path):
     finally:
         for s in (reg_srv, sites, brave):
             s.stop()
+
+
+def test_start_urls_given_the_registries_still_date_the_versions(tmp_path):
+    """With the site named (start URLs), the registries are asked for release dates only: the timeline has them, the
+    crawl stays on the named site (no repository, no registry-named docs host)."""
+    srv = MockServer(name="registries", routes=registry_world()).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl(
+            "topic=fastapi", "cutoff_time=2026-01", f"output_dir={out}", "synth=0", "max_pages=5",
+            f"start_urls=http://docs.fastapi.test:{srv.port}/",
+            settings=settings(srv.port, SKILL3_CRATES_URL=f"http://127.0.0.1:{closed_port()}/api/v1/crates"),
+            env={"SEARXNG_URL": ""}, timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        crawl = json.loads((out / "crawl.json").read_text())
+        pypi = {(r["version"], r["date"]) for r in crawl["timeline"] if r["source"] == "pypi"}
+        assert pypi and pypi <= {(r["version"], r["date"]) for r in crawl["timeline"]}
+        assert crawl["package"]["chosen"] == "pypi:fastapi" and crawl["package"]["use"].startswith("release dates only")
+        hosts = {i["host"] for i in read_jsonl(out / "run.jsonl")}
+        assert hosts <= {f"docs.fastapi.test:{srv.port}", "docs.fastapi.test"}, hosts
+        assert "github.com" not in json.dumps(crawl.get("official_sources"))
+    finally:
+        srv.stop()

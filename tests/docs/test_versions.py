@@ -55,7 +55,7 @@ def test_markers_and_change_pages_per_generator(path):
     assert triples(r) == expected
     assert [(d["version"], d["date"]) for d in r["release_dates"]] == dates
     for c in r["changes"]:
-        assert set(c) == {"kind", "version", "removed_in", "date", "text", "anchor", "heading"}
+        assert set(c) == {"kind", "version", "removed_in", "date", "text", "anchor", "heading", "path", "api", "code"}
         assert c["text"] and len(c["text"]) <= 1500 and "¶" not in c["text"] and "  " not in c["text"]
 
 
@@ -204,6 +204,9 @@ def test_crawl_writes_changes_build_date_and_timeline(run_crawl):
     assert timeline[("2.4.0", "changelog")] == ("2025-06-12", "/docs/CHANGELOG.md")
     assert timeline[("3.0.0", "release-page")] == ("2026-04-20", "/docs/releases")
     assert timeline[("3.0", "whatsnew")] == ("2026-03-05", "/docs/whatsnew/3.0.html")
+    where = {(e["version"], e["source"]): e.get("where") for e in crawl["timeline"]}
+    assert where[("3.0.0", "changelog")] == "heading" and where[("3.0.0", "release-page")] == "time"
+    assert where[("3.0", "whatsnew")] == "paragraph"  # "Frob 3.0 was released on March 5, 2026."
     assert res.stats["skill3/change_pages"] == 3 and res.stats["skill3/changes"] >= 20
     assert CHANGELOG_MD.splitlines()[0] == "# Changelog"
 

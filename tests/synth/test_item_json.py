@@ -6,7 +6,19 @@ from typing import Any
 
 import pytest
 
-from synth.item import MAX_LIST_ENTRIES, MAX_SHORT_CHARS, MAX_TEXT_CHARS, MAX_URL_CHARS, check_fields, fields_from_json
+from synth.item import (
+    MAX_CHANGE_API_CHARS,
+    MAX_CHANGE_CODE,
+    MAX_CHANGE_CODE_CHARS,
+    MAX_CHANGE_PATH,
+    MAX_CHANGE_PATH_CHARS,
+    MAX_LIST_ENTRIES,
+    MAX_SHORT_CHARS,
+    MAX_TEXT_CHARS,
+    MAX_URL_CHARS,
+    check_fields,
+    fields_from_json,
+)
 
 U = "https://x.example/p"
 CHANGE = {"kind": "added", "version": "2.0", "text": "New in version 2.0."}
@@ -21,6 +33,11 @@ CHANGE = {"kind": "added", "version": "2.0", "text": "New in version 2.0."}
     {"url": U, "excerpts": ["a", "b"], "agreeing_urls": [U], "snippet_fingerprints": ["ab12"]},
     {"url": U, "code_blocks": [{"text": "x = 1", "language": "python"}, {"text": "y"}, {"language": None}, {"text": "z", "language": "", "extra": 1}]},
     {"url": U, "changes": [CHANGE, {**CHANGE, "removed_in": "3.0", "date": "2026-03-01", "anchor": "a", "heading": None, "extra": 1}]},
+    {"url": U, "changes": [{**CHANGE, "path": ["What's New", "asyncio"], "api": "asyncio.TaskGroup",
+                            "code": [{"text": "async with TaskGroup() as tg:\n    ...\n", "language": "python"}, {"text": "x"}]},
+                           {**CHANGE, "path": None, "api": None, "code": None},
+                           {**CHANGE, "path": ["p" * MAX_CHANGE_PATH_CHARS] * MAX_CHANGE_PATH, "api": "a" * MAX_CHANGE_API_CHARS,
+                            "code": [{"text": "c" * MAX_CHANGE_CODE_CHARS, "language": None}] * MAX_CHANGE_CODE}]},
     {"url": U, "title": "t" * MAX_SHORT_CHARS, "final_url": "u" * MAX_URL_CHARS, "excerpts": ["a"] * MAX_LIST_ENTRIES},
     {"url": U, "excerpts": ["x" * MAX_TEXT_CHARS]},
     # cut, converted or rejected by the field checks (the one-call check hands these over)
@@ -33,6 +50,11 @@ CHANGE = {"kind": "added", "version": "2.0", "text": "New in version 2.0."}
     {"url": U, "code_blocks": [{"text": 5}]},
     {"url": U, "changes": [{**CHANGE, "version": None}]},
     {"url": U, "changes": [{**CHANGE, "text": "t" * (MAX_SHORT_CHARS + 1)}]},
+    {"url": U, "changes": [{**CHANGE, "path": [f"h{i}" for i in range(MAX_CHANGE_PATH + 2)]}]},  # the innermost kept
+    {"url": U, "changes": [{**CHANGE, "path": ["p" * (MAX_CHANGE_PATH_CHARS + 1)], "api": "a" * (MAX_CHANGE_API_CHARS + 1)}]},
+    {"url": U, "changes": [{**CHANGE, "code": [{"text": "c" * (MAX_CHANGE_CODE_CHARS + 1)}] * (MAX_CHANGE_CODE + 1)}]},
+    {"url": U, "changes": [{**CHANGE, "path": "not a list"}]}, {"url": U, "changes": [{**CHANGE, "path": [1]}]},
+    {"url": U, "changes": [{**CHANGE, "api": 5}]}, {"url": U, "changes": [{**CHANGE, "code": [{"text": 1}]}]},
     {"url": U, "authority": "high"}, {"url": U, "authority": True}, {"url": U, "consensus_count": 2.0},
     {"url": U, "consensus_count": -1}, {"url": U, "post_cutoff": 0}, {"url": U, "published": 20260101},
     {"url": ""}, {"url": None}, {"title": "no url"}, {"url": "u" * (MAX_URL_CHARS + 1)},
@@ -83,3 +105,15 @@ def test_a_number_too_large_for_a_float_skips_the_line_with_one_line_reason(tmp_
     report = ReadReport()
     assert [item.url for _where, item in iter_items([str(path)], report)] == ["https://x.example/a"]
     assert report.malformed == 1 and report.malformed_at[0].endswith(":2: 'authority' is a number, not a finite number")
+
+
+def test_change_entry_fields_are_checked_and_cut() -> None:
+    entry = {**CHANGE, "path": [f"h{i}" for i in range(MAX_CHANGE_PATH + 2)], "api": "a" * (MAX_CHANGE_API_CHARS + 5),
+             "code": [{"text": "c" * (MAX_CHANGE_CODE_CHARS + 1), "language": None}] * (MAX_CHANGE_CODE + 2)}
+    got = check_fields({"url": U, "changes": [entry, CHANGE]})["changes"]
+    assert got[0]["path"] == [f"h{i}" for i in range(2, MAX_CHANGE_PATH + 2)]
+    assert len(got[0]["api"]) == MAX_CHANGE_API_CHARS
+    assert got[0]["code"] == [{"text": "c" * MAX_CHANGE_CODE_CHARS, "language": ""}] * MAX_CHANGE_CODE
+    assert (got[1]["path"], got[1]["api"], got[1]["code"]) == ([], None, [])  # a line of an older crawl
+    with pytest.raises(ValueError, match=r"'changes\[\]\.path' is not a list of strings"):
+        check_fields({"url": U, "changes": [{**CHANGE, "path": [1]}]})

@@ -1,0 +1,686 @@
+"""The delta ledger: every change entry of the run, classified against the timeline, cleaned, de-duplicated and
+grouped by area — what the skill's ``references/`` are written from.
+
+The ranking (:mod:`synth.bundle`) keeps a few dozen pages for the model; the ledger keeps *every* change entry
+of every page (bounded by :data:`MAX_ENTRIES`) while the run is read, and is finished once the timeline is
+complete:
+
+* **status**: each entry's version against the cutoff (or ``--since-version``): post-cutoff entries are the
+  delta; undated ones are kept apart (said to be undated, never presented as known or as new);
+* **section kind** from the headings an entry sits under (highlights, features, breaking, deprecations,
+  removals, behaviour, fixes, security, docs, internal) and the **entry kind** (added, changed, deprecated,
+  removed, breaking, fixed, release) — a deprecation schedule ("will be removed in 4.0") is a deprecation
+  whose removal is scheduled, never "new in 4.0";
+* **cleaning**: permalink glyphs, "Contributed by …" tails and issue-number prefixes/suffixes removed;
+  introductions and cross-references ("Welcome to …", "See the … release notes") are not entries;
+* **area**: the component an entry belongs to — the change page's own section headings ("Improved Modules →
+  asyncio"), the API a marker annotates (``asyncio.TaskGroup`` → asyncio), the page's place in the site
+  (``library/typing.html`` → typing); internal areas (C API, build, packaging, internals) are flagged;
+* **de-duplication**: the same change stated twice (the change page and an API page's marker, or two
+  pages) is one entry with every citation.
+
+Pure: no I/O, no Scrapy.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from urllib.parse import unquote, urlsplit
+
+from synth.delta.changes import Change, identifiers
+from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
+from synth.delta.versions import newest_first, parse_version
+
+MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
+MAX_ENTRY_TEXT = 1200
+EDGE_WEIGHT = 0.5  # a version released in the cutoff month: partly known, after the versions released later
+
+# -- section kinds ----------------------------------------------------------------------------------------------
+
+SECTION_KINDS = ("highlights", "breaking", "features", "deprecations", "removals", "behaviour", "other", "fixes",
+                 "security", "docs", "internal")
+# what leads: the project's own highlights, then what a user must change or can newly use
+SECTION_WEIGHT = {"highlights": 3.0, "breaking": 2.2, "features": 2.0, "deprecations": 1.6, "removals": 1.6,
+                  "behaviour": 1.3, "other": 1.0, "fixes": 0.25, "security": 0.3, "docs": 0.15, "internal": 0.2}
+LEADING = frozenset({"highlights", "breaking", "features", "deprecations", "removals", "behaviour", "other"})
+_SECTION_RES = (
+    ("highlights", re.compile(r"\b(?:highlights?|summary|overview|at a glance|tl;?dr|key (?:features|changes)|"
+                              r"major (?:features|changes|new features)|headline)\b", re.I)),
+    ("security", re.compile(r"\bsecurity\b|\bcve\b|\bvulnerabilit", re.I)),
+    ("fixes", re.compile(r"\bbug\s*-?\s*fix|\bfixes\b|\bfixed\b|\bbugs\b|\bregressions?\b", re.I)),
+    ("docs", re.compile(r"\bdoc(?:s|umentation)\b", re.I)),
+    ("internal", re.compile(r"\binternal\b|\bcontributors?\b|\btrivial\b|\binfrastructure\b|\bbuild\b|"
+                            r"\bpackaging\b|\btests?\b|\btesting\b|\bci\b|\bc[ -]api\b|\bbytecode\b|\bimplementation\b|"
+                            r"\bdevelopment\b|\bdependenc|\bvendored\b", re.I)),
+    ("removals", re.compile(r"\bremov(?:ed|al|als|ing)\b", re.I)),
+    ("deprecations", re.compile(r"\bdeprecat", re.I)),
+    ("breaking", re.compile(r"\bbreaking\b|\bincompatib|\bbackwards?[- ]incompat|\bporting\b|\bupgrad(?:e|ing)\b|"
+                            r"\bmigrat", re.I)),
+    ("behaviour", re.compile(r"\bbehaviou?r\b|\bchanged\b|\bchanges\b|\bimproved\b|\bimprovements?\b|"
+                             r"\boptimi[sz]ations?\b|\bperformance\b|\bfaster\b|\bupdated?\b", re.I)),
+    ("features", re.compile(r"\bnew\b|\bfeatures?\b|\badded\b|\badditions?\b|\benhancements?\b|\bintroduc", re.I)),
+)
+_ENTRY_KIND = {"features": "added", "breaking": "breaking", "deprecations": "deprecated", "removals": "removed",
+               "fixes": "fixed", "security": "fixed", "behaviour": "changed"}
+_KIND_OF_MARKER = {"added": "features", "changed": "behaviour", "deprecated": "deprecations", "removed": "removals"}
+
+# An entry's own first word, on change pages that list entries without subsections ("Fixed a crash …").
+_LEAD_VERB = (
+    ("breaking", re.compile(r"^\W*(?:\*\*)?(?:breaking(?: change)?|backwards?[- ]incompatible|incompatible)\b", re.I)),
+    ("deprecations", re.compile(r"^\W*(?:deprecate[ds]?|deprecation)\b", re.I)),
+    ("removals", re.compile(r"^\W*(?:removed?|drop(?:ped)?)\b", re.I)),
+    ("fixes", re.compile(r"^\W*(?:fix(?:ed|es)?|bug ?fix|correct(?:ed)?|resolved?)\b", re.I)),
+    ("features", re.compile(r"^\W*(?:add(?:ed|s)?|new|introduc(?:e|ed|es)|support(?:s|ed)? for|now supports?)\b", re.I)),
+)
+
+# "will be removed in 4.0", "scheduled for removal in 4.0", "pending removal in 4.0", "to be removed in 4.0"
+_SCHEDULE = re.compile(r"(?i)\b(?:will|would|shall|is\s+(?:going|scheduled|planned|slated)\s+to|to)\s+be\s+removed\s+"
+                       r"(?:in|by|from)\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)|"
+                       r"\b(?:scheduled|planned|pending)\s+(?:for\s+)?removal\s+(?:in|by)\s+"
+                       r"(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)")
+
+# -- cleaning ---------------------------------------------------------------------------------------------------
+
+_CREDIT_TAIL = re.compile(
+    r"\s*[(\[]?\s*(?:(?:original\s+)?(?:patch|contributed|contribution|implemented|written|reported|fixed|added|"
+    r"suggested|proposed|initial\s+patch|pr)\s+(?:by|from)\b|thanks\s+(?:to|@))[^()\[\]]{0,240}[)\]]?\s*\.?\s*$", re.I)
+_ISSUE = r"(?:bpo|gh|issue|pr|pull|ticket|bug|cve|ghsa)[-\s#:]*\d[\w-]*|#\d+|!\d+"
+_ISSUE_LINK = re.compile(rf"\[\s*((?:{_ISSUE})(?:\s*,\s*(?:{_ISSUE}))*)\s*\]\([^)\s]*\)", re.I)  # [gh-123](url) → gh-123
+_ISSUE_PREFIX = re.compile(rf"^\s*(?:[(\[]?\s*(?:{_ISSUE})\s*[)\]]?\s*(?:,\s*)?)+\s*[:\-–—]?\s*", re.I)
+_ISSUE_SUFFIX = re.compile(rf"\s*[(\[]\s*(?:(?:see\s+)?(?:{_ISSUE})[\s,;]*(?:and\s+)?)+[)\]]\s*\.?\s*$", re.I)
+_ONLY_ISSUES = re.compile(rf"^[\s(),.;:\[\]]*(?:(?:{_ISSUE}|and|see)[\s(),.;:\[\]]*)*$", re.I)
+_INTRO = re.compile(
+    r"^\W*(?:welcome\s+to\b|these\s+(?:release\s+)?notes\s+(?:cover|describe|document|list)|this\s+(?:article|document|"
+    r"page|release|section|chapter)\s+(?:explains|describes|covers|documents|lists|summari[sz]es|contains|includes)|"
+    r"(?:for\s+(?:full|more)\s+details|for\s+a\s+(?:full|complete)\s+list)\b|see\s+(?:also\s+)?(?:the\s+)?.{0,80}?"
+    r"(?:release\s+notes|changelog|change\s*log|changes|what'?s\s+new|news|full\s+list)\b|the\s+full\s+(?:list|changelog)|"
+    r"see\s+.{0,80}?\bfor\s+(?:more|further|full|the\s+full|complete)?\s*(?:details|information|examples|discussion)\b|"
+    r"(?:thanks|thank\s+you)\s+to\b|we\s+(?:are|'re)\s+(?:pleased|happy|excited|proud)\s+to\s+announce|"
+    r"(?:editor|author|release\s+manager)s?\s*:|release\s+date\s*:|released\s*:|"
+    r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b)", re.I)
+_GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
+_TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
+_WS = re.compile(r"\s+")
+
+
+_HISTORY = re.compile(r"\b(?:[Nn]ew|[Aa]dded|[Ii]ntroduced)\s+(?:in|since)\s+((?:version\s+|release\s+|[A-Za-z][\w+#-]{0,30}\s+)?)"
+                      r"(v?\d+(?:\.\d+)*)(?![\w]|\.\d)")
+
+
+def date_history(text: str, is_pre: "Callable[[str], bool]") -> str:
+    """A phrase inside a post-cutoff entry that dates something to a version released before the cutoff ("the
+    replacements added in Python 3.9") says so: "available since Python 3.9, before the cutoff" — so no line of the
+    skill presents an old version as new."""
+    def repl(m: re.Match) -> str:
+        return f"available since {m.group(1)}{m.group(2)}, before the cutoff" if is_pre(m.group(2).lstrip("vV")) else m.group(0)
+    return _HISTORY.sub(repl, text) if _HISTORY.search(text) else text
+
+
+def clean_text(text: str) -> str:
+    """An entry's text without permalink glyphs, credit tails or issue-number prefixes/suffixes ('' when nothing
+    but issue numbers is left)."""
+    t = _WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
+    t = _ISSUE_LINK.sub(r"\1", t)
+    for _ in range(3):
+        before = t
+        t = _ISSUE_PREFIX.sub("", t)
+        t = _CREDIT_TAIL.sub("", t).rstrip()
+        t = _ISSUE_SUFFIX.sub("", t).rstrip()
+        if t == before:
+            break
+    if _ONLY_ISSUES.match(t):
+        return ""
+    if t and t[-1] not in ".!?:;)`*\"'" and len(t) > 40:
+        t += "."
+    return t
+
+
+def clean_heading(text: str) -> str:
+    """A heading without permalink glyphs of any theme (private-use, symbol, zero-width characters, '¶', '#')."""
+    t = _WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
+    t = _TRAILING_SYMBOLS.sub("", t).strip()
+    return "".join(ch for ch in t if unicodedata.category(ch) not in ("Co", "Cf", "Cs"))
+
+
+def is_intro(text: str) -> bool:
+    """An introduction or cross-reference ("Welcome to …", "See the … release notes") — not a change entry."""
+    return bool(_INTRO.match(text or ""))
+
+
+def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> str:
+    """The section kind of the innermost heading (below the version's own heading) that names one, else ``other``."""
+    for h in reversed(_below_version(headings, version)):
+        for kind, rx in _SECTION_RES:
+            if rx.search(h):
+                return kind
+    return "other"
+
+
+_VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+
+
+def names_version(text: str, version: str) -> bool:
+    """Whether ``text`` prints ``version`` in any spelling of it (``4.2.0`` names ``4.2``)."""
+    want = parse_version(version)
+    if want is None:
+        return False
+    return any(parse_version(m.group(1)) == want for m in _VERSION_TOKEN.finditer(text or ""))
+
+
+def _below_version(headings: list[str] | tuple[str, ...], version: str | None) -> list[str]:
+    """The headings after the first one that names ``version`` (a page about one release names it in its title;
+    a sub-section may name it again: "Backwards incompatible changes in 2.3")."""
+    hs = [clean_heading(h) for h in headings if h]
+    if version:
+        for i, h in enumerate(hs):
+            if names_version(h, version):
+                return hs[i + 1:]
+    # no heading names the version: a release page's own title still is not a section
+    return hs[1:] if len(hs) > 1 else []
+
+
+# -- areas ------------------------------------------------------------------------------------------------------
+
+_CONTAINER = re.compile(r"^(?:(?:standard\s+)?(?:library|libraries|modules?|packages?|components?|apis?|"
+                        r"extensions?|plugins?|features?|changes?|misc(?:ellaneous)?|general|others?|notes?|"
+                        r"details|summary|highlights|items|updates?|bugs?|fixes|list)\s*)*$", re.I)
+_KIND_WORDS = re.compile(
+    r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
+    r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
+    r"deprecat\w*|removals?|removed|pending|breaking|incompatib\w*|backwards?|bug\s*fix(?:es)?|fixes|fixed|"
+    r"features?|related\s+to|enhancements?|behaviou?r|in|to|the|and|of|for|with|since|release|version|v?\d+(?:\.\d+)*)\b")
+_INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
+                            r"\btesting\b|\bci\b|\binfrastructure\b|\bcontributors?\b|\bimplementation\b|"
+                            r"\bdevelopment\b|\bdependenc\w*|\btooling\b|\bvendored\b")
+MAX_AREA_WORDS = 4
+MAX_AREA_CHARS = 40
+_URL_STEM_SKIP = frozenset({"index", "html", "docs", "doc", "api", "en", "latest", "stable", "reference", "library",
+                            "manual", "guide", "content", "pages", "main", "master", "current", "release", "releases",
+                            "whatsnew", "changelog", "news", "changes", "history", "notes", "release-notes"})
+
+
+def area_from_headings(headings: list[str] | tuple[str, ...], version: str | None) -> str | None:
+    """The component a change-page entry belongs to, from the headings below its version: kind words removed
+    ("Other Language Changes" → Language, "C API Changes" → C API); a container ("Improved Modules") hands on to
+    its sub-heading ("asyncio"); a long heading is a feature's title, not an area."""
+    area = None
+    hs = [clean_heading(x) for x in headings if x]
+    # the words of the heading that names the version ("What's New In Acme 2.3") name the product, not an area
+    own = next((h for h in hs if version and names_version(h, version)), "")
+    product = {w.lower() for w in re.findall(r"[A-Za-z][\w+#-]*", own)}
+    for h in _below_version(headings, version):
+        rest = _WS.sub(" ", _KIND_WORDS.sub(" ", h))
+        rest = " ".join(w for w in rest.split() if w.lower().strip(":-–—,.()[]") not in product).strip(" :-–—,.()[]")
+        if not rest or _CONTAINER.match(rest):
+            continue
+        words = rest.split()
+        if len(words) > MAX_AREA_WORDS or len(rest) > MAX_AREA_CHARS or re.match(r"(?i)^(?:pep|rfc|jep|kep|sip|nep)\b", rest):
+            break
+        area = rest
+    return area
+
+
+def area_from_api(api: str | None, text: str) -> str | None:
+    """``asyncio.TaskGroup`` → asyncio; the first dotted name of a marker's signature when the crawl gave no API."""
+    name = api
+    if not name:
+        m = re.match(r"^\W{0,3}(?:(?:class|def|function|method|attribute|property|exception|module|data|"
+                     r"static|abstract|async|coroutine|decorator|interface|enum|record|type|macro|var|const)\s+)*"
+                     r"([A-Za-z_][\w]*(?:[.:/][A-Za-z_][\w]*)+)", text or "")
+        name = m.group(1) if m else None
+    if not name:
+        return None
+    parts = [p for p in re.split(r"[.:/#]", name.strip()) if p]
+    # the namespace: the lower-case module path before the first class and the object itself, at most three parts
+    module = []
+    for p in parts[:-1]:
+        if p[:1].isupper() or len(module) == 3:
+            break
+        module.append(p)
+    head = ".".join(module) or parts[0]
+    return head if 1 < len(head) <= MAX_AREA_CHARS and not head[:1].isdigit() else None
+
+
+def area_from_url(url: str) -> str | None:
+    """The page's place in the site: its file name's first word (``library/asyncio-task.html`` → asyncio)."""
+    segs = [s for s in unquote(urlsplit(url).path).split("/") if s]
+    for seg in reversed(segs):
+        stem = re.sub(r"\.(?:html?|md|mdx|rst|txt|php|aspx?)$", "", seg, flags=re.I)
+        first = re.split(r"[-_.]", stem)[0]
+        if first and first.lower() not in _URL_STEM_SKIP and not first[:1].isdigit() and len(first) > 1:
+            return first
+    return None
+
+
+def is_internal(area: str | None, section: str) -> bool:
+    return section == "internal" or bool(area and _INTERNAL_AREA.search(area))
+
+
+# -- "use X instead of Y" ------------------------------------------------------------------------------------------
+
+_CODE = r"`{1,2}([^`\n]{1,80})`{1,2}"
+# a name as code: backticked, or dotted / called / snake_case / CamelCase (a plain word is not a name)
+_NAME = (r"(?:`{1,2}([^`\n]{1,80})`{1,2}|([A-Za-z_]\w*(?:\.\w+)+(?:\(\))?|[A-Za-z_]\w*\(\)|[a-z][a-z0-9]*_[a-z0-9_]+(?:\(\))?|"
+         r"[A-Z][a-z0-9]+[A-Z]\w*)(?!\w|\.\w))")
+_V = lambda *ws: "(?:" + "|".join(f"[{w[0].upper()}{w[0]}]{w[1:]}" for w in ws) + ")"  # noqa: E731  (verbs, either case)
+_INSTEAD = (
+    # "Use X instead of Y", "use X instead" (Y: the entry's subject)
+    re.compile(rf"\b{_V('use', 'prefer', 'call', 'switch to', 'migrate to')}\s+{_NAME}\s+instead(?:\s+of\s+{_NAME})?"),
+    # "Y is deprecated in favo(u)r of X", "Y has been replaced by X", "Y: superseded by X"
+    re.compile(rf"{_NAME}(?:\s+(?:helper|function|method|class|module|option|attribute|parameter|argument|setting|API))?"
+               rf"\s+(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:deprecated|removed)?\s*"
+               rf"(?:,\s*)?(?:in\s+favou?r\s+of|replaced\s+(?:by|with)|superseded\s+by)\s+{_NAME}"),
+    # "X (method|function …) (that|which) supersedes Y"
+    re.compile(rf"{_NAME}\s+(?:(?:method|function|class|module|option|attribute|parameter|API)\s+)?(?:that\s+|which\s+)?"
+               rf"(?:supersedes|replaces)\s+{_NAME}"),
+)
+
+
+def use_instead(text: str, api: str | None = None) -> tuple[str | None, str | None]:
+    """(what to use now, what it replaces) when the entry states it; (None, None) otherwise."""
+    m = _INSTEAD[0].search(text or "")
+    if m:
+        use = m.group(1) or m.group(2)
+        old = m.group(3) or m.group(4) or api
+        if use and old and use != old:
+            return use.strip(), old.strip()
+    m = _INSTEAD[1].search(text or "")
+    if m:
+        old, use = m.group(1) or m.group(2), m.group(3) or m.group(4)
+        if use and old and use != old:
+            return use.strip(), old.strip()
+    m = _INSTEAD[2].search(text or "")
+    if m:
+        use, old = m.group(1) or m.group(2), m.group(3) or m.group(4)
+        if use and old and use != old:
+            return use.strip(), old.strip()
+    return None, None
+
+
+# -- the ledger -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Entry:
+    """One change of the delta, with every page that states it."""
+
+    version: str
+    kind: str  # added | changed | deprecated | removed | breaking | fixed | release
+    section: str  # a SECTION_KINDS value
+    area: str
+    internal: bool
+    text: str
+    citations: list[tuple[str, str | None, str]]  # (url, anchor, page title)
+    status: VersionStatus
+    removed_in: str | None = None
+    highlight: bool = False
+    change_page: bool = False  # stated on a change page (not only a marker on an API page)
+    headings: tuple[str, ...] = ()
+    api: str | None = None
+    use: str | None = None
+    instead_of: str | None = None
+    code: tuple[str, ...] = ()
+    score: float = 0.0
+    order: int = 0  # position in the run (page order, then the page's own order)
+    edge: bool = False  # released in the cutoff month itself: the model may know it partly
+
+    @property
+    def url(self) -> str:
+        url, anchor, _title = self.citations[0]
+        return url + (anchor or "") if anchor and "#" not in url else url
+
+    def label(self) -> str:
+        """``Added in 3.11`` / ``Deprecated in 3.11, removal scheduled for 3.13`` / ``Fixed in 3.11.1``."""
+        v = self.version
+        return {
+            "added": f"Added in {v}", "changed": f"Changed in {v}", "breaking": f"Breaking in {v}",
+            "removed": f"Removed in {v}", "fixed": f"Fixed in {v}",
+            "deprecated": f"Deprecated in {v}" + (f", removal scheduled for {self.removed_in}" if self.removed_in else ""),
+        }.get(self.kind, f"New in {v}")
+
+    def to_dict(self, file: str | None = None) -> dict:
+        return {"version": self.version, "kind": self.kind, "section": self.section, "area": self.area,
+                "internal": self.internal, "text": self.text, "url": self.url,
+                "citations": [u + (a or "") if a and "#" not in u else u for u, a, _t in self.citations],
+                "file": file, "use": self.use, "instead_of": self.instead_of, "removed_in": self.removed_in,
+                "status": self.status.state, "released": self.status.date.isoformat() if self.status.date else None,
+                "highlight": self.highlight, "score": round(self.score, 4)}
+
+
+@dataclass
+class _Page:
+    url: str
+    title: str
+    page_kind: str
+    page_version: str | None
+    authority: float
+    changes: list[Change]
+    code: list[tuple[str, str]] = field(default_factory=list)  # a change page's own code blocks (text, language)
+
+
+MAX_PAGE_CODE = 12
+MAX_CODE_CHARS = 4000
+
+
+@dataclass
+class Ledger:
+    """Every change entry of the run while it is read (:meth:`observe`), the delta once the timeline is known
+    (:meth:`finish`)."""
+
+    pages: list[_Page] = field(default_factory=list)
+    held: int = 0
+    overflow: int = 0
+
+    def observe(self, url: str, title: str, page_kind: str, page_version: str | None, authority: float,
+                changes: list[Change], code_blocks: list[dict] | None = None) -> None:
+        if not changes:
+            return
+        code = [(str(b.get("text") or ""), str(b.get("language") or "")) for b in (code_blocks or [])[:MAX_PAGE_CODE]
+                if page_kind == "change" and isinstance(b, dict) and 0 < len(str(b.get("text") or "")) <= MAX_CODE_CHARS]
+        room = MAX_ENTRIES - self.held
+        if room <= 0:
+            self.overflow += len(changes)
+            return
+        if len(changes) > room:
+            self.overflow += len(changes) - room
+            changes = changes[:room]
+        self.held += len(changes)
+        self.pages.append(_Page(url, title or "", page_kind or "", page_version, float(authority), changes, code))
+
+    def _spellings(self) -> dict[str, str]:
+        """One spelling per release: ``4.2`` and ``4.2.0`` (equal versions) are shown as the shorter one."""
+        by_version: dict[object, str] = {}
+        for page in self.pages:
+            for c in page.changes:
+                pv = parse_version(c.version)
+                if pv is not None:
+                    cur = by_version.get(pv)
+                    if cur is None or (len(c.version), c.version) < (len(cur), cur):
+                        by_version[pv] = c.version
+        return {c.version: by_version[pv] for page in self.pages for c in page.changes
+                if (pv := parse_version(c.version)) is not None and by_version[pv] != c.version}
+
+    def _documented(self) -> set:
+        """The feature series that change pages have sections (or pages) for."""
+        from synth.delta.versions import series
+
+        out = set()
+        for page in self.pages:
+            if page.page_kind != "change":
+                continue
+            for v in {page.page_version, *(c.version for c in page.changes if c.kind == "release")}:
+                pv = parse_version(v) if v else None
+                if pv is not None:
+                    out.add(series(pv))
+        return out
+
+    def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
+        """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
+        post: list[Entry] = []
+        undated: list[Entry] = []
+        skipped: Counter = Counter()
+        states: dict[str, VersionStatus] = {}
+        sections_seen: dict[tuple[str, str], tuple[str, str]] = {}  # (version, heading) → (url, section kind)
+        order = 0
+        documented = self._documented()
+        spelling = self._spellings()
+        for page in self.pages:
+            is_change = page.page_kind == "change"
+            for ch in page.changes:
+                order += 1
+                ch.version = spelling.get(ch.version, ch.version)
+                st = states.get(ch.version)
+                if st is None:
+                    st = states[ch.version] = _unverified(timeline.status(ch.version, cutoff_start), documented)
+                if st.state == PRE:
+                    continue
+                e = _entry(ch, page, st, is_change, order, skipped)
+                if e is None:
+                    continue
+                if st.state == POST and is_change and e.headings:
+                    sections_seen.setdefault((e.version, e.headings[-1]), (page.url, e.section))
+                (post if st.state == POST else undated).append(e)
+        pre_cache: dict[str, bool] = {}
+
+        def is_pre(v: str) -> bool:
+            if v not in pre_cache:
+                pre_cache[v] = timeline.status(v, cutoff_start).state == PRE
+            return pre_cache[v]
+
+        for e in post + undated:
+            e.text = date_history(e.text, is_pre)
+        post = _dedupe(post)
+        undated = _dedupe(undated)
+        post_pages = {c[0] for e in post for c in e.citations[:1] if e.change_page}
+        page_code = [(p.url, p.title, text, lang) for p in self.pages if p.url in post_pages for text, lang in p.code]
+        month_end = _next_month(cutoff_start)
+        for group in (post, undated):
+            for e in group:
+                e.edge = e.status.date is not None and cutoff_start <= e.status.date < month_end
+                e.score = _score(e)
+        return Delta(post=post, undated=undated, states=states, skipped=dict(skipped), overflow=self.overflow,
+                     sections=sections_seen, since_version=timeline.since, page_code=page_code)
+
+
+def _unverified(st: VersionStatus, documented: set) -> VersionStatus:
+    """A version placed after the cutoff only by series order (no date of its own) and of a newer series than every
+    release the change pages document ("introduced in Tk 8.5" on a Python 3.11 page) is unverified: undated."""
+    from synth.delta.versions import series
+
+    # with --since-version the user's statement decides: every newer version is the delta
+    inferred = st.how.startswith("after ")
+    if st.state != POST or not documented or not inferred:
+        return st
+    v = parse_version(st.version)
+    newest = max(documented)
+    if v is None or series(v) <= newest:
+        return st
+    return VersionStatus(st.version, UNDATED, None,
+                         f"newer than every release the change pages document ({'.'.join(map(str, newest))}): unverified")
+
+
+_OWN_MARKER = r"(?:[Nn]ew|[Aa]dded|[Cc]hanged|[Dd]eprecated|[Rr]emoved)\s+(?:in|since)\s*:?\s+(?:version\s+|v)?{v}" \
+              r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+)?removed\s+in\s+(?:version\s+)?v?\d+(?:\.\d+)*)?\s*[.:]?"
+
+
+def strip_own_marker(text: str, version: str) -> str:
+    """The entry's text without the marker phrase that names its own version ("New in version 3.11." — the label
+    says it); a marker of another version stays."""
+    rx = re.compile(r"\s*(?<![\w-])(?<!be )(?<!to )" + _OWN_MARKER.format(v=re.escape(version)) + r"(?![\w]|\.\d)")
+    return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if version and rx.search(text) else text
+
+
+def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
+    tracker_item = bool(_ISSUE_PREFIX.match(_ISSUE_LINK.sub(r"\1", ch.text or "")))
+    text = strip_own_marker(clean_text(ch.text), ch.version)[:MAX_ENTRY_TEXT]
+    if len(text) < 12:
+        skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1
+        return None
+    if is_intro(text):
+        skipped["introduction or cross-reference"] += 1
+        return None
+    if text.endswith(":") and len(text) < 100:
+        skipped["a list's lead-in"] += 1
+        return None
+    # the crawl's heading path (outermost first); older feeds carry only the nearest heading, which is below the version
+    headings = tuple(clean_heading(h) for h in ch.path if h) if ch.path else ()
+    nearest = (clean_heading(ch.heading),) if not ch.path and ch.heading else ()
+    if ch.kind == "release" or is_change:
+        section = section_of(headings, ch.version) if headings else section_of(("", *nearest), None)
+        if section == "other" and ch.kind in _KIND_OF_MARKER:
+            section = _KIND_OF_MARKER[ch.kind]
+        if section in ("other", "behaviour"):  # a generic section: the entry's own first verb is more precise
+            section = next((k for k, rx in _LEAD_VERB if rx.match(text)), section)
+        if section == "other" and tracker_item:
+            # an issue-tracker line item ("gh-92173: …") under a component heading ("Library"), not a kind: the
+            # changelog of fixes, which the release's own notes summarise
+            section = "fixes"
+    else:
+        section = _KIND_OF_MARKER.get(ch.kind, "other")
+    if section != "highlights" and ch.heading and re.search(r"(?i)\bhighlights?\b|\bsummary\b", ch.heading):
+        section = "highlights"
+    # on a change page the section decides the kind (an entry "Added …" under "Improved Modules" is an addition)
+    kind = _ENTRY_KIND.get(section, ch.kind) if (is_change or ch.kind == "release") else ch.kind
+    if kind == "changed" and ch.kind == "release" and section == "other":
+        kind = "release"
+    removed_in = ch.removed_in
+    sched = _SCHEDULE.search(text)
+    if sched:
+        # "features deprecated in 3.1 will be removed in 4.0": a removal scheduled for 4.0, stated under this version
+        removed_in = removed_in or (sched.group(1) or sched.group(2)).lstrip("vV")
+        if kind in ("removed", "release", "changed", "added"):
+            kind = "deprecated"
+            section = "deprecations" if section not in ("highlights", "breaking") else section
+    area = ((area_from_headings(headings, ch.version) if headings else area_from_headings(("", *nearest), None))
+            if is_change or ch.kind == "release" else None) \
+        or area_from_api(ch.api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"
+    area = area.strip(" @*_`'\"()[]:.,;") or "General"
+    use, old = use_instead(text, ch.api)
+    return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
+                 text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,
+                 highlight=section == "highlights", change_page=is_change, headings=headings or nearest, api=ch.api, use=use,
+                 instead_of=old, code=ch.code, order=order)
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+_SIGNATURE = re.compile(r"^\W{0,3}(?:[a-z]+\s+){0,3}([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b")
+
+
+def _names(e: Entry) -> set[str]:
+    """The API a marker annotates: the crawl's ``api``, else the dotted or CamelCase name its signature starts with."""
+    name = e.api
+    if not name:
+        m = _SIGNATURE.match(e.text)
+        name = m.group(1) if m else None
+    if not name:
+        return set()
+    names = {name, re.split(r"[.:/#]", name)[-1]}
+    return {n for n in names if len(n) > 4 and (("." in n) or re.search(r"[a-z][A-Z]|_", n) or n[0].isupper())}
+
+
+def _dedupe(entries: list[Entry]) -> list[Entry]:
+    """Merge entries that state the same change: the same version and text, or a marker on an API page whose
+    API a change-page entry of the same version names (the change page's text is kept, both citations)."""
+    by_text: dict[tuple[str, str], Entry] = {}
+    out: list[Entry] = []
+    for e in entries:
+        k = (e.version, _key(e.text)[:300])
+        first = by_text.get(k)
+        if first is not None:
+            _merge(first, e)
+            continue
+        by_text[k] = e
+        out.append(e)
+    # the same "use X instead of Y" of one version stated on two pages is one entry
+    pairs: dict[tuple, Entry] = {}
+    merged: list[Entry] = []
+    for e in out:
+        pk = (e.version, e.use, e.instead_of) if e.use and e.instead_of else None
+        if pk is not None and pk in pairs:
+            _merge(pairs[pk], e)
+            continue
+        if pk is not None:
+            pairs[pk] = e
+        merged.append(e)
+    out = merged
+    # markers (not on change pages) onto the change-page entry of the same version that names their API
+    mentions: dict[tuple[str, str], Entry] = {}
+    for e in out:
+        if e.change_page:
+            for name in identifiers(e.text):
+                mentions.setdefault((e.version, name), e)
+    kept: list[Entry] = []
+    for e in out:
+        if not e.change_page:
+            target = next((mentions[(e.version, n)] for n in sorted(_names(e), key=len, reverse=True)
+                           if (e.version, n) in mentions), None)
+            if target is not None and target is not e:
+                _merge(target, e)
+                continue
+        kept.append(e)
+    return kept
+
+
+def _merge(into: Entry, other: Entry) -> None:
+    for c in other.citations:
+        if c not in into.citations and len(into.citations) < 8:
+            into.citations.append(c)
+    if not into.code and other.code:
+        into.code = other.code
+    if into.area == "General" and other.area != "General":
+        into.area, into.internal = other.area, other.internal
+    if not into.api and other.api:
+        into.api = other.api
+    if into.use is None and other.use:
+        into.use, into.instead_of = other.use, other.instead_of
+    into.highlight = into.highlight or other.highlight
+
+
+def _score(e: Entry) -> float:
+    state = {POST: 1.0, UNDATED: 0.12}.get(e.status.state, 0.04)
+    kind = {"breaking": 1.1, "added": 1.0, "deprecated": 0.9, "removed": 0.9, "changed": 0.8, "release": 0.8,
+            "fixed": 0.3}.get(e.kind, 0.8)
+    support = 1.0 + 0.15 * min(3, len(e.citations) - 1)
+    page = 1.1 if e.change_page else 1.0
+    edge = EDGE_WEIGHT if e.edge else 1.0
+    return state * SECTION_WEIGHT.get(e.section, 1.0) * kind * support * page * edge * (0.7 if e.internal else 1.0)
+
+
+def _next_month(d: date) -> date:
+    return date(d.year + (d.month == 12), d.month % 12 + 1, 1)
+
+
+@dataclass
+class Delta:
+    """The finished ledger: post-cutoff entries (the delta), undated ones, and the statuses of every version seen."""
+
+    post: list[Entry]
+    undated: list[Entry]
+    states: dict[str, VersionStatus]
+    skipped: dict[str, int]
+    overflow: int
+    sections: dict[tuple[str, str], tuple[str, str]]  # change-page sections of post-cutoff versions
+    since_version: str | None = None
+    page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # (url, title, code, language) of change pages
+
+    def versions(self, state: str | None = None) -> list[VersionStatus]:
+        """Every version seen (or only those in ``state``), newest first."""
+        rows = [s for s in self.states.values() if state is None or s.state == state]
+        return sorted(rows, key=lambda s: newest_first(s.version))
+
+    def version_rows(self, limit: int = 500) -> list[dict]:
+        """run.json ``delta.versions``: every version seen, newest first, with its date or bound and why."""
+        return [{"version": s.version, "date": s.date.isoformat() if s.date else None, "state": s.state, "how": s.how}
+                for s in self.versions()[:limit]]
+
+    def post_versions(self) -> list[VersionStatus]:
+        """The post-cutoff versions with entries, newest first (patch releases after their series)."""
+        have = {e.version for e in self.post}
+        return [s for s in self.versions(POST) if s.version in have]
+
+    def undated_versions(self) -> list[VersionStatus]:
+        have = {e.version for e in self.undated}
+        return [s for s in self.versions(UNDATED) if s.version in have]
+
+    def by_area(self, entries: list[Entry] | None = None) -> dict[str, list[Entry]]:
+        """Entries grouped by area (case-insensitive; the most common spelling names it), each newest version first,
+        then by score."""
+        groups: dict[str, list[Entry]] = defaultdict(list)
+        spelling: dict[str, Counter] = defaultdict(Counter)
+        for e in self.post if entries is None else entries:
+            k = e.area.lower()
+            groups[k].append(e)
+            spelling[k][e.area] += 1
+        out = {}
+        for k, es in groups.items():
+            name = spelling[k].most_common(1)[0][0]
+            out[name] = sorted(es, key=lambda e: (newest_first(e.version), -e.score, e.order))
+        return out

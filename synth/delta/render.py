@@ -1,0 +1,433 @@
+"""The delta as skill text: ``references/*.md`` written from every post-cutoff change entry, and the pieces of
+``SKILL.md`` that name them (versions, headlines, modern vs deprecated, examples, the reference index).
+
+Deterministic and the same with or without a model: the model writes the prose of SKILL.md from the headline
+evidence; the references are written here, complete and cited, so a small model cannot drop or retype them.
+
+Layout, decided by size: a delta of at most :data:`PER_VERSION_MAX` entries gets one file per version; a
+larger one one file per area with at least :data:`MIN_AREA_ENTRIES` entries (smaller areas share
+``other-changes.md``), the audience's areas first, internal ones (C API, build, internals…) after, in
+``internals.md`` or files of their own when large. Every entry names its version, kind and the page(s) that
+state it (a link to the page and anchor); "use X instead of Y" where the source says so; the source's own
+code examples fenced byte-exact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from synth.delta.ledger import LEADING, Delta, Entry
+from synth.delta.timeline import VersionStatus
+from synth.delta.versions import newest_first, parse_version
+from synth.skill.markdown import fence_for
+from synth.skill.names import slugify
+
+PER_VERSION_MAX = 80
+MIN_AREA_ENTRIES = 4
+MAX_FILES = 40
+MAX_HEADLINES = 36
+MAX_MODERN = 16
+MAX_EXAMPLES = 5
+MAX_UNDATED_LINES = 30
+TOC_OVER = 60  # lines; lint L3 wants a table of contents in reference files over 100 lines
+MAX_LINK_TITLE = 60
+
+
+@dataclass
+class RefFile:
+    path: str  # references/<slug>.md
+    title: str
+    entries: list[Entry]
+    internal: bool = False
+
+    def summary(self) -> str:
+        kinds = Counter(e.kind for e in self.entries)
+        versions = sorted({e.version for e in self.entries}, key=newest_first)
+        shown = ", ".join(versions[:4]) + (f" and {len(versions) - 4} more" if len(versions) > 4 else "")
+        parts = ", ".join(f"{n} {k}" for k, n in kinds.most_common(4))
+        return f"{self.title}: {len(self.entries)} change(s) in {shown} ({parts})"
+
+
+@dataclass
+class Rendered:
+    files: dict[str, str] = field(default_factory=dict)
+    refs: list[RefFile] = field(default_factory=list)
+    placed: dict[int, str] = field(default_factory=dict)  # id(entry) → the file holding it
+    dropped: int = 0  # entries the screen flagged (never written)
+
+
+# -- markdown safety ---------------------------------------------------------------------------------------------
+
+_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_BAD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*(?!https?://)(?:[^()\n]|\([^()\n]*\))*\)", re.I)  # relative, javascript:, data: … → text
+_CITATION_LIKE = re.compile(r"\[(\d{1,4})\]")
+
+
+def safe_inline(text: str) -> str:
+    """Scraped text made inert as one markdown line: no raw HTML, no links but http(s), no ``[n]`` that reads as
+    a citation; inline code kept as it is."""
+    text = _BAD_LINK.sub(r"\1", text)
+    out, last = [], 0
+    for m in _INLINE_CODE.finditer(text):
+        out.append(_safe_prose(text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_safe_prose(text[last:]))
+    return "".join(out).strip()
+
+
+def _safe_prose(s: str) -> str:
+    s = _TAG_START.sub(r"\\<", s)
+    return _CITATION_LIKE.sub(r"\\[\1]", s)
+
+
+def _link_title(title: str, url: str) -> str:
+    t = " ".join((title or "").split())
+    t = re.sub(r"[\[\]<>`*_]", "", t)[:MAX_LINK_TITLE].strip()
+    if not t:
+        path = url.split("://", 1)[-1].split("/", 1)[-1] or url
+        t = path[:MAX_LINK_TITLE]
+    return t
+
+
+def _md_url(url: str) -> str:
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+
+
+def cite_links(e: Entry, limit: int = 3) -> str:
+    """``([What's New In Python 3.11](url#anchor); [asyncio](url))`` — the pages that state the entry."""
+    parts = []
+    for url, anchor, title in e.citations[:limit]:
+        full = url + (anchor or "") if anchor and "#" not in url else url
+        parts.append(f"[{_link_title(title, url)}]({_md_url(full)})")
+    return "(" + "; ".join(parts) + ")"
+
+
+def when(status: VersionStatus) -> str:
+    """``released 2022-10-24`` / ``released after 2021-10-04`` / ``newer than 3.24 (undated)`` / ``undated``."""
+    label = status.label()
+    return label.split(", ", 1)[1] if ", " in label else label
+
+
+# -- references ----------------------------------------------------------------------------------------------------
+
+
+def plan_files(delta: Delta) -> list[RefFile]:
+    """Which reference files, holding which entries, in the order the index lists them."""
+    entries = delta.post
+    if not entries:
+        return []
+    if len(entries) <= PER_VERSION_MAX:
+        by_version: dict[str, list[Entry]] = {}
+        for e in entries:
+            by_version.setdefault(e.version, []).append(e)
+        per_version = [RefFile(f"references/changes-{slugify(v) or 'version'}.md", f"Changes in {v}",
+                               sorted(by_version[v], key=lambda e: (e.internal, e.area.lower(), -e.score, e.order)))
+                       for v in sorted(by_version, key=newest_first)]
+        return _unique_paths(per_version)
+    groups = delta.by_area()
+    public = {a: es for a, es in groups.items() if not all(e.internal for e in es)}
+    internal = {a: es for a, es in groups.items() if a not in public}
+    files: list[RefFile] = []
+    other: list[Entry] = []
+    for area, es in sorted(public.items(), key=lambda kv: (-sum(e.score for e in kv[1]), kv[0].lower())):
+        if len(es) >= MIN_AREA_ENTRIES and len(files) < MAX_FILES - 2:
+            files.append(RefFile(f"references/{slugify(area) or 'area'}.md", area, es))
+        else:
+            other.extend(es)
+    if other:
+        files.append(RefFile("references/other-changes.md", "Other changes", _ordered(other)))
+    small_internal: list[Entry] = []
+    for area, es in sorted(internal.items(), key=lambda kv: (-len(kv[1]), kv[0].lower())):
+        if len(es) >= 3 * MIN_AREA_ENTRIES and len(files) < MAX_FILES - 1:
+            files.append(RefFile(f"references/{slugify(area) or 'internal'}.md", area, es, internal=True))
+        else:
+            small_internal.extend(es)
+    if small_internal:
+        files.append(RefFile("references/internals.md", "Internals, build and C-level changes", _ordered(small_internal),
+                             internal=True))
+    return _unique_paths(files)
+
+
+def _ordered(entries: list[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: (newest_first(e.version), e.area.lower(), -e.score, e.order))
+
+
+def _unique_paths(files: list[RefFile]) -> list[RefFile]:
+    seen: set[str] = set()
+    for f in files:
+        base, k = f.path[:-3], 2
+        while f.path in seen or f.path in ("references/sources.md",):
+            f.path = f"{base}-{k}.md"
+            k += 1
+        seen.add(f.path)
+    return files
+
+
+def render_references(delta: Delta, *, topic: str, cutoff: str, flagged: Callable[[str], bool]) -> Rendered:
+    """Every post-cutoff entry of ``delta`` in reference files (entries the screen flags are left out, counted)."""
+    out = Rendered()
+    for f in plan_files(delta):
+        kept = []
+        for e in f.entries:
+            if flagged(e.text):
+                out.dropped += 1
+                continue
+            kept.append(e)
+        if not kept:
+            continue
+        f.entries = kept
+        out.files[f.path] = _file_text(f, topic, cutoff, flagged)
+        out.refs.append(f)
+        for e in kept:
+            out.placed[id(e)] = f.path
+    return out
+
+
+def _file_text(f: RefFile, topic: str, cutoff: str, flagged: Callable[[str], bool]) -> str:
+    by_version: dict[str, list[Entry]] = {}
+    for e in f.entries:
+        by_version.setdefault(e.version, []).append(e)
+    versions = sorted(by_version, key=newest_first)
+    body: list[str] = []
+    toc: list[str] = []
+    multi_area = len({e.area.lower() for e in f.entries}) > 1
+    for v in versions:
+        es = by_version[v]
+        head = f"{v} ({when(es[0].status)})"
+        body += [f"## {head}", ""]
+        toc.append(f"- [{head}](#{_anchor(head)})")
+        area = None
+        for e in sorted(es, key=lambda e: (e.area.lower(), -e.score, e.order)) if multi_area else es:
+            if multi_area and e.area != area:
+                area = e.area
+                body += [f"### {area}", ""]
+            body.append(entry_line(e, with_area=False))
+            if e.use and e.instead_of:
+                body.append(f"  Use `{_code(e.use)}` instead of `{_code(e.instead_of)}`.")
+            for code in e.code[:2]:
+                block = _code_block(code, flagged)
+                if block:
+                    body += ["", block, ""]
+        body.append("")
+    lines = [f"# {topic}: {f.title} (after the {cutoff} cutoff)", "",
+             f"Every change to {safe_inline(f.title)} that the sources document for versions released after {cutoff}, newest first. "
+             "Each entry names its version and kind and links the page(s) that state it.", ""]
+    if len(body) > TOC_OVER:
+        lines += ["## Contents", "", *toc, ""]
+    return "\n".join(lines + body).rstrip() + "\n"
+
+
+def _anchor(heading: str) -> str:
+    return re.sub(r"[^\w\- ]", "", heading.lower()).strip().replace(" ", "-")
+
+
+def _code(s: str) -> str:
+    return s.replace("`", "")
+
+
+def _code_block(code: str, flagged: Callable[[str], bool]) -> str:
+    text = code.rstrip("\n")
+    if not text.strip():
+        return ""
+    fence = fence_for(text)
+    block = f"{fence}\n{text}\n{fence}"
+    return "" if flagged(block) else block
+
+
+def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, undated: bool = False) -> str:
+    """``- **Added in 3.11** (asyncio): text ([page](url))`` — ``cite`` replaces the links (e.g. ``[3]``);
+    ``undated``: the version could not be placed against the cutoff, and the label says so."""
+    area = f" ({safe_inline(e.area)})" if with_area and e.area and e.area != "General" else ""
+    if undated:  # the version, then what happened: never "Added in X" for a version nothing places after the cutoff
+        what = {"release": "release notes", "fixed": "fix", "breaking": "breaking change"}.get(e.kind, e.kind)
+        return f"- **{e.version} (undated)**, {what}{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
+    return f"- **{e.label()}**{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
+
+
+# -- SKILL.md pieces -----------------------------------------------------------------------------------------------
+
+
+def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list[tuple], list[tuple]]:
+    """Entries by feature series; (groups, every series newest first with the cutoff month's own last, the others)."""
+    from synth.delta.versions import series
+
+    groups: dict[tuple, list[Entry]] = {}
+    for e in entries:
+        pv = parse_version(e.version)
+        groups.setdefault(series(pv) if pv is not None else (e.version,), []).append(e)
+
+    def edge(k: tuple) -> bool:
+        return all(e.edge for e in groups[k])
+
+    def newest(k: tuple) -> tuple:
+        return tuple(-x for x in k) if all(isinstance(x, int) for x in k) else ()
+
+    order = sorted(groups, key=lambda k: (edge(k), newest(k)))
+    return groups, order, [k for k in order if not edge(k)]
+
+
+def _best_of_release(es: list[Entry]) -> list[Entry]:
+    """A release's entries in lead order: its own highlights as it orders them, then the other leading sections in
+    turn (features, breaking, deprecations, removals, behaviour, other), each by score; final releases before
+    pre-releases."""
+    finals = [e for e in es if not (parse_version(e.version) or parse_version("0")).is_prerelease]
+    pool = finals or es
+    hl = sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order)
+    by_section: dict[str, list[Entry]] = {}
+    for e in sorted((e for e in pool if e.section != "highlights"), key=lambda e: (-e.score, e.order)):
+        by_section.setdefault(e.section, []).append(e)
+    turns = [by_section[k] for k in ("features", "breaking", "deprecations", "removals", "behaviour", "other") if k in by_section]
+    rest = [t[i] for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t)]
+    return hl + rest
+
+
+def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:
+    """What SKILL.md leads with: each post-cutoff feature series' own highlights when it has them, else its top
+    entries by kind and evidence, newest series first; a series released in the cutoff month itself (partly known)
+    only fills what room is left; bug fixes, security one-liners, docs and internal entries never lead."""
+    leading = [e for e in delta.post if e.section in LEADING and not e.internal]
+    groups, order, fresh = _series_groups(leading)
+    share = max(6, limit // max(1, len(fresh)))
+    chosen: list[Entry] = []
+    seen: set[int] = set()
+    # each fresh series its share, then the rest of the fresh ones, then the cutoff month's own
+    for keys, n in ((fresh, share), (fresh, limit), ([k for k in order if k not in fresh], limit)):
+        for k in keys:
+            for e in _best_of_release(groups[k])[:n]:
+                if len(chosen) >= limit:
+                    return chosen
+                if id(e) not in seen:
+                    chosen.append(e)
+                    seen.add(id(e))
+    return chosen
+
+
+def modern_entries(delta: Delta, limit: int = MAX_MODERN) -> list[Entry]:
+    """"Use X instead of Y" pairs first, then deprecations and removals, by score (not internal)."""
+    pairs = [e for e in delta.post if e.use and e.instead_of and not e.internal]
+    rest = [e for e in delta.post if e.kind in ("deprecated", "removed") and not e.internal and e not in pairs]
+    return (sorted(pairs, key=lambda e: (-e.score, e.order)) + sorted(rest, key=lambda e: (-e.score, e.order)))[:limit]
+
+
+def example_entries(delta: Delta, limit: int = MAX_EXAMPLES) -> list[Entry]:
+    """Entries whose sources show code for them, best first (one per area)."""
+    out, areas = [], set()
+    for e in sorted((e for e in delta.post if e.code and not e.internal), key=lambda e: (-e.score, e.order)):
+        if e.area.lower() in areas and len(out) < limit // 2:
+            continue
+        out.append(e)
+        areas.add(e.area.lower())
+        if len(out) >= limit:
+            break
+    return out
+
+
+def version_lines(delta: Delta) -> list[str]:
+    """One line per post-cutoff version (newest first): its date or bound and why; then undated ones."""
+    lines = []
+    counts = Counter(e.version for e in delta.post)
+    for s in delta.post_versions()[:20]:
+        lines.append(f"- **{s.version}** — {when(s)} ({s.how}); {counts[s.version]} change(s)")
+    return lines
+
+
+def undated_lines(delta: Delta, limit: int = MAX_UNDATED_LINES) -> list[Entry]:
+    """The best entries of versions that could not be placed before or after the cutoff (newest versions first)."""
+    return sorted((e for e in delta.undated if e.section in LEADING and not e.internal),
+                  key=lambda e: (newest_first(e.version), -e.score, e.order))[:limit]
+
+
+# -- the parts of one skill ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class SkillParts:
+    """The delta's share of one skill: the reference files, the entries SKILL.md names, and the source numbers
+    its ``[n]`` citations use (the bundle's sources first, then the pages only the delta cites)."""
+
+    rendered: Rendered
+    headlines: list[Entry]
+    modern: list[Entry]
+    examples: list[Entry]
+    undated: list[Entry]
+    versions: list[str]
+    page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # change pages' own examples
+    extra_sources: list[dict] = field(default_factory=list)
+    numbers: dict[str, int] = field(default_factory=dict)
+
+    def n_for(self, e: Entry) -> int:
+        """The source number of the page that states ``e`` (a new number for a page the bundle does not hold)."""
+        url, _anchor, title = e.citations[0]
+        return self.page_number(url, title)
+
+    def page_number(self, url: str, title: str) -> int:
+        """The source number of a page (a new number for a page the bundle does not hold)."""
+        from synth.urls import url_key
+
+        key = url_key(url)
+        if key not in self.numbers:
+            self.numbers[key] = max(self.numbers.values(), default=0) + 1
+            self.extra_sources.append({"n": self.numbers[key], "url": url, "title": title, "delta_only": True})
+        return self.numbers[key]
+
+    def index_lines(self) -> list[str]:
+        """The reference index: one line per file, saying what it holds."""
+        return [f"- [{f.path}]({f.path}) — {safe_inline(f.summary())}" for f in self.rendered.refs]
+
+
+def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff: str,
+                flagged: Callable[[str], bool]) -> SkillParts:
+    from synth.urls import url_key
+
+    rendered = render_references(delta, topic=topic, cutoff=cutoff, flagged=flagged)
+    ok = lambda es: [e for e in es if not flagged(e.text)]  # noqa: E731
+    parts = SkillParts(rendered=rendered, headlines=ok(headline_entries(delta)), modern=ok(modern_entries(delta)),
+                       examples=ok(example_entries(delta)), undated=ok(undated_lines(delta)),
+                       versions=version_lines(delta), page_code=delta.page_code)
+    for s in bundle_sources:
+        parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))
+    placed = parts.rendered.placed
+    for e in delta.post:  # the pages the reference files cite are sources the skill uses
+        if id(e) in placed:
+            for url, _anchor, title in e.citations:
+                parts.page_number(url, title)
+    return parts
+
+
+MAX_RECORDED_ENTRIES = 5000
+MAX_MISSING_SECTIONS = 50
+
+
+def delta_record(delta: Delta, parts: SkillParts, skill: object) -> dict:
+    """run.json's share of the delta: every post-cutoff entry (with the reference file holding it), the undated
+    versions, and the recall a user can check — entries in the evidence, in SKILL.md, in references/, and the
+    change-page sections of post-cutoff versions the skill does not represent."""
+    placed = parts.rendered.placed
+    in_skill = {id(e) for e in parts.headlines + parts.modern + parts.examples}
+    entries = [e.to_dict(placed.get(id(e))) for e in delta.post[:MAX_RECORDED_ENTRIES]]
+    represented = {(e.version, e.headings[-1]) for e in delta.post if id(e) in placed and e.headings}
+    missing = [{"version": v, "heading": h, "url": url, "section": kind}
+               for (v, h), (url, kind) in delta.sections.items() if (v, h) not in represented]
+    return {
+        "entries": entries,
+        "entries_truncated": max(0, len(delta.post) - MAX_RECORDED_ENTRIES),
+        "undated_versions": [{"version": s.version, "how": s.how} for s in delta.undated_versions()],
+        "recall": {
+            "post_cutoff_entries": len(delta.post),
+            "in_skill_md": len(in_skill),
+            "in_references": len(placed),
+            "left_out_by_screen": parts.rendered.dropped,
+            "undated_entries": len(delta.undated),
+            "skipped": delta.skipped,
+            "not_held": delta.overflow,
+            "sections_not_represented": missing[:MAX_MISSING_SECTIONS],
+            "sections_not_represented_total": len(missing),
+            "reference_files": [{"path": f.path, "area": f.title, "entries": len(f.entries), "internal": f.internal}
+                                for f in parts.rendered.refs],
+        },
+    }
