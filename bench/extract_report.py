@@ -6,7 +6,8 @@
     ... --keep DIR                             # keep each case's output under DIR/CASE
     ... --analyze DIR                          # no crawl: report on the outputs kept under DIR/CASE
 
-Each case of ``../shared/delta-dev/cases.json`` (``--cases``) is served on loopback by the set's
+Each case of the development set's ``cases.json`` (``--cases``; default ``$DELTA_DEV/cases.json``, else the
+set in the ``shared`` folder beside the checkout) is served on loopback by the set's
 ``serve_static.py`` and crawled as ``run_case.sh`` does (``scrapy crawl learn``, ``max_pages=1500``,
 delays off) but with ``-a synth=0``. Reported per case, for its release R (the version in the case's
 ``_notes.release``):
@@ -37,7 +38,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEV = ROOT.parent.parent / "shared" / "delta-dev" if (ROOT.parent.parent / "shared").is_dir() else Path("/work/shared/delta-dev")
+DEV = Path(os.environ["DELTA_DEV"]) if os.environ.get("DELTA_DEV") else ROOT.parent / "shared" / "delta-dev"
 
 
 def norm(v: str | None) -> str:
