@@ -327,68 +327,70 @@ def _yaml_str(text: str) -> str:
     return json.dumps(" ".join(text.split()), ensure_ascii=False)  # a JSON string is a valid YAML scalar
 
 
+KIND_ORDER = ("added", "breaking", "changed", "deprecated", "removed", "fixed", "release")
+KIND_WORDS = {"added": "new features", "breaking": "breaking changes", "changed": "behaviour changes",
+              "deprecated": "deprecations", "removed": "removals", "fixed": "fixes", "release": "release notes"}
+
+
+def _ledger_examples(parts: "SkillParts") -> list[str]:
+    """Two to five examples: the entries' own code, then the change pages' code blocks (one block of each shape:
+    not a second traceback or shell session), each fenced so it cannot close its block, never one the screen flags."""
+    from synth.delta.render import safe_inline
+
+    examples: list[str] = []
+    seen: set[str] = set()
+    first_lines: set[str] = set()
+
+    def add(code: str, lang: str, intro: str) -> None:
+        code = code.rstrip("\n")
+        key, first = " ".join(code.split()), code.strip().split("\n", 1)[0]
+        fence = fence_for(code)
+        if len(examples) >= MAX_EXAMPLES or key in seen or first in first_lines or _flagged(f"{fence}\n{code}\n{fence}"):
+            return
+        seen.add(key)
+        first_lines.add(first)
+        examples.append(f"{intro}:\n\n{fence}{re.sub(r'[^A-Za-z0-9_+-]', '', lang or '')}\n{code}\n{fence}")
+
+    for e in parts.examples:
+        add(e.code[0], "", f"{e.label()} ({safe_inline(e.area)}) — {safe_inline(e.text[:160])} [{parts.n_for(e)}]")
+    for url, title, code, lang in parts.page_code:
+        if len(code.strip().splitlines()) >= 2:
+            add(code, lang, f"From {_quote(' '.join((title or url).split()))} [{parts.page_number(url, title)}]")
+    return examples
+
+
+def _ledger_description(topic_title: str, cutoff: str, parts: "SkillParts") -> str:
+    """A trigger an agent can match: the topic, the versions, the kinds of change and the main areas."""
+    areas = list(dict.fromkeys(e.area for f in parts.rendered.refs if not f.internal for e in f.entries
+                               if e.area != "General"))[:6]
+    kinds = sorted({e.kind for e in parts.headlines + parts.modern}, key=lambda k: KIND_ORDER.index(k) if k in KIND_ORDER else 9)
+    return (f"What changed in {topic_title} after the {cutoff} training cutoff: "
+            f"{', '.join(parts.version_names[:4]) or 'new versions'} — {', '.join(KIND_WORDS.get(k, k) for k in kinds[:5])}"
+            + (f" in {', '.join(areas)}" if areas else "")
+            + f". Use when writing, reviewing or upgrading {topic_title} code that may rely on APIs added, changed, "
+            f"deprecated or removed after {cutoff}.")
+
+
 def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -> str:
-    """The delta skill from the ledger: versions, headline changes, modern vs deprecated, examples, reference index."""
+    """The delta skill from the ledger: versions, headline changes, modern vs deprecated, examples (the
+    post-processor adds the index of the reference files)."""
     from synth.delta.render import entry_line, safe_inline
 
     cutoff = bundle["cutoff"]
     topic_title = display_topic(topic)
-    cite = lambda e: f"[{parts.n_for(e)}]"  # noqa: E731
-    headlines = [entry_line(e, cite=cite(e)) for e in parts.headlines]
-    modern = []
-    for e in parts.modern:
-        if e.use and e.instead_of:
-            modern.append(f"- Use `{e.use.replace('`', '')}` instead of `{e.instead_of.replace('`', '')}` "
-                          f"({e.label()}): {safe_inline(e.text)} {cite(e)}")
-        else:
-            modern.append(entry_line(e, cite=cite(e)))
-    examples = []
-    for e in parts.examples:
-        code = e.code[0].rstrip("\n")
-        fence = fence_for(code)
-        if _flagged(f"{fence}\n{code}\n{fence}"):
-            continue
-        examples.append(f"{e.label()} ({safe_inline(e.area)}) — {safe_inline(e.text[:160])} {cite(e)}:\n\n{fence}\n{code}\n{fence}")
-    seen_code = {" ".join(e.code[0].split()) for e in parts.examples if e.code}
-    first_lines = {e.code[0].strip().split("\n", 1)[0] for e in parts.examples if e.code}
-    for url, title, code, lang in parts.page_code:  # the entries carry too little code: the change pages' own examples
-        if len(examples) >= MAX_EXAMPLES:
-            break
-        key = " ".join(code.split())
-        fence = fence_for(code.rstrip("\n"))
-        first = code.strip().split("\n", 1)[0]
-        if key in seen_code or first in first_lines or len(code.strip().splitlines()) < 2 or _flagged(f"{fence}\n{code}\n{fence}"):
-            continue  # the same block, or one of the same shape (another traceback, another shell session)
-        seen_code.add(key)
-        first_lines.add(first)
-        n = parts.page_number(url, title)
-        lang = re.sub(r"[^A-Za-z0-9_+-]", "", lang or "")
-        examples.append(f"From {_quote(' '.join((title or url).split()))} [{n}]:\n\n{fence}{lang}\n{code.rstrip()}\n{fence}")
-    n_post = len(parts.rendered.placed)
-    versions = [v.split("**")[1] for v in parts.versions if "**" in v]
-    areas = list(dict.fromkeys(e.area for f in parts.rendered.refs if not f.internal for e in f.entries
-                               if e.area != "General"))[:6]
-    kinds = sorted({e.kind for e in parts.headlines + parts.modern}, key=lambda k: ("added", "breaking", "changed",
-                   "deprecated", "removed", "fixed", "release").index(k) if k in ("added", "breaking", "changed", "deprecated",
-                   "removed", "fixed", "release") else 9)
-    kind_words = {"added": "new features", "breaking": "breaking changes", "changed": "behaviour changes",
-                  "deprecated": "deprecations", "removed": "removals", "fixed": "fixes", "release": "release notes"}
-    description = (
-        f"What changed in {topic_title} after the {cutoff} training cutoff: "
-        f"{', '.join(versions[:4]) or 'new versions'} — {', '.join(kind_words[k] for k in kinds[:5])}"
-        + (f" in {', '.join(areas)}" if areas else "")
-        + f". Use when writing, reviewing or upgrading {topic_title} code that may rely on APIs added, changed, "
-        f"deprecated or removed after {cutoff}."
-    )
-    lines = _frontmatter(name, description, f"# {topic_title}: what changed after {cutoff}")
+    modern = [f"- Use `{e.use.replace('`', '')}` instead of `{e.instead_of.replace('`', '')}` ({e.label()}): "
+              f"{safe_inline(e.text)} [{parts.n_for(e)}]" if e.use and e.instead_of else entry_line(e, cite=f"[{parts.n_for(e)}]")
+              for e in parts.modern]
+    examples = _ledger_examples(parts)
+    lines = _frontmatter(name, _ledger_description(topic_title, cutoff, parts), f"# {topic_title}: what changed after {cutoff}")
     lines += [
         "## Overview / When to use",
         "",
         f"{topic_title} versions released after the {cutoff} cutoff of {bundle['target_model']}: "
-        f"{', '.join(versions[:6]) or 'see below'}. The sources document {n_post} change(s) for them; the headline "
-        "changes are below and every change is in the reference files, grouped by area, each citing the page that "
-        "states it. Use this skill when a task touches those versions; open the reference file of the area at hand "
-        "for details. Compiled extractively by skill3 (every statement is quoted from the cited source).",
+        f"{', '.join(parts.version_names[:6]) or 'see below'}. The sources document {len(parts.rendered.placed)} change(s) "
+        "for them; the headline changes are below and every change is in the reference files, grouped by area, each "
+        "citing the page that states it. Use this skill when a task touches those versions; open the reference file of "
+        "the area at hand for details. Compiled extractively by skill3 (every statement is quoted from the cited source).",
         "",
         "## Versions after the cutoff",
         "",
@@ -398,16 +400,14 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
         "",
         "Headline changes, newest version first (the project's own highlights first):",
         "",
-        *headlines,
+        *[entry_line(e, cite=f"[{parts.n_for(e)}]") for e in parts.headlines],
         "",
     ]
     if modern:
         lines += ["## Modern vs deprecated", "", *modern, ""]
     if examples:
-        lines += ["## Examples", ""]
-        for ex in examples:
-            lines += [ex, ""]
-    return "\n".join(lines)  # the post-processor adds the index of the reference files
+        lines += ["## Examples", "", *(x for ex in examples for x in (ex, ""))]
+    return "\n".join(lines)
 
 
 def _undated_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -> str:

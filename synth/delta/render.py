@@ -356,6 +356,7 @@ class SkillParts:
     examples: list[Entry]
     undated: list[Entry]
     versions: list[str]
+    version_names: list[str]
     page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # change pages' own examples
     extra_sources: list[dict] = field(default_factory=list)
     numbers: dict[str, int] = field(default_factory=dict)
@@ -388,7 +389,8 @@ def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff:
     ok = lambda es: [e for e in es if not flagged(e.text)]  # noqa: E731
     parts = SkillParts(rendered=rendered, headlines=ok(headline_entries(delta)), modern=ok(modern_entries(delta)),
                        examples=ok(example_entries(delta)), undated=ok(undated_lines(delta)),
-                       versions=version_lines(delta), page_code=delta.page_code)
+                       versions=version_lines(delta), version_names=[s.version for s in delta.post_versions()],
+                       page_code=delta.page_code)
     for s in bundle_sources:
         parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))
     placed = parts.rendered.placed
