@@ -382,6 +382,13 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
               f"{safe_inline(e.text)} [{parts.n_for(e)}]" if e.use and e.instead_of else entry_line(e, cite=f"[{parts.n_for(e)}]")
               for e in parts.modern]
     examples = _ledger_examples(parts)
+    # pages dated after the cutoff on their own (not a docs build's date) that carry no post-cutoff change entry are
+    # fresh evidence too: a few of their sentences follow the versioned changes
+    dated = [s for s in bundle["sources"] if s.get("post_cutoff") and not s.get("build_date")
+             and float(s.get("authority", 0)) >= STRUCTURE_ONLY_BELOW
+             and not any(ch.get("status") == "post" for ch in s.get("changes") or [])]
+    fresh: list[str] = []
+    _claim_lines(dated, fresh, modern, MAX_INSTRUCTIONS // 2)
     lines = _frontmatter(name, _ledger_description(topic_title, cutoff, parts), f"# {topic_title}: what changed after {cutoff}")
     lines += [
         "## Overview / When to use",
@@ -402,6 +409,7 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
         "",
         *[entry_line(e, cite=f"[{parts.n_for(e)}]") for e in parts.headlines],
         "",
+        *(["From pages dated after the cutoff:", "", *fresh, ""] if fresh else []),
     ]
     if modern:
         lines += ["## Modern vs deprecated", "", *modern, ""]
