@@ -151,6 +151,7 @@ _BADGE_WORDS = ("badge", "label", "tag", "pill", "chip", "lozenge")
 _QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?v?\d")
 _QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced")
 _QUICK_SINCE = re.compile(r"since(?::[\s*_]*(?:[a-z/]+ )?v?\d|[\s*_]+(?:[a-z/]+ )?v?\d[\w.]*[\s*_]*(?:\n|\||$))")
+_RAW_SINCE = re.compile(r"since:\s*(?:[a-z/]+\s)?v?\d")
 _PSEUDO_HINT = re.compile(r"[\W_]{0,6}(?:(?:[A-Za-z][\w.+#/'’-]*\s+){0,4}\[?v?\d+\.\d|(?:19|20)\d\d[-/]\d)")
 _QUICK_PLUS = re.compile(r"(?<![\w.+])v?\d+(?:\.\d+)+\+(?![\w+])")
 _QUICK_TABLE = re.compile(r"(?i)\|\s*(?:versions?|releases?|since|added|tags?)\s*\|")
@@ -397,6 +398,7 @@ def _heading_anchor(h: Any) -> str | None:
 # -- the API a marker annotates -------------------------------------------------------------------------------------
 
 _KIND_WORDS = (r"(?:(?:abstract|async|static|final|public|protected|private|sealed|non-sealed|default|native|synchronized|"
+               r"pub(?:\([\w:]+\))?|extern|unsafe|inline|virtual|override|open|internal|suspend|operator|mut|"
                r"const|readonly|export|declare|class|interface|enum|record|annotation|module|package|namespace|struct|"
                r"union|trait|impl|type|typedef|function|func|fn|def|method|property|attribute|field|constructor|exception|"
                r"macro|variable|var|let|object|coroutine|awaitable|decorator|data|opcode|command|directive|option|envvar|"
@@ -446,9 +448,9 @@ def _heading_api(h: Any, text: str | None = None) -> str | None:
 
 # -- markers --------------------------------------------------------------------------------------------------------
 
-def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None]
+def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None, Any]
                ) -> tuple[str, str | None, str | None, Any]:
-    """(text, anchor, api, code element) of the block a marker annotates."""
+    """(text, anchor, api, code element) of the block a marker annotates (``heading``: the one it sits under)."""
     dd = _definition_of(marker_el, stop)
     if dd is not None:
         dt = _dt_of(dd)
@@ -486,7 +488,8 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
     if prev_text and not after_heading:
         return f"{prev_text} {marker_text}", heading[1], None, prev
     nxt = _next_block_text(unit)
-    return " ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1], None, unit
+    api = _heading_api(heading[2], heading[0]) if after_heading and heading[2] is not None else None
+    return " ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1], api, unit
 
 
 def _blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
@@ -545,7 +548,7 @@ def _removed_in(text: str) -> str | None:
     return normalize_version(m.group(1)) if m else None
 
 
-def _kind_of_text(text: str) -> str:
+def _kind_of_text(text: str, default: str = "changed") -> str:
     """A History row's kind from its change text ("Added in: v9.0.0" → added, "Deprecated…" → deprecated)."""
     t = text.lower().lstrip(" *_`")
     if re.match(r"(?:added|introduced|new\b)", t):
@@ -554,7 +557,7 @@ def _kind_of_text(text: str) -> str:
         return "deprecated"
     if re.match(r"(?:removed|remove\b|end-of-life)", t):
         return "removed"
-    return "changed"
+    return default
 
 
 def _section_kind(stack: list[tuple[int, str, str | None]]) -> str:
@@ -717,12 +720,13 @@ class _Scan:
             self.dates[ver] = date
             self.release_dates.append({"version": ver, "date": date, "source": self.source, "where": where})
 
-    def heading_of(self, el: Any) -> tuple[str, str | None]:
+    def heading_of(self, el: Any) -> tuple[str, str | None, Any]:
+        """(text, anchor, element) of the heading ``el`` sits under."""
         h = _heading_before(el, self.node)
         if h is None:
-            return "", None
+            return "", None, None
         text = self.htext.get(id(h))
-        return (heading_text(h) if text is None else text), _heading_anchor(h)
+        return (heading_text(h) if text is None else text), _heading_anchor(h), h
 
 
 def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
@@ -752,9 +756,9 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
         raw = node.text_content().lower()
         more, more_verbs = _phrases(raw)
         phrases, verbs = max(phrases, more), verbs | more_verbs
-        if "since" not in flags and _label_start(raw, "since", _QUICK_SINCE):
-            flags = flags | {"since"}
-    plain = text is None or code_chars > 2 * len(text) + 200  # the page's <pre> may be its content
+        if "since" not in flags and "since:" in raw and _RAW_SINCE.search(raw):
+            flags = flags | {"since"}  # "Since: 17", the label and its value in one text
+    plain = text is None or code_chars >= 200 and code_chars > 0.6 * len(text)  # the page's <pre> may be its content
     one = _one_release(h1_text, title)
     if low is not None and not (maybe_change or phrases or flags or one or (plain and code_chars)):
         return out  # nothing to find: the common page costs a few regexes over its markdown
@@ -786,11 +790,12 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     titles = " | ".join(t for t in (h1_text, title) if t)
     whatsnew = bool(re.search(r"(?i)what[’'`]?s[\s_-]*new", titles) or
                     any(t in ("whatsnew", "whats-new", "whats_new", "what-s-new") for t in _url_tokens(url)))
-    page_version = (page_version_of(h1_text) or page_version_of(title or "")) if is_change else None
-    if page_version is None and one is not None:
-        page_version = one[0]
-    if page_version is None and is_change and n_versions == 1 and h1 is not None and vheads.get(id(h1)):
-        page_version = vheads[id(h1)][0]
+    page_version = None
+    if is_change:  # the page's first heading before its title; a title of many releases names none
+        page_version = page_version_of(h1_text)
+        if page_version is None and n_versions == 1 and h1 is not None and vheads.get(id(h1)):
+            page_version = vheads[id(h1)][0]
+        page_version = page_version or page_version_of(title or "") or (one[0] if one is not None else None)
     out["page_kind"] = "change" if is_change else "doc"
     out["page_version"] = page_version
     scan = _Scan(node, body, _source_of(url, title, whatsnew), htext, code_of)
@@ -802,17 +807,19 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     directives: list[Any] = []
     if phrases:
         directives = _directives(scan)
-    # 2. the phrases as text: admonition titles, badges, paragraphs, headings
+    # 2. History tables, tables of versions and dates
+    tables = _history_tables(scan) if "table" in flags else set()
+    # 3. the phrases as text: admonition titles, badges, paragraphs, headings
     scan.emitted.update(directives)
     # (on a change page the version sections speak: "deprecated since 2.5" in a 3.0 entry is history)
     if not is_change and (phrases < 0 or phrases > len(directives)):
-        _text_markers(scan, verbs, set(directives))
-    # 3. badges, since labels, stability attributes, "X+" badges, tabs labelled as markers
+        _text_markers(scan, verbs, {*directives, *tables})
+    # 4. badges, since labels, stability attributes, "X+" badges, tabs labelled as markers
     if flags & {"badge", "since", "plus"}:  # a badge's or label's version shows in a heading or a line of its own
         _attribute_markers(scan, set(directives), "plus" in flags)
     if maybe_change or "since" in flags:
         _tab_markers(scan)
-    # 4. version sections, tables, fields: entries, History rows, release dates
+    # 5. version sections, field tables and lists: entries and release dates
     if sections or "table" in flags or "since" in flags or "field" in flags:
         _walk(scan, vheads, pseudo, htext, sections, page_version, is_change, page_heading, "since" in flags)
     if pre_lines:
@@ -925,7 +932,8 @@ def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool) -> None:
         if not scan.mark(block, kind, ver):
             continue  # a badge inside a since label: one marker
         head = scan.heading_of(el)
-        text, anchor, api, code_el = _annotated(el, "", False, node, head)
+        own_body = _tag(block) not in ("section", "article", "main", "body") and len(_plain(block)) - len(_plain(el)) > 15
+        text, anchor, api, code_el = _annotated(el, "", own_body, node, head)
         scan.entry(el, kind, ver, None, text, anchor, head[0], api=api, code_el=code_el)
 
 
@@ -1182,50 +1190,69 @@ def _sentence_date(text: str, ver: str) -> str | None:
     return when
 
 
-def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], section_version: str | None,
-           pending: str | None, date_for: Callable[[str | None, str | None, str], None], page_heading: tuple[str, Any]) -> None:
-    """A History table (version + change columns: one marker per row), a table of versions and dates, or a
-    two-column field table (``Version | 2.3.0``, ``Release date | …``, ``Since | 17``)."""
-    node = scan.node
+def _table_columns(table: Any) -> tuple[list[Any], int, int | None, int | None] | None:
+    """(rows, version column, change column, date column) of a table whose header names a version column and a
+    change or date column, else None."""
     rows = []
     for tr in table.iter("tr"):
         rows.append(tr)
         if len(rows) >= MAX_TABLE_ROWS:
             break
-    if not rows:
-        return
+    if len(rows) < 2:
+        return None
     head_cells = [c for c in rows[0] if _tag(c) in ("td", "th")]
-    header = head_cells and (all(_tag(c) == "th" for c in head_cells) or rows[0].getparent() is not None and _tag(rows[0].getparent()) == "thead")
-    if header and len(head_cells) >= 2:
-        labels = [_plain(c) for c in head_cells]
-        vcol = next((i for i, t in enumerate(labels) if _VER_COL.match(t)), None)
-        ccol = next((i for i, t in enumerate(labels) if _CHANGE_COL.match(t) and i != vcol), None)
-        dcol = next((i for i, t in enumerate(labels) if _DATE_COL.match(t) and i != vcol), None)
-        if vcol is not None and (ccol is not None or dcol is not None):
-            scan.emitted.add(table)
-            api_text, anchor, api, _code = _table_api(scan, table, stack)
-            for tr in rows[1:]:
-                cells = [c for c in tr if _tag(c) in ("td", "th")]
-                if len(cells) <= max(c for c in (vcol, ccol, dcol) if c is not None):
-                    continue
-                ver = _cell_version(cells[vcol])
-                if not ver:
-                    continue
-                when = find_date(_plain(cells[dcol])) if dcol is not None else None
-                if when:
-                    scan.add_date(ver, when, "table")
-                if ccol is None:
-                    continue
-                change = _md(cells[ccol])
-                if not change:
-                    continue
-                kind = _kind_of_text(change)
-                text = f"{api_text} — {change}" if api_text else change
-                if scan.mark(tr, kind, ver):
-                    scan.entry(tr, kind, ver, _removed_in(change) if kind == "deprecated" else None, text, anchor,
-                               stack[-1][1] if stack else "", when, api=api, code_el=None, path=[t for _l, t, _a in stack])
-            return
-    # a two-column field table
+    header = head_cells and (all(_tag(c) == "th" for c in head_cells) or _tag(rows[0].getparent()) == "thead")
+    if not header or len(head_cells) < 2:
+        return None
+    labels = [_plain(c) for c in head_cells]
+    vcol = next((i for i, t in enumerate(labels) if _VER_COL.match(t)), None)
+    ccol = next((i for i, t in enumerate(labels) if _CHANGE_COL.match(t) and i != vcol), None)
+    dcol = next((i for i, t in enumerate(labels) if _DATE_COL.match(t) and i != vcol), None)
+    if vcol is None or (ccol is None and dcol is None):
+        return None
+    return rows, vcol, ccol, dcol
+
+
+def _history_tables(scan: _Scan) -> set[Any]:
+    """History tables (a version column and a change column: one marker per row, on the API the table
+    belongs to) and tables of versions and dates (release dates); → the tables read."""
+    node, done = scan.node, set()
+    for table in node.iter("table"):
+        if scan.body and _in_chrome(table):
+            continue
+        cols = _table_columns(table)
+        if cols is None:
+            continue
+        rows, vcol, ccol, dcol = cols
+        done.add(table)
+        scan.emitted.add(table)
+        api_text, anchor, api, _el = _table_api(scan, table)
+        head = scan.heading_of(table)
+        for tr in rows[1:]:
+            cells = [c for c in tr if _tag(c) in ("td", "th")]
+            if len(cells) <= max(c for c in (vcol, ccol, dcol) if c is not None):
+                continue
+            ver = _cell_version(cells[vcol])
+            if not ver:
+                continue
+            when = find_date(_plain(cells[dcol])) if dcol is not None else None
+            if when:
+                scan.add_date(ver, when, "table")
+            change = _md(cells[ccol]) if ccol is not None else ""
+            if not change:
+                continue
+            kind = _kind_of_text(change, "changed" if dcol is None else "release")  # a row of a dated table: a release
+            if scan.mark(tr, kind, ver):
+                scan.entry(tr, kind, ver, _removed_in(change) if kind == "deprecated" else None,
+                           f"{api_text} — {change}" if api_text else change, anchor, head[0], when, api=api)
+    return done
+
+
+def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], section_version: str | None,
+           pending: str | None, date_for: Callable[[str | None, str | None, str], None], page_heading: tuple[str, Any]) -> None:
+    """A two-column field table in a section: ``Version | 2.3.0``, ``Release date | …``, ``Since | 17``."""
+    if table in scan.emitted:
+        return  # a History table or a table of versions and dates, read already
     fields_ver, fields_date = None, None
     for label_el, value_el in _pairs(table):
         label = _plain(label_el).rstrip(": ")
@@ -1234,7 +1261,7 @@ def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], se
         if kind is not None:
             ver = label_version(value)
             if ver and scan.mark(table, kind, ver):
-                block_text, anchor, api, code_el = _api_block(table, node, page_heading)
+                block_text, anchor, api, code_el = _api_block(table, scan.node, page_heading)
                 scan.entry(table, kind, ver, None, block_text, anchor, stack[-1][1] if stack else "", api=api, code_el=code_el)
         elif fields_ver is None and is_version_label(label):
             fields_ver = label_version(value)
@@ -1245,7 +1272,7 @@ def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], se
         date_for(target, fields_date, "table")
 
 
-def _table_api(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]]) -> tuple[str, str | None, str | None, Any]:
+def _table_api(scan: _Scan, table: Any) -> tuple[str, str | None, str | None, Any]:
     """(signature text, anchor, api, element) of the API a History table belongs to: the definition it sits in,
     else the heading it sits under."""
     dd = _definition_of(table, scan.node)
@@ -1257,7 +1284,8 @@ def _table_api(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]]
     if h is None:
         return "", None, None, None
     text = heading_text(h)
-    return text, _heading_anchor(h), _heading_api(h, text) or api_name(text, signature=True), h
+    api = _heading_api(h, text)
+    return (text if api else ""), _heading_anchor(h), api, h  # a heading that names no API is no signature
 
 
 def _dl_fields(scan: _Scan, dl: Any, pending: str | None, date_for: Callable[[str | None, str | None, str], None],
