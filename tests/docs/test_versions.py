@@ -403,3 +403,14 @@ def test_date_fields(text, expected):
 def test_clean_heading_keeps_text_and_drops_glyphs():
     assert clean_heading("  \u200bWhat’s New¶ ") == "What’s New"
     assert clean_heading("🔗 Release 2.3") == "Release 2.3" and clean_heading("# Release 2.3") == "Release 2.3"
+
+
+@pytest.mark.parametrize("news", ["NEWS_RST", "NEWS_PLAIN"])
+def test_a_plain_text_change_log_served_as_text(news):
+    """A text/plain NEWS file reaches extraction as markdown rendered to HTML (the spider's path for text bodies)."""
+    from tests.docs import change_pages
+
+    r = extract_redacted(markdown_to_html(getattr(change_pages, news), "NEWS"), "https://acme.dev/NEWS.txt", "NEWS", False)
+    assert r["page_kind"] == "change"
+    assert [(d["version"], d["date"]) for d in r["release_dates"]] == [("2.3.0", "2024-03-04"), ("2.2.0", "2023-11-20")]
+    assert [(c["version"], c["date"]) for c in r["changes"]] == [("2.3.0", "2024-03-04")] * 2 + [("2.2.0", "2023-11-20")]
