@@ -154,7 +154,7 @@ _QUICK_SINCE = re.compile(r"since(?::[\s*_]*(?:[a-z/]+ )?v?\d|[\s*_]+(?:[a-z/]+ 
 _RAW_SINCE = re.compile(r"since:\s*(?:[a-z/]+\s)?v?\d")
 _PSEUDO_HINT = re.compile(r"[\W_]{0,6}(?:(?:[A-Za-z][\w.+#/'’-]*\s+){0,4}\[?v?\d+\.\d|(?:19|20)\d\d[-/]\d)")
 _QUICK_PLUS = re.compile(r"(?<![\w.+])v?\d+(?:\.\d+)+\+(?![\w+])")
-_QUICK_TABLE = re.compile(r"(?i)\|\s*(?:versions?|releases?|since|added|tags?)\s*\|")
+_QUICK_TABLE = re.compile(r"(?i)\|\s*(?:versions?|releases?|since|added(?: in)?|introduced(?: in)?|tags?)\s*\|")
 _QUICK_FIELD = re.compile(r"(?i)[|*_\s]*(?:release\s+|current\s+)?(?:version|release date|released(?: on)?|date)[*_\s]*:?[*_\s]*(?:\||$)")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 _HEADING_END_VER = re.compile(r"\S\s*(?:[A-Za-z]+\s+)?v?\d+(?:\.\d+)+\W{0,3}$")
@@ -194,7 +194,7 @@ def _quick_flags(text: str, low: str) -> frozenset[str]:
             if "badge" not in flags and _HEADING_END_VER.search(ln):
                 flags.add("badge")  # a version at a heading's end: a since label or badge in it
             continue
-        if c == "|" and "table" not in flags and _QUICK_TABLE.match(ln):
+        if c == "|" and "table" not in flags and _QUICK_TABLE.search(ln):
             flags.add("table")
         if c == "[" and "](" in ln:  # a line that starts with a link: read the link's text
             ln = _MD_LINK.sub(r"\1", ln)
@@ -404,7 +404,7 @@ _KIND_WORDS = (r"(?:(?:abstract|async|static|final|public|protected|private|seal
                r"macro|variable|var|let|object|coroutine|awaitable|decorator|data|opcode|command|directive|option|envvar|"
                r"event|hook|signal|filter|role|element|component|resource|endpoint)\s+)")
 _API_NAME = re.compile(
-    rf"(?i)^(?P<kinds>{_KIND_WORDS}*)(?-i:(?P<name>[A-Za-z_$@][\w$@-]*(?:(?:\.|::|:|#|->)[A-Za-z_$][\w$-]*)*))(?P<call>\s*[(<\[])?"
+    rf"(?i)^(?P<kinds>{_KIND_WORDS}*)(?-i:(?P<name>(?:-{{1,2}}[A-Za-z]|[A-Za-z_$@])[\w$@-]*(?:(?:\.|::|:|#|->)[A-Za-z_$][\w$-]*)*))(?P<call>\s*[(<\[])?"
 )
 _QUALIFIED = re.compile(r"\.|::|:|#|->|_|[a-z][A-Z]")
 
@@ -655,14 +655,36 @@ def _title_parts(title: str) -> list[str]:
     return [title, *parts] if len(parts) > 1 else [title]
 
 
+_RELEASE_WORDS = re.compile(r"(?i)releas|\bversion\b|what[’'`]?s\s+new|change\s?log|\bnotes\b|(?<![\w.])v\d")
+_VERSION_FIRST = re.compile(r"[\W_]*v?\d+\.\d")
+_DATE_SET_OFF = "([—–-/|:"  # a date in brackets or after a dash: "2.3.0 (2024-03-04)", "v2.3.0 — March 4, 2024"
+
+
 def _one_release(h1_text: str, title: str) -> tuple[str, str, str] | None:
-    """(version, date, where) when the page's first heading or title names one version and a date."""
+    """(version, date, where) when the page's first heading or title names one version and a date as a release
+    does: with a release word ("Acme Release 2.3.0 On 2024-03-04") or the date set off ("Acme 2.3.0 (2024-03-04)")
+    — not a post that merely mentions a version on a day."""
     for cand, where in ((h1_text, "heading"), *((t, "title") for t in _title_parts(title))):
         if cand and len(cand) <= 200:
             vh = version_heading(cand)
-            if vh and vh[1]:
+            if vh and vh[1] and _release_like(cand):
                 return vh[0], vh[1], where
     return None
+
+
+def _release_like(text: str) -> bool:
+    """A heading with a version and a date reads as a release: a release word, the version first, or the date set
+    off — not "Scaling Acme 2.3 on March 4, 2024"."""
+    return bool(_RELEASE_WORDS.search(text) or _VERSION_FIRST.match(text) or _date_set_off(text))
+
+
+def _date_set_off(text: str) -> bool:
+    dates = find_dates(text)
+    if not dates:
+        return False
+    start, end, _day = dates[0]
+    before, after = text[:start].rstrip(), text[end:].lstrip()
+    return (bool(before) and before[-1] in _DATE_SET_OFF) or (not before and bool(after) and after[0] in _DATE_SET_OFF)
 
 
 # -- the scan -------------------------------------------------------------------------------------------------------
@@ -767,6 +789,8 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     vheads: dict[int, tuple[str, str | None, str]] = {}
     for h in headings:
         vh = version_heading(htext[id(h)])
+        if vh and vh[1] and not _release_like(htext[id(h)]):
+            vh = None  # a post's title that mentions a version on a day
         if vh:
             when, where = vh[1], "heading"
             if when is None:  # a <time datetime> inside the heading
@@ -1190,9 +1214,9 @@ def _sentence_date(text: str, ver: str) -> str | None:
     return when
 
 
-def _table_columns(table: Any) -> tuple[list[Any], int, int | None, int | None] | None:
-    """(rows, version column, change column, date column) of a table whose header names a version column and a
-    change or date column, else None."""
+def _table_columns(table: Any) -> tuple[list[Any], int, int | None, int | None, str] | None:
+    """(rows, version column, change column, date column, the version column's label) of a table whose header
+    names a version column and a change or date column, else None."""
     rows = []
     for tr in table.iter("tr"):
         rows.append(tr)
@@ -1210,7 +1234,7 @@ def _table_columns(table: Any) -> tuple[list[Any], int, int | None, int | None] 
     dcol = next((i for i, t in enumerate(labels) if _DATE_COL.match(t) and i != vcol), None)
     if vcol is None or (ccol is None and dcol is None):
         return None
-    return rows, vcol, ccol, dcol
+    return rows, vcol, ccol, dcol, labels[vcol]
 
 
 def _history_tables(scan: _Scan) -> set[Any]:
@@ -1223,11 +1247,14 @@ def _history_tables(scan: _Scan) -> set[Any]:
         cols = _table_columns(table)
         if cols is None:
             continue
-        rows, vcol, ccol, dcol = cols
+        rows, vcol, ccol, dcol, vlabel = cols
         done.add(table)
         scan.emitted.add(table)
         api_text, anchor, api, _el = _table_api(scan, table)
         head = scan.heading_of(table)
+        # a column of names besides version, change and date: a table of APIs (Name | Description | Since), one per row
+        ncol = next((i for i in range(len([c for c in rows[0] if _tag(c) in ("td", "th")])) if i not in (vcol, ccol, dcol)), None)
+        default = "release" if dcol is not None else "added" if since_label(vlabel) == "added" else "changed"
         for tr in rows[1:]:
             cells = [c for c in tr if _tag(c) in ("td", "th")]
             if len(cells) <= max(c for c in (vcol, ccol, dcol) if c is not None):
@@ -1241,10 +1268,14 @@ def _history_tables(scan: _Scan) -> set[Any]:
             change = _md(cells[ccol]) if ccol is not None else ""
             if not change:
                 continue
-            kind = _kind_of_text(change, "changed" if dcol is None else "release")  # a row of a dated table: a release
+            kind = _kind_of_text(change, default)
+            row_api, row_text = api, api_text
+            if ncol is not None and ncol < len(cells) and dcol is None:
+                row_text = _md(cells[ncol])
+                row_api = api_name(_plain(cells[ncol]), signature=True)
             if scan.mark(tr, kind, ver):
                 scan.entry(tr, kind, ver, _removed_in(change) if kind == "deprecated" else None,
-                           f"{api_text} — {change}" if api_text else change, anchor, head[0], when, api=api)
+                           f"{row_text} — {change}" if row_text else change, anchor, head[0], when, api=row_api)
     return done
 
 

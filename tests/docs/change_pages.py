@@ -230,6 +230,17 @@ MARKER_PAGES = {
         "<div role='tabpanel' aria-labelledby='tab-30'><ul><li><code>frob.stream()</code> iterates frames.</li></ul></div>"
         "<div role='tabpanel' aria-labelledby='tab-29'><ul><li><code>frob.open()</code>: use <code>frob.connect()</code>.</li></ul></div>"
         "</div>"))),
+    # a table of APIs with a "since" column: one marker per row, on the row's API
+    "api-table-since": ("https://acme.dev/docs/functions/", plain("Functions", (
+        "<h1>Functions</h1><table><thead><tr><th>Function</th><th>Description</th><th>Since</th></tr></thead><tbody>"
+        "<tr><td><code>frob.stream()</code></td><td>Iterates over the frames of a channel.</td><td>2.3</td></tr>"
+        "<tr><td><code>frob.connect()</code></td><td>Opens a connection to the daemon.</td><td>1.0</td></tr></tbody></table>"))),
+    "sphinx-list-table-added": ("https://docs.acme.dev/options.html", sphinx("Options", (
+        "<section id='options'><h1>Options<a class='headerlink' href='#options'>¶</a></h1>"
+        "<table class='docutils align-default'><thead><tr class='row-odd'><th class='head'><p>Option</p></th>"
+        "<th class='head'><p>Added in</p></th><th class='head'><p>Description</p></th></tr></thead><tbody>"
+        "<tr class='row-even'><td><p><code class='docutils literal'><span class='pre'>--follow</span></code></p></td><td><p>2.3</p></td>"
+        "<td><p>Keep reading frames as they arrive.</p></td></tr></tbody></table></section>"))),
     # changelog sections of a page that is not named like a change page
     "doc-page-changelog-section": ("https://acme.dev/plugins/retry/", mkdocs("Retry plugin", (
         f"<h1 id='retry'>Retry plugin</h1><p>{WORDS}</p><h2 id='usage'>Usage</h2><p>{WORDS}</p>"
@@ -239,6 +250,23 @@ MARKER_PAGES = {
         "<section id='v2'><h2>Version 2.0<a class='headerlink' href='#v2'>¶</a></h2><p>The daemon protocol changed to frames.</p></section>"
         "<section id='v1'><h2>Version 1.0<a class='headerlink' href='#v1'>¶</a></h2><p>The first protocol sent whole messages.</p></section>"
         "</section>"))),
+}
+
+# -- pages that mention a version and a date without being about a release -----------------------------------------
+
+NOT_RELEASE_PAGES = {
+    "blog-post": ("https://acme.dev/blog/scaling/", plain("Scaling Acme 2.3 on March 4, 2024", (
+        "<h1>Scaling Acme 2.3 on March 4, 2024</h1><p>We moved the cluster to the new frame protocol over a weekend.</p>"
+        "<p>Most of the work went into the connection pools, which we now share between threads.</p>"))),
+    "tutorial-numbered": ("https://docs.acme.dev/tutorial/part2.html", sphinx("2.3. Streams", (
+        "<section id='streams'><h1><span class='section-number'>2.3. </span>Streams<a class='headerlink' href='#streams'>¶</a></h1>"
+        "<p>Streams iterate over the frames of a channel without buffering them.</p>"
+        "<section id='s1'><h2><span class='section-number'>2.3.1. </span>Opening<a class='headerlink' href='#s1'>¶</a></h2>"
+        "<p>Open a stream with the channel's name and read its frames in a loop.</p></section>"
+        "<section id='s2'><h2><span class='section-number'>2.3.2. </span>Closing<a class='headerlink' href='#s2'>¶</a></h2>"
+        "<p>Close it when done, or use it as a context manager so it closes itself.</p></section>"
+        "<section id='s3'><h2><span class='section-number'>2.3.3. </span>Errors<a class='headerlink' href='#s3'>¶</a></h2>"
+        "<p>A broken channel raises an error from the next read of the loop.</p></section></section>"))),
 }
 
 # -- entries' path, api and code -------------------------------------------------------------------------------------

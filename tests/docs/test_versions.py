@@ -236,7 +236,7 @@ def test_short_list_items_of_a_change_page(item, kept):
 # -- release dates, markers and change pages by structure, in several generators' spellings ---------------------------
 
 from skill3crawl.extract.releases import clean_heading, find_dates, heading_text, label_date  # noqa: E402
-from tests.docs.change_pages import API_PAGE, DATE_PAGES, FIELDS_PAGE, MARKER_PAGES, TEXT_PAGES  # noqa: E402
+from tests.docs.change_pages import API_PAGE, DATE_PAGES, FIELDS_PAGE, MARKER_PAGES, NOT_RELEASE_PAGES, TEXT_PAGES  # noqa: E402
 
 
 def extract(pages: dict, name: str) -> dict:
@@ -292,6 +292,8 @@ MARKERS = {
     "plus-badges": [("added", "2.3", None), ("added", "2.4", "backoff"), ("added", "2.5", None)],
     "tab-rows": [("added", "3", "acme.HexCodec.toHex"), ("added", "2", "acme.Pool.share")],
     "aria-tab-panels": [("added", "3.0", "frob.stream"), ("deprecated", "2.9", "frob.open")],
+    "api-table-since": [("added", "2.3", "frob.stream"), ("added", "1.0", "frob.connect")],
+    "sphinx-list-table-added": [("added", "2.3", "--follow")],
     "doc-page-changelog-section": [("release", "1.3.0", None)],
     "doc-page-version-sections": [("release", "2.0", None), ("release", "1.0", None)],
 }
@@ -302,6 +304,12 @@ def test_markers_in_any_common_form(name):
     r = extract(MARKER_PAGES, name)
     assert [(c["kind"], c["version"], c["api"]) for c in r["changes"]] == MARKERS[name]
     assert r["page_kind"] == ("change" if name in ("tab-rows", "aria-tab-panels") else "doc")
+
+
+@pytest.mark.parametrize("name", ["blog-post", "tutorial-numbered"])
+def test_a_page_that_merely_names_a_version_and_a_date_is_no_release(name):
+    r = extract(NOT_RELEASE_PAGES, name)
+    assert (r["page_kind"], r["page_version"], r["changes"], r["release_dates"]) == ("doc", None, [], [])
 
 
 def test_each_history_row_and_label_carries_its_api_block():
