@@ -83,7 +83,7 @@ _VER_RE = VER_RE
 # 3.11, will be removed in version 3.13", "Removed in 3.12", "Added in Python 3.11" (one product word allowed).
 _MARKER_RE = re.compile(
     r"(?i)(?<![\w-])(?<!what's )(?<!whats )(?<!what’s )(?P<verb>new|added|introduced|changed|deprecated|removed)\s+(?:in|since|as\s+of)\s*:?\s+"
-    r"(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w+#-]{0,30}\s+)(?=v?\d+\.\d))?"
+    r"(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w+#-]{0,30}\s+)(?=v?\d+\.\d)|[a-z]{1,6}(?=\d+\.\d))?"
     rf"(?P<ver>{_VER})(?![\w-]|\.\d)(?!\s*(?:ms|s|secs?|seconds?|minutes?|hours?|days?|%|x|[kmg]i?b)\b)"
     r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+|to\s+be\s+|is\s+scheduled\s+(?:for|to\s+be)\s+)?(?:removed|removal)\s+in\s+"
     rf"(?:(?:version|release)\s*|[A-Za-z][\w+#-]{{0,30}}\s+(?=v?\d))?(?P<rem>{_VER}))?"
@@ -106,12 +106,12 @@ _WHATSNEW_RE = re.compile(
 )
 _PAGE_VERSION_RES = (
     _WHATSNEW_RE,
-    re.compile(r"(?i)(?:release\s+notes|changelog|change\s+log|changes)\s+(?:for|in|of)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
+    re.compile(r"(?i)(?:release\s+notes|changelog|change\s+log|changes|news)\s+(?:for|in|of)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
     re.compile(r"(?i)(?<![\w.])(?P<ver>" + _VER + r")(?![\w-]|\.\d)\s+(?:release\s+notes|changelog|change\s+log|is\s+(?:out|released|here))"),
     re.compile(r"(?i)(?:migrat\w*|upgrad\w*|porting)\b.{0,40}?\bto\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
 )
 _CHANGE_TITLE = re.compile(
-    r"(?i)what[’'`]?s\s+new|change\s?log|release\s+notes|release\s+history|version\s+history|migration\s+guide|"
+    r"(?i)what[’'`]?s\s+new|change\s?log|release\s+notes|^news\s+(?:for|in)\b|^changes\s+(?:in|for)\s+\S*\d|release\s+history|version\s+history|migration\s+guide|"
     r"migrating\s+(?:from|to)|upgrade\s+guide|upgrading\s+(?:from|to)|porting\s+to|^releases\b|\breleases\s+·|breaking\s+changes|"
     r"^new\s+(?:apis?|features?)\b|^deprecated\s+(?:apis?|list|features?)\b|\bapi\s+changes\b"
 )
@@ -148,9 +148,10 @@ _MARK_ATTRS = ("data-since", "data-added", "data-added-in", "data-version-added"
 _BADGE_WORDS = ("badge", "label", "tag", "pill", "chip", "lozenge")
 # On the lower-cased markdown: which marker phrases are there, how many? (" in 3.11" first — a literal
 # start scans fast — then the verb before it.)
-_QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?v?\d")
+_QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?(?:v|[a-z]{1,6}(?=\d+\.\d))?\d")
 _QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced")
 _QUICK_SINCE = re.compile(r"since(?::[\s*_]*(?:[a-z/]+ )?v?\d|[\s*_]+(?:[a-z/]+ )?v?\d[\w.]*[\s*_]*(?:\n|\||$))")
+_AT_LEAST_HINT = re.compile(r"(?:>=|≥)\s*v?\d+\.\d")
 _RAW_SINCE = re.compile(r"since:\s*(?:[a-z/]+\s)?v?\d")
 _PSEUDO_HINT = re.compile(r"[\W_]{0,6}(?:(?:[A-Za-z][\w.+#/'’-]*\s+){0,4}\[?v?\d+\.\d|(?:19|20)\d\d[-/]\d)")
 _QUICK_PLUS = re.compile(r"(?<![\w.+])v?\d+(?:\.\d+)+\+(?![\w+])")
@@ -209,6 +210,8 @@ def _quick_flags(text: str, low: str) -> frozenset[str]:
         flags.add("since")
     if _plus_badge(text):
         flags.add("plus")
+    if ("since" not in flags and (">=" in text or "≥" in text) and _AT_LEAST_HINT.search(text)):
+        flags.add("since")  # a requirement label "(Acme 8 >= 8.2.0)" reads like a since label
     return frozenset(flags)
 
 
@@ -350,6 +353,8 @@ def _next_block_text(el: Any, enough: int = 120) -> str:
             break
         if _tag(nxt) and not any(k in _classes(nxt) for k in _SPHINX_KIND):
             text = _MD_HEADING.sub("", _md(nxt))
+            if text and parts and (_MARKER_RE.search(text) or label_marker(text)):
+                break  # the next block is another marker's
             if text:
                 parts.append(text)
                 size += len(text)
@@ -483,7 +488,7 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
             text = f"{text} {marker_text}".strip()
         return text, (block.get("id") and "#" + block.get("id")) or heading[1], api, block
     # a bare marker: the paragraph it follows, or the section it opens
-    unit = marker_el if _tag(marker_el) == "div" or block is stop else block
+    unit = marker_el if _tag(marker_el) == "div" or block is stop or _tag(block) in ("section", "article", "main", "body") else block
     prev, prev_text, after_heading = _prev_block(unit)
     if prev_text and not after_heading:
         return f"{prev_text} {marker_text}", heading[1], None, prev
@@ -655,7 +660,8 @@ def _title_parts(title: str) -> list[str]:
     return [title, *parts] if len(parts) > 1 else [title]
 
 
-_RELEASE_WORDS = re.compile(r"(?i)releas|\bversion\b|what[’'`]?s\s+new|change\s?log|\bnotes\b|(?<![\w.])v\d")
+_RELEASE_WORDS = re.compile(r"(?i)releas|\bversion\b|what[’'`]?s\s+new|change\s?log|\bnotes\b|\bnews\b|(?<![\w.])v\d|"
+                            r"announc|introducing|\bis\s+(?:out|here|available)\b|\bships?\b|\blaunch")
 _VERSION_FIRST = re.compile(r"[\W_]*v?\d+\.\d")
 _DATE_SET_OFF = "([—–-/|:"  # a date in brackets or after a dash: "2.3.0 (2024-03-04)", "v2.3.0 — March 4, 2024"
 
@@ -676,6 +682,28 @@ def _release_like(text: str) -> bool:
     """A heading with a version and a date reads as a release: a release word, the version first, or the date set
     off — not "Scaling Acme 2.3 on March 4, 2024"."""
     return bool(_RELEASE_WORDS.search(text) or _VERSION_FIRST.match(text) or _date_set_off(text))
+
+
+def _date_after(h: Any) -> tuple[str, str] | None:
+    """(date, where) of a ``<time datetime>`` or a date line in the first blocks after a heading (or after the
+    header the heading sits in)."""
+    sibs = list(h.itersiblings())[:3]
+    parent = h.getparent()
+    if parent is not None and _tag(parent) in ("header", "div", "hgroup") and len(parent) <= 4:
+        sibs += list(parent.itersiblings())[:2]
+    for el in sibs:
+        if not _tag(el) or _tag(el) in _HEADINGS:
+            break
+        t = el if _tag(el) in _TIME_TAGS else next(el.iter(*_TIME_TAGS), None)
+        if t is not None:
+            when = find_date((t.get("datetime") or "")[:10]) or find_date(_plain(t))
+            if when:
+                return when, "time"
+        text = _plain(el)
+        when = label_date(text) if len(text) <= 120 else None
+        if when:
+            return when, "field" if re.search(r"[A-Za-z]{3}", without_dates(text)) else "paragraph"
+    return None
 
 
 def _date_set_off(text: str) -> bool:
@@ -806,6 +834,11 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     fields = _page_fields(node, body) if ("field" in flags or "table" in flags) and not n_versions and not one else None
     if fields and (maybe_change or re.search(r"(?i)releas|version", f"{h1_text} {title}") or fields[0] in f"{h1_text} {title}"):
         one = fields  # a page about one release whose version and date are only in a field table or list
+    if one is None and h1 is not None and _release_like(h1_text):
+        ver = vheads[id(h1)][0] if id(h1) in vheads else page_version_of(h1_text)
+        after = _date_after(h1) if ver and not (id(h1) in vheads and vheads[id(h1)][1]) else None
+        if after:
+            one = (ver, after[0], after[1])  # "Announcing Acme 2.3" and the post's <time> under it
     pre_lines = _plain_text(node, body) if plain and not n_versions else None
     is_change = bool(strong_url or title_hint or (weak_url and n_versions >= 1) or n_dated >= 2 or n_versions >= 3
                      or one is not None or pre_lines)
@@ -957,8 +990,18 @@ def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool) -> None:
             continue  # a badge inside a since label: one marker
         head = scan.heading_of(el)
         own_body = _tag(block) not in ("section", "article", "main", "body") and len(_plain(block)) - len(_plain(el)) > 15
-        text, anchor, api, code_el = _annotated(el, "", own_body, node, head)
+        unit = el if own_body else _badge_unit(el, node)  # a badge alone in its list or paragraph: the section's
+        text, anchor, api, code_el = _annotated(unit, "" if unit is el else _plain(el), own_body, node, head)
         scan.entry(el, kind, ver, None, text, anchor, head[0], api=api, code_el=code_el)
+
+
+def _badge_unit(el: Any, stop: Any) -> Any:
+    """The outermost element around a badge that holds nothing but the badge (its list, its paragraph)."""
+    text, cur = _plain(el), el
+    parent = cur.getparent()
+    while parent is not None and parent is not stop and _tag(parent) not in _HEADINGS and _plain(parent) == text:
+        cur, parent = parent, parent.getparent()
+    return cur
 
 
 _SAFE_ID = re.compile(r"^[\w-]{1,100}$")
@@ -1172,11 +1215,14 @@ def _walk(scan: _Scan, vheads: dict[int, tuple[str, str | None, str]], pseudo: d
             if wm:
                 scan.add_date(normalize_version(wm.group("ver")), find_date(text[wm.end():wm.end() + 40]), "paragraph")
         if labels and text and len(text) <= 60 and not want:
-            hit = label_marker(text)  # "Since: OTP 25.0" as a paragraph of its own
+            hit = label_marker(text)  # "Since: OTP 25.0" as a paragraph of its own: it marks its section
             if hit and scan.mark(el, hit[0], hit[1]):
-                block_text, anchor, api, code_el = _api_block(el, node, page_heading)
-                scan.entry(el, hit[0], hit[1], None, block_text, anchor, stack[-1][1] if stack else "", api=api, code_el=code_el)
+                head = scan.heading_of(el)
+                block_text, anchor, api, code_el = _annotated(el, text, False, node, head)
+                scan.entry(el, hit[0], hit[1], None, block_text, anchor, head[0], api=api, code_el=code_el)
                 continue
+        if text and len(text) <= 120 and label_date(text):
+            continue  # a date line ("Published: March 4, 2024") is no entry
         if not want or (len(text) < MIN_ENTRY_CHARS and (tag != "li" or len(text.split()) < MIN_ITEM_WORDS)):
             continue
         if tag == "li":

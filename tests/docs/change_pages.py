@@ -76,6 +76,14 @@ DATE_PAGES = {
         "<p>The streaming API lets clients iterate over frames without buffering them.</p>"
         "<ul><li>New <code>frob.stream()</code> iterates the frames of a channel.</li>"
         "<li>Pools are shared between threads by default now.</li></ul>"))),
+    # a post about one release: its heading names the version, the <time> or date line under it the day
+    "docusaurus-blog-release-post": ("https://acme.dev/blog/2024/03/04/acme-2-3", docusaurus("Announcing Acme 2.3", (
+        "<header><h1 class='title'>Announcing Acme 2.3</h1><div class='meta'><time datetime='2024-03-04T00:00:00.000Z'>"
+        "March 4, 2024</time> · 4 min read</div></header>"
+        "<p>Acme 2.3 brings the streaming API: <code>frob.stream()</code> iterates over a channel's frames.</p>"))),
+    "hugo-post-is-out": ("https://acme.dev/posts/acme-230/", plain("Acme 2.3.0 is out", (
+        "<article><h1>Acme 2.3.0 is out</h1><p class='byline'>Published: March 4, 2024</p>"
+        "<p>The streaming API lets clients iterate over frames without buffering them.</p></article>"))),
     # a date in a field list under the version heading (docutils field list), and "Released: …" lines
     "sphinx-field-list": ("https://docs.acme.dev/releases/2.3.html", sphinx("Acme 2.3 release notes", (
         "<section id='acme-2-3'><h1>Acme 2.3.0<a class='headerlink' href='#acme-2-3'>¶</a></h1>"
@@ -230,6 +238,16 @@ MARKER_PAGES = {
         "<div role='tabpanel' aria-labelledby='tab-30'><ul><li><code>frob.stream()</code> iterates frames.</li></ul></div>"
         "<div role='tabpanel' aria-labelledby='tab-29'><ul><li><code>frob.open()</code>: use <code>frob.connect()</code>.</li></ul></div>"
         "</div>"))),
+    # a glued product prefix ("go1.21"), a requirement label, a platform badge with a product word
+    "pkgdoc-added-in": ("https://pkg.acme.dev/slices", plain("slices package", (
+        "<h1>Package slices</h1><h4 id='Concat'>func <a href='#Concat'>Concat</a> <span class='Documentation-sinceVersion'>added in go1.22</span></h4>"
+        "<pre>func Concat[S ~[]E, E any](slices ...S) S</pre><p>Concat returns a new slice concatenating the passed in slices.</p>"))),
+    "verinfo-at-least": ("https://acme.dev/manual/function.frob-stream.html", plain("frob_stream", (
+        "<h1 class='refname'>frob_stream</h1><p class='verinfo'>(Acme 8 &gt;= 8.2.0)</p>"
+        "<p class='refpurpose'>frob_stream — Iterates over the frames of a channel</p>"))),
+    "platform-badge": ("https://acme.dev/documentation/frob/stream", plain("stream | Acme Developer", (
+        "<h1>stream(channel:)</h1><ul class='availability'><li><span class='badge'>AcmeOS 17.0+</span></li></ul>"
+        "<p>Iterates over the frames of a channel as they arrive, without buffering.</p>"))),
     # a table of APIs with a "since" column: one marker per row, on the row's API
     "api-table-since": ("https://acme.dev/docs/functions/", plain("Functions", (
         "<h1>Functions</h1><table><thead><tr><th>Function</th><th>Description</th><th>Since</th></tr></thead><tbody>"

@@ -70,7 +70,8 @@ def test_each_marker_carries_the_block_it_annotates():
     assert api[3]["text"] == "Sessions can be pooled with `frob.Pool`, which reuses idle connections between calls. Added in version 3.0."
     assert api[4]["text"] == "Deprecated since version 2.5, will be removed in version 4.0: Use `frob.connect()` instead of `frob.open()`."
     mk = page("/docs/settings/")["changes"]
-    assert mk[0]["text"].startswith("retries Number of times") and mk[0]["anchor"] == "#retries"  # badge → its section
+    assert mk[0]["text"] == "retries v2.2.0 Number of times a failed frobnication is retried before the error is raised to the caller."
+    assert mk[0]["anchor"] == "#retries"  # a badge alone in its paragraph → its section
     assert mk[1]["text"].startswith("New in 0.95 Dependencies can now be declared")  # admonition → its content
     ds = page("/docs/plugins.html")["changes"]
     assert ds[0]["text"] == "Added in v2.3 Plugins can register `onBuildEnd` hooks that run once the site is built."
@@ -251,6 +252,8 @@ DATES = {
     "hugo-date-dash-version": ("change", None, [("2.3.0", "2024-03-04", "heading"), ("2.2.0", "2023-11-20", "heading")]),
     "docusaurus-whatsnew-title-date": ("change", "2.3.0", [("2.3.0", "2024-03-04", "heading")]),
     "plain-one-release-title": ("change", "2.3.0", [("2.3.0", "2024-03-04", "heading")]),
+    "docusaurus-blog-release-post": ("change", "2.3", [("2.3", "2024-03-04", "time")]),
+    "hugo-post-is-out": ("change", "2.3.0", [("2.3.0", "2024-03-04", "field")]),
     "sphinx-field-list": ("change", "2.3.0", [("2.3.0", "2024-03-04", "field")]),
     "keepachangelog-released-line": ("change", None, [("2.3.0", "2024-03-04", "field"), ("2.2.0", "2023-11-20", "field")]),
     "sphinx-date-subheading": ("change", "2.3.0", [("2.3.0", "2024-03-04", "heading")]),
@@ -292,6 +295,9 @@ MARKERS = {
     "plus-badges": [("added", "2.3", None), ("added", "2.4", "backoff"), ("added", "2.5", None)],
     "tab-rows": [("added", "3", "acme.HexCodec.toHex"), ("added", "2", "acme.Pool.share")],
     "aria-tab-panels": [("added", "3.0", "frob.stream"), ("deprecated", "2.9", "frob.open")],
+    "pkgdoc-added-in": [("added", "1.22", "Concat")],
+    "verinfo-at-least": [("added", "8.2.0", "frob_stream")],
+    "platform-badge": [("added", "17.0", "stream")],
     "api-table-since": [("added", "2.3", "frob.stream"), ("added", "1.0", "frob.connect")],
     "sphinx-list-table-added": [("added", "2.3", "--follow")],
     "doc-page-changelog-section": [("release", "1.3.0", None)],
