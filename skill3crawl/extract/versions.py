@@ -877,8 +877,10 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     if maybe_change or "since" in flags:
         _tab_markers(scan)
     # 5. version sections, field tables and lists: entries and release dates
-    if sections or "table" in flags or "since" in flags or "field" in flags:
+    if sections:
         _walk(scan, vheads, pseudo, htext, sections, page_version, is_change, page_heading, "since" in flags)
+    elif flags & {"since", "table", "field"}:
+        _labels(scan, page_heading, "since" in flags)
     if pre_lines:
         _text_sections(scan, pre_lines, page_version, h1_text)
     _finish(scan, headings, htext, pseudo)
@@ -1240,6 +1242,41 @@ def _walk(scan: _Scan, vheads: dict[int, tuple[str, str | None, str]], pseudo: d
     for change in section_entries:
         if change["date"] is None:
             change["date"] = scan.dates.get(change["version"])
+
+
+_LABEL_TEXT_XP = etree.XPath("descendant::text()[contains(., 'ince') or contains(., '>=') or contains(., '≥') "
+                             "or contains(., 'dded') or contains(., 'eprecated')]")
+
+
+def _labels(scan: _Scan, page_heading: tuple[str, Any], labels: bool) -> None:
+    """A page without version sections: labelled fields of definition lists and two-column tables ("Since: 17"),
+    short blocks that are a label of their own ("Since: OTP 25.0", "(Acme 8 >= 8.2.0)")."""
+    node = scan.node
+    for el in node.iter("dl", "table"):
+        if scan.body and _in_chrome(el) or el in scan.emitted:
+            continue
+        if _tag(el) == "dl":
+            _dl_fields(scan, el, None, lambda *_a: None, page_heading, labels)
+        else:
+            _table(scan, el, [], None, None, lambda *_a: None, page_heading)
+    if not labels:
+        return
+    seen: set[Any] = set()
+    for t in _LABEL_TEXT_XP(node):
+        owner = t.getparent()
+        el = owner.getparent() if (owner is not None and t.is_tail) else owner
+        block = _block_of(el, node) if el is not None else None
+        if block is None or block in seen or _tag(block) not in ("p", "li", "div") or (scan.body and _in_chrome(block)):
+            continue
+        seen.add(block)
+        if _inside(block, scan.emitted, node):
+            continue
+        text = _plain(block)
+        hit = label_marker(text) if len(text) <= 60 else None
+        if hit and scan.mark(block, hit[0], hit[1]) and len(scan.found) < MAX_CHANGES:
+            head = scan.heading_of(block)
+            block_text, anchor, api, code_el = _annotated(block, text, False, node, head)
+            scan.entry(block, hit[0], hit[1], None, block_text, anchor, head[0], api=api, code_el=code_el)
 
 
 def _sentence_date(text: str, ver: str) -> str | None:
