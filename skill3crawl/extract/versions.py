@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
+from itertools import islice
 from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
 
@@ -71,6 +72,7 @@ MAX_RELEASE_DATES = 500
 MAX_PATH, MAX_PATH_CHARS, MAX_API_CHARS = MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS, MAX_CHANGE_API_CHARS
 MAX_CODE, MAX_CODE_CHARS = MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS
 MAX_TABLE_ROWS = 500
+MAX_TABS = 40  # tabs labelled as markers read on one page
 MAX_TEXT_LINES = 20000
 MIN_ENTRY_CHARS = 20  # a change page's field lists and one-word lines are not entries...
 MIN_ITEM_WORDS = 3  # ...but a short list item of a few words is ("PEP 673: Self type")
@@ -621,17 +623,26 @@ def _heading_before(el: Any, stop: Any) -> Any:
     return None
 
 
-def _doc_key(el: Any, stop: Any) -> tuple[int, ...]:
-    """Document-order key of ``el`` under ``stop`` (child indices from the top)."""
-    key = []
-    cur = el
-    while cur is not None and cur is not stop:
-        parent = cur.getparent()
-        if parent is None:
-            break
-        key.append(parent.index(cur))
-        cur = parent
-    return tuple(reversed(key))
+def _doc_keys(stop: Any) -> Callable[[Any], tuple[int, ...]]:
+    """Document-order key of an element under ``stop`` (child indices from the top), each parent's children
+    counted once (a flat page of thousands of headings stays linear)."""
+    positions: dict[Any, dict[Any, int]] = {}  # parent → {child: index}; the elements kept, so they keep their identity
+
+    def key(el: Any) -> tuple[int, ...]:
+        parts = []
+        cur = el
+        while cur is not None and cur is not stop:
+            parent = cur.getparent()
+            if parent is None:
+                break
+            index = positions.get(parent)
+            if index is None:
+                index = positions[parent] = {child: i for i, child in enumerate(parent)}
+            parts.append(index[cur])
+            cur = parent
+        return tuple(reversed(parts))
+
+    return key
 
 
 def _field_list(el: Any) -> bool:
@@ -1009,22 +1020,49 @@ def _badge_unit(el: Any, stop: Any) -> Any:
 _SAFE_ID = re.compile(r"^[\w-]{1,100}$")
 
 
+_PANEL_XP = etree.XPath("descendant::*[@role='tabpanel']")
+_CLASSED_XP = etree.XPath("descendant::*[@class]")
+
+
 def _tab_markers(scan: _Scan) -> None:
     """Tabs labelled as markers ("Added in 17", "Deprecated in 16"): each row the tab selects (an element
-    classed with the tab's id, or the tab panel it labels) is one marker."""
+    classed with the tab's id inside the panel the tab controls, or the rows of the tab panel it labels) is one
+    marker. One pass over the page's tab panels and classed elements, however many tabs."""
     node = scan.node
+    tabs = []
     for tab in _TAB_XP(node):
         hit = label_marker(_plain(tab))
-        tid = tab.get("id") or ""
-        if hit is None or not _SAFE_ID.match(tid):
-            continue
-        kind, ver = hit
-        panels = node.xpath(f"descendant::*[@role='tabpanel'][@aria-labelledby='{tid}']")
+        if hit is not None and _SAFE_ID.match(tab.get("id") or ""):
+            tabs.append((tab, hit))
+            if len(tabs) >= MAX_TABS:
+                break
+    if not tabs:
+        return
+    panels = {}  # id / aria-labelledby → the panel
+    for panel in _PANEL_XP(node):
+        for key in (panel.get("id"), panel.get("aria-labelledby")):
+            if key:
+                panels.setdefault(key, panel)
+    classed: dict[Any, dict[str, list[Any]]] = {}  # scope → class token → elements, read once per scope
+
+    def with_class(scope: Any, token: str) -> list[Any]:
+        if scope not in classed:
+            index: dict[str, list[Any]] = {}
+            for el in _CLASSED_XP(scope):
+                for c in (el.get("class") or "").split():
+                    index.setdefault(c, []).append(el)
+            classed[scope] = index
+        return classed[scope].get(token, [])
+
+    for tab, (kind, ver) in tabs:
+        tid = tab.get("id")
         rows: list[list[Any]] = []
-        for panel in panels:
-            rows += [[el] for el in panel.iter("li", "tr", "dt")]
-        if not panels:
-            for el in node.xpath(f"descendant::*[contains(concat(' ', normalize-space(@class), ' '), ' {tid} ')]"):
+        labelled = panels.get(tid) if panels.get(tid) is not None and panels[tid].get("aria-labelledby") == tid else None
+        if labelled is not None:
+            rows = [[el] for el in labelled.iter("li", "tr", "dt")]
+        else:
+            scope = panels.get(tab.get("aria-controls") or "")
+            for el in with_class(scope if scope is not None else node, tid):
                 starts = len(_plain(el)) <= 200 and next(el.iter("a", "code"), None) is not None
                 if starts or not rows:
                     rows.append([el])
@@ -1517,7 +1555,8 @@ def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dic
     node, found = scan.node, scan.found
     if not found:
         return
-    keys = [_doc_key(el, node) for el, _c, _code in found]
+    doc_key = _doc_keys(node)
+    keys = [doc_key(el) for el, _c, _code in found]
     if len(found) > 1:
         order = sorted(range(len(found)), key=keys.__getitem__)
         found[:] = [found[i] for i in order]
@@ -1526,7 +1565,7 @@ def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dic
         outline = headings
         if pseudo:
             extra = [v[3] for v in pseudo.values()]
-            outline = sorted([*headings, *extra], key=lambda el: _doc_key(el, node))
+            outline = sorted([*headings, *extra], key=doc_key)
         hkeys, paths = [], []
         stack: list[tuple[int, str]] = []
         for h in outline:
@@ -1534,7 +1573,7 @@ def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dic
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, htext.get(id(h)) or _plain(h)))
-            hkeys.append(_doc_key(h, node))
+            hkeys.append(doc_key(h))
             paths.append([t for _l, t in stack])
         for (el, change, _code), key in zip(found, keys):
             if change["path"] is None:
@@ -1559,7 +1598,7 @@ def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | N
 
     pres: list[Any] = []
     if _tag(code_el) not in _HEADINGS:
-        pres += list(code_el.iter("pre"))[:MAX_CODE]
+        pres += islice(code_el.iter("pre"), MAX_CODE)
     sib, hops = code_el.getnext(), 0
     while sib is not None and len(pres) < MAX_CODE and hops < 6:
         tag = _tag(sib)
@@ -1568,7 +1607,7 @@ def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | N
         if tag == "pre":
             pres.append(sib)
         elif tag:
-            pres += list(sib.iter("pre"))[:MAX_CODE]
+            pres += islice(sib.iter("pre"), MAX_CODE)
         sib, hops = sib.getnext(), hops + 1
     out: list[dict[str, str]] = []
     for pre in pres:

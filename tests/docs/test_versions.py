@@ -428,3 +428,14 @@ def test_a_plain_text_change_log_served_as_text(news):
     assert r["page_kind"] == "change"
     assert [(d["version"], d["date"]) for d in r["release_dates"]] == [("2.3.0", "2024-03-04"), ("2.2.0", "2023-11-20")]
     assert [(c["version"], c["date"]) for c in r["changes"]] == [("2.3.0", "2024-03-04")] * 2 + [("2.2.0", "2023-11-20")]
+
+
+def test_a_hostile_page_stays_within_the_caps():
+    tabs = "".join(f"<button role='tab' id='t{i}'>Added in {i}.0</button>" for i in range(300))
+    rows = "".join(f"<div class='t{i % 300}'><a href='#x{i}'>api{i}()</a></div>" for i in range(600))
+    heads = "".join(f"<h3>v{i}.0.{i % 7} ({2000 + i % 20}-01-0{1 + i % 9})</h3><p>Entry {i}: fixed the frobnicator's handshake.</p>"
+                    "<pre>x = 1\n</pre>" * 5 for i in range(3000))
+    body = f"<main><h1>Release notes</h1><p>{'Filler words for the page content. ' * 8}</p>{tabs}{rows}{heads}</main>"
+    r = extract_content(html("Release notes", body).decode(), "https://d.example/release-notes.html")
+    assert r["page_kind"] == "change" and len(r["changes"]) == MAX_CHANGES
+    assert len(r["release_dates"]) <= 500 and all(len(c["code"]) <= 3 for c in r["changes"])
