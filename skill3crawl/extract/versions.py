@@ -866,7 +866,10 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
         page_version = page_version or page_version_of(title or "") or (one[0] if one is not None else None)
     out["page_kind"] = "change" if is_change else "doc"
     out["page_version"] = page_version
-    scan = _Scan(node, body, _source_of(url, title, whatsnew), htext, code_of)
+    source = _source_of(url, title, whatsnew)
+    if source == "changelog" and one is not None and n_versions <= 1:
+        source = "release-page"  # a page about one release
+    scan = _Scan(node, body, source, htext, code_of)
     if one is not None:
         scan.add_date(one[0], one[1], one[2])
     page_heading = (h1_text, h1)
