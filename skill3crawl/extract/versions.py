@@ -520,7 +520,7 @@ def _blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
 
 def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> tuple[str, str | None, str | None, Any]:
     """(text, anchor, api, code element) of the API block a labelled field (``Since: 17``) sits in: the
-    definition, the section or article with its own heading, else the page's own API."""
+    definition, the section or article with its own heading, the heading it follows, else the page's own API."""
     cur = el.getparent()
     while cur is not None and cur is not stop:
         tag = _tag(cur)
@@ -537,6 +537,22 @@ def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> tuple[str, 
                 api = api_name(cur.get("id")) or _heading_api(h, htext)
                 return text, ("#" + cur.get("id")) if cur.get("id") else _heading_anchor(h), api, cur
         cur = cur.getparent()
+    h = _heading_before(el, stop)
+    if h is not None and h is not page_heading[1]:  # flat markup: the heading the field follows, and the blocks between
+        htext = heading_text(h)
+        chain = set(el.iterancestors())
+        parts: list[str] = []
+        for sib in h.itersiblings():
+            if sib is el or _tag(sib) in _HEADINGS:
+                break
+            if sib in chain:
+                parts.append(_blocks_text(sib, el, 300))
+                break
+            parts.append(_md(sib))
+            if sum(len(p) for p in parts) >= 400:
+                break
+        text = " — ".join(p for p in (htext, _cap(" ".join(p for p in parts if p), 500)) if p)
+        return text, _heading_anchor(h), _heading_api(h, htext), h
     container = el.getparent()
     htext, h = page_heading
     body = _blocks_text(container, el) if container is not None else ""
@@ -845,7 +861,7 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     fields = _page_fields(node, body) if ("field" in flags or "table" in flags) and not n_versions and not one else None
     if fields and (maybe_change or re.search(r"(?i)releas|version", f"{h1_text} {title}") or fields[0] in f"{h1_text} {title}"):
         one = fields  # a page about one release whose version and date are only in a field table or list
-    if one is None and h1 is not None and _release_like(h1_text):
+    if one is None and h1 is not None and (id(h1) in vheads or _release_like(h1_text)):
         ver = vheads[id(h1)][0] if id(h1) in vheads else page_version_of(h1_text)
         after = _date_after(h1) if ver and not (id(h1) in vheads and vheads[id(h1)][1]) else None
         if after:
@@ -887,7 +903,7 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
         _text_markers(scan, verbs, {*directives, *tables})
     # 4. badges, since labels, stability attributes, "X+" badges, tabs labelled as markers
     if flags & {"badge", "since", "plus"}:  # a badge's or label's version shows in a heading or a line of its own
-        _attribute_markers(scan, set(directives), "plus" in flags)
+        _attribute_markers(scan, set(directives), "plus" in flags, page_heading)
     if maybe_change or "since" in flags:
         _tab_markers(scan)
     # 5. version sections, field tables and lists: entries and release dates
@@ -958,7 +974,19 @@ def _text_markers(scan: _Scan, verbs: frozenset[str], dset: set[Any]) -> None:
                 scan.emitted.add(block)
 
 
-def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool) -> None:
+def _in_since_field(el: Any) -> bool:
+    """``el`` is (in) a definition-list field labelled as a since field: the field pass reads it."""
+    for cur in (el, *islice(el.iterancestors(), 3)):
+        tag = _tag(cur)
+        if tag == "dt":
+            return since_label(_plain(cur).rstrip(": ")) is not None
+        if tag == "dd":
+            dt = _dt_of(cur)
+            return dt is not None and since_label(_plain(dt).rstrip(": ")) is not None
+    return False
+
+
+def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool, page_heading: tuple[str, Any]) -> None:
     """Badges and labels whose text is a version label, ``data-since``-style attributes, "X+" badges."""
     node = scan.node
     candidates: list[tuple[Any, str, str]] = []  # (element, kind, version)
@@ -1001,10 +1029,17 @@ def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool) -> None:
     for el, kind, ver in candidates:
         if len(scan.found) >= MAX_CHANGES:
             break
+        if _in_since_field(el):
+            continue
         block = _block_of(el, node)
         if not scan.mark(block, kind, ver):
             continue  # a badge inside a since label: one marker
         head = scan.heading_of(el)
+        if _tag(block) in ("section", "article", "main", "body") and _tag(el) not in _HEADINGS and \
+                next(el.iterancestors(*_HEADINGS), None) is None:  # a label block of its own inside an API's section
+            text, anchor, api, code_el = _api_block(el, node, page_heading)
+            scan.entry(el, kind, ver, None, text, anchor, head[0], api=api, code_el=code_el)
+            continue
         own_body = _tag(block) not in ("section", "article", "main", "body") and len(_plain(block)) - len(_plain(el)) > 15
         unit = el if own_body else _badge_unit(el, node)  # a badge alone in its list or paragraph: the section's
         text, anchor, api, code_el = _annotated(unit, "" if unit is el else _plain(el), own_body, node, head)

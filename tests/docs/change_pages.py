@@ -84,6 +84,9 @@ DATE_PAGES = {
     "hugo-post-is-out": ("https://acme.dev/posts/acme-230/", plain("Acme 2.3.0 is out", (
         "<article><h1>Acme 2.3.0 is out</h1><p class='byline'>Published: March 4, 2024</p>"
         "<p>The streaming API lets clients iterate over frames without buffering them.</p></article>"))),
+    "hugo-release-dateline": ("https://acme.dev/news/acme-2-3-0/", plain("Acme 2.3.0 | Acme", (
+        "<article><h1>Acme 2.3.0</h1><p class='date'>March 4, 2024</p>"
+        "<p>The streaming API lets clients iterate over frames without buffering them.</p></article>"))),
     # a date in a field list under the version heading (docutils field list), and "Released: …" lines
     "sphinx-field-list": ("https://docs.acme.dev/releases/2.3.html", sphinx("Acme 2.3 release notes", (
         "<section id='acme-2-3'><h1>Acme 2.3.0<a class='headerlink' href='#acme-2-3'>¶</a></h1>"
@@ -248,6 +251,15 @@ MARKER_PAGES = {
     "platform-badge": ("https://acme.dev/documentation/frob/stream", plain("stream | Acme Developer", (
         "<h1>stream(channel:)</h1><ul class='availability'><li><span class='badge'>AcmeOS 17.0+</span></li></ul>"
         "<p>Iterates over the frames of a channel as they arrive, without buffering.</p>"))),
+    # since tags of API generators: a tag block with its own small heading, a definition list of tags
+    "typedoc-since-tag": ("https://acme.dev/api/functions/stream.html", plain("stream | Acme API", (
+        "<h1>Function stream</h1><section class='tsd-panel'><ul class='tsd-signatures'><li class='tsd-signature'>"
+        "stream(channel: string): Frames</li></ul><div class='tsd-comment tsd-typography'><p>Iterates over the frames.</p>"
+        "<div class='tsd-tag-since'><h4 class='tsd-anchor-link'>Since</h4><p>2.3.0</p></div></div></section>"))),
+    "jsdoc-since-dl": ("https://acme.dev/jsdoc/Pool.html", plain("Class: Pool", (
+        "<h2>Class: Pool</h2><h4 class='name' id='share'><span class='type-signature'></span>share<span class='signature'>()</span></h4>"
+        "<div class='description'>Shares the pool between threads.</div><dl class='details'>"
+        "<dt class='tag-since'>Since:</dt><dd class='tag-since'><ul class='dummy'><li>2.4.0</li></ul></dd></dl>"))),
     # a table of APIs with a "since" column: one marker per row, on the row's API
     "api-table-since": ("https://acme.dev/docs/functions/", plain("Functions", (
         "<h1>Functions</h1><table><thead><tr><th>Function</th><th>Description</th><th>Since</th></tr></thead><tbody>"

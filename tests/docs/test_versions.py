@@ -254,6 +254,7 @@ DATES = {
     "plain-one-release-title": ("change", "2.3.0", [("2.3.0", "2024-03-04", "heading")]),
     "docusaurus-blog-release-post": ("change", "2.3", [("2.3", "2024-03-04", "time")]),
     "hugo-post-is-out": ("change", "2.3.0", [("2.3.0", "2024-03-04", "field")]),
+    "hugo-release-dateline": ("change", "2.3.0", [("2.3.0", "2024-03-04", "paragraph")]),
     "sphinx-field-list": ("change", "2.3.0", [("2.3.0", "2024-03-04", "field")]),
     "keepachangelog-released-line": ("change", None, [("2.3.0", "2024-03-04", "field"), ("2.2.0", "2023-11-20", "field")]),
     "sphinx-date-subheading": ("change", "2.3.0", [("2.3.0", "2024-03-04", "heading")]),
@@ -295,6 +296,8 @@ MARKERS = {
     "plus-badges": [("added", "2.3", None), ("added", "2.4", "backoff"), ("added", "2.5", None)],
     "tab-rows": [("added", "3", "acme.HexCodec.toHex"), ("added", "2", "acme.Pool.share")],
     "aria-tab-panels": [("added", "3.0", "frob.stream"), ("deprecated", "2.9", "frob.open")],
+    "typedoc-since-tag": [("added", "2.3.0", "stream")],
+    "jsdoc-since-dl": [("added", "2.4.0", "share")],
     "pkgdoc-added-in": [("added", "1.22", "Concat")],
     "verinfo-at-least": [("added", "8.2.0", "frob_stream")],
     "platform-badge": [("added", "17.0", "stream")],
@@ -326,6 +329,7 @@ def test_each_history_row_and_label_carries_its_api_block():
     jd = extract(MARKER_PAGES, "javadoc-since")["changes"]
     assert jd[0]["text"].startswith("Class HexCodec — public final class HexCodec Converts between bytes")
     assert jd[1]["text"] == "toHex — public String toHex(byte[] bytes) Formats bytes as hex digits." and jd[1]["anchor"] == "#toHex(byte[])"
+    assert extract(MARKER_PAGES, "jsdoc-since-dl")["changes"][0]["text"] == "share() — Shares the pool between threads."
     tabs = extract(MARKER_PAGES, "tab-rows")["changes"]
     assert tabs[0]["text"] == "[acme.HexCodec.toHex()](acme/HexCodec.html#toHex()) — Formats bytes as hex digits."
 
