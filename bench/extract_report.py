@@ -18,7 +18,8 @@ delays off) but with ``-a synth=0``. Reported per case, for its release R (the v
 * **page** — the ``page_kind`` / ``page_version`` of R's change page (the first ``change_page`` URL
   crawled; ``page_version`` is R on a page about one release, none on a changelog of many);
 * **entries** — how many change entries (all pages) carry R's version;
-* **features** — how many of the case's features have an alias (exact substring) in those entries' text.
+* **features** — how many of the case's features have an alias (exact substring) in those entries' text
+  (``+code``: in their text, API names and code examples).
 
 Versions compare with trailing ``.0`` parts dropped (``3.11.0`` = ``3.11``, ``25.0`` = ``25``).
 Numbers are printed, never asserted.
@@ -99,27 +100,30 @@ def analyze(name: str, case: dict, out: Path) -> dict:
     entries = [c for i in items for c in i.get("changes", []) if norm(c.get("version")) == r]
     text = "\n".join(c.get("text", "") for c in entries)
     hits = [f for f, aliases in case["features"].items() if any(a in text for a in aliases)]
+    more = text + "\n".join(f"{c.get('api') or ''}\n" + "\n".join(b.get("text", "") for b in c.get("code") or []) for c in entries)
+    more_hits = [f for f, aliases in case["features"].items() if any(a in more for a in aliases)]
     date_ok = (dates == [want_date]) if want_date else not dates
     return {
         "case": name, "R": ver, "pages": len(items), "timeline": len(crawl_json.get("timeline", [])),
         "dates": dates, "want": want_date, "date_ok": date_ok,
         "page": (page.get("page_kind"), page.get("page_version")) if page else None,
-        "entries": len(entries), "features": (len(hits), len(case["features"])),
+        "entries": len(entries), "features": (len(hits), len(case["features"])), "features_code": len(more_hits),
         "missed": [f for f in case["features"] if f not in hits],
     }
 
 
 def show(rows: list[dict]) -> None:
-    print(f"{'case':<10} {'R':<7} {'pages':>5} {'tl':>4}  {'R date (want)':<26} {'ok':<3} {'change page':<18} {'entries':>7} {'features':>8}")
+    print(f"{'case':<10} {'R':<7} {'pages':>5} {'tl':>4}  {'R date (want)':<26} {'ok':<3} {'change page':<18} {'entries':>7} {'features':>8} {'+code':>5}")
     for row in rows:
         d = ",".join(row["dates"]) or "-"
         page = f"{row['page'][0]}/{row['page'][1]}" if row["page"] else "not crawled"
         f = row["features"]
         print(f"{row['case']:<10} {row['R']:<7} {row['pages']:>5} {row['timeline']:>4}  {d + ' (' + (row['want'] or 'none') + ')':<26} "
-              f"{'yes' if row['date_ok'] else 'NO':<3} {page:<18} {row['entries']:>7} {f[0]:>4}/{f[1]:<3}")
+              f"{'yes' if row['date_ok'] else 'NO':<3} {page:<18} {row['entries']:>7} {f[0]:>4}/{f[1]:<3} {row.get('features_code', f[0]):>5}")
     ok = sum(r["date_ok"] for r in rows)
     feats = sum(r["features"][0] for r in rows), sum(r["features"][1] for r in rows)
-    print(f"dates right: {ok}/{len(rows)}; features in R's entries: {feats[0]}/{feats[1]}")
+    code = sum(r.get("features_code", r["features"][0]) for r in rows)
+    print(f"dates right: {ok}/{len(rows)}; features in R's entries: {feats[0]}/{feats[1]} (with API names and code: {code})")
 
 
 def main() -> None:

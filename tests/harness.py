@@ -32,6 +32,7 @@ FAST = {
     "AUTOTHROTTLE_ENABLED": "0",
     "SKILL3_EXTRACT_WORKERS": "0",
     "SKILL3_JS": "never",
+    "SKILL3_REGISTRIES": "",  # hermetic: the real registries are never asked (tests that need them run loopback doubles)
 }
 
 

@@ -224,7 +224,9 @@ _LABEL_MARKER = re.compile(
     rf"(?P<verb>new|added|introduced|changed|deprecated|removed|since|available\s+since|stable\s+since)\s*"
     rf"(?:(?:in|since|as\s+of)\b\s*)?:?\s*(?:(?:version|release)\s+|[A-Za-z][\w/+#-]{{0,20}}\s+(?=v?\d)|v(?=\d))?v?(?P<ver>{_BARE_VER})[\s.,;:]*$"
 )
-PLUS_RE = re.compile(r"^\W*v?(?P<ver>\d+(?:\.\d+)+|\d+)\s*\+\s*$")
+PLUS_RE = re.compile(r"^\W*(?:[A-Za-z][\w.]*\s+){0,2}v?(?P<ver>\d+(?:\.\d+)+|\d+)\s*\+\s*$")  # "2.3+", "Acme 17.0+"
+# a requirement label: "(Acme 8 >= 8.2.0)", "≥ 2.3"
+_AT_LEAST = re.compile(rf"^\W*(?:[\w.]+\s+){{0,3}}(?:>=|≥)\s*v?(?P<ver>{_BARE_VER})\W*$")
 LABEL_KIND = {"since": "added", "available since": "added", "stable since": "added", "new": "added", "added": "added",
               "introduced": "added", "changed": "changed", "deprecated": "deprecated", "removed": "removed"}
 
@@ -263,13 +265,13 @@ def label_version(value: str) -> str | None:
 
 
 def label_marker(text: str) -> tuple[str, str] | None:
-    """(kind, version) when a short label is a whole marker ("Added in 17", "Since: OTP 25.0", "3.2+")."""
+    """(kind, version) when a short label is a whole marker ("Added in 17", "Since: OTP 25.0", "3.2+", "(Acme 8 >= 8.2.0)")."""
     if not text or len(text) > 60:
         return None
     m = _LABEL_MARKER.match(text)
     if m:
         return label_kind(m.group("verb")), normalize_version(m.group("ver"))
-    m = PLUS_RE.match(text)
+    m = PLUS_RE.match(text) or _AT_LEAST.match(text)
     if m and "." in m.group("ver"):
         return "added", m.group("ver")
     return None

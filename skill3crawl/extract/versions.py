@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
+from itertools import islice
 from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
 
@@ -85,6 +86,7 @@ MAX_RELEASE_DATES = 500
 MAX_PATH, MAX_PATH_CHARS, MAX_API_CHARS = MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS, MAX_CHANGE_API_CHARS
 MAX_CODE, MAX_CODE_CHARS = MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS
 MAX_TABLE_ROWS = 500
+MAX_TABS = 40  # tabs labelled as markers read on one page
 MAX_TEXT_LINES = 20000
 MIN_ENTRY_CHARS = 20  # a change page's field lists and one-word lines are not entries...
 MIN_ITEM_WORDS = 3  # ...but a short list item of a few words is ("PEP 673: Self type")
@@ -97,7 +99,7 @@ _VER_RE = VER_RE
 # 3.11, will be removed in version 3.13", "Removed in 3.12", "Added in Python 3.11" (one product word allowed).
 _MARKER_RE = re.compile(
     r"(?i)(?<![\w-])(?<!what's )(?<!whats )(?<!what’s )(?P<verb>new|added|introduced|changed|deprecated|removed)\s+(?:in|since|as\s+of)\s*:?\s+"
-    r"(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w+#-]{0,30}\s+)(?=v?\d+\.\d))?"
+    r"(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w+#-]{0,30}\s+)(?=v?\d+\.\d)|[a-z]{1,6}(?=\d+\.\d))?"
     rf"(?P<ver>{_VER})(?![\w-]|\.\d)(?!\s*(?:ms|s|secs?|seconds?|minutes?|hours?|days?|%|x|[kmg]i?b)\b)"
     r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+|to\s+be\s+|is\s+scheduled\s+(?:for|to\s+be)\s+)?(?:removed|removal)\s+in\s+"
     rf"(?:(?:version|release)\s*|[A-Za-z][\w+#-]{{0,30}}\s+(?=v?\d))?(?P<rem>{_VER}))?"
@@ -120,12 +122,12 @@ _WHATSNEW_RE = re.compile(
 )
 _PAGE_VERSION_RES = (
     _WHATSNEW_RE,
-    re.compile(r"(?i)(?:release\s+notes|changelog|change\s+log|changes)\s+(?:for|in|of)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
+    re.compile(r"(?i)(?:release\s+notes|changelog|change\s+log|changes|news)\s+(?:for|in|of)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
     re.compile(r"(?i)(?<![\w.])(?P<ver>" + _VER + r")(?![\w-]|\.\d)\s+(?:release\s+notes|changelog|change\s+log|is\s+(?:out|released|here))"),
     re.compile(r"(?i)(?:migrat\w*|upgrad\w*|porting)\b.{0,40}?\bto\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
 )
 _CHANGE_TITLE = re.compile(
-    r"(?i)what[’'`]?s\s+new|change\s?log|release\s+notes|release\s+history|version\s+history|migration\s+guide|"
+    r"(?i)what[’'`]?s\s+new|change\s?log|release\s+notes|^news\s+(?:for|in)\b|^changes\s+(?:in|for)\s+\S*\d|release\s+history|version\s+history|migration\s+guide|"
     r"migrating\s+(?:from|to)|upgrade\s+guide|upgrading\s+(?:from|to)|porting\s+to|^releases\b|\breleases\s+·|breaking\s+changes|"
     r"^new\s+(?:apis?|features?)\b|^deprecated\s+(?:apis?|list|features?)\b|\bapi\s+changes\b"
 )
@@ -162,12 +164,14 @@ _MARK_ATTRS = ("data-since", "data-added", "data-added-in", "data-version-added"
 _BADGE_WORDS = ("badge", "label", "tag", "pill", "chip", "lozenge")
 # On the lower-cased markdown: which marker phrases are there, how many? (" in 3.11" first — a literal
 # start scans fast — then the verb before it.)
-_QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?v?\d")
+_QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?(?:v|[a-z]{1,6}(?=\d+\.\d))?\d")
 _QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced")
 _QUICK_SINCE = re.compile(r"since(?::[\s*_]*(?:[a-z/]+ )?v?\d|[\s*_]+(?:[a-z/]+ )?v?\d[\w.]*[\s*_]*(?:\n|\||$))")
+_AT_LEAST_HINT = re.compile(r"(?:>=|≥)\s*v?\d+\.\d")
+_RAW_SINCE = re.compile(r"since:\s*(?:[a-z/]+\s)?v?\d")
 _PSEUDO_HINT = re.compile(r"[\W_]{0,6}(?:(?:[A-Za-z][\w.+#/'’-]*\s+){0,4}\[?v?\d+\.\d|(?:19|20)\d\d[-/]\d)")
 _QUICK_PLUS = re.compile(r"(?<![\w.+])v?\d+(?:\.\d+)+\+(?![\w+])")
-_QUICK_TABLE = re.compile(r"(?i)\|\s*(?:versions?|releases?|since|added|tags?)\s*\|")
+_QUICK_TABLE = re.compile(r"(?i)\|\s*(?:versions?|releases?|since|added(?: in)?|introduced(?: in)?|tags?)\s*\|")
 _QUICK_FIELD = re.compile(r"(?i)[|*_\s]*(?:release\s+|current\s+)?(?:version|release date|released(?: on)?|date)[*_\s]*:?[*_\s]*(?:\||$)")
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 _HEADING_END_VER = re.compile(r"\S\s*(?:[A-Za-z]+\s+)?v?\d+(?:\.\d+)+\W{0,3}$")
@@ -207,7 +211,7 @@ def _quick_flags(text: str, low: str) -> frozenset[str]:
             if "badge" not in flags and _HEADING_END_VER.search(ln):
                 flags.add("badge")  # a version at a heading's end: a since label or badge in it
             continue
-        if c == "|" and "table" not in flags and _QUICK_TABLE.match(ln):
+        if c == "|" and "table" not in flags and _QUICK_TABLE.search(ln):
             flags.add("table")
         if c == "[" and "](" in ln:  # a line that starts with a link: read the link's text
             ln = _MD_LINK.sub(r"\1", ln)
@@ -222,6 +226,8 @@ def _quick_flags(text: str, low: str) -> frozenset[str]:
         flags.add("since")
     if _plus_badge(text):
         flags.add("plus")
+    if ("since" not in flags and (">=" in text or "≥" in text) and _AT_LEAST_HINT.search(text)):
+        flags.add("since")  # a requirement label "(Acme 8 >= 8.2.0)" reads like a since label
     return frozenset(flags)
 
 
@@ -364,6 +370,8 @@ def _next_block_text(el: Any, enough: int = 120) -> str:
             break
         if _tag(nxt) and not any(k in _classes(nxt) for k in _SPHINX_KIND):
             text = _MD_HEADING.sub("", _md(nxt))
+            if text and parts and (_MARKER_RE.search(text) or label_marker(text)):
+                break  # the next block is another marker's
             if text:
                 parts.append(text)
                 size += len(text)
@@ -412,12 +420,13 @@ def _heading_anchor(h: Any) -> str | None:
 # -- the API a marker annotates -------------------------------------------------------------------------------------
 
 _KIND_WORDS = (r"(?:(?:abstract|async|static|final|public|protected|private|sealed|non-sealed|default|native|synchronized|"
+               r"pub(?:\([\w:]+\))?|extern|unsafe|inline|virtual|override|open|internal|suspend|operator|mut|"
                r"const|readonly|export|declare|class|interface|enum|record|annotation|module|package|namespace|struct|"
                r"union|trait|impl|type|typedef|function|func|fn|def|method|property|attribute|field|constructor|exception|"
                r"macro|variable|var|let|object|coroutine|awaitable|decorator|data|opcode|command|directive|option|envvar|"
                r"event|hook|signal|filter|role|element|component|resource|endpoint)\s+)")
 _API_NAME = re.compile(
-    rf"(?i)^(?P<kinds>{_KIND_WORDS}*)(?-i:(?P<name>[A-Za-z_$@][\w$@-]*(?:(?:\.|::|:|#|->)[A-Za-z_$][\w$-]*)*))(?P<call>\s*[(<\[])?"
+    rf"(?i)^(?P<kinds>{_KIND_WORDS}*)(?-i:(?P<name>(?:-{{1,2}}[A-Za-z]|[A-Za-z_$@])[\w$@-]*(?:(?:\.|::|:|#|->)[A-Za-z_$][\w$-]*)*))(?P<call>\s*[(<\[])?"
 )
 _QUALIFIED = re.compile(r"\.|::|:|#|->|_|[a-z][A-Z]")
 
@@ -461,9 +470,9 @@ def _heading_api(h: Any, text: str | None = None) -> str | None:
 
 # -- markers --------------------------------------------------------------------------------------------------------
 
-def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None]
+def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None, Any]
                ) -> tuple[str, str | None, str | None, Any]:
-    """(text, anchor, api, code element) of the block a marker annotates."""
+    """(text, anchor, api, code element) of the block a marker annotates (``heading``: the one it sits under)."""
     dd = _definition_of(marker_el, stop)
     if dd is not None:
         dt = _dt_of(dd)
@@ -496,12 +505,13 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
             text = f"{text} {marker_text}".strip()
         return text, (block.get("id") and "#" + block.get("id")) or heading[1], api, block
     # a bare marker: the paragraph it follows, or the section it opens
-    unit = marker_el if _tag(marker_el) == "div" or block is stop else block
+    unit = marker_el if _tag(marker_el) == "div" or block is stop or _tag(block) in ("section", "article", "main", "body") else block
     prev, prev_text, after_heading = _prev_block(unit)
     if prev_text and not after_heading:
         return f"{prev_text} {marker_text}", heading[1], None, prev
     nxt = _next_block_text(unit)
-    return " ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1], None, unit
+    api = _heading_api(heading[2], heading[0]) if after_heading and heading[2] is not None else None
+    return " ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1], api, unit
 
 
 def _blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
@@ -525,7 +535,7 @@ def _blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
 
 def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> tuple[str, str | None, str | None, Any]:
     """(text, anchor, api, code element) of the API block a labelled field (``Since: 17``) sits in: the
-    definition, the section or article with its own heading, else the page's own API."""
+    definition, the section or article with its own heading, the heading it follows, else the page's own API."""
     cur = el.getparent()
     while cur is not None and cur is not stop:
         tag = _tag(cur)
@@ -542,6 +552,22 @@ def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> tuple[str, 
                 api = api_name(cur.get("id")) or _heading_api(h, htext)
                 return text, ("#" + cur.get("id")) if cur.get("id") else _heading_anchor(h), api, cur
         cur = cur.getparent()
+    h = _heading_before(el, stop)
+    if h is not None and h is not page_heading[1]:  # flat markup: the heading the field follows, and the blocks between
+        htext = heading_text(h)
+        chain = set(el.iterancestors())
+        parts: list[str] = []
+        for sib in h.itersiblings():
+            if sib is el or _tag(sib) in _HEADINGS:
+                break
+            if sib in chain:
+                parts.append(_blocks_text(sib, el, 300))
+                break
+            parts.append(_md(sib))
+            if sum(len(p) for p in parts) >= 400:
+                break
+        text = " — ".join(p for p in (htext, _cap(" ".join(p for p in parts if p), 500)) if p)
+        return text, _heading_anchor(h), _heading_api(h, htext), h
     container = el.getparent()
     htext, h = page_heading
     body = _blocks_text(container, el) if container is not None else ""
@@ -560,7 +586,7 @@ def _removed_in(text: str) -> str | None:
     return normalize_version(m.group(1)) if m else None
 
 
-def _kind_of_text(text: str) -> str:
+def _kind_of_text(text: str, default: str = "changed") -> str:
     """A History row's kind from its change text ("Added in: v9.0.0" → added, "Deprecated…" → deprecated)."""
     t = text.lower().lstrip(" *_`")
     if re.match(r"(?:added|introduced|new\b)", t):
@@ -569,7 +595,7 @@ def _kind_of_text(text: str) -> str:
         return "deprecated"
     if re.match(r"(?:removed|remove\b|end-of-life)", t):
         return "removed"
-    return "changed"
+    return default
 
 
 def _section_kind(stack: list[tuple[int, str, str | None]]) -> str:
@@ -628,17 +654,26 @@ def _heading_before(el: Any, stop: Any) -> Any:
     return None
 
 
-def _doc_key(el: Any, stop: Any) -> tuple[int, ...]:
-    """Document-order key of ``el`` under ``stop`` (child indices from the top)."""
-    key = []
-    cur = el
-    while cur is not None and cur is not stop:
-        parent = cur.getparent()
-        if parent is None:
-            break
-        key.append(parent.index(cur))
-        cur = parent
-    return tuple(reversed(key))
+def _doc_keys(stop: Any) -> Callable[[Any], tuple[int, ...]]:
+    """Document-order key of an element under ``stop`` (child indices from the top), each parent's children
+    counted once (a flat page of thousands of headings stays linear)."""
+    positions: dict[Any, dict[Any, int]] = {}  # parent → {child: index}; the elements kept, so they keep their identity
+
+    def key(el: Any) -> tuple[int, ...]:
+        parts = []
+        cur = el
+        while cur is not None and cur is not stop:
+            parent = cur.getparent()
+            if parent is None:
+                break
+            index = positions.get(parent)
+            if index is None:
+                index = positions[parent] = {child: i for i, child in enumerate(parent)}
+            parts.append(index[cur])
+            cur = parent
+        return tuple(reversed(parts))
+
+    return key
 
 
 def _field_list(el: Any) -> bool:
@@ -667,14 +702,59 @@ def _title_parts(title: str) -> list[str]:
     return [title, *parts] if len(parts) > 1 else [title]
 
 
+_RELEASE_WORDS = re.compile(r"(?i)releas|\bversion\b|what[’'`]?s\s+new|change\s?log|\bnotes\b|\bnews\b|(?<![\w.])v\d|"
+                            r"announc|introducing|\bis\s+(?:out|here|available)\b|\bships?\b|\blaunch")
+_VERSION_FIRST = re.compile(r"[\W_]*v?\d+\.\d")
+_DATE_SET_OFF = "([—–-/|:"  # a date in brackets or after a dash: "2.3.0 (2024-03-04)", "v2.3.0 — March 4, 2024"
+
+
 def _one_release(h1_text: str, title: str) -> tuple[str, str, str] | None:
-    """(version, date, where) when the page's first heading or title names one version and a date."""
+    """(version, date, where) when the page's first heading or title names one version and a date as a release
+    does: with a release word ("Acme Release 2.3.0 On 2024-03-04") or the date set off ("Acme 2.3.0 (2024-03-04)")
+    — not a post that merely mentions a version on a day."""
     for cand, where in ((h1_text, "heading"), *((t, "title") for t in _title_parts(title))):
         if cand and len(cand) <= 200:
             vh = version_heading(cand)
-            if vh and vh[1]:
+            if vh and vh[1] and _release_like(cand):
                 return vh[0], vh[1], where
     return None
+
+
+def _release_like(text: str) -> bool:
+    """A heading with a version and a date reads as a release: a release word, the version first, or the date set
+    off — not "Scaling Acme 2.3 on March 4, 2024"."""
+    return bool(_RELEASE_WORDS.search(text) or _VERSION_FIRST.match(text) or _date_set_off(text))
+
+
+def _date_after(h: Any) -> tuple[str, str] | None:
+    """(date, where) of a ``<time datetime>`` or a date line in the first blocks after a heading (or after the
+    header the heading sits in)."""
+    sibs = list(h.itersiblings())[:3]
+    parent = h.getparent()
+    if parent is not None and _tag(parent) in ("header", "div", "hgroup") and len(parent) <= 4:
+        sibs += list(parent.itersiblings())[:2]
+    for el in sibs:
+        if not _tag(el) or _tag(el) in _HEADINGS:
+            break
+        t = el if _tag(el) in _TIME_TAGS else next(el.iter(*_TIME_TAGS), None)
+        if t is not None:
+            when = find_date((t.get("datetime") or "")[:10]) or find_date(_plain(t))
+            if when:
+                return when, "time"
+        text = _plain(el)
+        when = label_date(text) if len(text) <= 120 else None
+        if when:
+            return when, "field" if re.search(r"[A-Za-z]{3}", without_dates(text)) else "paragraph"
+    return None
+
+
+def _date_set_off(text: str) -> bool:
+    dates = find_dates(text)
+    if not dates:
+        return False
+    start, end, _day = dates[0]
+    before, after = text[:start].rstrip(), text[end:].lstrip()
+    return (bool(before) and before[-1] in _DATE_SET_OFF) or (not before and bool(after) and after[0] in _DATE_SET_OFF)
 
 
 # -- the scan -------------------------------------------------------------------------------------------------------
@@ -732,12 +812,13 @@ class _Scan:
             self.dates[ver] = date
             self.release_dates.append({"version": ver, "date": date, "source": self.source, "where": where})
 
-    def heading_of(self, el: Any) -> tuple[str, str | None]:
+    def heading_of(self, el: Any) -> tuple[str, str | None, Any]:
+        """(text, anchor, element) of the heading ``el`` sits under."""
         h = _heading_before(el, self.node)
         if h is None:
-            return "", None
+            return "", None, None
         text = self.htext.get(id(h))
-        return (heading_text(h) if text is None else text), _heading_anchor(h)
+        return (heading_text(h) if text is None else text), _heading_anchor(h), h
 
 
 def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
@@ -767,10 +848,10 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
         raw = node.text_content().lower()
         more, more_verbs = _phrases(raw)
         phrases, verbs = max(phrases, more), verbs | more_verbs
-        if "since" not in flags and _label_start(raw, "since", _QUICK_SINCE):
-            flags = flags | {"since"}
-    plain = text is None or code_chars > 2 * len(text) + 200  # the page's <pre> may be its content
-    one = _one_release(h1_text, title)
+        if "since" not in flags and "since:" in raw and _RAW_SINCE.search(raw):
+            flags = flags | {"since"}  # "Since: 17", the label and its value in one text
+    plain = text is None or code_chars >= 200 and code_chars > 0.6 * len(text)  # the page's <pre> may be its content
+    one: tuple[str | None, str, str] | None = _one_release(h1_text, title)
     if low is not None and not (maybe_change or phrases or flags or one or (plain and code_chars)):
         return out  # nothing to find: the common page costs a few regexes over its markdown
     headings = [h for h in node.iter(*_HEADINGS) if not (body and _in_chrome(h))]
@@ -778,6 +859,8 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     vheads: dict[int, tuple[str, str | None, str]] = {}
     for h in headings:
         vh = version_heading(htext[id(h)])
+        if vh and vh[1] and not _release_like(htext[id(h)]):
+            vh = None  # a post's title that mentions a version on a day
         if vh:
             when, where = vh[1], "heading"
             if when is None:  # a <time datetime> inside the heading
@@ -793,6 +876,11 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     fields = _page_fields(node, body) if ("field" in flags or "table" in flags) and not n_versions and not one else None
     if fields and (maybe_change or re.search(r"(?i)releas|version", f"{h1_text} {title}") or fields[0] in f"{h1_text} {title}"):
         one = fields  # a page about one release whose version and date are only in a field table or list
+    if one is None and h1 is not None and (id(h1) in vheads or _release_like(h1_text)):
+        ver = vheads[id(h1)][0] if id(h1) in vheads else page_version_of(h1_text)
+        after = _date_after(h1) if ver and not (id(h1) in vheads and vheads[id(h1)][1]) else None
+        if after:
+            one = (ver, after[0], after[1])  # "Announcing Acme 2.3" and the post's <time> under it
     pre_lines = _plain_text(node, body) if plain and not n_versions else None
     is_change = bool(strong_url or title_hint or (weak_url and n_versions >= 1) or n_dated >= 2 or n_versions >= 3
                      or one is not None or pre_lines)
@@ -801,14 +889,18 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     titles = " | ".join(t for t in (h1_text, title) if t)
     whatsnew = bool(re.search(r"(?i)what[’'`]?s[\s_-]*new", titles) or
                     any(t in ("whatsnew", "whats-new", "whats_new", "what-s-new") for t in _url_tokens(url)))
-    page_version = (page_version_of(h1_text) or page_version_of(title or "")) if is_change else None
-    if page_version is None and one is not None:
-        page_version = one[0]
-    if page_version is None and is_change and n_versions == 1 and h1 is not None and vheads.get(id(h1)):
-        page_version = vheads[id(h1)][0]
+    page_version = None
+    if is_change:  # the page's first heading before its title; a title of many releases names none
+        page_version = page_version_of(h1_text)
+        if page_version is None and n_versions == 1 and h1 is not None and vheads.get(id(h1)):
+            page_version = vheads[id(h1)][0]
+        page_version = page_version or page_version_of(title or "") or (one[0] if one is not None else None)
     out["page_kind"] = "change" if is_change else "doc"
     out["page_version"] = page_version
-    scan = _Scan(node, body, _source_of(url, title, whatsnew), htext, code_of)
+    source = _source_of(url, title, whatsnew)
+    if source == "changelog" and one is not None and n_versions <= 1:
+        source = "release-page"  # a page about one release
+    scan = _Scan(node, body, source, htext, code_of)
     if one is not None:
         scan.add_date(one[0], one[1], one[2])
     page_heading = (h1_text, h1)
@@ -817,19 +909,23 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     directives: list[Any] = []
     if phrases:
         directives = _directives(scan)
-    # 2. the phrases as text: admonition titles, badges, paragraphs, headings
+    # 2. History tables, tables of versions and dates
+    tables = _history_tables(scan) if "table" in flags else set()
+    # 3. the phrases as text: admonition titles, badges, paragraphs, headings
     scan.emitted.update(directives)
     # (on a change page the version sections speak: "deprecated since 2.5" in a 3.0 entry is history)
     if not is_change and (phrases < 0 or phrases > len(directives)):
-        _text_markers(scan, verbs, set(directives))
-    # 3. badges, since labels, stability attributes, "X+" badges, tabs labelled as markers
+        _text_markers(scan, verbs, {*directives, *tables})
+    # 4. badges, since labels, stability attributes, "X+" badges, tabs labelled as markers
     if flags & {"badge", "since", "plus"}:  # a badge's or label's version shows in a heading or a line of its own
-        _attribute_markers(scan, set(directives), "plus" in flags)
+        _attribute_markers(scan, set(directives), "plus" in flags, page_heading)
     if maybe_change or "since" in flags:
         _tab_markers(scan)
-    # 4. version sections, tables, fields: entries, History rows, release dates
-    if sections or "table" in flags or "since" in flags or "field" in flags:
+    # 5. version sections, field tables and lists: entries and release dates
+    if sections:
         _walk(scan, vheads, pseudo, htext, sections, page_version, is_change, page_heading, "since" in flags)
+    elif flags & {"since", "table", "field"}:
+        _labels(scan, page_heading, "since" in flags)
     if pre_lines:
         _text_sections(scan, pre_lines, page_version, h1_text)
     _finish(scan, headings, htext, pseudo)
@@ -893,7 +989,19 @@ def _text_markers(scan: _Scan, verbs: frozenset[str], dset: set[Any]) -> None:
                 scan.emitted.add(block)
 
 
-def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool) -> None:
+def _in_since_field(el: Any) -> bool:
+    """``el`` is (in) a definition-list field labelled as a since field: the field pass reads it."""
+    for cur in (el, *islice(el.iterancestors(), 3)):
+        tag = _tag(cur)
+        if tag == "dt":
+            return since_label(_plain(cur).rstrip(": ")) is not None
+        if tag == "dd":
+            dt = _dt_of(cur)
+            return dt is not None and since_label(_plain(dt).rstrip(": ")) is not None
+    return False
+
+
+def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool, page_heading: tuple[str, Any]) -> None:
     """Badges and labels whose text is a version label, ``data-since``-style attributes, "X+" badges."""
     node = scan.node
     candidates: list[tuple[Any, str, str]] = []  # (element, kind, version)
@@ -936,33 +1044,78 @@ def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool) -> None:
     for el, kind, ver in candidates:
         if len(scan.found) >= MAX_CHANGES:
             break
+        if _in_since_field(el):
+            continue
         block = _block_of(el, node)
         if not scan.mark(block, kind, ver):
             continue  # a badge inside a since label: one marker
         head = scan.heading_of(el)
-        text, anchor, api, code_el = _annotated(el, "", False, node, head)
+        if _tag(block) in ("section", "article", "main", "body") and _tag(el) not in _HEADINGS and \
+                next(el.iterancestors(*_HEADINGS), None) is None:  # a label block of its own inside an API's section
+            text, anchor, api, code_el = _api_block(el, node, page_heading)
+            scan.entry(el, kind, ver, None, text, anchor, head[0], api=api, code_el=code_el)
+            continue
+        own_body = _tag(block) not in ("section", "article", "main", "body") and len(_plain(block)) - len(_plain(el)) > 15
+        unit = el if own_body else _badge_unit(el, node)  # a badge alone in its list or paragraph: the section's
+        text, anchor, api, code_el = _annotated(unit, "" if unit is el else _plain(el), own_body, node, head)
         scan.entry(el, kind, ver, None, text, anchor, head[0], api=api, code_el=code_el)
+
+
+def _badge_unit(el: Any, stop: Any) -> Any:
+    """The outermost element around a badge that holds nothing but the badge (its list, its paragraph)."""
+    text, cur = _plain(el), el
+    parent = cur.getparent()
+    while parent is not None and parent is not stop and _tag(parent) not in _HEADINGS and _plain(parent) == text:
+        cur, parent = parent, parent.getparent()
+    return cur
 
 
 _SAFE_ID = re.compile(r"^[\w-]{1,100}$")
 
 
+_PANEL_XP = etree.XPath("descendant::*[@role='tabpanel']")
+_CLASSED_XP = etree.XPath("descendant::*[@class]")
+
+
 def _tab_markers(scan: _Scan) -> None:
     """Tabs labelled as markers ("Added in 17", "Deprecated in 16"): each row the tab selects (an element
-    classed with the tab's id, or the tab panel it labels) is one marker."""
+    classed with the tab's id inside the panel the tab controls, or the rows of the tab panel it labels) is one
+    marker. One pass over the page's tab panels and classed elements, however many tabs."""
     node = scan.node
+    tabs = []
     for tab in _TAB_XP(node):
         hit = label_marker(_plain(tab))
-        tid = tab.get("id") or ""
-        if hit is None or not _SAFE_ID.match(tid):
-            continue
-        kind, ver = hit
-        panels = node.xpath(f"descendant::*[@role='tabpanel'][@aria-labelledby='{tid}']")
+        if hit is not None and _SAFE_ID.match(tab.get("id") or ""):
+            tabs.append((tab, hit))
+            if len(tabs) >= MAX_TABS:
+                break
+    if not tabs:
+        return
+    panels: dict[str, Any] = {}  # id / aria-labelledby → the panel
+    for panel in _PANEL_XP(node):
+        for key in (panel.get("id"), panel.get("aria-labelledby")):
+            if key:
+                panels.setdefault(key, panel)
+    classed: dict[Any, dict[str, list[Any]]] = {}  # scope → class token → elements, read once per scope
+
+    def with_class(scope: Any, token: str) -> list[Any]:
+        if scope not in classed:
+            index: dict[str, list[Any]] = {}
+            for el in _CLASSED_XP(scope):
+                for c in (el.get("class") or "").split():
+                    index.setdefault(c, []).append(el)
+            classed[scope] = index
+        return classed[scope].get(token, [])
+
+    for tab, (kind, ver) in tabs:
+        tid = tab.get("id")
         rows: list[list[Any]] = []
-        for panel in panels:
-            rows += [[el] for el in panel.iter("li", "tr", "dt")]
-        if not panels:
-            for el in node.xpath(f"descendant::*[contains(concat(' ', normalize-space(@class), ' '), ' {tid} ')]"):
+        labelled = panels.get(tid) if panels.get(tid) is not None and panels[tid].get("aria-labelledby") == tid else None
+        if labelled is not None:
+            rows = [[el] for el in labelled.iter("li", "tr", "dt")]
+        else:
+            scope = panels.get(tab.get("aria-controls") or "")
+            for el in with_class(scope if scope is not None else node, tid):
                 starts = len(_plain(el)) <= 200 and next(el.iter("a", "code"), None) is not None
                 if starts or not rows:
                     rows.append([el])
@@ -1155,11 +1308,14 @@ def _walk(scan: _Scan, vheads: dict[int, tuple[str, str | None, str]], pseudo: d
             if wm:
                 scan.add_date(normalize_version(wm.group("ver")), find_date(text[wm.end():wm.end() + 40]), "paragraph")
         if labels and text and len(text) <= 60 and not want:
-            hit = label_marker(text)  # "Since: OTP 25.0" as a paragraph of its own
+            hit = label_marker(text)  # "Since: OTP 25.0" as a paragraph of its own: it marks its section
             if hit and scan.mark(el, hit[0], hit[1]):
-                block_text, anchor, api, code_el = _api_block(el, node, page_heading)
-                scan.entry(el, hit[0], hit[1], None, block_text, anchor, stack[-1][1] if stack else "", api=api, code_el=code_el)
+                head = scan.heading_of(el)
+                block_text, anchor, api, code_el = _annotated(el, text, False, node, head)
+                scan.entry(el, hit[0], hit[1], None, block_text, anchor, head[0], api=api, code_el=code_el)
                 continue
+        if text and len(text) <= 120 and label_date(text):
+            continue  # a date line ("Published: March 4, 2024") is no entry
         if not want or (len(text) < MIN_ENTRY_CHARS and (tag != "li" or len(text.split()) < MIN_ITEM_WORDS)):
             continue
         if tag == "li":
@@ -1177,6 +1333,41 @@ def _walk(scan: _Scan, vheads: dict[int, tuple[str, str | None, str]], pseudo: d
     for change in section_entries:
         if change["date"] is None:
             change["date"] = scan.dates.get(change["version"])
+
+
+_LABEL_TEXT_XP = etree.XPath("descendant::text()[contains(., 'ince') or contains(., '>=') or contains(., '≥') "
+                             "or contains(., 'dded') or contains(., 'eprecated')]")
+
+
+def _labels(scan: _Scan, page_heading: tuple[str, Any], labels: bool) -> None:
+    """A page without version sections: labelled fields of definition lists and two-column tables ("Since: 17"),
+    short blocks that are a label of their own ("Since: OTP 25.0", "(Acme 8 >= 8.2.0)")."""
+    node = scan.node
+    for el in node.iter("dl", "table"):
+        if scan.body and _in_chrome(el) or el in scan.emitted:
+            continue
+        if _tag(el) == "dl":
+            _dl_fields(scan, el, None, lambda *_a: None, page_heading, labels)
+        else:
+            _table(scan, el, [], None, None, lambda *_a: None, page_heading)
+    if not labels:
+        return
+    seen: set[Any] = set()
+    for t in _LABEL_TEXT_XP(node):
+        owner = t.getparent()
+        el = owner.getparent() if (owner is not None and t.is_tail) else owner
+        block = _block_of(el, node) if el is not None else None
+        if block is None or block in seen or _tag(block) not in ("p", "li", "div") or (scan.body and _in_chrome(block)):
+            continue
+        seen.add(block)
+        if _inside(block, scan.emitted, node):
+            continue
+        text = _plain(block)
+        hit = label_marker(text) if len(text) <= 60 else None
+        if hit and scan.mark(block, hit[0], hit[1]) and len(scan.found) < MAX_CHANGES:
+            head = scan.heading_of(block)
+            block_text, anchor, api, code_el = _annotated(block, text, False, node, head)
+            scan.entry(block, hit[0], hit[1], None, block_text, anchor, head[0], api=api, code_el=code_el)
 
 
 def _sentence_date(text: str, ver: str) -> str | None:
@@ -1197,50 +1388,76 @@ def _sentence_date(text: str, ver: str) -> str | None:
     return when
 
 
-def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], section_version: str | None,
-           pending: str | None, date_for: Callable[[str | None, str | None, str], None], page_heading: tuple[str, Any]) -> None:
-    """A History table (version + change columns: one marker per row), a table of versions and dates, or a
-    two-column field table (``Version | 2.3.0``, ``Release date | …``, ``Since | 17``)."""
-    node = scan.node
+def _table_columns(table: Any) -> tuple[list[Any], int, int | None, int | None, str] | None:
+    """(rows, version column, change column, date column, the version column's label) of a table whose header
+    names a version column and a change or date column, else None."""
     rows = []
     for tr in table.iter("tr"):
         rows.append(tr)
         if len(rows) >= MAX_TABLE_ROWS:
             break
-    if not rows:
-        return
+    if len(rows) < 2:
+        return None
     head_cells = [c for c in rows[0] if _tag(c) in ("td", "th")]
-    header = head_cells and (all(_tag(c) == "th" for c in head_cells) or rows[0].getparent() is not None and _tag(rows[0].getparent()) == "thead")
-    if header and len(head_cells) >= 2:
-        labels = [_plain(c) for c in head_cells]
-        vcol = next((i for i, t in enumerate(labels) if _VER_COL.match(t)), None)
-        ccol = next((i for i, t in enumerate(labels) if _CHANGE_COL.match(t) and i != vcol), None)
-        dcol = next((i for i, t in enumerate(labels) if _DATE_COL.match(t) and i != vcol), None)
-        if vcol is not None and (ccol is not None or dcol is not None):
-            scan.emitted.add(table)
-            api_text, anchor, api, _code = _table_api(scan, table, stack)
-            for tr in rows[1:]:
-                cells = [c for c in tr if _tag(c) in ("td", "th")]
-                if len(cells) <= max(c for c in (vcol, ccol, dcol) if c is not None):
-                    continue
-                ver = _cell_version(cells[vcol])
-                if not ver:
-                    continue
-                when = find_date(_plain(cells[dcol])) if dcol is not None else None
-                if when:
-                    scan.add_date(ver, when, "table")
-                if ccol is None:
-                    continue
-                change = _md(cells[ccol])
-                if not change:
-                    continue
-                kind = _kind_of_text(change)
-                text = f"{api_text} — {change}" if api_text else change
-                if scan.mark(tr, kind, ver):
-                    scan.entry(tr, kind, ver, _removed_in(change) if kind == "deprecated" else None, text, anchor,
-                               stack[-1][1] if stack else "", when, api=api, code_el=None, path=[t for _l, t, _a in stack])
-            return
-    # a two-column field table
+    header = head_cells and (all(_tag(c) == "th" for c in head_cells) or _tag(rows[0].getparent()) == "thead")
+    if not header or len(head_cells) < 2:
+        return None
+    labels = [_plain(c) for c in head_cells]
+    vcol = next((i for i, t in enumerate(labels) if _VER_COL.match(t)), None)
+    ccol = next((i for i, t in enumerate(labels) if _CHANGE_COL.match(t) and i != vcol), None)
+    dcol = next((i for i, t in enumerate(labels) if _DATE_COL.match(t) and i != vcol), None)
+    if vcol is None or (ccol is None and dcol is None):
+        return None
+    return rows, vcol, ccol, dcol, labels[vcol]
+
+
+def _history_tables(scan: _Scan) -> set[Any]:
+    """History tables (a version column and a change column: one marker per row, on the API the table
+    belongs to) and tables of versions and dates (release dates); → the tables read."""
+    node, done = scan.node, set()
+    for table in node.iter("table"):
+        if scan.body and _in_chrome(table):
+            continue
+        cols = _table_columns(table)
+        if cols is None:
+            continue
+        rows, vcol, ccol, dcol, vlabel = cols
+        done.add(table)
+        scan.emitted.add(table)
+        api_text, anchor, api, _el = _table_api(scan, table)
+        head = scan.heading_of(table)
+        # a column of names besides version, change and date: a table of APIs (Name | Description | Since), one per row
+        ncol = next((i for i in range(len([c for c in rows[0] if _tag(c) in ("td", "th")])) if i not in (vcol, ccol, dcol)), None)
+        default = "release" if dcol is not None else "added" if since_label(vlabel) == "added" else "changed"
+        for tr in rows[1:]:
+            cells = [c for c in tr if _tag(c) in ("td", "th")]
+            if len(cells) <= max(c for c in (vcol, ccol, dcol) if c is not None):
+                continue
+            ver = _cell_version(cells[vcol])
+            if not ver:
+                continue
+            when = find_date(_plain(cells[dcol])) if dcol is not None else None
+            if when:
+                scan.add_date(ver, when, "table")
+            change = _md(cells[ccol]) if ccol is not None else ""
+            if not change:
+                continue
+            kind = _kind_of_text(change, default)
+            row_api, row_text = api, api_text
+            if ncol is not None and ncol < len(cells) and dcol is None:
+                row_text = _md(cells[ncol])
+                row_api = api_name(_plain(cells[ncol]), signature=True)
+            if scan.mark(tr, kind, ver):
+                scan.entry(tr, kind, ver, _removed_in(change) if kind == "deprecated" else None,
+                           f"{row_text} — {change}" if row_text else change, anchor, head[0], when, api=row_api)
+    return done
+
+
+def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], section_version: str | None,
+           pending: str | None, date_for: Callable[[str | None, str | None, str], None], page_heading: tuple[str, Any]) -> None:
+    """A two-column field table in a section: ``Version | 2.3.0``, ``Release date | …``, ``Since | 17``."""
+    if table in scan.emitted:
+        return  # a History table or a table of versions and dates, read already
     fields_ver, fields_date = None, None
     for label_el, value_el in _pairs(table):
         label = _plain(label_el).rstrip(": ")
@@ -1249,7 +1466,7 @@ def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], se
         if since_kind is not None:
             ver = label_version(value)
             if ver and scan.mark(table, since_kind, ver):
-                block_text, anchor, api, code_el = _api_block(table, node, page_heading)
+                block_text, anchor, api, code_el = _api_block(table, scan.node, page_heading)
                 scan.entry(table, since_kind, ver, None, block_text, anchor, stack[-1][1] if stack else "", api=api, code_el=code_el)
         elif fields_ver is None and is_version_label(label):
             fields_ver = label_version(value)
@@ -1260,7 +1477,7 @@ def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], se
         date_for(target, fields_date, "table")
 
 
-def _table_api(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]]) -> tuple[str, str | None, str | None, Any]:
+def _table_api(scan: _Scan, table: Any) -> tuple[str, str | None, str | None, Any]:
     """(signature text, anchor, api, element) of the API a History table belongs to: the definition it sits in,
     else the heading it sits under."""
     dd = _definition_of(table, scan.node)
@@ -1272,7 +1489,8 @@ def _table_api(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]]
     if h is None:
         return "", None, None, None
     text = heading_text(h)
-    return text, _heading_anchor(h), _heading_api(h, text) or api_name(text, signature=True), h
+    api = _heading_api(h, text)
+    return (text if api else ""), _heading_anchor(h), api, h  # a heading that names no API is no signature
 
 
 def _dl_fields(scan: _Scan, dl: Any, pending: str | None, date_for: Callable[[str | None, str | None, str], None],
@@ -1390,7 +1608,8 @@ def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dic
     node, found = scan.node, scan.found
     if not found:
         return
-    keys = [_doc_key(el, node) for el, _c, _code in found]
+    doc_key = _doc_keys(node)
+    keys = [doc_key(el) for el, _c, _code in found]
     if len(found) > 1:
         order = sorted(range(len(found)), key=keys.__getitem__)
         found[:] = [found[i] for i in order]
@@ -1399,7 +1618,7 @@ def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dic
         outline = headings
         if pseudo:
             extra = [v[3] for v in pseudo.values()]
-            outline = sorted([*headings, *extra], key=lambda el: _doc_key(el, node))
+            outline = sorted([*headings, *extra], key=doc_key)
         hkeys, paths = [], []
         stack: list[tuple[int, str]] = []
         for h in outline:
@@ -1407,7 +1626,7 @@ def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dic
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, htext.get(id(h)) or _plain(h)))
-            hkeys.append(_doc_key(h, node))
+            hkeys.append(doc_key(h))
             paths.append([t for _l, t in stack])
         for (el, change, _code), key in zip(found, keys):
             if change["path"] is None:
@@ -1432,7 +1651,7 @@ def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | N
 
     pres: list[Any] = []
     if _tag(code_el) not in _HEADINGS:
-        pres += list(code_el.iter("pre"))[:MAX_CODE]
+        pres += islice(code_el.iter("pre"), MAX_CODE)
     sib, hops = code_el.getnext(), 0
     while sib is not None and len(pres) < MAX_CODE and hops < 6:
         tag = _tag(sib)
@@ -1441,7 +1660,7 @@ def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | N
         if tag == "pre":
             pres.append(sib)
         elif tag:
-            pres += list(sib.iter("pre"))[:MAX_CODE]
+            pres += islice(sib.iter("pre"), MAX_CODE)
         sib, hops = sib.getnext(), hops + 1
     out: list[dict[str, str]] = []
     for pre in pres:
