@@ -4,7 +4,7 @@ Input side (``vet_input``), after ranking and before selection or any model call
 every candidate source is redacted in place (title, excerpts, code blocks, also the
 raw item the manifest reads), the corpus is scanned with SkillSpector, sources
 with HIGH/CRITICAL findings are quarantined (dropped, a warning naming source and
-rule); their findings still count for the gate. Every source quarantined →
+rule); their findings are reported, never gated. Every source quarantined →
 ``AllSourcesQuarantined``. A scanner that is absent: "input scan NOT RUN", recorded,
 nothing quarantined, nothing gated.
 

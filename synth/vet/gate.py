@@ -1,11 +1,10 @@
 """The run gate and the ``vetting`` block of run.json.
 
 HIGH/CRITICAL findings remaining from either side → exit 3 (the skill is
-still written). Findings of quarantined sources count too: quarantine is
-mitigation, not amnesty (seed ARCHITECTURE) - except the built-in screen's
-(``synth.vet.screen``): a heuristic first screen whose quarantine is recorded but
-does not fail the run. MEDIUM/LOW never gate; a scan that did not run never gates
-but is reported.
+still written). Findings in quarantined sources are reported (run.json
+``vet.input``, a warning naming source and rule) and never gate: the source
+never reaches a model or the skill (DESIGN §3). MEDIUM/LOW never gate; a scan
+that did not run never gates but is reported.
 """
 
 from __future__ import annotations
