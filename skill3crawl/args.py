@@ -81,6 +81,7 @@ class LearnArgs(BaseModel):
     llm_provider: Literal["auto", "openai", "anthropic", "extractive"] = "auto"
     llm_endpoint: str | None = None
     llm_model: str | None = None
+    llm_timeout: float | None = None  # seconds one synthesis model call may take, retries included
     verify: bool = False
     fail_on_findings: bool = True  # synthesis' exit-3 gate (skill3 learn --no-fail-on-findings)
     brave_key: SecretStr | None = None
@@ -155,6 +156,13 @@ class LearnArgs(BaseModel):
             if p.scheme not in ("http", "https") or not p.hostname:
                 raise ValueError(f"{u!r} is not an absolute http(s) URL")
         return urls
+
+    @field_validator("llm_timeout", mode="before")
+    @classmethod
+    def _llm_timeout(cls, v: Any) -> float | None:
+        from synth.llm.bounds import timeout_value
+
+        return None if v in (None, "") else timeout_value(v, "llm_timeout")
 
     @field_validator("llm_endpoint", mode="before")
     @classmethod
@@ -233,12 +241,25 @@ class LearnArgs(BaseModel):
 
     def usage_problem(self) -> str | None:
         """One line for what the environment makes unusable: a hosted model without its key."""
-        needs_model = self.synth or (self.corpus is None and self.brave_token() is not None)  # synthesis or planning
-        if needs_model and self.llm_provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
+        if self.needs_model() and self.llm_provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
             return "llm_provider anthropic needs a key: set ANTHROPIC_API_KEY"
         # Nothing configured is fine: the topic is looked up in the package registries first, and a
         # run that finds nothing there (and has no search provider) ends with one "nothing found" line.
         return None
+
+    def needs_model(self) -> bool:
+        """Whether this crawl calls the model: its synthesis, or query planning (search without a corpus)."""
+        return self.synth or (self.corpus is None and self.brave_token() is not None)
+
+    def model_problem(self) -> str | None:
+        """One line when the model chosen explicitly (``llm_provider`` openai/anthropic) does not answer and
+        the crawl needs it (:func:`synth.llm.registry.model_problem`); a network probe, so it runs once,
+        before the crawl (``scrapy crawl``'s argument check), never in the spider."""
+        from synth.llm.registry import model_problem
+
+        if self.role == "worker" or not self.needs_model() or self.llm_provider not in ("openai", "anthropic"):
+            return None
+        return model_problem(self.llm_provider, self.llm_endpoint)
 
     def public_dict(self) -> dict[str, Any]:
         """The arguments as given, secrets removed (for crawl.json and logs)."""
@@ -256,7 +277,8 @@ class LearnArgs(BaseModel):
             paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic,
             target_model=self.target_model, cutoff=self.cutoff.month if self.cutoff else self.cutoff_time,
             llm_provider=self.llm_provider, llm_endpoint=self.llm_endpoint, llm_model=self.llm_model,
-            verify=self.verify, strict_cutoff=self.strict_cutoff, fail_on_findings=self.fail_on_findings, today=today,
+            llm_timeout=self.llm_timeout, verify=self.verify, strict_cutoff=self.strict_cutoff,
+            fail_on_findings=self.fail_on_findings, today=today,
         )
 
 

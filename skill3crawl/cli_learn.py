@@ -14,10 +14,12 @@ from typing import NoReturn, Optional
 import typer
 
 from synth.cli_synth import (
-    ContextTokens, CutoffTime, FailOnFindings, LlmEndpoint, LlmModel, LlmProvider, StrictCutoff, TargetModel, Verify,
+    ContextTokens, CutoffTime, FailOnFindings, LlmEndpoint, LlmModel, LlmProvider, LlmTimeout, StrictCutoff, TargetModel,
+    Verify,
 )
 from synth.llm.model import LLMError
-from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose
+from synth.llm.bounds import timeout_value
+from synth.llm.registry import DEFAULT_ENDPOINT, check_provider, choose, model_problem
 
 SETTING_HELP = ("a Scrapy setting for the crawl, as `scrapy crawl -s` (repeatable; wins over the project's settings), "
                 "e.g. -s JOBDIR=crawls/mcp (resumable), -s LOG_LEVEL=INFO, -s SKILL3_RESOLVE=JSON")
@@ -43,6 +45,7 @@ def learn_spider_kwargs(
     llm_provider: str = "auto",
     llm_endpoint: str | None = None,
     llm_model: str | None = None,
+    llm_timeout: float | None = None,
     verify: bool = False,
     brave_key: str | None = None,
     depth_limit: int | None = None,
@@ -57,8 +60,8 @@ def learn_spider_kwargs(
     optional = {
         "target_model": target_model, "cutoff_time": cutoff_time, "authoritative": authoritative,
         "start_urls": start_urls, "input_file": input_file, "output_dir": output_dir, "llm_endpoint": llm_endpoint,
-        "llm_model": llm_model, "brave_key": brave_key, "depth_limit": depth_limit, "sitemap_filter": sitemap_filter,
-        "locales": locales, "package": package,
+        "llm_model": llm_model, "llm_timeout": llm_timeout, "brave_key": brave_key, "depth_limit": depth_limit,
+        "sitemap_filter": sitemap_filter, "locales": locales, "package": package,
     }
     kw.update({k: str(v) for k, v in optional.items() if v not in (None, "")})
     if max_pages is not None:
@@ -89,6 +92,7 @@ def learn_cmd(
     verify: Verify = False,
     brave_key: Optional[str] = typer.Option(None, "--brave-key", help="Brave Search API key (default BRAVE_SEARCH_API_KEY)"),
     context_tokens: ContextTokens = None,
+    llm_timeout: LlmTimeout = None,
     fail_on_findings: FailOnFindings = True,
     setting: list[str] = typer.Option([], "-s", "--set", metavar="NAME=VALUE", help=SETTING_HELP),
 ) -> None:
@@ -100,26 +104,22 @@ def learn_cmd(
     from skill3crawl.args import ArgsError, checked_args
     from skill3crawl.extensions import EXIT_INTERRUPTED
 
-    try:  # a malformed -s, or a hosted provider without a key: before any crawl
+    try:  # a malformed -s, a bad --llm-timeout, or a hosted provider without a key: before any crawl
         overrides = runner.setting_overrides(setting)
         check_provider(llm_provider, llm_endpoint or (DEFAULT_ENDPOINT if llm_provider == "openai" else None))
-    except (runner.SettingError, LLMError) as exc:
+        if llm_timeout is not None:
+            timeout_value(llm_timeout)
+    except (runner.SettingError, LLMError, ValueError) as exc:
         _fail(2, str(exc))
-    crawl_provider = llm_provider
-    if llm_provider == "auto":  # the spider takes a concrete provider for its query planner
-        choice = choose(llm_provider, llm_endpoint, llm_model)
-        crawl_provider, llm_model, reason = choice.provider, choice.model, choice.reason
-        if reason:
-            typer.secho(f"skill3: WARNING: no LLM answers ({reason}): planning falls back to the bare topic and synthesis "
-                        "to the extractive synthesizer (quotes only, no model)", err=True, fg="yellow", bold=True)
     kwargs = learn_spider_kwargs(
         topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff,
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
-        output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
-        verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,
+        output_dir=output_dir, llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
+        llm_timeout=llm_timeout, verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter,
+        locales=locales,
         package=package,
     )
-    try:  # the spider's own argument check, before Scrapy starts: one line, exit 2
+    try:  # the spider's own argument check, before Scrapy starts and before any model is probed: one line, exit 2
         args = checked_args(dict(kwargs))
     except ArgsError as exc:
         _fail(2, str(exc))
@@ -131,6 +131,18 @@ def learn_cmd(
         check_outputs(out)
     except OwnershipError as exc:
         _fail(2, str(exc))
+    if llm_provider == "auto":  # the spider takes a concrete provider for its query planner
+        choice = choose(llm_provider, llm_endpoint, llm_model)
+        kwargs["llm_provider"] = choice.provider
+        if choice.model:
+            kwargs["llm_model"] = llm_model = choice.model
+        if choice.reason:
+            typer.secho(f"skill3: WARNING: no LLM answers ({choice.reason}): planning falls back to the bare topic and "
+                        "synthesis to the extractive synthesizer (quotes only, no model)", err=True, fg="yellow", bold=True)
+    else:  # a model chosen explicitly must answer before anything is fetched (it plans and synthesises)
+        problem = model_problem(llm_provider, llm_endpoint)
+        if problem:
+            _fail(2, problem)
     # Scrapy's start-up listing and stats dump are for `scrapy crawl`; `skill3 learn` prints the summary.
     settings = runner.project_settings(overrides, log_level=os.environ.get("SKILL3_LOG_LEVEL", "WARNING"))
     outcome = runner.run_spider(runner.crawler_process(settings), "learn", kwargs)
@@ -148,7 +160,8 @@ def learn_cmd(
     result = run_synth(SynthOptions(
         paths=(str(feed),), output_dir=str(out), topic=topic, target_model=target_model, cutoff=cutoff_time,
         llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
-        strict_cutoff=strict_cutoff, context_tokens=context_tokens, fail_on_findings=fail_on_findings,
+        strict_cutoff=strict_cutoff, context_tokens=context_tokens, llm_timeout=llm_timeout,
+        fail_on_findings=fail_on_findings,
     ))
     result.print_outcome()
     raise typer.Exit(result.exit_code)

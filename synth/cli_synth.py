@@ -24,6 +24,10 @@ LlmEndpoint = Annotated[Optional[str], typer.Option("--llm-endpoint", help=f"Ope
 LlmModel = Annotated[Optional[str], typer.Option("--llm-model", help="model name at the endpoint")]
 Verify = Annotated[bool, typer.Option("--verify", help="one more model call re-grounds the draft against its sources")]
 ContextTokens = Annotated[Optional[int], typer.Option("--context-tokens", help="the model's context window in tokens (default 8192)")]
+LlmTimeout = Annotated[Optional[float], typer.Option(
+    "--llm-timeout", metavar="SECONDS",
+    help="seconds one model call may take, its retries included (default SKILL3_LLM_TIMEOUT, else 300; all calls of a run "
+         "together: SKILL3_LLM_TOTAL_TIMEOUT, else 3600)")]
 FailOnFindings = Annotated[bool, typer.Option("--fail-on-findings/--no-fail-on-findings", help="exit 3 when high-severity findings remain")]
 
 
@@ -39,6 +43,7 @@ def synth_cmd(
     verify: Verify = False,
     strict_cutoff: StrictCutoff = False,
     context_tokens: ContextTokens = None,
+    llm_timeout: LlmTimeout = None,
     dry_run: bool = typer.Option(False, "--dry-run", help="print the ranked sources and the bundle size; call no model, write nothing"),
     fail_on_findings: FailOnFindings = True,
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
@@ -50,7 +55,7 @@ def synth_cmd(
     result = run_synth(SynthOptions(
         paths=tuple(str(p) for p in run_jsonl), output_dir=output_dir, topic=topic, target_model=target_model,
         cutoff=cutoff_time, llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
-        strict_cutoff=strict_cutoff, context_tokens=context_tokens, dry_run=dry_run,
+        strict_cutoff=strict_cutoff, context_tokens=context_tokens, llm_timeout=llm_timeout, dry_run=dry_run,
         fail_on_findings=fail_on_findings, progress=not quiet,
     ))
     result.print_outcome()

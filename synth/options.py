@@ -37,7 +37,8 @@ class SynthOptions:
     ``paths``: the run.jsonl files (several workers: all of them). ``output_dir`` (default: the first
     file's folder), ``topic``, ``target_model`` and ``cutoff`` (month ``YYYY-MM``) default to what the
     crawl recorded. ``llm_provider`` is ``auto`` (openai when the endpoint answers, else extractive),
-    ``openai``, ``anthropic`` or ``extractive``. ``today`` (``YYYY-MM-DD``) bounds the freshness window
+    ``openai``, ``anthropic`` or ``extractive``; ``llm_timeout`` the seconds one model call may take, its
+retries included (default ``SKILL3_LLM_TIMEOUT``, else 300). ``today`` (``YYYY-MM-DD``) bounds the freshness window
     (default: the day the run starts). ``fail_on_findings``: exit 3 when high-severity findings remain.
     """
 
@@ -52,6 +53,7 @@ class SynthOptions:
     verify: bool = False
     strict_cutoff: bool = False
     context_tokens: int | None = None
+    llm_timeout: float | None = None  # seconds one model call may take, retries included (None: SKILL3_LLM_TIMEOUT or 300)
     fail_on_findings: bool = True
     today: str | None = None
     dry_run: bool = False

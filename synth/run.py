@@ -52,7 +52,7 @@ from synth.inputs import Inputs, resolve_inputs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
 from synth.console import print_warning
 from synth.llm.progress import generation_progress
-from synth.llm.registry import choose, make_chat_model
+from synth.llm.registry import choose, make_chat_model, model_problem
 from synth.options import SynthFailure, SynthOptions, SynthResult
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
@@ -207,7 +207,7 @@ def _run(options: SynthOptions, state: RunState) -> SynthResult:
     if options.dry_run:
         sel = select_evidence(ranked.candidates, budget, can_condense=options.llm_provider != "extractive")
         return state.result(0, dry_run=DryRunReport(ranked, sel, budget, inputs.context_tokens, inputs.cutoff.month))
-    choice = choose_model(options, inputs.out_dir, state)
+    choice = choose_model(options, inputs, state)
     if choice.model is None:
         budget = max(budget, EXTRACTIVE_BUDGET)
     with state.phase("vet_input"):
@@ -242,9 +242,13 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
     return ranked
 
 
-def choose_model(options: SynthOptions, out_dir: Path, state: RunState) -> ModelChoice:
-    """Resolve "auto" (one probe; no answer → extractive, with a warning), refuse outputs skill3 did not
-    write, then make the model — all before any model call."""
+def choose_model(options: SynthOptions, inputs: Inputs, state: RunState) -> ModelChoice:
+    """Refuse outputs skill3 did not write, then resolve "auto" (one probe; no answer → extractive, with a
+    warning) or check that an explicitly chosen openai endpoint answers (else exit 2, one line), then make
+    the model with its time budget — all before any model call."""
+    from synth.llm.bounds import CallBudget
+
+    _check_outputs(inputs.out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
     provider, llm_model, reason = options.llm_provider, options.llm_model, None
     if provider == "auto":
         choice = choose(provider, options.llm_endpoint, llm_model)
@@ -252,9 +256,13 @@ def choose_model(options: SynthOptions, out_dir: Path, state: RunState) -> Model
         if reason:
             state.warn(f"no LLM answers ({reason}): falling back to the extractive synthesizer (quotes only, no model)",
                        loud=True)
-    _check_outputs(out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
+    elif provider == "openai":
+        problem = model_problem(provider, options.llm_endpoint)
+        if problem:
+            raise SynthFailure(2, problem)
     try:
-        model = make_chat_model(provider, endpoint=options.llm_endpoint, model=llm_model)
+        model = make_chat_model(provider, endpoint=options.llm_endpoint, model=llm_model,
+                                budget=CallBudget(inputs.llm_timeout, inputs.llm_total_timeout))
     except LLMError as exc:  # a missing key, an unknown provider
         raise SynthFailure(2, str(exc)) from None
     return ModelChoice(model, options.llm_provider, provider, reason)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+import httpx2
 import openai
 
+from synth.llm.bounds import DEFAULT_TIMEOUT, CallBudget, LLMTimeout, bounded_http_client
 from synth.llm.model import MAX_RETRIES, ContextLengthError, LLMError, Message, is_context_length_message, one_line
 
 
@@ -22,15 +24,19 @@ def _error_text(exc: openai.APIStatusError) -> str:
 class OpenAICompatModel:
     provider = "openai"
 
-    def __init__(self, endpoint: str, model: str, api_key: str | None, timeout: float = 600.0, max_retries: int = MAX_RETRIES) -> None:
+    def __init__(self, endpoint: str, model: str, api_key: str | None, timeout: float = DEFAULT_TIMEOUT,
+                 max_retries: int = MAX_RETRIES, budget: CallBudget | None = None) -> None:
         self.endpoint = endpoint.rstrip("/")
         self.model = model
         self.max_retries = max_retries
         self.last_usage: dict | None = None
+        self.budget = budget or CallBudget(timeout)
         # Local servers need no key; the SDK insists on a non-empty one. The SDK retries with
-        # exponential backoff (and honours Retry-After) on connection errors, 408, 409, 429 and 5xx.
+        # exponential backoff (and honours Retry-After) on connection errors, 408, 409, 429 and 5xx;
+        # every attempt gets only what is left of the call's budget (synth.llm.bounds).
         self._client = openai.OpenAI(
-            base_url=self.endpoint, api_key=api_key or "not-needed", timeout=timeout, max_retries=max_retries
+            base_url=self.endpoint, api_key=api_key or "not-needed", timeout=self.budget.timeout, max_retries=max_retries,
+            http_client=bounded_http_client(openai.DefaultHttpxClient, self.budget, self.budget.timeout),
         )
 
     def complete(
@@ -41,10 +47,19 @@ class OpenAICompatModel:
         temperature: float | None = None,
         on_text: Callable[[str], None] | None = None,
     ) -> str:
+        self.budget.start(max_tokens)
+        try:
+            return self._complete(messages, max_tokens, temperature, on_text)
+        finally:
+            self.budget.finish()
+
+    def _complete(self, messages: list[Message], max_tokens: int, temperature: float | None,
+                  on_text: Callable[[str], None] | None) -> str:
         kwargs: dict = {"model": self.model, "messages": messages, "max_tokens": max_tokens}
         if temperature is not None:
             kwargs["temperature"] = temperature
         self.last_usage = None
+        budget = self.budget
         try:
             if on_text is None:
                 resp = self._client.chat.completions.create(**kwargs)
@@ -52,16 +67,30 @@ class OpenAICompatModel:
                     self.last_usage = {"prompt_tokens": resp.usage.prompt_tokens, "completion_tokens": resp.usage.completion_tokens}
                 if not resp.choices:
                     raise LLMError(f"LLM endpoint {self.endpoint} returned no choices")
-                return resp.choices[0].message.content or ""
+                return budget.check_text(resp.choices[0].message.content or "")
             parts: list[str] = []
+            size = 0
             for chunk in self._client.chat.completions.create(stream=True, **kwargs):
                 if getattr(chunk, "usage", None) is not None:
                     self.last_usage = {"prompt_tokens": chunk.usage.prompt_tokens, "completion_tokens": chunk.usage.completion_tokens}
                 if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
                     parts.append(chunk.choices[0].delta.content)
+                    size += len(parts[-1])
+                    if size > budget.max_chars:
+                        budget.check_text("".join(parts))
                     on_text(parts[-1])
             return "".join(parts)
+        except LLMError:
+            raise
+        except httpx2.TimeoutException as exc:  # the budget ran out while a stream was read
+            raise LLMTimeout(budget.timed_out_message(self.endpoint)) from exc
+        except openai.APITimeoutError as exc:
+            raise LLMTimeout(budget.timed_out_message(self.endpoint)) from exc
         except openai.APIConnectionError as exc:
+            if isinstance(exc.__cause__, LLMError):  # ReplyTooLarge, retried by the SDK
+                raise exc.__cause__ from None
+            if budget.expired:
+                raise LLMTimeout(budget.timed_out_message(self.endpoint)) from exc
             raise LLMError(
                 f"LLM endpoint {self.endpoint} unreachable after {self.max_retries} retries: start the server or pass --llm-endpoint"
             ) from exc
