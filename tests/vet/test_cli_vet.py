@@ -219,7 +219,13 @@ def test_vetting_record_for_run_json():
     not_run = ScanResult(status="not_run", target="skill", reason="scanner timed out after 300s")
     output = CorrectionResult(initial=not_run, final=not_run, residual=[])
     record = json.loads(json.dumps(vetting_record(input_result, output)))
-    assert record["gate"] == {"fail_on_findings": True, "blocking": 1, "rules": ["P1"], "exit_code": 3}
+    # the quarantined source's finding is reported, never gated
+    assert record["gate"] == {"fail_on_findings": True, "blocking": 0, "rules": [], "exit_code": 0}
     assert record["input"]["quarantined"] == ["https://b.example/"] and record["input"]["redactions"] == 2
+    assert [f["rule_id"] for f in record["input"]["sources"][1]["findings"]] == ["P1"]
+    # a HIGH finding in no source file cannot be quarantined with one: it gates
+    scan.findings.append(Finding("YR4", "Prompt Injection", "HIGH", 0.8, "m", "README.md", 1, "fp2"))
+    record = vetting_record(classify(items, scan, [2, 0]), output)
+    assert record["gate"] == {"fail_on_findings": True, "blocking": 1, "rules": ["YR4"], "exit_code": 3}
     assert record["not_run"] == [{"target": "skill", "status": "not_run", "reason": "scanner timed out after 300s"}]
     assert record["output"]["clean"] is False
