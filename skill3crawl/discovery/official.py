@@ -101,7 +101,7 @@ class OfficialSourcesMixin:
                 url, callback=self.parse_registry, errback=self.registry_failed, dont_filter=True,
                 headers={"Accept": "application/json"}, cb_kwargs={"ecosystem": eco},
                 meta={"skill3_kind": "registry", "dont_cache": True, "handle_httpstatus_list": [404, 410],
-                      "skill3_registry": eco},
+                      "skill3_registry": eco, "skill3_api": True},
             )
 
     def parse_registry(self, response: Response, ecosystem: str) -> Iterator[scrapy.Request]:
