@@ -164,6 +164,8 @@ class OfficialSourcesMixin:
         state.official.update(official)
         state.package["links"] = pkg.links
         state.release_timeline = reg.merge_timeline(state.release_timeline, [r.as_dict() for r in pkg.releases])
+        if pkg.release_warning():
+            logger.warning("skill3: %s", pkg.release_warning())
         yield from self._repository_requests(pkg)
         roots = [u for u in (reg.docs_entry(pkg), pkg.links.get("Changelog")) if u and not reg.github_repo(u)]
         if not roots and pkg.repository is None:
