@@ -327,6 +327,8 @@ def test_a_dangling_link_is_fixed_deterministically(feed, no_scanner):
     assert lint["counts"]["error"] == 0
     text = (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
     assert "See the details for more." in text and "references/" not in text
+    # what the fixer repaired is recorded, never printed: only findings that remain are shown
+    assert "lint" not in err.lower() and "L1" not in err, err
 
 
 def test_lint_errors_the_fixer_cannot_fix_go_to_one_re_prompt(feed, no_scanner):
@@ -340,6 +342,9 @@ def test_lint_errors_the_fixer_cannot_fix_go_to_one_re_prompt(feed, no_scanner):
     assert "L1" in repair and "scripts/setup.sh" in repair
     assert [c["phase"] for c in man["prompts"]["calls"]] == ["synthesize", "lint-repair"]
     assert "scripts/setup.sh" not in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+    # what remained after the fixer is shown, on one line
+    (line,) = [l for l in err.splitlines() if "lint" in l]
+    assert "1 lint error(s) remain after the fixer - re-prompting the model once: L1 SKILL.md:" in line
 
 
 def test_lint_errors_that_remain_mean_nothing_is_written(feed, no_scanner):
