@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -35,13 +34,28 @@ def skill(tmp_path: Path, frontmatter: str, body: str = BODY, name: str = "demo"
     return folder
 
 
+# `python -m synth.cli ARGS` that writes its own peak RSS (KiB) to the file named by the first argument
+_MEASURED = """
+import resource, runpy, sys
+out = sys.argv.pop(1)
+try:
+    runpy.run_module("synth.cli", run_name="__main__")
+finally:
+    open(out, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+"""
+
+
 def run_child(*args: str, env: dict | None = None, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float, float]:
-    """`python -m synth.cli ARGS` as a child: (result, seconds, the peak RSS in MB of the largest child so far)."""
-    t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "synth.cli", *args], capture_output=True, text=True, timeout=timeout,
-                       env=crawl_env(env), cwd=REPO)
-    took = time.monotonic() - t0
-    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    """`python -m synth.cli ARGS` as a child: (result, seconds, its own peak RSS in MB)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        t0 = time.monotonic()
+        r = subprocess.run([sys.executable, "-c", _MEASURED, rss.name, *args], capture_output=True, text=True,
+                           timeout=timeout, env=crawl_env(env), cwd=REPO)
+        took = time.monotonic() - t0
+        rss_mb = int(Path(rss.name).read_text() or 0) / 1024
+    assert rss_mb > 0, r.stderr
     return r, took, rss_mb
 
 
