@@ -91,6 +91,7 @@ class LearnArgs(BaseModel):
     llm_provider: Provider = "auto"
     llm_endpoint: str | None = None
     llm_model: str | None = None
+    llm_timeout: float | None = None  # seconds one synthesis model call may take, retries included
     verify: bool = False
     fail_on_findings: bool = True  # synthesis' exit-3 gate (skill3 learn --no-fail-on-findings)
     fresh: bool = False  # ignore the previous run in the output folder (synth.agents.refresh)
@@ -172,6 +173,13 @@ class LearnArgs(BaseModel):
             if p.scheme not in ("http", "https") or not p.hostname:
                 raise ValueError(f"{u!r} is not an absolute http(s) URL")
         return urls
+
+    @field_validator("llm_timeout", mode="before")
+    @classmethod
+    def _llm_timeout(cls, v: Any) -> float | None:
+        from synth.llm.bounds import timeout_value
+
+        return None if v in (None, "") else timeout_value(v, "llm_timeout")
 
     @field_validator("llm_endpoint", mode="before")
     @classmethod
@@ -258,8 +266,7 @@ class LearnArgs(BaseModel):
     def usage_problem(self) -> str | None:
         """One line for what the environment makes unusable: a hosted model without its key (the check of
         :func:`synth.llm.registry.check_provider`, which ``skill3 learn`` and ``skill3 synth`` make too)."""
-        needs_model = self.synth or (self.corpus is None and self.brave_token() is not None)  # synthesis or planning
-        if needs_model:
+        if self.needs_model():  # synthesis or planning
             try:
                 check_provider(self.llm_provider, self.llm_endpoint)
             except LLMError as exc:
@@ -267,6 +274,20 @@ class LearnArgs(BaseModel):
         # Nothing configured is fine: the topic is looked up in the package registries first, and a
         # run that finds nothing there (and has no search provider) ends with one "nothing found" line.
         return None
+
+    def needs_model(self) -> bool:
+        """Whether this crawl calls the model: its synthesis, or query planning (search without a corpus)."""
+        return self.synth or (self.corpus is None and self.brave_token() is not None)
+
+    def model_problem(self) -> str | None:
+        """One line when the model chosen explicitly (``llm_provider`` openai/anthropic) does not answer and
+        the crawl needs it (:func:`synth.llm.registry.model_problem`); a network probe, so it runs once,
+        before the crawl (``scrapy crawl``'s argument check), never in the spider."""
+        from synth.llm.registry import model_problem
+
+        if self.role == "worker" or not self.needs_model() or self.llm_provider not in ("openai", "anthropic"):
+            return None
+        return model_problem(self.llm_provider, self.llm_endpoint)
 
     def public_dict(self) -> dict[str, Any]:
         """The arguments as given, secrets removed (for crawl.json and logs)."""
@@ -288,9 +309,9 @@ class LearnArgs(BaseModel):
             paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic,
             target_model=self.target_model, cutoff=self.cutoff_time,
             llm_provider=self.llm_provider, llm_endpoint=self.llm_endpoint, llm_model=self.llm_model,
-            verify=self.verify, strict_cutoff=self.strict_cutoff, since_version=self.since_version,
-            context_tokens=self.context_tokens, fail_on_findings=self.fail_on_findings, today=today, fresh=self.fresh,
-            auto_choice=auto_choice,
+            llm_timeout=self.llm_timeout, verify=self.verify, strict_cutoff=self.strict_cutoff,
+            since_version=self.since_version, context_tokens=self.context_tokens, fail_on_findings=self.fail_on_findings,
+            today=today, fresh=self.fresh, auto_choice=auto_choice,
         )
 
 

@@ -16,11 +16,13 @@ import typer
 
 from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, arg_default
 from synth.cli_synth import (
-    ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, SinceVersion, StrictCutoff, TargetModel, Verify,
+    ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, LlmTimeout, SinceVersion, StrictCutoff,
+    TargetModel, Verify,
 )
 from synth.errors import ExitCode
 from synth.llm.model import LLMError
-from synth.llm.registry import Provider, check_provider, choose, fallback_warning
+from synth.llm.bounds import timeout_value
+from synth.llm.registry import Provider, check_provider, choose, fallback_warning, model_problem
 
 SETTING_HELP = ("a Scrapy setting for the crawl, as `scrapy crawl -s` (repeatable; wins over the project's settings), "
                 "e.g. -s JOBDIR=crawls/mcp (resumable), -s LOG_LEVEL=INFO, -s SKILL3_RESOLVE=JSON")
@@ -47,6 +49,7 @@ def learn_spider_kwargs(
     llm_provider: str = "auto",
     llm_endpoint: str | None = None,
     llm_model: str | None = None,
+    llm_timeout: float | None = None,
     verify: bool = False,
     brave_key: str | None = None,
     depth_limit: int | None = None,
@@ -64,8 +67,9 @@ def learn_spider_kwargs(
     optional = {
         "target_model": target_model, "cutoff_time": cutoff_time, "authoritative": authoritative,
         "start_urls": start_urls, "input_file": input_file, "output_dir": output_dir, "llm_endpoint": llm_endpoint,
-        "llm_model": llm_model, "brave_key": brave_key, "depth_limit": depth_limit, "sitemap_filter": sitemap_filter,
-        "locales": locales, "package": package, "context_tokens": context_tokens, "since_version": since_version,
+        "llm_model": llm_model, "llm_timeout": llm_timeout, "brave_key": brave_key, "depth_limit": depth_limit,
+        "sitemap_filter": sitemap_filter, "locales": locales, "package": package, "context_tokens": context_tokens,
+        "since_version": since_version,
     }
     kw.update({k: str(v) for k, v in optional.items() if v not in (None, "")})
     if max_pages is not None:
@@ -100,6 +104,7 @@ def learn_cmd(
     verify: Verify = False,
     brave_key: Optional[str] = typer.Option(None, "--brave-key", help="Brave Search API key (default BRAVE_SEARCH_API_KEY)"),
     context_tokens: ContextTokens = None,
+    llm_timeout: LlmTimeout = None,
     fail_on_findings: FailOnFindings = True,
     fresh: Fresh = False,
     export: list[str] = typer.Option([], "--export", metavar="FORMAT",
@@ -119,26 +124,23 @@ def learn_cmd(
     bad = [f for f in export if f not in EXPORT_FORMATS]
     if bad:
         _fail(ExitCode.USAGE, f"unknown --export {bad[0]!r}; use one of {', '.join(EXPORT_FORMATS)}")
-    try:  # a malformed -s, or a hosted provider without a key: before any crawl
+    try:  # a malformed -s, a bad --llm-timeout, or a hosted provider without a key: before any crawl
         overrides = runner.setting_overrides(setting)
         check_provider(llm_provider, llm_endpoint)
+        if llm_timeout is not None:
+            timeout_value(llm_timeout)
     except (runner.SettingError, LLMError) as exc:
         _fail(exc.exit_code, str(exc))
-    crawl_provider, auto_choice = llm_provider, None
-    if llm_provider == "auto":  # resolved once, here: the spider's planner and synthesis both use this choice
-        auto_choice = choose(llm_provider, llm_endpoint, llm_model)
-        crawl_provider, llm_model = auto_choice.provider, auto_choice.model
-        if auto_choice.reason:
-            typer.secho("skill3: WARNING: " + fallback_warning(auto_choice.reason, planning=True), err=True, fg="yellow",
-                        bold=True)
+    except ValueError as exc:
+        _fail(ExitCode.USAGE, str(exc))
     kwargs = learn_spider_kwargs(
         topic, target_model=target_model, cutoff_time=cutoff_time, strict_cutoff=strict_cutoff, since_version=since_version,
         authoritative=authoritative, start_urls=start_urls, input_file=input_file, max_pages=max_pages,
-        output_dir=output_dir, llm_provider=crawl_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
-        verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter, locales=locales,
-        package=package, fresh=fresh, context_tokens=context_tokens, fail_on_findings=fail_on_findings,
+        output_dir=output_dir, llm_provider=llm_provider, llm_endpoint=llm_endpoint, llm_model=llm_model,
+        llm_timeout=llm_timeout, verify=verify, brave_key=brave_key, depth_limit=depth_limit, sitemap_filter=sitemap_filter,
+        locales=locales, package=package, fresh=fresh, context_tokens=context_tokens, fail_on_findings=fail_on_findings,
     )
-    try:  # the spider's own argument check, before Scrapy starts: one line, exit 2
+    try:  # the spider's own argument check, before Scrapy starts and before any model is probed: one line, exit 2
         args = checked_args(dict(kwargs))
     except ArgsError as exc:
         _fail(exc.exit_code, str(exc))
@@ -150,6 +152,20 @@ def learn_cmd(
         check_outputs(out)
     except OwnershipError as exc:
         _fail(exc.exit_code, str(exc))
+    # the model, after every usage check (a usage error is never preceded by a model warning) and before any fetch
+    auto_choice = None
+    if llm_provider == "auto":  # resolved once, here: the spider's planner and synthesis both use this choice
+        auto_choice = choose(llm_provider, llm_endpoint, llm_model)
+        kwargs["llm_provider"] = auto_choice.provider
+        if auto_choice.model:
+            kwargs["llm_model"] = auto_choice.model
+        if auto_choice.reason:
+            typer.secho("skill3: WARNING: " + fallback_warning(auto_choice.reason, planning=True), err=True, fg="yellow",
+                        bold=True)
+    else:  # a model chosen explicitly must answer before anything is fetched (it plans and synthesises)
+        problem = model_problem(llm_provider, llm_endpoint)
+        if problem:
+            _fail(ExitCode.USAGE, problem)
     # --- refresh (synth.agents.refresh): the docs crawl's HTTP cache lives in the output folder; a later learn
     # revalidates it (conditional requests), --fresh ignores it; -s HTTPCACHE_* still wins
     from skill3crawl.httpcache import learn_cache_settings

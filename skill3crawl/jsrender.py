@@ -32,7 +32,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from lxml import html as lxml_html
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse
 
 from skill3crawl.config import setting_or_env
@@ -168,6 +168,9 @@ class JsRenderAddon:
         if not settings.get("PLAYWRIGHT_BROWSER_PROVIDER"):
             settings.set("PLAYWRIGHT_BROWSER_PROVIDER", LAZY_PROVIDER, priority="addon")
         launch = dict(settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS"))
+        proxy = browser_proxy()
+        if proxy and "proxy" not in launch:  # Chromium ignores http_proxy/https_proxy: hand it the crawl's proxy
+            launch["proxy"] = proxy
         launch.setdefault("executable_path", exe)
         launch.setdefault("headless", True)
         launch.setdefault("args", list(CHROMIUM_ARGS))
@@ -175,6 +178,32 @@ class JsRenderAddon:
         settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("PLAYWRIGHT_MAX_CONTEXTS") or 1, priority="addon")
         settings.set("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT", settings.getint("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT") or 2, priority="addon")
         settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", JsRenderMiddleware, 580)
+
+
+def browser_proxy(env: Any = None) -> dict[str, str] | None:
+    """Playwright's launch ``proxy`` for the proxy the crawl's own requests use (``https_proxy``, else
+    ``http_proxy``, as Scrapy's HttpProxyMiddleware reads them; ``no_proxy`` becomes ``bypass``), credentials
+    given separately as Playwright wants them; None without a proxy."""
+    from urllib.parse import unquote, urlsplit
+    from urllib.request import getproxies_environment
+
+    proxies = getproxies_environment() if env is None else {k.lower().removesuffix("_proxy"): v for k, v in env.items()
+                                                           if k.lower().endswith("_proxy") and v}
+    url = proxies.get("https") or proxies.get("http")
+    if not url:
+        return None
+    parts = urlsplit(url if "//" in url else f"http://{url}")
+    if not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    out = {"server": f"{parts.scheme or 'http'}://{host}" + (f":{parts.port}" if parts.port else "")}
+    if parts.username:
+        out["username"] = unquote(parts.username)
+        out["password"] = unquote(parts.password or "")
+    bypass = proxies.get("no")
+    if bypass:
+        out["bypass"] = ",".join(b.strip() for b in bypass.split(",") if b.strip())
+    return out
 
 
 class LazyBrowserProvider:
@@ -225,6 +254,14 @@ def _is_page_request(request: Request) -> bool:
     return not path.endswith((".xml", ".txt", ".md", ".json", ".xml.gz", ".pdf"))
 
 
+def _is_playwright_error(exception: BaseException) -> bool:
+    try:
+        from playwright.async_api import Error as PlaywrightError
+    except ImportError:  # pragma: no cover - scrapy-playwright is a dependency
+        return False
+    return isinstance(exception, PlaywrightError)
+
+
 class JsRenderMiddleware:
     """Downloader middleware: route shells (auto) or every page (always) through Chromium."""
 
@@ -243,6 +280,17 @@ class JsRenderMiddleware:
             request.meta["playwright"] = True
             request.meta["dont_cache"] = True  # the HTTP cache keys by URL: it would answer with the plain page
         return None
+
+    def process_exception(self, request: Request, exception: BaseException) -> None:
+        """A page the browser cannot render (Playwright's error: a name Chromium cannot resolve, a proxy it
+        cannot reach, a crashed tab) is a dropped page — ``skill3/dropped/not_rendered``, one log line —
+        never a traceback or a failed run."""
+        if not request.meta.get("playwright") or not _is_playwright_error(exception):
+            return None
+        self.stats.inc_value("skill3/dropped/not_rendered")
+        first = str(exception).strip().splitlines()[0] if str(exception).strip() else type(exception).__name__
+        logger.warning("skill3: could not render %s in Chromium (%s): dropped", request.url[:200], first[:200])
+        raise IgnoreRequest(f"not rendered: {first[:200]}")
 
     def process_response(self, request: Request, response: Response) -> Request | Response:
         if not _is_page_request(request) or not isinstance(response, HtmlResponse):

@@ -13,9 +13,13 @@ Two layers:
   download, not a crash).
 
 ``SKILL3_ALLOW_PRIVATE_NETWORKS`` (setting or environment variable) turns both
-off. Configured endpoints — the search API (``BRAVE_SEARCH_URL``), the proxies
+off. Configured endpoints — the search API (``BRAVE_SEARCH_URL``, ``SEARXNG_URL``), the proxies
 in ``http_proxy``/``https_proxy``, ``SKILL3_TRUSTED_ENDPOINTS`` — are trusted
-configuration, not crawl input, and pass. ``SKILL3_RESOLVE`` (``{"name" or
+configuration, not crawl input: only skill3's own API calls to them pass (requests
+marked ``meta["skill3_api"]``: the searches, the registry look-ups). Any other
+request to a trusted endpoint's host and port — a search result, a link, a redirect
+target, its robots.txt — is refused, so search results cannot make skill3 read the
+search server (or any trusted endpoint) and copy it into a skill. ``SKILL3_RESOLVE`` (``{"name" or
 "*.suffix": "ip"}``) pins names to addresses, like curl's ``--resolve``; pinned
 answers are still checked.
 """
@@ -53,6 +57,9 @@ _NETWORKS = {
     "shared": ipaddress.ip_network("100.64.0.0/10"),  # carrier-grade NAT, also Alibaba metadata
     "nat64": ipaddress.ip_network("64:ff9b::/96"),
 }
+
+# Request meta key marking one of skill3's own API calls to a configured endpoint (search, registries).
+API_META = "skill3_api"
 
 # Names the resolver refused (read by the spider to count blocked requests).
 refused_names: set[str] = set()
@@ -154,6 +161,7 @@ class NetworkGuardMiddleware:
         self.crawler = crawler
         self.allow = allow_private(crawler.settings)
         self.trusted = trusted_endpoints(crawler.settings, proxies=False)
+        self.configured = trusted_endpoints(crawler.settings)  # the proxies too: never a page to crawl
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> "NetworkGuardMiddleware":
@@ -167,12 +175,25 @@ class NetworkGuardMiddleware:
             return None
         host = (p.hostname or "").lower()
         port = p.port or (443 if p.scheme == "https" else 80)
-        if (host, port) in self.trusted:
-            return None
+        if (host, port) in self.configured or (host, port) == self._model_endpoint():
+            if request.meta.get(API_META) and (host, port) in self.trusted:
+                return None  # one of skill3's own API calls
+            self._block(request, "trusted endpoint (only its API calls are exempt)")
         reason = host_verdict(host)
         if reason:
             self._block(request, f"{reason} address")
         return None
+
+    def _model_endpoint(self) -> tuple[str, int] | None:
+        """The run's LLM endpoint (the spider's ``llm_endpoint``): the model is called outside Scrapy, so no
+        Scrapy request to it is one of skill3's API calls — a page found there is refused like the others."""
+        if not hasattr(self, "_model"):
+            args = getattr(getattr(self.crawler, "spider", None), "args", None)
+            endpoint = getattr(args, "llm_endpoint", None)
+            if args is None:
+                return None  # the spider is not there yet: ask again next time
+            self._model = _endpoint(endpoint) if endpoint else None
+        return self._model
 
     def _block(self, request: Any, why: str) -> None:
         self.crawler.stats.inc_value("skill3/netguard/blocked")

@@ -1,4 +1,4 @@
-"""Progress of long crawls, a LogStats-like extension.
+"""Progress of long crawls: a LogStats-like extension, and a live line on a terminal (:class:`LiveProgress`).
 
 Every ``SKILL3_PROGRESS_INTERVAL`` seconds (default 10; 0 disables) it logs one line::
 
@@ -92,3 +92,108 @@ class Progress:
             done = self._done()
             self.crawler.stats.set_value("skill3/progress/pages_per_second", round(done / elapsed, 2))
             logger.info(progress_line(done, self._queued(), done / elapsed, done / elapsed, dropped_by_reason(self.crawler.stats.get_stats())))
+
+
+# --------------------------------------------------------------------------- the live line on a terminal
+
+LIVE_INTERVAL = 0.5  # SKILL3_LIVE_PROGRESS_INTERVAL: seconds between redraws
+
+
+def live_line(fetched: int, written: int, dropped: int, rate: float, budget_left: int | None, elapsed: float) -> str:
+    """The live progress line's text (pure)."""
+    budget = "" if budget_left is None else f" · budget left {budget_left:,}"
+    return (f"crawling: {fetched:,} fetched · {written:,} written · {dropped:,} dropped · {rate:.1f} pages/s"
+            f"{budget} · {int(elapsed) // 60}:{int(elapsed) % 60:02d}")
+
+
+def live_wanted(settings: Any, stream: Any = None) -> bool:
+    """The live line is drawn when stderr is a terminal, ``SKILL3_LIVE_PROGRESS`` is not off, and the log does
+    not already show the crawl's INFO lines (``skill3 learn``'s default level is WARNING)."""
+    import sys
+
+    stream = sys.stderr if stream is None else stream
+    setting = str(settings.get("SKILL3_LIVE_PROGRESS", "auto")).strip().lower()
+    if setting in ("0", "false", "no", "off", "never"):
+        return False
+    if setting not in ("1", "true", "yes", "on", "always") and not (hasattr(stream, "isatty") and stream.isatty()):
+        return False
+    level = settings.get("LOG_LEVEL", "DEBUG")
+    number = level if isinstance(level, int) else logging.getLevelName(str(level).upper())
+    return not settings.getbool("LOG_ENABLED", True) or (isinstance(number, int) and number > logging.INFO)
+
+
+class LiveProgress:
+    """One live line on stderr while the crawl runs — pages fetched, written and dropped, the rate, the page
+    budget left — drawn with rich on the reactor thread (no refresh thread) and erased when the crawl
+    closes, where ``skill3 learn`` prints its one-line summary. Log lines (warnings) are printed above it."""
+
+    def __init__(self, crawler: Any, interval: float) -> None:
+        self.crawler = crawler
+        self.interval = interval
+        self.task: Any = None
+        self.live: Any = None
+        self.started = 0.0
+        self.handlers: list[tuple[logging.StreamHandler, Any]] = []
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "LiveProgress":
+        if not live_wanted(crawler.settings):
+            raise NotConfigured
+        ext = cls(crawler, crawler.settings.getfloat("SKILL3_LIVE_PROGRESS_INTERVAL", LIVE_INTERVAL))
+        crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)
+        from skill3crawl.extensions import output_ready
+
+        crawler.signals.connect(ext.output_ready, signal=output_ready)  # before the crawl's own synthesis prints
+        return ext
+
+    def output_ready(self, crawler: Any = None) -> None:
+        self.spider_closed(None, "finished")
+
+    def text(self) -> str:
+        stats = self.crawler.stats.get_stats()
+        fetched = int(stats.get("skill3/pages_fetched", 0))
+        written = int(stats.get("item_scraped_count", 0))
+        dropped = sum(dropped_by_reason(stats).values())
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        args = getattr(self.crawler.spider, "args", None)
+        budget = getattr(args, "max_pages", None)
+        left = None if budget is None else max(0, int(budget) - written)
+        return live_line(fetched, written, dropped, fetched / elapsed, left, elapsed)
+
+    def spider_opened(self, spider: Any) -> None:
+        import sys
+
+        from rich.console import Console
+        from rich.live import Live
+        from rich.text import Text
+
+        self.started = time.monotonic()
+        original = sys.stderr
+        console = Console(file=original, stderr=True, highlight=False, soft_wrap=True)
+        self.live = Live(Text(self.text()), console=console, auto_refresh=False, transient=True,
+                         redirect_stdout=False, redirect_stderr=True)
+        self.live.start()
+        # Scrapy's log handler holds the stream it was given: send it through the live display's proxy
+        for handler in logging.getLogger().handlers:
+            if isinstance(handler, logging.StreamHandler) and getattr(handler, "stream", None) is original:
+                self.handlers.append((handler, original))
+                handler.setStream(sys.stderr)
+        self.task = task.LoopingCall(self.draw)
+        self.task.start(self.interval, now=True)
+
+    def draw(self) -> None:
+        from rich.text import Text
+
+        if self.live is not None:
+            self.live.update(Text(self.text()), refresh=True)
+
+    def spider_closed(self, spider: Any, reason: str) -> None:
+        if self.task is not None and self.task.running:
+            self.task.stop()
+        for handler, stream in self.handlers:
+            handler.setStream(stream)
+        self.handlers = []
+        if self.live is not None:
+            self.live.stop()
+            self.live = None

@@ -52,10 +52,10 @@ def argument_problem(spidercls: type[Spider], spider_kwargs: Mapping[str, Any]) 
     if not takes_skill3_args(spidercls) or spider_kwargs.get("role") == "worker":
         return None
     try:
-        checked_args(dict(spider_kwargs), docs=bool(getattr(spidercls, "docs_defaults", False)))
+        args = checked_args(dict(spider_kwargs), docs=bool(getattr(spidercls, "docs_defaults", False)))
     except ArgsError as exc:
         return str(exc)
-    return None
+    return args.model_problem()  # an explicitly chosen model that does not answer: before anything is fetched
 
 
 # ------------------------------------------------------------------- settings

@@ -58,6 +58,8 @@ EXTENSIONS = {
     "skill3crawl.extensions.StartItemsClose": 530,
     # With JOBDIR: spider.state saved every SKILL3_STATE_SAVE_INTERVAL seconds, so a killed crawl resumes.
     "skill3crawl.jobstate.JobState": 540,
+    # On a terminal, when the log does not show the crawl's INFO lines (skill3 learn): one live progress line.
+    "skill3crawl.progress.LiveProgress": 550,
 }
 
 DOWNLOADER_MIDDLEWARES = {

@@ -4,7 +4,7 @@ Input side (``vet_input``), after ranking and before selection or any model call
 every candidate source is redacted in place (title, excerpts, code blocks, also the
 raw item the manifest reads), the corpus is scanned with SkillSpector, sources
 with HIGH/CRITICAL findings are quarantined (dropped, a warning naming source and
-rule); their findings still count for the gate. Every source quarantined →
+rule); their findings are reported, never gated. Every source quarantined →
 ``AllSourcesQuarantined``. A scanner that is absent: "input scan NOT RUN", recorded,
 nothing quarantined, nothing gated.
 
@@ -118,6 +118,12 @@ def blocking_lint(result: LintResult) -> list:
     return [f for f in result.errors if f.rule not in LINT_ADVISORY]
 
 
+def _summary(findings: list, shown: int = 3) -> str:
+    """At most ``shown`` findings on one line, then how many more (run.json has them all)."""
+    lines = _lint_lines(findings)
+    return "; ".join(lines[:shown]) + (f"; and {len(lines) - shown} more (run.json lint)" if len(lines) > shown else "")
+
+
 def _lint_lines(findings: list) -> list[str]:
     return [f"{f.rule} {f.file}:{f.line}: {f.message}" if f.line else f"{f.rule} {f.file}: {f.message}" for f in findings]
 
@@ -173,11 +179,15 @@ def lint_and_fix(skill: Skill, ctx: SkillContext, facts: Facts, *, reprompt: Cal
     bad = blocking_lint(result)
     if not bad:
         return skill, result, log
-    _say(err, warnings, "the draft fails lint: " + "; ".join(_lint_lines(bad)) + " - fixing")
+    # what the deterministic fixer repairs is recorded (run.json lint.draft, lint.fixes), not printed: only
+    # findings that remain after it are news to the user
     skill, fixes = unlink_dangling(skill, bad, ctx)
     log.fixes += fixes
     result = lint_skill_obj(skill, facts)
     bad = blocking_lint(result)
+    if bad:
+        _say(err, warnings, f"{len(bad)} lint error(s) remain after the fixer"
+             + (" - re-prompting the model once" if reprompt is not None else "") + ": " + _summary(bad))
     if bad and reprompt is not None:
         log.reprompted = True
         try:

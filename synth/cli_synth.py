@@ -28,6 +28,10 @@ LlmEndpoint = Annotated[Optional[str], typer.Option("--llm-endpoint", help=f"Ope
 LlmModel = Annotated[Optional[str], typer.Option("--llm-model", help="model name at the endpoint")]
 Verify = Annotated[bool, typer.Option("--verify", help="one more model call re-grounds the draft against its sources")]
 ContextTokens = Annotated[Optional[int], typer.Option("--context-tokens", help=f"the model's context window in tokens (default {DEFAULT_CONTEXT_TOKENS})")]
+LlmTimeout = Annotated[Optional[float], typer.Option(
+    "--llm-timeout", metavar="SECONDS",
+    help="seconds one model call may take, its retries included (default SKILL3_LLM_TIMEOUT, else 300; all calls of a run "
+         "together: SKILL3_LLM_TOTAL_TIMEOUT, else 3600)")]
 FailOnFindings = Annotated[bool, typer.Option("--fail-on-findings/--no-fail-on-findings", help="exit 3 when high-severity findings remain")]
 Fresh = Annotated[bool, typer.Option("--fresh", help="ignore the previous run in the output folder: no unchanged short cut, no diff (the previous skill is still kept in .history/)")]
 
@@ -45,6 +49,7 @@ def synth_cmd(
     strict_cutoff: StrictCutoff = False,
     since_version: SinceVersion = None,
     context_tokens: ContextTokens = None,
+    llm_timeout: LlmTimeout = None,
     dry_run: bool = typer.Option(False, "--dry-run", help="print the ranked sources and the bundle size; call no model, write nothing"),
     fail_on_findings: FailOnFindings = True,
     fresh: Fresh = False,
@@ -57,8 +62,8 @@ def synth_cmd(
     result = run_synth(SynthOptions(
         paths=tuple(str(p) for p in run_jsonl), output_dir=output_dir, topic=topic, target_model=target_model,
         cutoff=cutoff_time, llm_provider=cast(Provider, llm_provider), llm_endpoint=llm_endpoint, llm_model=llm_model, verify=verify,
-        strict_cutoff=strict_cutoff, since_version=since_version, context_tokens=context_tokens, dry_run=dry_run,
-        fail_on_findings=fail_on_findings, progress=not quiet, fresh=fresh,
+        strict_cutoff=strict_cutoff, since_version=since_version, context_tokens=context_tokens, llm_timeout=llm_timeout,
+        dry_run=dry_run, fail_on_findings=fail_on_findings, progress=not quiet, fresh=fresh,
     ))
     result.print_outcome()
     raise typer.Exit(result.exit_code)

@@ -2,8 +2,29 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 from rich.text import Text
+
+# C0 and C1 controls, DEL, and the Unicode line and paragraph separators: in a file name or a message they
+# would start a new line (or overwrite one) in a terminal or a log, forging output.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: object) -> str:
+    """``text`` on one line: control characters written as escapes (``\\n``, ``\\r``, ``\\x1b``, ``\\u2028``),
+    so what is printed cannot start, overwrite or hide a line."""
+    value = str(text)
+    if not _CONTROLS.search(value):
+        return value
+
+    def esc(m: re.Match) -> str:
+        ch = m.group(0)
+        return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+
+    return _CONTROLS.sub(esc, value)
 
 
 def print_warning(err: Console, message: str, *, loud: bool = False) -> None:

@@ -49,6 +49,8 @@ class Inputs:
     out_dir: Path
     context_tokens: int
     since_version: str | None = None  # --since-version, else the crawl's since_version argument
+    llm_timeout: float = 300.0
+    llm_total_timeout: float = 3600.0
 
     @property
     def today_date(self) -> date:
@@ -108,9 +110,21 @@ def check_options(options: SynthOptions) -> None:
             raise SynthFailure(2, f"--since-version: {exc}") from None
     if options.context_tokens is not None and options.context_tokens < MIN_CONTEXT_TOKENS:
         raise SynthFailure(2, f"--context-tokens must be at least {MIN_CONTEXT_TOKENS}, got {options.context_tokens}")
+    llm_timeouts(options)
     for p in options.paths:
         if not Path(p).is_file():
             raise SynthFailure(2, f"{p}: no such file (pass a run.jsonl written by the crawl)")
+
+
+def llm_timeouts(options: SynthOptions) -> tuple[float, float]:
+    """(seconds per model call, seconds for all of a run's model calls): ``--llm-timeout`` /
+    ``SKILL3_LLM_TIMEOUT`` and ``SKILL3_LLM_TOTAL_TIMEOUT``; a bad value is a usage error (exit 2)."""
+    from synth.llm.bounds import configured_timeout, configured_total_timeout
+
+    try:
+        return configured_timeout(options.llm_timeout), configured_total_timeout()
+    except ValueError as exc:
+        raise SynthFailure(2, str(exc)) from None
 
 
 def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
@@ -141,9 +155,10 @@ def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
         problem = output_dir_problem(out_dir)  # before any model call
         if problem:
             raise SynthFailure(2, problem)
+    timeout, total = llm_timeouts(options)
     return Inputs(paths=paths, crawl=crawl, topic=str(topic), target_model=target_model, cutoff=cut, today=today,
                   out_dir=out_dir, context_tokens=options.context_tokens or DEFAULT_CONTEXT_TOKENS,
-                  since_version=_since_version(options, crawl))
+                  since_version=_since_version(options, crawl), llm_timeout=timeout, llm_total_timeout=total)
 
 
 def _since_version(options: SynthOptions, crawl: CrawlRecord) -> str | None:

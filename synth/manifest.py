@@ -67,6 +67,23 @@ def safe_endpoint(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
+CRAWL_TIMELINE_KEPT = 3_000  # crawl.json timeline entries copied into run.json (the newest; skill3's crawl writes fewer)
+
+
+def _bounded_crawl(meta: dict[str, Any]) -> dict[str, Any]:
+    """The crawl's crawl.json as run.json records it: a timeline longer than CRAWL_TIMELINE_KEPT (a crawl.json
+    from elsewhere) keeps its newest entries, without absurd version strings, and says how many it had."""
+    from synth.delta.versions import plausible_version
+
+    timeline = meta.get("timeline") if isinstance(meta, dict) else None
+    if not isinstance(timeline, list):
+        return meta
+    kept = [e for e in timeline if not isinstance(e, dict) or plausible_version(e.get("version"))]
+    if len(kept) == len(timeline) and len(kept) <= CRAWL_TIMELINE_KEPT:
+        return meta
+    return {**meta, "timeline": kept[-CRAWL_TIMELINE_KEPT:], "timeline_entries": len(timeline)}
+
+
 def build(*, topic: str, target_model: str, cutoff: Cutoff, today: str, started: datetime, paths: list[str],
           crawl_meta: dict[str, Any], crawl_json: str | None, report: dict, ranking: list[dict],
           selection: Selection, bundle: dict[str, Any], context_tokens: int, output_reserve: int,
@@ -97,7 +114,7 @@ def build(*, topic: str, target_model: str, cutoff: Cutoff, today: str, started:
         "today": today,
         "strict_cutoff": strict_cutoff,
         "inputs": {"files": [str(p) for p in paths], "crawl_json": crawl_json, "read": report},
-        "crawl": crawl_meta or None,
+        "crawl": _bounded_crawl(crawl_meta) or None,
         "queries": queries,
         "sources": ranking,
         "used_sources": [src["url"] for src in bundle["sources"] + bundle.get("delta_sources", [])],

@@ -45,7 +45,8 @@ class SynthOptions:
     ``paths``: the run.jsonl files (several workers: all of them). ``output_dir`` (default: the first
     file's folder), ``topic``, ``target_model`` and ``cutoff`` (month ``YYYY-MM``) default to what the
     crawl recorded. ``llm_provider`` is ``auto`` (openai when the endpoint answers, else extractive),
-    ``openai``, ``anthropic`` or ``extractive``. ``today`` (``YYYY-MM-DD``) bounds the freshness window
+    ``openai``, ``anthropic`` or ``extractive``; ``llm_timeout`` the seconds one model call may take, its
+retries included (default ``SKILL3_LLM_TIMEOUT``, else 300). ``today`` (``YYYY-MM-DD``) bounds the freshness window
     (default: the day the run starts). ``fail_on_findings``: exit 3 when high-severity findings remain.
     ``auto_choice``: ``auto`` already resolved by the caller (``skill3 learn``, the crawl's planner), which
     told the user about a fallback: synthesis uses it without a second probe or a second warning.
@@ -63,6 +64,7 @@ class SynthOptions:
     strict_cutoff: bool = False
     since_version: str | None = None  # the target model knows the topic up to this version (newer ones are the delta)
     context_tokens: int | None = None
+    llm_timeout: float | None = None  # seconds one model call may take, retries included (None: SKILL3_LLM_TIMEOUT or 300)
     fail_on_findings: bool = True
     today: str | None = None
     dry_run: bool = False

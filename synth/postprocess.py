@@ -17,6 +17,7 @@ Rules:
 - ``description``: no tags or angle brackets, ≤1024, derived from the body when
   the model's is degenerate;
 - every code fence closed; a Sources section listing exactly the cited sources;
+- no link with a script-running scheme (``javascript:`` …) and no raw HTML outside code (``safety``);
 - a body over ~500 lines is split into ``references/`` linked one level deep.
 
 This module is the ordered pipeline only. The steps live in ``synth.skill``: names
@@ -35,7 +36,7 @@ import yaml
 
 from synth.errors import Skill3Error
 from synth.lint.rules import STRUCTURAL, structural_findings
-from synth.skill import fixers, references, sources
+from synth.skill import fixers, references, safety, sources
 from synth.skill.frontmatter import read_frontmatter
 from synth.skill.names import sanitize_name
 from synth.skill.spec import ALLOWED_KEYS, DROPPED_KEYS, FOOTER_PREFIX, MAX_BODY_LINES, MAX_COMPATIBILITY, MAX_DESCRIPTION
@@ -107,7 +108,7 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
 
     body = body.strip("\n")
     for step in (fixers.remove_scaffolding, fixers.strip_trailing_chatter, fixers.close_fences, fixers.drop_empty_fences,
-                 fixers.normalize_rules, fixers.drop_degenerate_lines):
+                 fixers.normalize_rules, fixers.drop_degenerate_lines, safety.neutralize):
         body, f = step(body)
         fixes += f
     body, f = fixers.ensure_title(body, ctx.topic, ctx.cutoff)

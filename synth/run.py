@@ -55,7 +55,7 @@ from synth.inputs import Inputs, resolve_inputs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
 from synth.console import print_warning
 from synth.llm.progress import generation_progress
-from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model
+from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model, model_problem
 from synth.options import SynthFailure, SynthOptions, SynthResult
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
@@ -228,7 +228,7 @@ def _run(options: SynthOptions, state: RunState) -> SynthResult:
         return refresh.unchanged_result(state, "same sources and options as the previous run")
     provider = resolve_provider(options, state)
     budget = bundle_budget(inputs, name, len(ranked.candidates), extractive=provider.provider == "extractive")
-    choice = choose_model(options, provider, inputs.out_dir, state)
+    choice = choose_model(options, provider, inputs, state)
     with state.phase("vet_input"):
         candidates, input_vet = vet_input_step(ranked.candidates, state)
     draft = synthesize(choice.model, candidates, budget, inputs, ranked, name, state)
@@ -260,6 +260,7 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
     if rep.not_utf8:
         state.warn(f"{rep.not_utf8} line(s) are not UTF-8, read with replacement characters "
                    f"(first at {rep.not_utf8_at}); save the file as UTF-8", record=False)
+    _warn_timeline(ranked.delta, state)
     if not ranked.candidates:
         why = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(rep.dropped.items())) or "none left"
         raise SynthFailure(2, f"no usable sources among {rep.items} item(s) ({why})")
@@ -277,11 +278,33 @@ def resolve_provider(options: SynthOptions, state: RunState) -> Choice:
     return choice
 
 
-def choose_model(options: SynthOptions, provider: Choice, out_dir: Path, state: RunState) -> ModelChoice:
-    """Refuse outputs skill3 did not write, then make the model of ``provider`` — before any model call."""
-    _check_outputs(out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
+def _warn_timeline(delta: Any, state: RunState) -> None:
+    """One warning for version strings the timeline rejected as absurd, one when it was full (both are in
+    run.json's ``delta.rejected_dates``)."""
+    from synth.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
+
+    rejected = delta.get("rejected_dates") if isinstance(delta, dict) else None
+    reasons = [r.get("reason") for r in rejected or [] if isinstance(r, dict)]
+    if ABSURD_VERSION in reasons:
+        state.warn("version string(s) rejected as implausible (longer than 64 characters or with a number of more than "
+                   "12 digits): not in the timeline (run.json delta.rejected_dates)")
+    if TIMELINE_FULL in reasons:
+        state.warn(TIMELINE_FULL)
+
+
+def choose_model(options: SynthOptions, provider: Choice, inputs: Inputs, state: RunState) -> ModelChoice:
+    """Refuse outputs skill3 did not write, check that an explicitly chosen openai endpoint answers (else exit 2,
+    one line), then make the model of ``provider`` with its time budget — all before any model call."""
+    from synth.llm.bounds import CallBudget
+
+    _check_outputs(inputs.out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
+    if options.llm_provider == "openai":
+        problem = model_problem("openai", options.llm_endpoint)
+        if problem:
+            raise SynthFailure(2, problem)
     try:
-        model = make_chat_model(provider.provider, endpoint=options.llm_endpoint, model=provider.model)
+        model = make_chat_model(provider.provider, endpoint=options.llm_endpoint, model=provider.model,
+                                budget=CallBudget(inputs.llm_timeout, inputs.llm_total_timeout))
     except LLMError as exc:  # a missing key, an unknown provider
         raise SynthFailure(2, str(exc)) from None
     return ModelChoice(model, options.llm_provider, provider.provider, provider.reason)

@@ -112,7 +112,7 @@ class OfficialSourcesMixin:
                 url, callback=self.parse_registry, errback=self.registry_failed, dont_filter=True,
                 headers={"Accept": "application/json"}, cb_kwargs={"ecosystem": eco},
                 meta={"skill3_kind": "registry", "dont_cache": True, "handle_httpstatus_list": [404, 410],
-                      "skill3_registry": eco},
+                      "skill3_registry": eco, "skill3_api": True},
             )
 
     def parse_registry(self, response: Response, ecosystem: str) -> Iterator[scrapy.Request]:
@@ -181,6 +181,8 @@ class OfficialSourcesMixin:
         state.official.update(official)
         state.package["links"] = pkg.links
         state.release_timeline = reg.merge_timeline(state.release_timeline, [r.as_dict() for r in pkg.releases])
+        if pkg.release_warning():
+            logger.warning("skill3: %s", pkg.release_warning())
         yield from self._repository_requests(pkg)
         roots = [u for u in (reg.docs_entry(pkg), pkg.links.get("Changelog")) if u and not reg.github_repo(u)]
         if not roots and pkg.repository is None:

@@ -55,6 +55,10 @@ class SpecError(UsageError, ValueError):
     """A bad ``package`` argument; ``str()`` is one line."""
 
 
+MAX_RELEASES = 1_000  # releases read from one registry answer (the newest; a registry may list 100,000)
+MAX_TIMELINE = 3_000  # entries of the merged release timeline in crawl.json (the newest)
+
+
 @dataclass(frozen=True)
 class Release:
     version: str
@@ -74,6 +78,31 @@ class Package:
     links: dict[str, str] = field(default_factory=dict)  # role (Documentation, Homepage, Source, Changelog) → URL
     releases: list[Release] = field(default_factory=list)
     downloads: int | None = None
+    dropped_releases: int = 0  # past MAX_RELEASES: the oldest are left out
+    absurd_versions: int = 0  # version strings that cannot be versions (synth.delta.versions.plausible_version)
+
+    def bound_releases(self) -> "Package":
+        """At most :data:`MAX_RELEASES` releases, the newest; absurd version strings left out (both counted)."""
+        from synth.delta.versions import plausible_version
+
+        kept = [r for r in self.releases if plausible_version(r.version)]
+        self.absurd_versions += len(self.releases) - len(kept)
+        if len(kept) > MAX_RELEASES:
+            kept.sort(key=lambda r: (r.date, r.version), reverse=True)
+            self.dropped_releases += len(kept) - MAX_RELEASES
+            kept = sorted(kept[:MAX_RELEASES], key=lambda r: (r.date, r.version))
+        self.releases = kept
+        return self
+
+    def release_warning(self) -> str | None:
+        """One line for what :meth:`bound_releases` left out, else None."""
+        parts = []
+        if self.dropped_releases:
+            parts.append(f"kept the newest {MAX_RELEASES:,} of {MAX_RELEASES + self.dropped_releases:,} releases")
+        if self.absurd_versions:
+            parts.append(f"skipped {self.absurd_versions:,} release(s) whose version string is no version "
+                         "(over 64 characters or a number of more than 12 digits)")
+        return f"{self.label}: " + "; ".join(parts) if parts else None
 
     @property
     def label(self) -> str:
@@ -202,7 +231,7 @@ def parse_pypi(body: bytes | str, url: str) -> Package | None:
         dates = sorted(d for d in (_date(f.get("upload_time_iso_8601") or f.get("upload_time")) for f in files) if d)
         if dates:
             pkg.releases.append(Release(str(version), dates[0], "pypi", f"https://pypi.org/project/{pkg.name}/{version}/"))
-    return pkg
+    return pkg.bound_releases()
 
 
 def parse_npm(body: bytes | str, url: str) -> Package | None:
@@ -225,7 +254,7 @@ def parse_npm(body: bytes | str, url: str) -> Package | None:
         d = _date(when)
         if d and version not in ("created", "modified") and (not versions or version in versions):
             pkg.releases.append(Release(version, d, "npm", f"https://www.npmjs.com/package/{pkg.name}/v/{version}"))
-    return pkg
+    return pkg.bound_releases()
 
 
 def parse_crates(body: bytes | str, url: str) -> Package | None:
@@ -242,7 +271,7 @@ def parse_crates(body: bytes | str, url: str) -> Package | None:
         created = _date(v.get("created_at")) if isinstance(v, dict) else None
         if isinstance(v, dict) and not v.get("yanked") and created and v.get("num"):
             pkg.releases.append(Release(str(v["num"]), created, "crates", f"https://crates.io/crates/{pkg.name}/{v['num']}"))
-    return pkg
+    return pkg.bound_releases()
 
 
 PARSERS = {"pypi": parse_pypi, "npm": parse_npm, "crates": parse_crates}
@@ -353,4 +382,5 @@ def merge_timeline(existing: list[dict], new: list[dict]) -> list[dict]:
     for entry in [*(existing or []), *(new or [])]:
         if isinstance(entry, dict) and entry.get("version") and entry.get("source"):
             seen.setdefault((str(entry["version"]), str(entry["source"])), entry)
-    return sorted(seen.values(), key=lambda e: (str(e.get("date") or ""), str(e["version"]), str(e["source"])))
+    merged = sorted(seen.values(), key=lambda e: (str(e.get("date") or ""), str(e["version"]), str(e["source"])))
+    return merged[-MAX_TIMELINE:]  # at most MAX_TIMELINE entries, the newest

@@ -228,6 +228,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                     "autothrottle_dont_adjust_delay": True,
                     "skill3_search": provider.sends_key,  # only Brave's requests carry the key
                     "skill3_kind": "search",
+                    "skill3_api": True,  # the network guard exempts the configured search API for its own calls only
                 },
             )
 

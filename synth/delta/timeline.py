@@ -24,15 +24,20 @@ are known. Sites that print no release date need it.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
 from packaging.version import Version
 
-from synth.delta.versions import known_by, parse_version, series, starts_series
+from synth.delta.versions import known_by, parse_version, plausible_version, series, starts_series
 
 EARLIEST_PLAUSIBLE = date(1980, 1, 1)
+MAX_VERSIONS = 5_000  # versions one timeline holds (a registry answering 100,000 releases made a 51 MB run.json)
+MAX_CLAIMS = 16  # dated claims kept per version
+ABSURD_VERSION = "not a plausible version string"
+TIMELINE_FULL = f"the timeline is full ({MAX_VERSIONS:,} versions): the oldest are left out"
 
 POST, PRE, UNDATED = "post", "pre", "undated"
 
@@ -81,11 +86,23 @@ class Timeline:
     since: str | None = None  # --since-version: the newest version the target model knows
     claims: dict[str, list[DateClaim]] = field(default_factory=dict)
     rejected: list[dict] = field(default_factory=list)
+    absurd: int = 0  # version strings rejected as implausible (ABSURD_VERSION)
+    overflow: int = 0  # versions not recorded because the timeline was full (MAX_VERSIONS)
     _parsed: dict[str, Version] = field(default_factory=dict)
+    _by_date: list[tuple[date, str]] = field(default_factory=list)  # (chosen date, version) heap, lazily pruned
     _cache: dict = field(default_factory=dict)
 
     def add(self, version: object, day: object, source: str, url: str | None = None) -> bool:
-        """Record that ``version`` came out on ``day`` according to ``source``; implausible dates are rejected (and recorded)."""
+        """Record that ``version`` came out on ``day`` according to ``source``; implausible dates and version
+        strings are rejected (and recorded), and past :data:`MAX_VERSIONS` versions (or :data:`MAX_CLAIMS`
+        claims of one) nothing more is added."""
+        if version and not plausible_version(version):
+            self.absurd += 1
+            if len(self.rejected) < 50 or self.absurd == 1:  # the first one always: the run warns from it
+                shown = str(version).strip()
+                self.rejected.append({"version": shown[:40] + ("…" if len(shown) > 40 else ""), "date": str(day)[:40],
+                                      "source": source, "url": url, "reason": ABSURD_VERSION})
+            return False
         v = parse_version(str(version)) if version else None
         d = parse_day(day)
         if v is None or d is None:
@@ -96,14 +113,39 @@ class Timeline:
                                       "reason": "in the future" if d > self.today else "implausibly early"})
             return False
         key = str(v)
+        if key not in self.claims and len(self.claims) >= MAX_VERSIONS:
+            self.overflow += 1
+            if self.overflow == 1:  # recorded once, always: the run warns from it
+                self.rejected.append({"version": key[:40], "date": d.isoformat(), "source": source, "url": url,
+                                      "reason": TIMELINE_FULL})
+            if not self._evict_older_than(d):
+                return False
         claims = self.claims.setdefault(key, [])
         claim = DateClaim(d, source, url)
-        if claim in claims:
+        if claim in claims or len(claims) >= MAX_CLAIMS:
             return False
         claims.append(claim)
         self._parsed[key] = v
+        heapq.heappush(self._by_date, (min(c.date for c in claims), key))
         self._cache.clear()
         return True
+
+    def _evict_older_than(self, day: date) -> bool:
+        """A full timeline keeps the newest versions (the delta is about them): drop the version dated earliest
+        when it is older than ``day``; False when none is (the new version is not added)."""
+        while self._by_date:
+            first, key = self._by_date[0]
+            chosen = self.date_of(key)
+            if chosen is None or chosen.date != first:  # stale: dropped, or dated earlier since
+                heapq.heappop(self._by_date)
+                continue
+            if first >= day:
+                return False
+            heapq.heappop(self._by_date)
+            del self.claims[key]
+            self._parsed.pop(key, None)
+            return True
+        return False
 
     def reject_build_dates(self, build_dated: dict[str, str], host_of: Callable[[str], str]) -> int:
         """Drop claims made by a page of a build-dated host on exactly its build date ("Release: 3.11.2, Date: <build>"

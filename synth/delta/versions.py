@@ -12,10 +12,23 @@ _PRE = re.compile(r"(\d+(?:\.\d+){0,3})\s*[-_ ]?\s*(alpha|beta|release candidate
 _PRE_TAG = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "rc": "rc", "c": "rc", "candidate": "rc", "release candidate": "rc"}
 
 
+MAX_VERSION_CHARS = 64  # "3.11.0 release candidate 2" is 26; a release string is never a paragraph
+MAX_NUMBER_DIGITS = 12  # a release number (20240115 is 8 digits): a longer run of digits is no version
+_LONG_NUMBER = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+
+
+def plausible_version(text: object) -> bool:
+    """Whether ``text`` can be a version string at all: at most :data:`MAX_VERSION_CHARS` characters and no
+    number longer than :data:`MAX_NUMBER_DIGITS` digits (a 10,000-digit "version" is rejected, not parsed)."""
+    s = str(text or "").strip()
+    return 0 < len(s) <= MAX_VERSION_CHARS and not _LONG_NUMBER.search(s)
+
+
 @lru_cache(maxsize=4096)
 def parse_version(text: str | None) -> Version | None:
-    """``3.11``, ``v2.0.0``, ``3.11.0 alpha 1``, ``Python 3.11.0 final`` → a Version; None when no number is found."""
-    if not text:
+    """``3.11``, ``v2.0.0``, ``3.11.0 alpha 1``, ``Python 3.11.0 final`` → a Version; None when no number is found
+    or the text is no plausible version (:func:`plausible_version`)."""
+    if not text or not plausible_version(text):
         return None
     s = str(text).strip()
     try:

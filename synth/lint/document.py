@@ -11,9 +11,13 @@ import yaml
 
 from synth.skill import frontmatter, markdown
 
+REFUSED_PREFIX = "refused: "
+MAX_FILE_BYTES = 4 * 2**20  # a SKILL.md (or a file it links) larger than this is not read: a finding, never a crash
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last one)."""
+
+class _UniqueKeyLoader(frontmatter.BoundedLoader):
+    """The bounded SafeLoader (no anchors or aliases, bounded count and depth) that also refuses duplicate
+    mapping keys (PyYAML silently keeps the last one)."""
 
 
 def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -36,9 +40,13 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 
 
 def parse_yaml(text: str) -> tuple[Any, str | None, int]:
-    """Parse frontmatter YAML. Returns (value, error, 0-based error line within the text)."""
+    """Parse frontmatter YAML within the bounds of :func:`synth.skill.frontmatter.bounded_yaml`.
+    Returns (value, error, 0-based error line within the text)."""
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader), None, 0  # noqa: S506 - SafeLoader subclass
+        return frontmatter.bounded_yaml(text, _UniqueKeyLoader), None, 0
+    except frontmatter.FrontmatterRefused as exc:
+        mark = exc.problem_mark
+        return None, REFUSED_PREFIX + exc.problem, mark.line if mark is not None else 0
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -57,7 +65,18 @@ class SkillDoc:
     meta: dict | None = None  # the frontmatter when it parsed to a mapping
     yaml_error: str | None = None
     yaml_error_line: int = 0
+    yaml_refused: bool = False  # the frontmatter was past a bound (alias, count, depth, size): not read
+    too_large: bool = False  # SKILL.md was past MAX_FILE_BYTES: not read
     fences: list[markdown.Fence] = field(default_factory=list)
+
+    @property
+    def refused(self) -> str | None:
+        """Why this skill was not read whole (a bound), for the rules that would read it again; else None."""
+        if self.too_large:
+            return f"SKILL.md {self.read_error}"
+        if self.yaml_refused:
+            return f"its frontmatter was refused ({self.yaml_error})"
+        return None
 
     @property
     def body(self) -> str:
@@ -95,7 +114,12 @@ def read_skill(folder: Path) -> SkillDoc:
     if doc.skill_md is None:
         return doc
     try:
-        text = doc.skill_md.read_bytes().decode("utf-8")
+        data = read_bounded(doc.skill_md)
+        if data is None:
+            doc.too_large = True
+            doc.read_error = f"is {doc.skill_md.stat().st_size:,} bytes, more than the {MAX_FILE_BYTES // 2**20} MiB lint reads: not read"
+            return doc
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         doc.read_error = f"not UTF-8 text (byte {exc.start})"
         return doc
@@ -103,6 +127,23 @@ def read_skill(folder: Path) -> SkillDoc:
         doc.read_error = f"cannot be read: {exc.strerror or exc}"
         return doc
     return _parse(doc, text)
+
+
+def read_bounded(path: Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
+    """The bytes of ``path``, or None when it holds more than ``limit`` (never more than ``limit + 1`` are read,
+    whatever its size claims: a sparse or growing file too)."""
+    with path.open("rb") as fh:
+        data = fh.read(limit + 1)
+    return None if len(data) > limit else data
+
+
+def read_bounded_text(path: Path, limit: int = MAX_FILE_BYTES) -> str | None:
+    """:func:`read_bounded` decoded as UTF-8 with replacement characters; None when too large or unreadable."""
+    try:
+        data = read_bounded(path, limit)
+    except OSError:
+        return None
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def read_text(text: str, folder: Path) -> SkillDoc:
@@ -116,6 +157,7 @@ def _parse(doc: SkillDoc, text: str) -> SkillDoc:
     doc.split = frontmatter.split_frontmatter(doc.text)
     if doc.split.closed:
         value, doc.yaml_error, doc.yaml_error_line = parse_yaml(doc.split.yaml_text)
+        doc.yaml_refused = doc.yaml_error is not None and doc.yaml_error.startswith(REFUSED_PREFIX)
         if doc.yaml_error is None and isinstance(value, dict):
             doc.meta = value
     doc.fences = markdown.find_fences(doc.split.body, doc.split.body_start)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from synth.console import printable
 from synth.lint.catalogue import RULES
 from synth.lint.model import LintResult
 
@@ -29,7 +30,8 @@ def render_text(results: list[LintResult]) -> str:
     for r in results:
         for f in r.findings:
             where = _location(r, f.file) + (f":{f.line}" if f.line else "")
-            lines.append(f"{where}: {f.rule} {f.severity}: {f.message}")
+            # one finding, one line: a file name (or a message quoting one) with a newline cannot forge another
+            lines.append(printable(f"{where}: {f.rule} {f.severity}: {f.message}"))
         for k, v in r.counts().items():
             totals[k] += v
     skipped = sum(len(r.skipped) for r in results)

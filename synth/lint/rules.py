@@ -18,7 +18,9 @@ from urllib.parse import unquote
 from synth.skill import frontmatter, markdown, size
 from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
 from synth.lint.catalogue import BY_ID
-from synth.lint.document import SkillDoc, find_skill_file, parse_yaml, read_text
+from synth.lint.document import (
+    MAX_FILE_BYTES, SkillDoc, find_skill_file, parse_yaml, read_bounded, read_bounded_text, read_text,
+)
 from synth.lint.facts import Facts
 from synth.lint.model import Finding, Skip
 from synth.urls import url_key
@@ -43,6 +45,12 @@ def check(rule_id: str) -> Callable[[Check], Check]:
 
 def _f(rule: str, message: str, line: int = 0, file: str = "SKILL.md", severity: str | None = None) -> Finding:
     return Finding(rule, severity or BY_ID[rule].severity, message, file, line)  # type: ignore[arg-type]
+
+
+def _short(value: object, limit: int = 80, repr_: bool = True) -> str:
+    """A value for a message, at most ``limit`` characters."""
+    text = repr(value) if repr_ else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _meta(doc: SkillDoc) -> dict:
@@ -86,7 +94,9 @@ def s2_frontmatter(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
     if doc.split.error:
         yield _f("S2", doc.split.error, 1)
         return
-    if doc.yaml_error:
+    if doc.yaml_refused:
+        yield _f("S2", f"frontmatter {doc.yaml_error}", doc.split.yaml_start + doc.yaml_error_line)
+    elif doc.yaml_error:
         yield _f("S2", f"frontmatter is not valid YAML: {doc.yaml_error}", doc.split.yaml_start + doc.yaml_error_line)
     elif doc.meta is None:
         yield _f("S2", "frontmatter must be a YAML mapping (key: value lines)", doc.split.yaml_start)
@@ -115,9 +125,9 @@ def s4_metadata(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
         return
     for k, v in value.items():
         if not isinstance(k, str):
-            yield _f("S4", f"metadata key {k!r} is {type(k).__name__}; quote it", line)
+            yield _f("S4", f"metadata key {_short(k)} is {type(k).__name__}; quote it", line)
         if not isinstance(v, str):
-            yield _f("S4", f"metadata.{k} is {type(v).__name__} {v!r}, not a string; quote it", line)
+            yield _f("S4", f"metadata.{_short(k, 40, repr_=False)} is {type(v).__name__} {_short(v)}, not a string; quote it", line)
 
 
 @check("S5")
@@ -234,6 +244,9 @@ def v1_reference(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
     except ImportError as exc:  # pragma: no cover - skills-ref is a dependency
         yield Skip("V1", f"skills-ref is not importable: {exc}")
         return
+    if doc.refused:  # the validator reads SKILL.md whole and parses its YAML again: not past a bound
+        yield Skip("V1", f"not run: {doc.refused}")
+        return
     try:
         problems = validate(doc.dir)
     except Exception as exc:  # noqa: BLE001 - the validator crashing is "did not run", not a verdict
@@ -344,7 +357,9 @@ def l2_depth(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
     direct = {(doc.dir / t).resolve() for t in linked}
     for target in linked:
         ref = doc.dir / target
-        text = ref.read_text(encoding="utf-8", errors="replace")
+        text = read_bounded_text(ref)
+        if text is None:  # too large (L3 says so) or unreadable
+            continue
         for link in markdown.links(text):
             t = link.target.split("#", 1)[0]
             nested = ref.parent / unquote(t)
@@ -374,7 +389,11 @@ def l3_toc(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
         path = doc.dir / rel
         if path.name in ("SKILL.md", "skill.md"):
             continue
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_bounded_text(path)
+        if text is None:
+            if path.is_file():
+                yield _f("L3", f"{rel} is more than {MAX_FILE_BYTES // 2**20} MiB: not read", 1, file=rel)
+            continue
         n = len(text.splitlines())
         if n > REFERENCE_TOC_LINES and not _has_toc(text):
             yield _f("L3", f"{rel} is {n} lines without a table of contents at the top", 1, file=rel)
@@ -542,7 +561,10 @@ def catalogue_entries(folder: Path) -> list[tuple[Path, str | None, str | None]]
         if md is None:
             continue
         try:
-            split = frontmatter.split_frontmatter(md.read_text(encoding="utf-8"))
+            data = read_bounded(md)
+            if data is None:
+                continue
+            split = frontmatter.split_frontmatter(data.decode("utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
         value, err, _ = parse_yaml(split.yaml_text) if split.closed else (None, "x", 0)

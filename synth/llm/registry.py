@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
+from synth.llm.bounds import DEFAULT_TIMEOUT, CallBudget
 from synth.llm.model import MAX_RETRIES, ChatModel, LLMError, MissingKeyError, UnknownProviderError
 from synth.urls import host_of
 
@@ -64,15 +65,19 @@ def make_chat_model(
     endpoint: str | None = None,
     model: str | None = None,
     api_key: str | None = None,
-    timeout: float = 600.0,
+    timeout: float = DEFAULT_TIMEOUT,
     max_retries: int = MAX_RETRIES,
+    budget: CallBudget | None = None,
 ) -> ChatModel | None:
     """Build the provider's model; ``extractive`` returns None (no model is called).
 
     Keys come from flags or the environment only (``LLM_API_KEY``, ``ANTHROPIC_API_KEY``)
     and are never logged. A hosted provider without a key fails here, before any call.
-    ``auto`` is resolved by the caller (``resolve_auto``) before this is called.
+    ``auto`` is resolved by the caller (``resolve_auto``) before this is called. ``timeout``: seconds one
+    call may take, retries included; ``budget`` (a :class:`~synth.llm.bounds.CallBudget`) instead, to share a
+    run's total budget.
     """
+    budget = budget or CallBudget(timeout)
     check_provider(provider, endpoint, api_key)
     if provider == "extractive":
         return None
@@ -83,17 +88,20 @@ def make_chat_model(
             endpoint=endpoint or DEFAULT_ENDPOINT,
             model=model or DEFAULT_OPENAI_MODEL,
             api_key=api_key or os.environ.get("LLM_API_KEY"),
-            timeout=timeout,
             max_retries=max_retries,
+            budget=budget,
         )
     if provider == "anthropic":
         from synth.llm.anthropic_model import AnthropicModel
 
         key = api_key or os.environ.get("ANTHROPIC_API_KEY") or ""
         return AnthropicModel(
-            endpoint=endpoint, model=model or DEFAULT_ANTHROPIC_MODEL, api_key=key, timeout=timeout, max_retries=max_retries
+            endpoint=endpoint, model=model or DEFAULT_ANTHROPIC_MODEL, api_key=key, max_retries=max_retries, budget=budget
         )
     raise LLMError(f"llm_provider {provider!r} must be resolved before building a model")
+
+
+PROBE_TIMEOUT = 5.0  # seconds: one probe of an endpoint
 
 
 def probe_openai_endpoint(endpoint: str, timeout: float = 3.0) -> str | None:
@@ -140,6 +148,38 @@ def _probe(endpoint: str, timeout: float) -> tuple[str | None, list[str]]:
     if not isinstance(listed, list):
         return f"{endpoint} answered /models without a JSON model list (not an OpenAI-compatible server)", []
     return None, [str(m["id"]) for m in listed if isinstance(m, dict) and m.get("id")]
+
+
+def model_problem(provider: str, endpoint: str | None = None, api_key: str | None = None,
+                  timeout: float = PROBE_TIMEOUT) -> str | None:
+    """For a provider chosen explicitly: ``None`` when its endpoint answers, else one line naming the problem
+    and the fix — checked before anything is crawled or read, so a dead model is not found after the crawl.
+
+    ``openai``: ``GET /models`` must give a 2xx JSON model list (as for ``auto``). ``anthropic``: ``GET
+    /v1/models`` must be reachable and must not reject the key (401/403). ``auto`` and ``extractive`` need
+    no check (``auto`` falls back to extractive by itself)."""
+    import httpx2
+
+    if provider == "openai":
+        ep = endpoint or DEFAULT_ENDPOINT
+        reason = probe_openai_endpoint(ep, timeout)
+        if reason is None:
+            return None
+        return (f"llm_provider openai: {reason}; start the model server, pass the right --llm-endpoint, "
+                "or --llm-provider auto / extractive")
+    if provider != "anthropic":
+        return None
+    base = (endpoint or "https://api.anthropic.com").rstrip("/")
+    key = api_key or os.environ.get("ANTHROPIC_API_KEY") or ""
+    try:
+        r = httpx2.get(base + "/v1/models", timeout=timeout,
+                       headers={"x-api-key": key, "anthropic-version": "2023-06-01"})
+    except Exception as exc:  # any transport failure means "does not answer"
+        return (f"llm_provider anthropic: {base} does not answer ({type(exc).__name__}); check the network or "
+                "--llm-endpoint, or use --llm-provider auto / extractive")
+    if r.status_code in (401, 403):
+        return f"llm_provider anthropic: {base} rejected the key (HTTP {r.status_code}): check ANTHROPIC_API_KEY"
+    return None
 
 
 def resolve_auto(endpoint: str | None) -> tuple[str, str | None]:

@@ -12,9 +12,65 @@ from dataclasses import dataclass
 
 import yaml
 
-__all__ = ["Split", "split_frontmatter", "second_frontmatter_line", "read_frontmatter", "YAMLISH"]
+__all__ = ["Split", "split_frontmatter", "second_frontmatter_line", "read_frontmatter", "YAMLISH", "BoundedLoader",
+           "FrontmatterRefused", "MAX_FRONTMATTER_BYTES", "MAX_FRONTMATTER_NODES", "MAX_FRONTMATTER_DEPTH"]
 
 _DELIM = "---"
+
+# Frontmatter is a handful of short keys: these bounds are far past any real one, and keep a hostile one
+# (a 1 KB "billion laughs" of aliases, 100,000 keys, 100,000 nested lists) from costing gigabytes or minutes.
+MAX_FRONTMATTER_BYTES = 64 * 1024
+MAX_FRONTMATTER_NODES = 1_000  # keys, values and list items together
+MAX_FRONTMATTER_DEPTH = 20
+
+
+class FrontmatterRefused(yaml.YAMLError):
+    """Frontmatter YAML that is refused before it is built: an anchor or alias, too many entries, too deep,
+    too large. ``problem`` is one line, ``problem_mark`` where (when known)."""
+
+    def __init__(self, problem: str, mark: yaml.Mark | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader that refuses anchors and aliases (so nothing is ever expanded) and stops past
+    :data:`MAX_FRONTMATTER_NODES` nodes or :data:`MAX_FRONTMATTER_DEPTH` levels, as the nodes are composed."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._nodes = 0
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            kind = "alias" if isinstance(event, yaml.AliasEvent) else "anchor"
+            sign = "*" if kind == "alias" else "&"
+            raise FrontmatterRefused(f"a YAML {kind} ({sign}{event.anchor}) is not allowed in frontmatter: write the value out",
+                                     event.start_mark)
+        self._nodes += 1
+        if self._nodes > MAX_FRONTMATTER_NODES:
+            raise FrontmatterRefused(f"more than {MAX_FRONTMATTER_NODES:,} keys and values; not read", event.start_mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_FRONTMATTER_DEPTH:
+                raise FrontmatterRefused(f"nested more than {MAX_FRONTMATTER_DEPTH} levels deep; not read", event.start_mark)
+            return super().compose_node(parent, index)  # type: ignore[arg-type]
+        finally:
+            self._depth -= 1
+
+
+def bounded_yaml(text: str, loader: type[BoundedLoader] = BoundedLoader) -> object:
+    """Parse frontmatter YAML within the bounds (raises :class:`FrontmatterRefused` or another ``YAMLError``)."""
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > MAX_FRONTMATTER_BYTES:
+        raise FrontmatterRefused(f"{size:,} bytes, more than {MAX_FRONTMATTER_BYTES // 1024} KiB; not read")
+    try:
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:  # flow collections nest in the parser itself, before compose_node
+        raise FrontmatterRefused(f"nested more than {MAX_FRONTMATTER_DEPTH} levels deep; not read") from None
 
 
 # --------------------------------------------------------------------------- frontmatter
@@ -95,7 +151,7 @@ def _lenient_yaml(yaml_lines: list[str], fixes: list[str]) -> dict:
     yaml_text = "\n".join(yaml_lines)
     data: object
     try:
-        data = yaml.safe_load(yaml_text) if yaml_text.strip() else {}
+        data = bounded_yaml(yaml_text) if yaml_text.strip() else {}
     except yaml.YAMLError:
         data = None
     if isinstance(data, dict):

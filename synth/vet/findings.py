@@ -80,7 +80,7 @@ def stable_hash(*parts: Any) -> str:
 
 def finding_from_issue(issue: dict[str, Any]) -> Finding:
     """One SkillSpector ``issues[]`` entry → Finding (tolerates nulls)."""
-    location = issue.get("location") or {}
+    location = issue.get("location") if isinstance(issue.get("location"), dict) else {}
     file = location.get("file") if isinstance(location.get("file"), str) else None
     line = _int_or_none(location.get("start_line"))
     rule_id = str(issue.get("id") or "UNKNOWN")
@@ -94,13 +94,15 @@ def finding_from_issue(issue: dict[str, Any]) -> Finding:
     if not isinstance(fingerprint, str) or not fingerprint:
         fingerprint = stable_hash(rule_id, file, line, issue.get("category"), issue.get("finding"), message)
     occurrences: list[tuple[str | None, int | None]] = []
-    for occ in issue.get("occurrences") or []:
+    listed = issue.get("occurrences")
+    for occ in (listed if isinstance(listed, list) else [])[:MAX_OCCURRENCES]:
         if isinstance(occ, dict):
             pair = (occ.get("file") if isinstance(occ.get("file"), str) else None, _int_or_none(occ.get("start_line")))
             if pair not in occurrences:
                 occurrences.append(pair)
     if (file, line) not in occurrences:
         occurrences.insert(0, (file, line))
+        del occurrences[MAX_OCCURRENCES:]
     return Finding(
         rule_id=rule_id,
         category=str(issue.get("category") or ""),
@@ -127,6 +129,8 @@ def merge_findings(findings: Iterable[Finding]) -> list[Finding]:
             merged[f.fingerprint] = Finding(**{**f.__dict__, "occurrences": list(f.occurrences)})
             continue
         for occ in f.occurrences:
+            if len(seen.occurrences) >= MAX_OCCURRENCES:
+                break
             if occ not in seen.occurrences:
                 seen.occurrences.append(occ)
         if severity_rank(f.severity) > severity_rank(seen.severity):
@@ -148,15 +152,24 @@ class ReportError(Skill3Error, ValueError):
     """The scanner's output is not a report we understand."""
 
 
+MAX_REPORT_CHARS = 64 * 2**20  # a report of SkillSpector on a skill is kilobytes; this is far past any real one
+MAX_ISSUES = 10_000  # issues read from one report
+MAX_OCCURRENCES = 200  # places kept per (merged) finding
+
+
 def parse_report(text: str) -> dict[str, Any]:
     """Parse a single-skill JSON report (or stdout holding one)."""
     body = text if text.lstrip().startswith("{") else extract_json_text(text)
     if body is None:
         raise ReportError("no JSON report in the scanner output")
+    if len(body) > MAX_REPORT_CHARS:
+        raise ReportError(f"scanner report is larger than {MAX_REPORT_CHARS // 2**20} MiB; not read")
     try:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
         raise ReportError(f"scanner report is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:  # e.g. 100,000 nested arrays: the decoder's recursion limit, not a report
+        raise ReportError("scanner report nests too deeply to be a report; not read") from None
     if not isinstance(data, dict):
         raise ReportError("scanner report is not a JSON object")
     if "multi_skill" in data or ("skills" in data and "issues" not in data):
@@ -167,7 +180,9 @@ def parse_report(text: str) -> dict[str, Any]:
 
 
 def findings_from_report(data: dict[str, Any]) -> list[Finding]:
-    return merge_findings(finding_from_issue(i) for i in data.get("issues") or [] if isinstance(i, dict))
+    """The report's issues as merged findings (at most :data:`MAX_ISSUES` issues are read)."""
+    issues = (i for i in (data.get("issues") or [])[:MAX_ISSUES] if isinstance(i, dict))
+    return merge_findings(finding_from_issue(i) for i in issues)
 
 
 @dataclass

@@ -3,11 +3,9 @@
 HIGH/CRITICAL findings remaining from either side → exit 3 (the skill is
 still written). :func:`gate_exit_code` is the one place that decides it: the synthesis run
 (through the vetting record's ``gate``, which run.json also records), ``skill3 vet`` and the crawl
-that triggers synthesis take the decision from here. Findings of quarantined sources count too: quarantine is
-mitigation, not amnesty - except the built-in screen's
-(``synth.vet.screen``): a heuristic first screen whose quarantine is recorded but
-does not fail the run. MEDIUM/LOW never gate; a scan that did not run never gates
-but is reported.
+that triggers synthesis take the decision from here. Findings in quarantined sources are reported (run.json
+``vet.input``, a warning naming source and rule) and never gate: the source never reaches a model or the
+skill. MEDIUM/LOW never gate; a scan that did not run never gates but is reported.
 """
 
 from __future__ import annotations

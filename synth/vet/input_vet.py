@@ -118,11 +118,10 @@ class InputVetResult:
 
     @property
     def gating_findings(self) -> list[Finding]:
-        """What counts for the exit-3 gate: every scanner finding (quarantined sources' too) and the
-        built-in screen's findings in sources that were kept (HIGH ones never are)."""
-        quarantined = {s.index for s in self.sources if s.quarantined}
-        return [f for s in self.sources for f in s.findings
-                if f.tool != SCREEN_TOOL or s.index not in quarantined] + list(self.unmapped)
+        """What counts for the exit-3 gate: the findings of the sources that were kept (a kept source
+        has no HIGH/CRITICAL one, so in practice none) and findings in no source file. A quarantined
+        source's findings are reported, never gated: nothing of it reaches the model or the skill."""
+        return [f for s in self.sources if not s.quarantined for f in s.findings] + list(self.unmapped)
 
     @property
     def quarantined(self) -> list[SourceVerdict]:
@@ -145,7 +144,7 @@ class InputVetResult:
                 "rules": sorted({f.rule_id for f in screen}),
                 "quarantined": by_screen,
                 "invisible_removed": self.invisible_removed,
-                "gates": "only in kept sources (a quarantined source's screen findings are recorded, not gated)",
+                "gates": "only in kept sources (a quarantined source's findings are recorded, not gated)",
             },
             "scan": self.scan.to_dict(),
             "redactions": self.redactions,

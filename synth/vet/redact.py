@@ -77,6 +77,56 @@ _EXTRA: tuple[tuple[str, Pattern[str], int], ...] = (
         1,
     ),
 )
+# Generic keyword + entropy detection (gitleaks' generic-api-key rule, detect-secrets' keyword and high-entropy
+# plugins combined): a value assigned to a name that says it is a credential - ``export SERVICE_TOKEN=…``,
+# ``api_key: …``, ``"clientSecret": "…"``, ``X-Api-Key: …`` - with no vendor prefix. The name must hold a
+# keyword; the value must look generated (see ``_generic_secret``), so ordinary identifiers, versions,
+# dates, URLs, hashes named "key" and placeholders stay.
+_STRONG_WORD = r"token|secret|passw(?:or)?d|pwd|passphrase|credentials?|creds|pass(?![a-z])"
+_WEAK_WORD = r"key|auth"  # names such as cache_key or auth_method: the value must be base62-mixed
+_GENERIC_NAME = rf"[A-Za-z0-9_.-]{{0,40}}?(?:{_STRONG_WORD}|{_WEAK_WORD})[A-Za-z0-9_.-]{{0,40}}"
+_GENERIC = re.compile(
+    rf"(?i)(?<![A-Za-z0-9_.-])(?P<name>{_GENERIC_NAME})[\"']?[ \t]*(?::=|=>|=|:)[ \t]*[\"']?"
+    r"(?P<value>[A-Za-z0-9_\-./+=~!@%^*]{16,256})(?![A-Za-z0-9_\-./+=~!@%^*])"
+)
+_STRONG = re.compile(rf"(?i){_STRONG_WORD}")
+_HEXISH = re.compile(r"(?i)^[0-9a-f-]+$")
+_WORDISH = re.compile(r"[a-z]+\d+[a-z]{0,3}")  # a word with a number in it: cl100k, sha256, utf8, v2beta
+GENERIC_MIN_ENTROPY = 3.5  # bits per character (gitleaks' generic-api-key threshold)
+GENERIC_MIXED_MIN_ENTROPY = 3.2  # for a value of upper case, lower case and digits
+
+
+@lru_cache(maxsize=1)
+def _entropy() -> Any:
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+
+    return Base64HighEntropyString().calculate_shannon_entropy
+
+
+def _identifier_like(value: str) -> bool:
+    """Words, numbers and short parts joined by ``-_./`` (``release-2024-01-15``, ``user_account_id``,
+    ``v1.2.3-beta``, ``cl100k_base``): a name or a version, not a generated secret."""
+    parts = [p for p in re.split(r"[-_./]+", value) if p]
+    return all(p.isalpha() or p.isdigit() or len(p) <= 3 or _WORDISH.fullmatch(p) for p in parts)
+
+
+def _generic_secret(name: str, value: str) -> bool:
+    """Whether ``value``, assigned to ``name``, is a secret: the name holds a keyword (checked by the pattern),
+    the value is no placeholder, template, indirect reference, sequence, identifier or version, holds a digit
+    and a letter, and its Shannon entropy is high (detect-secrets' measure). A hex or UUID value counts only
+    for a strong name (token, secret, password …): a ``cache_key`` or ``idempotency_key`` holds digests."""
+    if _looks_like_placeholder(value) or _identifier_like(value):
+        return False
+    strong = bool(_STRONG.search(name))
+    if _HEXISH.match(value):
+        return strong and _entropy()(value) >= 3.0
+    if not strong and not _mixed(value):
+        return False
+    entropy = _entropy()(value)
+    return entropy >= GENERIC_MIN_ENTROPY or (_mixed(value) and entropy >= GENERIC_MIXED_MIN_ENTROPY)
+
+
+_EXTRA = _EXTRA + (("generic-secret", _GENERIC, 2),)
 _PRIVATE_KEY_BLOCK = re.compile(
     r"-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     re.DOTALL,
@@ -87,7 +137,7 @@ _MD_ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 # a URL in text (ends at white space, quotes, angle brackets and markdown's closing parenthesis)
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s<>\"'`()]+")
 URL_MARK = _MARK
-_GENERIC_KINDS = frozenset({"secret-assignment", "secret-keyword", "authorization-header", "url-credentials", "basic-auth-credentials"})
+_GENERIC_KINDS = frozenset({"generic-secret", "secret-assignment", "secret-keyword", "authorization-header", "url-credentials", "basic-auth-credentials"})
 
 # language of a fenced block → a file name detect-secrets' keyword detector understands
 _LANG_FILENAME = {
@@ -172,6 +222,8 @@ def _valid(kind: str, match: re.Match[str], value: str) -> bool:
     """Checks a pattern's match must also pass before it counts as a secret."""
     if kind == "secret-assignment":
         return not _looks_like_placeholder(value)
+    if kind == "generic-secret":
+        return _generic_secret(match.group("name"), value)
     if kind == "aws-secret-key":
         return _mixed(value)
     if kind == "url-credentials":

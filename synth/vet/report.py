@@ -10,7 +10,9 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
+from synth.console import printable
 from synth.errors import ExitCode
 from synth.vet.findings import Finding, ScanResult, severity_rank
 from synth.vet.gate import blocking_findings, gate_exit_code
@@ -87,7 +89,8 @@ def findings_table(findings: list[Finding], title: str | None = None) -> Table:
     table.add_column("What", overflow="fold")
     for f in findings:
         what = f.title or f.matched or f.message
-        table.add_row(f"[{_STYLE.get(f.severity, '')}]{f.severity}[/]", f.rule_id, f.category, _location(f), what)
+        cells = (printable(c) for c in (f.rule_id, f.category, _location(f), what))  # names and texts from the skill
+        table.add_row(f"[{_STYLE.get(f.severity, '')}]{f.severity}[/]", *(Text(c) for c in cells))
     return table
 
 
@@ -95,7 +98,7 @@ def render_text(report: VetReport, out: TextIO) -> None:
     console = Console(file=out, highlight=False, soft_wrap=False)
     scan = report.scan
     if scan.status != "ran":
-        console.print(Panel(f"[bold]{report.summary_line()}[/]", title="NOT RUN", style="bold red"))
+        console.print(Panel(Text(printable(report.summary_line()), style="bold"), title="NOT RUN", style="bold red"))
     else:
         meta = ", ".join(
             x for x in (
@@ -105,7 +108,7 @@ def render_text(report: VetReport, out: TextIO) -> None:
                 f"analysis {scan.completeness}" if scan.completeness else "",
             ) if x
         )
-        console.print(f"{report.summary_line()} ({meta})")
+        console.print(Text(printable(f"{report.summary_line()} ({meta})")))
     if report.findings:
         console.print(findings_table(report.findings))
     if report.blocking:

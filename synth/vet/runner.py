@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -19,10 +20,12 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from synth.errors import Skill3Error
-from synth.vet.findings import ReportError, ScanResult, findings_from_report, parse_report
+from synth.vet.findings import MAX_REPORT_CHARS, ReportError, ScanResult, findings_from_report, parse_report
 from synth.vet.record import RecordError, home_dir, load_record, record_path
 
 DEFAULT_TIMEOUT = 300.0
+STOP_GRACE = 2.0  # seconds a timed-out scanner's process group gets between SIGTERM and SIGKILL
+MAX_OUTPUT_BYTES = 4 * 2**20  # of the scanner's stdout and stderr each (a report on stdout: parse_report caps it)
 BIN_ENV = "SKILLSPECTOR_BIN"
 _SECRET_ENV_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 
@@ -166,29 +169,75 @@ def run_scan(
         report = Path(tmp) / "report.json"
         argv = scan_argv(scanner.binary, target, report)
         try:
-            proc = subprocess.run(
-                argv,
-                cwd=tmp,
-                env=scanner_env(env),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=timeout,
-                check=False,
-            )
+            code, stdout, stderr = run_bounded(argv, cwd=Path(tmp), env=scanner_env(env), timeout=timeout)
         except subprocess.TimeoutExpired:
             return ScanResult(
                 status="not_run", target=str(target), scanner=scanner.binary,
-                reason=f"scanner timed out after {timeout:g}s", duration_s=round(time.monotonic() - started, 3),
+                reason=f"scanner timed out after {timeout:g}s (it and its child processes were stopped)",
+                duration_s=round(time.monotonic() - started, 3),
             )
         except OSError as exc:
             return ScanResult(
                 status="not_run", target=str(target), scanner=scanner.binary,
                 reason=f"could not start {scanner.binary}: {exc.strerror or exc}",
             )
-        report_text = report.read_text(encoding="utf-8", errors="replace") if report.is_file() else None
-    result = result_from_output(target, proc.returncode, proc.stdout, proc.stderr, report_text, scanner)
+        report_text = read_capped(report, MAX_REPORT_CHARS + 1) if report.is_file() else None
+    result = result_from_output(target, code, stdout, stderr, report_text, scanner)
     result.duration_s = round(time.monotonic() - started, 3)
     return result
+
+
+def read_capped(path: Path, limit: int) -> str:
+    """At most ``limit`` bytes of ``path``, decoded (a report past the cap is refused by ``parse_report``)."""
+    with path.open("rb") as fh:
+        return fh.read(limit).decode("utf-8", errors="replace")
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """Stop the scanner and every process it started: its own process group (POSIX), SIGTERM then SIGKILL."""
+    if os.name != "posix":
+        proc.kill()
+        return
+    for sig, grace in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        if grace is not None:
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                continue
+            try:  # the leader is gone: its children may not be
+                os.killpg(proc.pid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
+
+
+def run_bounded(argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int, str, str]:
+    """Run the scanner in its own session (a process group of its own), its output in files read back at
+    most :data:`MAX_OUTPUT_BYTES` each. On ``timeout`` the whole group is stopped (a hanging scanner leaves
+    no child behind) and :class:`subprocess.TimeoutExpired` raised."""
+    with tempfile.TemporaryFile(dir=cwd) as out, tempfile.TemporaryFile(dir=cwd) as err:
+        proc = subprocess.Popen(argv, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                start_new_session=os.name == "posix")
+        try:
+            code = proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            _stop_group(proc)
+            proc.wait()
+            raise
+        except BaseException:  # Ctrl-C while scanning: leave nothing running
+            _stop_group(proc)
+            proc.wait()
+            raise
+        if os.name == "posix":  # the scanner exited: what it left running in its group goes too
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        texts = []
+        for fh in (out, err):
+            fh.seek(0)
+            texts.append(fh.read(MAX_OUTPUT_BYTES).decode("utf-8", errors="replace"))
+    return code, texts[0], texts[1]

@@ -73,6 +73,7 @@ EXFIL = "SKILL3-EXFIL"
 HIDDEN_TAGS = "SKILL3-HIDDEN-TAGS"
 HIDDEN_HTML = "SKILL3-HIDDEN-HTML"
 HIDDEN_UNICODE = "SKILL3-HIDDEN-UNICODE"
+OVERSIZED = "SKILL3-OVERSIZED"  # skill3 vet: a markdown file too large to screen
 
 CATEGORY = {
     OVERRIDE: "Prompt Injection", ROLE: "Prompt Injection", ADDRESS: "Prompt Injection",
@@ -540,6 +541,9 @@ def screen_markdown(text: str, file: str) -> list[Finding]:
     return findings
 
 
+MAX_SCREEN_BYTES = 4 * 2**20  # a markdown file of a skill larger than this is not screened (lint's S1/L3 report it)
+
+
 def screen_folder(folder: Path) -> list[Finding]:
     """The screen over every markdown file of a skill folder (``skill3 vet``'s built-in check)."""
     findings = []
@@ -548,6 +552,16 @@ def screen_folder(folder: Path) -> list[Finding]:
         if any(part.startswith(".") for part in rel.parts) or not path.is_file() or path.is_symlink():
             continue
         try:
+            size = path.stat().st_size
+            if size > MAX_SCREEN_BYTES:  # not read: a skill file this large cannot be vetted whole
+                file = rel.as_posix()
+                findings.append(Finding(
+                    rule_id=OVERSIZED, category="Unvetted Content", severity="HIGH", confidence=None,
+                    message=f"{file} is {size:,} bytes, more than the {MAX_SCREEN_BYTES // 2**20} MiB the screen reads: "
+                            "not screened; a skill file this large cannot be vetted",
+                    file=file, line=None, fingerprint=stable_hash(OVERSIZED, file, size), title="File too large to screen",
+                    occurrences=[(file, None)], tool="skill3"))
+                continue
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue

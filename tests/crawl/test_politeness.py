@@ -117,7 +117,9 @@ def test_parse_retry_after(value, seconds):
         ("ftp://example.org/x", False, True),
         ("file:///etc/passwd", True, True),  # other schemes stay refused even when private networks are allowed
         ("http://127.0.0.1:8080/", True, False),
-        ("https://api.search.brave.com/res/v1/web/search?q=x", False, False),
+        # the configured search API: its own calls pass; the same host and port as a page (a search result) does not
+        ("https://api.search.brave.com/res/v1/web/search?q=x", False, "api"),
+        ("https://api.search.brave.com/res/v1/web/search?q=x", False, True),
     ],
 )
 def test_guard_middleware(url, allowed_private, blocked, monkeypatch):
@@ -132,12 +134,42 @@ def test_guard_middleware(url, allowed_private, blocked, monkeypatch):
     crawler = get_crawler(settings_dict={"SKILL3_ALLOW_PRIVATE_NETWORKS": allowed_private})
     crawler.stats.open_spider()
     mw = NetworkGuardMiddleware.from_crawler(crawler)
-    if blocked:
+    if blocked is True:
         with pytest.raises(IgnoreRequest):
             mw.process_request(Request(url))
         assert crawler.stats.get_value("skill3/netguard/blocked") == 1
     else:
-        assert mw.process_request(Request(url)) is None
+        assert mw.process_request(Request(url, meta={"skill3_api": True} if blocked == "api" else {})) is None
+
+
+@pytest.mark.parametrize("url, meta, blocked", [
+    ("http://127.0.0.1:8888/search?q=x&format=json", {"skill3_api": True}, False),  # the SearXNG API call
+    ("http://127.0.0.1:8888/search?q=x&format=json", {}, True),  # the same URL as a search result
+    ("http://127.0.0.1:8888/preferences", {}, True),
+    ("http://127.0.0.1:8888/robots.txt", {}, True),
+    ("http://127.0.0.1:8889/", {"skill3_api": True}, True),  # another port of that host: an API mark exempts nothing
+    ("http://10.0.0.5:3128/", {}, True),  # the proxy as a page
+    ("http://10.0.0.5:3128/", {"skill3_api": True}, True),  # a proxy is never an API to call
+    ("http://llm.corp.example:8443/v1/models", {}, True),  # a trusted endpoint (the model) as a page
+])
+def test_trusted_endpoints_are_exempt_for_their_api_calls_only(url, meta, blocked, monkeypatch):
+    from scrapy import Request
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.utils.test import get_crawler
+
+    from skill3crawl.netguard import NetworkGuardMiddleware
+
+    monkeypatch.delenv("SKILL3_ALLOW_PRIVATE_NETWORKS", raising=False)
+    monkeypatch.setenv("SEARXNG_URL", "http://127.0.0.1:8888")
+    monkeypatch.setenv("http_proxy", "http://10.0.0.5:3128")
+    crawler = get_crawler(settings_dict={"SKILL3_TRUSTED_ENDPOINTS": ["https://llm.corp.example:8443/v1"]})
+    crawler.stats.open_spider()
+    mw = NetworkGuardMiddleware.from_crawler(crawler)
+    if blocked:
+        with pytest.raises(IgnoreRequest, match="network guard"):
+            mw.process_request(Request(url, meta=meta))
+    else:
+        assert mw.process_request(Request(url, meta=meta)) is None
 
 
 class _Recorder:
@@ -235,3 +267,23 @@ def test_search_key_is_only_on_the_request_while_it_downloads(monkeypatch):
     mw.process_request(search)
     mw.process_exception(search, TimeoutError())
     assert b"X-Subscription-Token" not in search.headers
+
+
+def test_a_page_on_the_runs_model_endpoint_is_refused(monkeypatch):
+    """The model is called outside Scrapy: a search result on its host and port is never fetched."""
+    from types import SimpleNamespace
+
+    from scrapy import Request
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.utils.test import get_crawler
+
+    from skill3crawl.netguard import NetworkGuardMiddleware
+
+    monkeypatch.delenv("SKILL3_ALLOW_PRIVATE_NETWORKS", raising=False)
+    crawler = get_crawler()
+    crawler.stats.open_spider()
+    crawler.spider = SimpleNamespace(args=SimpleNamespace(llm_endpoint="https://llm.public.example/v1"))
+    mw = NetworkGuardMiddleware.from_crawler(crawler)
+    with pytest.raises(IgnoreRequest, match="trusted endpoint"):
+        mw.process_request(Request("https://llm.public.example/v1/models", meta={"skill3_api": True}))
+    assert mw.process_request(Request("https://llm.public.example:8443/docs")) is None  # another port: a public page

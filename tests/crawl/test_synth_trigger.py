@@ -17,6 +17,7 @@ def test_synth_called_with_the_feed_and_its_exit_code_kept(tmp_path):
     proc = scrapy_crawl("topic=Streaming", f"input_file={_corpus(tmp_path)}", f"output_dir={out}", "cutoff_time=2026-01",
                         "target_model=claude-opus-4-8", "llm_provider=extractive", "verify=1", "strict_cutoff=0",
                         "context_tokens=4096",
+                        "llm_timeout=90",
                         settings={"SKILL3_SYNTH_FUNCTION": "tests.crawl.fake_synth.run_synth", "SKILL3_TODAY": "2026-11-29"})
     assert proc.returncode == 3, proc.stderr[-2000:]
     call = json.loads((out / "synth-call.json").read_text())
@@ -24,8 +25,8 @@ def test_synth_called_with_the_feed_and_its_exit_code_kept(tmp_path):
     assert call["options"] == {
         "paths": [str(out / "run.jsonl")], "output_dir": str(out), "topic": "Streaming", "target_model": "claude-opus-4-8",
         "cutoff": "2026-01", "llm_provider": "extractive", "llm_endpoint": None, "llm_model": None, "verify": True,
-        "strict_cutoff": False, "since_version": None, "context_tokens": 4096, "fail_on_findings": True, "today": "2026-11-29",
-        "dry_run": False, "progress": True, "fresh": False, "auto_choice": None,
+        "strict_cutoff": False, "since_version": None, "context_tokens": 4096, "llm_timeout": 90.0, "fail_on_findings": True,
+        "today": "2026-11-29", "dry_run": False, "progress": True, "fresh": False, "auto_choice": None,
     }
 
 

@@ -251,10 +251,15 @@ def test_network_guard_blocks_private_targets(tmp_path):
         f"http://2130706433:{p}/y",  # 127.0.0.1 as one number
         f"http://[::ffff:127.0.0.1]:{p}/z",
         "http://10.0.0.1/admin",
-        f"http://redirector.test:{p}/go-ip",  # trusted endpoint redirecting to a loopback literal
-        f"http://redirector.test:{p}/go-name",  # … and to a name that resolves to loopback
+        # a trusted endpoint (SKILL3_TRUSTED_ENDPOINTS) is exempt for skill3's own API calls only: a search
+        # result on it is a page like any other, refused before anything (robots.txt included) is sent
+        f"http://redirector.test:{p}/go-ip",
+        f"http://redirector.test:{p}/go-name",
     ]
-    brave = MockServer(name="brave", routes=brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait])).start()
+    brave = MockServer(name="brave", routes=brave_routes(lambda q: [{"url": b, "title": "t", "description": "d"} for b in bait]))
+    # the search API's own host and port, as search results: never fetched as pages
+    bait += [f"http://127.0.0.1:{brave.port}/res/v1/web/search?q=other", f"http://127.0.0.1:{brave.port}/admin"]
+    brave.start()
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl(
@@ -263,15 +268,16 @@ def test_network_guard_blocks_private_targets(tmp_path):
                       "SKILL3_TRUSTED_ENDPOINTS": [f"http://redirector.test:{p}"]},
             env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"},
         )
-        # Not a single request reached a private target, not even robots.txt; redirects were re-checked.
-        assert sorted(s.path for s in sites.seen) == ["/go-ip", "/go-name", "/robots.txt"]
-        assert {s.host for s in sites.seen} == {"redirector.test"}
-        assert [s.query["q"][0] for s in brave.seen] == ["alpha"]  # trusted config; planner off → the bare topic
+        # Not a single request reached a private target, not even robots.txt, nor a trusted endpoint as a page.
+        assert sites.seen == []
+        # the search API answered its own call only; planner off → the bare topic
+        assert [(s.path, s.query.get("q")) for s in brave.seen] == [("/res/v1/web/search", ["alpha"])]
         assert proc.returncode == 1  # nothing usable was written
         assert "no usable sources" in proc.stderr
         crawl = json.loads((out / "crawl.json").read_text())
-        # The 8 direct targets, docs.example.test's robots.txt, and the 2 redirect targets.
-        assert crawl["summary"]["network_guard_blocked"] == 11
+        # The 8 direct targets, docs.example.test's robots.txt, the 2 results on the trusted endpoint and the 2 on
+        # the search API's own host and port.
+        assert crawl["summary"]["network_guard_blocked"] == 13
         assert crawl["summary"]["items_written"] == 0 and read_jsonl(out / "run.jsonl") == []
         assert "Traceback" not in proc.stderr
     finally:

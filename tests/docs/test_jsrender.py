@@ -201,3 +201,108 @@ def test_static_site_never_starts_the_browser(tmp_path):
     assert tree.peak_processes >= 2  # the sampler does see children: the extraction worker
     assert not [n for n in tree.names if n.startswith(BROWSER_PROCESSES)], tree.names
     assert "Starting Playwright" not in log and "starting Playwright" not in log
+
+
+def test_the_browser_gets_the_crawls_proxy(tmp_path, monkeypatch):
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("http_proxy", "http://deploy:s%40fe@10.0.0.5:3128")
+    monkeypatch.setenv("no_proxy", "localhost,.corp.example")
+    s = Settings({"SKILL3_JS": "auto", "SKILL3_CHROMIUM": str(fake)})
+    JsRenderAddon().update_settings(s)
+    assert s.getdict("PLAYWRIGHT_LAUNCH_OPTIONS")["proxy"] == {
+        "server": "http://10.0.0.5:3128", "username": "deploy", "password": "s@fe", "bypass": "localhost,.corp.example"}
+    own = Settings({"SKILL3_JS": "auto", "SKILL3_CHROMIUM": str(fake), "PLAYWRIGHT_LAUNCH_OPTIONS": {"proxy": {"server": "http://x:1"}}})
+    JsRenderAddon().update_settings(own)
+    assert own.getdict("PLAYWRIGHT_LAUNCH_OPTIONS")["proxy"] == {"server": "http://x:1"}  # the user's own wins
+    monkeypatch.delenv("http_proxy")
+    bare = Settings({"SKILL3_JS": "auto", "SKILL3_CHROMIUM": str(fake)})
+    JsRenderAddon().update_settings(bare)
+    assert "proxy" not in bare.getdict("PLAYWRIGHT_LAUNCH_OPTIONS")
+
+
+def _proxied_site() -> dict:
+    static_body = f"<div role='main'><h1>Static</h1>{LONG}<a href='/app/'>app</a></div>"
+    return {
+        "/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\n"),
+        "/static.html": (200, "text/html; charset=utf-8", html("Static", static_body)),
+        "/app/": (200, "text/html; charset=utf-8", SHELLS["react-cra"].replace("/static/js/main.js", "/app/app.js").encode()),
+        "/app/app.js": (200, "application/javascript", APP_JS),
+    }
+
+
+PROXY_USER, PROXY_PASSWORD = "crawler", "pr0xy-" + "pass"
+
+
+class AuthProxy:
+    """The site behind a forward proxy that wants Basic credentials (answers 407 without them), as corporate ones do."""
+
+    def __init__(self) -> None:
+        import base64
+
+        self.site = _proxied_site()
+        self.token = "Basic " + base64.b64encode(f"{PROXY_USER}:{PROXY_PASSWORD}".encode()).decode()
+        self.refused = 0
+
+    def __call__(self, srv, host, path, query, body):
+        if srv.request.headers.get("Proxy-Authorization") != self.token:
+            self.refused += 1
+            return 407, {"Proxy-Authenticate": 'Basic realm="proxy"', "Content-Type": "text/plain"}, b"proxy auth required"
+        status, ctype, payload = self.site.get(path, (404, "text/plain", b"not found"))
+        return status, {"Content-Type": ctype}, payload
+
+
+def _crawl_behind_proxy(tmp_path, proxy_port: int, settings: dict, credentials: str = ""):
+    from tests import harness
+
+    from .conftest import FAST, ROOT, CrawlResult, _spider_args
+
+    # docs.example.test resolves nowhere: only the proxy (the site server itself, serving absolute-URI requests) reaches it
+    args = {"start_urls": f"http://docs.example.test:{proxy_port}/static.html", "output_dir": str(tmp_path / "out")}
+    env = harness.crawl_env({"SKILL3_TEST_STATS_FILE": str(tmp_path / "stats.json"),
+                             "http_proxy": f"http://{credentials}127.0.0.1:{proxy_port}", "no_proxy": ""})
+    proc = harness.forkserver.run(harness.scrapy_argv("docs", _spider_args(args), {**FAST, "SKILL3_JS": "auto",
+                                  "SKILL3_CHROMIUM": CHROMIUM, "HTTPCACHE_ENABLED": "0", **settings}),
+                                  env=env, cwd=ROOT, timeout=120, strict=True)
+    return CrawlResult(proc, tmp_path / "stats.json", tmp_path / "out")
+
+
+@pytest.mark.chromium
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+def test_js_rendering_behind_an_http_proxy(tmp_path):
+    with MockServer(_proxied_site()) as proxy:
+        res = _crawl_behind_proxy(tmp_path, proxy.port, {})
+        seen = [(s.host, s.path) for s in proxy.seen]
+    assert res.returncode == 0, res.log[-3000:]
+    app = {i["url"]: i for i in res.items()}[f"http://docs.example.test:{proxy.port}/app/"]
+    assert any("ZEBRA-7F3A" in e for e in app["excerpts"]), app["excerpts"]
+    assert ("docs.example.test", "/app/app.js") in seen  # Chromium fetched the script through the proxy
+    assert res.stats["skill3/js/rendered"] == 1 and "Traceback" not in res.log
+
+
+@pytest.mark.chromium
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+def test_js_rendering_behind_a_proxy_that_wants_credentials(tmp_path):
+    """Chromium takes no credentials from http_proxy (only Scrapy's own requests carried them): it is given the
+    proxy with its user name and password."""
+    routes = AuthProxy()
+    with MockServer(routes) as proxy:
+        res = _crawl_behind_proxy(tmp_path, proxy.port, {}, credentials=f"{PROXY_USER}:{PROXY_PASSWORD}@")
+    assert res.returncode == 0, res.log[-3000:]
+    app = {i["url"]: i for i in res.items()}.get(f"http://docs.example.test:{proxy.port}/app/")
+    assert app is not None and any("ZEBRA-7F3A" in e for e in app["excerpts"]), res.log[-3000:]
+    assert res.stats["skill3/js/rendered"] == 1
+    assert PROXY_PASSWORD not in res.log
+
+
+@pytest.mark.chromium
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+def test_a_page_that_cannot_render_is_a_dropped_page(tmp_path):
+    """Chromium cannot reach the page (its proxy is down): the page is dropped and counted, the crawl goes on."""
+    with MockServer(_proxied_site()) as proxy:
+        res = _crawl_behind_proxy(tmp_path, proxy.port, {"PLAYWRIGHT_LAUNCH_OPTIONS": {"proxy": {"server": "http://127.0.0.1:9"}}})
+    assert res.returncode == 0, res.log[-3000:]
+    assert [i["url"] for i in res.items()] == [f"http://docs.example.test:{proxy.port}/static.html"]
+    assert res.stats["skill3/dropped/not_rendered"] == 1
+    assert "could not render" in res.log and "Traceback" not in res.log

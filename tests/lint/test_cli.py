@@ -134,3 +134,21 @@ def test_console_script_path_has_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("error: no such path") and len(proc.stderr.strip().splitlines()) == 1
     assert proc.stdout == ""
+
+
+def test_text_output_escapes_control_characters_in_file_names(tmp_path):
+    """A crafted name (newline, carriage return, escape sequence) cannot forge a finding line."""
+    forged = "x\nFAKE.md:1: S1 error: FORGED\r\x1b[2K"
+    folder = tmp_path / f"demo{forged}"
+    write_skill(folder.parent, folder=folder.name, body=BASE_BODY + "```\nunclosed\n")
+    refs = folder / "references"
+    refs.mkdir(exist_ok=True)
+    (refs / f"notes{forged}.md").write_text("# Notes\n" + "line\n" * 150, encoding="utf-8")
+    r = run(folder)
+    lines = r.stdout.splitlines()
+    assert not any("FORGED" in l and not l.startswith(str(tmp_path)) for l in lines)
+    assert not any(l.startswith(("FAKE", "\x1b")) for l in lines)
+    assert "\r" not in r.stdout and "\x1b" not in r.stdout
+    findings = [l for l in lines[:-1]]
+    assert len(findings) == len(json.loads(run(folder, "--format", "json").stdout)["results"][0]["findings"])
+    assert any("references/notes" in l and "\\nFAKE.md:1: S1 error: FORGED\\r\\x1b[2K.md" in l for l in lines)

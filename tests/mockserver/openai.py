@@ -51,15 +51,15 @@ class OpenAIRoutes:
         model = body.get("model", self.model)
         if body.get("stream"):
             chunks = [reply[i : i + 40] for i in range(0, len(reply), 40)] or [""]
-            out = b""
+            events = []
             for c in chunks:
                 ev = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,
                       "choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]}
-                out += b"data: " + json.dumps(ev).encode() + b"\n\n"
+                events.append(b"data: " + json.dumps(ev).encode() + b"\n\n")
             end = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,
                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-            out += b"data: " + json.dumps(end).encode() + b"\n\ndata: [DONE]\n\n"
-            return 200, {"Content-Type": "text/event-stream"}, out
+            events.append(b"data: " + json.dumps(end).encode() + b"\n\ndata: [DONE]\n\n")
+            return 200, {"Content-Type": "text/event-stream"}, b"".join(events)
         resp = {"id": "r1", "object": "chat.completion", "created": 0, "model": model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}}

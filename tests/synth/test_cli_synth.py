@@ -79,7 +79,9 @@ def test_dry_run_prints_ranking_and_writes_nothing(feed, tmp_path):
         (["{empty}", "--llm-provider", "extractive"], 2, "no valid source item"),
         (["{stale}", "--llm-provider", "extractive", "--strict-cutoff"], 2, "no usable sources"),
         (["{feed}", "--context-tokens", "100", "--llm-provider", "extractive"], 2, "--context-tokens"),
-        (["{feed}", "--llm-provider", "openai", "--llm-endpoint", "http://127.0.0.1:9/v1"], 1, "unreachable"),
+        # an explicitly chosen model that does not answer: found before anything is read or vetted
+        (["{feed}", "--llm-provider", "openai", "--llm-endpoint", "http://127.0.0.1:9/v1"], 2, "does not answer"),
+        (["{feed}", "--llm-timeout", "0", "--llm-provider", "extractive"], 2, "--llm-timeout must be between 1 and"),
     ],
 )
 def test_errors_are_one_line_with_exit_codes(feed, tmp_path, monkeypatch, args, code, message):
@@ -102,7 +104,7 @@ def test_failed_run_leaves_the_previous_skill_alone(feed, tmp_path):
     good = (tmp_path / "mcp" / "SKILL.md").read_text()
     manifest = (tmp_path / "run.json").read_text()
     code, _, err = run_cli(feed, "--llm-provider", "openai", "--llm-endpoint", "http://127.0.0.1:9/v1")
-    assert code == 1
+    assert code == 2
     assert (tmp_path / "mcp" / "SKILL.md").read_text() == good
     assert (tmp_path / "run.json").read_text() == manifest
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

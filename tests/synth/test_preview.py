@@ -17,6 +17,7 @@ description: What changed in MCP after January 2026, for building servers.
 
 ## Overview / When to use
 Tasks are stable [1]. <script>alert("x")</script> <img src="https://tracker.example/p.gif">
+Servers advertise their capabilities when a session starts, and clients resume after a disconnect [1].
 
 ## Modern vs deprecated
 - SSE transport removed [1].
@@ -32,8 +33,16 @@ MANIFEST = {"sources": [{"rank": 1, "combined_score": 0.5, "authority": 0.5, "pu
             "lint": {"status": "not run"}, "vet": {"status": "not run"}}
 
 
+RAW_HTML = '<script>alert("x")</script> <img src="https://tracker.example/p.gif">'
+
+
 def page():
-    return render_preview(postprocess(RAW, CTX), MANIFEST)
+    skill = postprocess(RAW, CTX)
+    assert RAW_HTML not in skill.body  # the post-processor drops raw HTML (synth.skill.safety) ...
+    # ... and the preview escapes whatever markup a skill holds all the same (a skill edited by hand, an older one)
+    skill.body = skill.body.replace("Tasks are stable [1].", f"Tasks are stable [1]. {RAW_HTML}")
+    assert RAW_HTML in skill.body
+    return render_preview(skill, MANIFEST)
 
 
 def test_self_contained_and_safe():

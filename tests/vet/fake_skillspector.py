@@ -12,7 +12,9 @@ Installed on PATH by the tests (see conftest). Controlled by environment:
   case is emitted when the exact (distinctive) line it was recorded at appears
   in a scanned file, with that file and line. Editing the line away removes
   the finding, as with the real scanner.
-- FAKE_SS_MODE=hang|crash|garbage: misbehave.
+- FAKE_SS_MODE=hang|crash|garbage: misbehave. hang-children: start two child processes (a
+  shell and a sleeping Python, pids written to FAKE_SS_PIDS) and hang. deep: write a report
+  nested 100,000 arrays deep. huge-stdout: print 64 MiB of noise, then the report.
 - FAKE_SS_LOG=<file>: append {"argv": [...], "secret_env": [...]} per call.
 - FAKE_SS_HELP_WITHOUT=<option>: leave an option out of `scan --help`.
 """
@@ -157,6 +159,25 @@ def main(argv):
         return 2
     if mode == "hang":
         time.sleep(60)
+    if mode == "hang-children":
+        import subprocess
+
+        kids = [subprocess.Popen(["sleep", "120"]), subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])]
+        Path(os.environ["FAKE_SS_PIDS"]).write_text(" ".join(str(k.pid) for k in kids), encoding="utf-8")
+        time.sleep(120)
+    if mode == "deep":
+        out_file = option(argv, "-o", "--output")
+        deep = '{"issues": ' + "[" * 100_000 + "]" * 100_000 + "}"
+        if out_file:
+            Path(out_file).write_text(deep, encoding="utf-8")
+            print(f"Report saved to: {out_file}")
+        else:
+            print(deep)
+        return 0
+    if mode == "huge-stdout":
+        chunk = "noise " * 1000 + "\n"
+        for _ in range(64 * 2**20 // len(chunk)):
+            sys.stdout.write(chunk)
     if mode == "crash":
         print("Fatal Python error: Segmentation fault", file=sys.stderr)
         return 139

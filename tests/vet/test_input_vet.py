@@ -60,8 +60,10 @@ def test_poisoned_source_is_quarantined_and_secrets_redacted(fake_scanner):
         assert secret not in record and secret not in render_source(items[2])
     assert {f.source_url for f in result.sources[1].findings} == {items[1].url}
     assert {f.file for f in result.findings} == {"source-2.md"}
-    # the screen's quarantine is recorded; only the scanner's findings of a quarantined source gate
-    assert {f.tool for f in result.gating_findings} == {"skillspector"}
+    # a quarantined source's findings, the scanner's and the screen's, are recorded and never gate
+    assert {f.tool for f in result.sources[1].findings} == {"skillspector", "skill3"}
+    assert result.gating_findings == []
+    assert {f["rule_id"] for f in result.to_dict()["sources"][1]["findings"]} >= {"P1", "SKILL3-INJECT-OVERRIDE"}
     screen = result.to_dict()["screen"]
     assert screen["status"] == "ran" and screen["quarantined"] == [items[1].url] and screen["blocking"] >= 2
 

@@ -61,6 +61,10 @@ PEM = _secret("private-key", "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n" + "\n"
 URL_PASSWORD = _secret("url-password", "Hx9Kw2" + "Lq7Tz4Np")
 URL_TOKEN = _secret("url-token", "Yt6Rp1" + "Mz8Qv3Kc5Wn0")
 START_TOKEN = _secret("start-url-token", "Jq2Vn7" + "Rk4Zx9Lp3Tw")
+# no vendor prefix: only the name it is assigned to says what it is (generic keyword + entropy detection)
+SERVICE_TOKEN = _secret("generic-env-token", "q8Zr2LmX7v" + "Kp4TnW9sYb3HdF6jQ1")
+YAML_KEY = _secret("generic-yaml-key", "Zt7Qm2Xv9L" + "p4Rk8Wn3Bc6Hd1Fy")
+CLIENT_SECRET = _secret("generic-json-secret", "Vb8nM2qL5x" + "Z9tR3wK7pJ4hF6Gs")
 
 PROSE_LINES = [
     f"Push with the token {GITHUB} from the release workflow.",
@@ -72,10 +76,14 @@ PROSE_LINES = [
     f"Every request sends the header Authorization: Basic {BASIC} to the registry.",
     f"Sessions are cached at redis://:{REDIS_PW}@cache.internal.example:6379/0 for an hour.",
     f"The session cookie holds the token {JWT} until logout.",
+    f"The worker reads its settings from the shell: export SERVICE_TOKEN={SERVICE_TOKEN} before the first run.",
+    f"The client's config file holds the line api_key: {YAML_KEY} next to the endpoint.",
+    f'The OAuth app is registered with {{"clientId": "alpha-app", "clientSecret": "{CLIENT_SECRET}"}} in the console.',
 ]
 CODE = (f"export AWS_SECRET_ACCESS_KEY={AWS_ENV}\n"
         f"curl -H 'Authorization: Basic {BASIC}' https://registry.example.org/v2/\n"
-        f"export STRIPE_KEY={STRIPE}\n")
+        f"export STRIPE_KEY={STRIPE}\n"
+        f"export SERVICE_TOKEN={SERVICE_TOKEN}\n")
 FILLER = ("The alpha toolkit now ships a streaming transport that replaces long polling for every client; "
           "sessions resume after a disconnect and the server advertises its capabilities at start. ")
 

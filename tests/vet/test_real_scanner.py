@@ -50,3 +50,11 @@ def test_real_correction_loop_fixes_injection(tmp_path):
     result = correct(skill, revise=None)
     assert result.initial.status == "ran" and len(result.initial.findings) == 3
     assert result.final.status == "ran" and result.residual == []
+
+
+def test_real_scanner_the_readme_first_command_exits_0(tmp_path):
+    from .test_synth_wiring import check_readme_first_run, readme_first_command
+
+    out = tmp_path / "mcp"
+    check_readme_first_run(readme_first_command(out), out)
+

@@ -195,3 +195,50 @@ def test_redacted_urls_stay_urls(url: str) -> None:
     assert (after.scheme, after.hostname, after.port) == (before.scheme, before.hostname, before.port)
     assert after.path == before.path or after.path.endswith("REDACTED")
     url_key(redacted)
+
+
+# Generic detection: a value with no vendor prefix, assigned to a name that says it is a credential.
+GENERIC = "q8Zr2LmX7v" + "Kp4TnW9sYb3HdF6jQ1"
+HEX_SECRET = "9f86d081884c7d65" + "9a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+UUID = "123e4567-e89b-" + "12d3-a456-426614174000"
+SHA1 = "3f786850e387550f" + "dab836ed7e6dc881de23001b"
+GENERIC_TRUE = [
+    f"export SERVICE_TOKEN={GENERIC}", f"api_key: {GENERIC}", f'"clientSecret": "{GENERIC}"', f'const apiToken = "{GENERIC}";',
+    f'sessionKey = "{GENERIC}"', f"STRIPE_SIGNING_KEY={GENERIC}", f"webhook_secret: {HEX_SECRET}",
+    f"curl -H 'X-Api-Key: {GENERIC}' https://api.example.org/", f"GITLAB_AUTH={GENERIC}", "DB_PASS=" + "Xk29vLq7" + "Rt4mWz8N",
+    f"token => '{GENERIC}'", f"MY_CREDENTIALS := {GENERIC}", f"refresh_token: {UUID}", f"SERVICE\\_TOKEN={GENERIC}",
+    f"set SERVICE_TOKEN={GENERIC} && run", f"  client_secret = '{GENERIC}'  # rotate monthly",
+]
+GENERIC_FALSE = [
+    "primary_key: user_account_identifier", f"cache_key: {SHA1}", "token_type: bearer_access_token",
+    "TOKEN_URL=https://auth.example.org/oauth2/token", "password: ${DB_PASSWORD}", 'api_key = os.environ["OPENAI_API_KEY"]',
+    "secret_name: my-app-secret-v2", "auth_method: client_credentials_flow", "keyboard_layout: us-international-2021",
+    f"sha256: {SHA1}", "token_expiry: 2026-07-01T00:00:00Z", f"idempotency_key: {UUID}",
+    "access_token: YOUR_ACCESS_TOKEN_HERE", "client_secret: <client-secret>", "session_key_prefix: skill3-session-2024",
+    "key_id: abcdefghijklmnopqrstuvwxyz", "auth_header_name: X-Api-Key-Header-Name", "tokenizer: cl100k_base_tokenizer",
+    "token_count: 1234567890123456", "KEYSPACE=analytics_events_2024_q3", "secret_ref: projects/my-project/secrets/db/versions/3",
+    "pass_through_headers: Accept-Encoding-Gzip", "api_version: 2024-10-01-preview", "TOKEN=${{ secrets.GITHUB_TOKEN }}",
+    "password_min_length: 12345678901234567", "key: src/components/Button.tsx", f"commit: {SHA1}",
+    f"The build {GENERIC} finished.", "Set `api_key` to the key from your dashboard.",
+]
+
+
+@pytest.mark.parametrize("line", GENERIC_TRUE)
+def test_generic_keyword_and_entropy_secrets_are_redacted(line):
+    out, n = redact_text(line)
+    assert n == 1, out
+    for secret in (GENERIC, HEX_SECRET, UUID, "Xk29vLq7Rt4mWz8N"):
+        assert secret not in out
+
+
+@pytest.mark.parametrize("line", GENERIC_FALSE)
+def test_ordinary_identifiers_are_not_redacted(line):
+    assert redact_text(line) == (line, 0)
+
+
+def test_generic_detection_also_reaches_items():
+    item = SourceItem(url="https://example.org/", excerpts=[f"Set it with export SERVICE_TOKEN={GENERIC} first."],
+                      code_blocks=[{"text": f'{{"clientSecret": "{GENERIC}"}}', "language": "json"}])
+    assert redact_item(item) == 2
+    assert GENERIC not in item.excerpts[0] + item.code_blocks[0]["text"]
+

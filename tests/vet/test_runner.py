@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -30,6 +31,7 @@ CASES = [
     ("11", "error", {}, None, "Cannot determine input type"),
     ("12", "error", {}, "failed", "No LLM API key configured"),
     ("13", "ran", {}, "partial", ""),
+    ("14", "ran", {"P1": 1}, "complete", ""),  # the example corpus skill3 scans for the README's first command
 ]
 
 
@@ -150,6 +152,62 @@ def test_misbehaving_scanner_is_not_run(fake_scanner, tmp_path, mode, reason):
     fake_scanner.mode(mode)
     result = run_scan(tmp_path, timeout=1)
     assert result.status == "not_run" and reason in result.reason
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (a zombie has ended; only its exit status is left)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to see which processes still run")
+def test_a_hanging_scanner_is_stopped_with_its_children(fake_scanner, tmp_path, monkeypatch):
+    pids_file = tmp_path / "pids"
+    monkeypatch.setenv("FAKE_SS_PIDS", str(pids_file))
+    fake_scanner.mode("hang-children")
+    t0 = time.monotonic()
+    result = run_scan(tmp_path, timeout=3)
+    assert time.monotonic() - t0 < 15
+    assert result.status == "not_run" and "timed out after 3s" in result.reason and "child processes" in result.reason
+    pids = [int(p) for p in pids_file.read_text().split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 5
+    while any(_running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in pids if _running(p)], "the scanner's children outlived it"
+
+
+def test_a_100k_deep_report_is_not_run_loudly(fake_scanner, tmp_path):
+    fake_scanner.mode("deep")
+    result = run_scan(tmp_path)  # no RecursionError
+    assert result.status == "not_run" and "nests too deeply" in result.reason and not result.clean
+    with pytest.raises(ReportError, match="nests too deeply"):
+        parse_report('{"issues": [], "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+
+
+def test_scanner_output_is_read_bounded(fake_scanner, tmp_path):
+    """64 MiB of noise on stdout before a report written with -o: read at most MAX_OUTPUT_BYTES of it."""
+    from synth.vet.runner import MAX_OUTPUT_BYTES
+
+    fake_scanner.replay("02")
+    fake_scanner.mode("huge-stdout")
+    result = run_scan(tmp_path)
+    assert result.status == "ran" and {f.rule_id for f in result.findings} == {"P1", "YR4", "P6"}
+    assert MAX_OUTPUT_BYTES < 64 * 2**20
+
+
+@pytest.mark.parametrize("report, issues", [
+    ({"issues": [{"id": "P1", "severity": "HIGH", "location": [1, 2], "occurrences": "x"}]}, 1),
+    ({"issues": [{"id": f"R{i}", "severity": "LOW", "match_fingerprint": f"f{i}"} for i in range(20_000)]}, 10_000),
+    ({"issues": [{"id": "P1", "severity": "HIGH", "match_fingerprint": "same",
+                  "occurrences": [{"file": f"f{i}.md", "start_line": i} for i in range(5_000)]}] * 50}, 1),
+])
+def test_odd_and_oversized_reports_are_bounded(report, issues):
+    found = findings_from_report(parse_report(json.dumps(report)))
+    assert len(found) == issues and all(len(f.occurrences) <= 200 for f in found)
 
 
 def test_skillspector_bin_wins_and_must_be_executable(fake_scanner, tmp_path, monkeypatch):

@@ -151,9 +151,9 @@ def test_learn_quarantines_the_injection_and_no_secret_reaches_the_model_or_any_
                              "llm_provider=openai", f"llm_endpoint={stub.url}", "llm_model=stub-model", "synth=1",
                              "fail_on_findings=0", timeout=240)
         requests = [json.dumps(req["body"]) for req in stub.chat_requests()]
-    # the quarantined source's HIGH findings still count: the skill is written, exit 3 (0 with the gate off)
-    assert r.returncode == (3 if command == "skill3 learn" else 0), r.stderr[-3000:]
-    assert "HIGH/CRITICAL finding(s) remain" in r.stderr
+    # the quarantined sources' HIGH findings are reported, never gated: nothing of them reaches the skill
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "HIGH/CRITICAL finding(s) remain" not in r.stderr
     man = json.loads((out / "run.json").read_text(encoding="utf-8"))
     quarantined = man["vet"]["input"]["quarantined"]
     notes = "https://modelcontextprotocol.io/sample/notes/2026-07-02-meeting-notes"
@@ -161,8 +161,9 @@ def test_learn_quarantines_the_injection_and_no_secret_reaches_the_model_or_any_
     assert sorted(quarantined) == sorted([notes, blog])
     assert sorted(man["vet"]["input"]["screen"]["quarantined"]) == sorted([notes, blog])
     assert "quarantined source" in r.stderr and "P1" in r.stderr and "SKILL3-INJECT-OVERRIDE" in r.stderr
-    assert {"P1", "YR4"} <= set(man["vet"]["gate"]["rules"]) and man["gate"]["blocking"] >= 2
-    assert not any(r.startswith("SKILL3-") for r in man["vet"]["gate"]["rules"])  # the screen's quarantine does not gate
+    assert man["vet"]["gate"]["rules"] == [] and man["gate"]["blocking"] == 0
+    recorded = {f["rule_id"] for s in man["vet"]["input"]["sources"] if s["url"] == notes for f in s["findings"]}
+    assert {"P1", "YR4", "SKILL3-INJECT-OVERRIDE"} <= recorded  # reported in run.json
     assert not set(quarantined) & set(man["used_sources"])
     assert sorted(s["url"] for s in man["sources"] if s["quarantined"]) == sorted(quarantined)
     assert man["vet"]["output"]["final"]["status"] == "ran" and man["vet"]["output"]["residual"] == []
@@ -187,6 +188,34 @@ def test_learn_quarantines_the_injection_and_no_secret_reaches_the_model_or_any_
     # the scanner saw the corpus once and the skill once, never a secret-bearing environment
     scans = [c for c in fake_scanner.calls() if c["argv"][:1] == ["scan"]]
     assert len(scans) == 2 and all(not c["secret_env"] for c in scans)
+
+
+def readme_first_command(out: Path):
+    """The README's first command (`skill3 learn mcp --input-file examples/mcp.sources`), into ``out``, with no
+    model answering (as on a fresh machine)."""
+    return skill3("learn", "mcp", "--input-file", str(ROOT / "examples" / "mcp.sources"), "--output-dir", str(out),
+                  "--llm-endpoint", "http://127.0.0.1:9/v1", timeout=240)
+
+
+def check_readme_first_run(r, out: Path) -> None:
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "HIGH/CRITICAL finding(s) remain" not in r.stderr
+    man = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    blog = "https://dev.to/sample-author/mcp-python-2-in-five-minutes"  # the example corpus's injected page
+    assert man["vet"]["input"]["scan"]["status"] == "ran" and man["vet"]["input"]["quarantined"] == [blog]
+    (source,) = [s for s in man["vet"]["input"]["sources"] if s["url"] == blog]
+    assert {(f["tool"], f["rule_id"]) for f in source["findings"]} >= {("skillspector", "P1"), ("skill3", "SKILL3-INJECT-OVERRIDE")}
+    assert man["gate"]["blocking"] == 0 and man["vet"]["gate"]["rules"] == []
+    assert any(l.startswith("skill3 synth: WARNING: quarantined source") and "P1" in l for l in r.stderr.splitlines())
+    assert "Ignore all previous instructions" not in (out / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_first_command_passes_with_the_scanner(tmp_path, fake_scanner):
+    """The scanner replays the real SkillSpector run on this very corpus (case 14: P1 in the blog post,
+    which the input screen quarantines): reported, not gated — exit 0."""
+    fake_scanner.line_replay()
+    out = tmp_path / "mcp"
+    check_readme_first_run(readme_first_command(out), out)
 
 
 def test_every_source_quarantined_fails_with_one_line(tmp_path, fake_scanner):
@@ -300,6 +329,8 @@ def test_a_dangling_link_is_fixed_deterministically(feed, no_scanner):
     assert lint["counts"]["error"] == 0
     text = (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
     assert "See the details for more." in text and "references/" not in text
+    # what the fixer repaired is recorded, never printed: only findings that remain are shown
+    assert "lint" not in err.lower() and "L1" not in err, err
 
 
 def test_lint_errors_the_fixer_cannot_fix_go_to_one_re_prompt(feed, no_scanner):
@@ -313,6 +344,9 @@ def test_lint_errors_the_fixer_cannot_fix_go_to_one_re_prompt(feed, no_scanner):
     assert "L1" in repair and "scripts/setup.sh" in repair
     assert [c["phase"] for c in man["prompts"]["calls"]] == ["synthesize", "lint-repair"]
     assert "scripts/setup.sh" not in (feed.parent / "mcp" / "SKILL.md").read_text(encoding="utf-8")
+    # what remained after the fixer is shown, on one line
+    (line,) = [l for l in err.splitlines() if "lint" in l]
+    assert "1 lint error(s) remain after the fixer - re-prompting the model once: L1 SKILL.md:" in line
 
 
 def test_lint_errors_that_remain_mean_nothing_is_written(feed, no_scanner):
