@@ -10,9 +10,8 @@ import re
 
 from synth.skill.fixers import clean_text
 from synth.skill.markdown import CITATION as _CITE
-from synth.skill.markdown import URL as _URL
 from synth.skill.markdown import blank_inline_code as _outside_code
-from synth.skill.markdown import citation_numbers, fence_state, section_span
+from synth.skill.markdown import citation_numbers, fence_state, find_urls, section_span
 from synth.skill.spec import FOOTER_PREFIX
 
 __all__ = ["fix_citations", "remove_section", "sources_section", "footer"]
@@ -46,8 +45,8 @@ def fix_citations(body: str, n_sources: int, source_urls: dict[str, int]) -> tup
             visible = _outside_code(line)
         for m in _CITE.finditer(visible):
             cited.update(n for n in citation_numbers(m.group(1)) if 1 <= n <= n_sources)
-        for url in _URL.findall(visible):
-            n = source_urls.get(url.rstrip(".,;:"))
+        for url in find_urls(visible):
+            n = source_urls.get(url)
             if n:
                 cited.add(n)
         out.append(line)
