@@ -20,6 +20,11 @@ A version's date is, in this order:
 With ``since`` (``--since-version X``: the target model knows the topic up to X) the version order decides
 instead of dates: a version newer than X is post-cutoff (its date, when known, is still shown), X and older
 are known. Sites that print no release date need it.
+
+A version newer than every version known — the dated ones and the versions the site itself
+declares current (:meth:`Timeline.declare`, e.g. the version a What's New page is about) — is
+**unverified** (undated, never fresh): "New in version 99.0" on a site whose newest release is
+3.0 names no release, so no bound places it (:meth:`Timeline.plausible`).
 """
 
 from __future__ import annotations
@@ -44,6 +49,14 @@ def parse_day(value: object) -> date | None:
         return date.fromisoformat(str(value)[:10])
     except ValueError:
         return None
+
+
+def _release(v: Version) -> tuple[int, ...]:
+    """``v``'s release numbers without trailing zeros: ``3.14.0`` and ``3.14`` compare equal."""
+    rel = list(v.release)
+    while len(rel) > 1 and rel[-1] == 0:
+        rel.pop()
+    return tuple(rel)
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,10 @@ class Timeline:
     since: str | None = None  # --since-version: the newest version the target model knows
     claims: dict[str, list[DateClaim]] = field(default_factory=dict)
     rejected: list[dict] = field(default_factory=list)
+    declared: set[str] = field(default_factory=set)  # versions the site names as existing, undated
+    # False while a run is still being read (the bundle's provisional pass): every version is then plausible, so
+    # a version the rest of the run dates is not ranked down early; :meth:`settle` when all is read.
+    settled: bool = True
     _parsed: dict[str, Version] = field(default_factory=dict)
     _cache: dict = field(default_factory=dict)
 
@@ -129,6 +146,38 @@ class Timeline:
             self._cache.clear()
         return dropped
 
+    def declare(self, version: object) -> bool:
+        """Record a version the site itself states exists (the version its What's New / release-notes page is
+        about), without a date: it only bounds :meth:`plausible`."""
+        v = parse_version(str(version)) if version else None
+        if v is None or str(v) in self.declared:
+            return False
+        self.declared.add(str(v))
+        self._cache.clear()
+        return True
+
+    def settle(self) -> None:
+        """Everything is read: from now on :meth:`plausible` compares with the versions known."""
+        self.settled = True
+        self._cache.clear()
+
+    def newest_known(self) -> Version | None:
+        """The newest version dated by a claim or declared by the site (None when none is known)."""
+        if "newest" not in self._cache:
+            known = [*self._parsed.values(), *(v for d in self.declared if (v := parse_version(d)) is not None)]
+            self._cache["newest"] = max(known, default=None)
+        return self._cache["newest"]
+
+    def plausible(self, version: object) -> bool:
+        """Whether ``version`` can name a release: not newer than :meth:`newest_known` (compared on the release
+        numbers, so ``3.14`` is known once ``3.14.0rc1`` is). True when nothing is known (nothing to compare)
+        and while the timeline is not :attr:`settled`."""
+        v = parse_version(str(version)) if version else None
+        newest = self.newest_known()
+        if v is None or newest is None or not self.settled:
+            return v is not None
+        return _release(v) <= _release(newest)
+
     def date_of(self, key: str) -> DateClaim | None:
         """The chosen claim for an exact version: the earliest plausible date."""
         claims = self.claims.get(key)
@@ -174,6 +223,9 @@ class Timeline:
             return VersionStatus(shown, POST, day, f"newer than --since-version {self.since}")
         if own is not None:
             return verdict(own.date, f"dated by {own.source}")
+        if not self.plausible(v):
+            newest = self.newest_known()
+            return VersionStatus(shown, UNDATED, None, f"unverified: newer than every known version ({newest})")
         starts = self._series_starts()
         s = series(v)
         if s in starts and starts_series(v):
