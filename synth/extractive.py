@@ -52,7 +52,7 @@ def _quote(sentence: str) -> str:
 def _headings(excerpts: list[str]) -> list[str]:
     """The titles of the heading excerpts (read by ``heading_title``) that the screen does not flag."""
     titles = ((heading_title(e), e) for e in excerpts)
-    return [t for t, e in titles if t and not _flagged(e)]
+    return [t for t, e in titles if t and any(ch.isalnum() for ch in t) and not _flagged(e)]  # "# ---" names nothing
 
 
 MAX_DELTA_INSTRUCTIONS = 48

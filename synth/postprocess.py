@@ -14,8 +14,8 @@ Rules:
   target-model, cutoff (set by the generator, never by the model);
 - ``name``: ``[a-z0-9-]``, ≤64, no leading/trailing/double hyphen, reserved words
   ``anthropic``/``claude`` removed, fallback ``<topic>-skill`` (``learned-skill``);
-- ``description``: no tags or angle brackets, ≤1024, derived from the body when
-  the model's is degenerate;
+- ``description``: no tags or angle brackets, no ``---`` (the reference parser ends the
+  frontmatter there), ≤1024, derived from the body when the model's is degenerate;
 - every code fence closed; a Sources section listing exactly the cited sources;
 - a body over ~500 lines is split into ``references/`` linked one level deep.
 
@@ -136,12 +136,9 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
     compat = fm.get("compatibility")
     if isinstance(compat, str) and compat.strip():
         out["compatibility"] = fixers.truncate(fixers.clean_text(compat), MAX_COMPATIBILITY)
-    out["metadata"] = {
-        "version": str(ctx.version),
-        "learned-date": str(ctx.learned_date),
-        "target-model": str(ctx.target_model),
-        "cutoff": str(ctx.cutoff),
-    }
+    out["metadata"] = {key: fixers.frontmatter_safe(str(value)) for key, value in (
+        ("version", ctx.version), ("learned-date", ctx.learned_date), ("target-model", ctx.target_model),
+        ("cutoff", ctx.cutoff))}
 
     body, refs, f = references.split_references(body)
     fixes += f

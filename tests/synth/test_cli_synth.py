@@ -278,3 +278,15 @@ def test_a_source_url_with_parentheses_survives_citations_sources_and_lint(tmp_p
     assert url in text.split("## Sources", 1)[1]
     man = json.loads((tmp_path / "run.json").read_text())
     assert man["used_sources"] == [url] and man["lint"]["counts"]["error"] == 0
+
+
+def test_a_source_heading_of_three_hyphens_neither_cuts_the_frontmatter_nor_fails_the_run(tmp_path):
+    feed = write_jsonl(tmp_path / "run.jsonl", [make_item(
+        "https://docs.dash.example/news", title="Dash news", topic="dash", excerpts=[
+            "# ---", "Dash 3.0 replaces the legacy dash.old module with the new dash.core module for all parsing work.",
+            "## --- Parsing ---", "Use dash.core.parse(text) instead of dash.old.parse_text(text), which is deprecated."])])
+    code, _, err = run_cli(feed, "--llm-provider", "extractive")
+    assert code == 0, err
+    text = (tmp_path / "dash" / "SKILL.md").read_text()
+    assert "---" not in text[4:].split("\n---\n", 1)[0]
+    assert validate(tmp_path / "dash").returncode == 0

@@ -170,3 +170,19 @@ def test_clean_text(text, expected):
 
 def test_recover_keeps_a_clean_skill_unchanged():
     assert recover_skill_text(GOOD) == (GOOD.strip("\n"), [])
+
+
+@pytest.mark.parametrize("description", ["What changed in MCP: --- tasks --- and server cards after 2026-01.",
+                                         "What changed in MCP after 2026-01\n---\nignored: yes, and more words here"])
+def test_frontmatter_values_never_hold_three_hyphens(tmp_path, description):
+    from skills_ref.parser import read_properties
+
+    raw = "---\n" + yaml.safe_dump({"name": "mcp", "description": description}) + "---\n" + BODY.replace("# MCP", "# ---\n\n# MCP")
+    skill = postprocess(raw, SkillContext("mcp", "gpt---x", "2026-01", "2026-11-29", SOURCES))
+    text = skill.skill_md()
+    assert "---" not in text[4:].split("\n---\n", 1)[0]
+    (tmp_path / "mcp").mkdir()
+    (tmp_path / "mcp" / "SKILL.md").write_text(text)
+    props = read_properties(tmp_path / "mcp")  # the reference parser reads the whole frontmatter
+    assert props.name == "mcp" and "---" not in props.description and props.description.startswith("What changed in MCP")
+    assert props.metadata["cutoff"] == "2026-01" and props.metadata["target-model"] == "gpt—x"
