@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -213,7 +214,7 @@ class LearnArgs(BaseModel):
     @model_validator(mode="after")
     def _derive(self) -> "LearnArgs":
         try:
-            cutoff = resolve_cutoff(self.target_model, self.cutoff_time)
+            cutoff = resolve_cutoff(self.target_model, self.cutoff_time, today=datetime.now(timezone.utc).date())
         except CutoffError as exc:
             raise ArgsError(str(exc)) from None
         corpus = None
