@@ -90,7 +90,7 @@ def learn_cmd(
     depth_limit: Optional[int] = typer.Option(None, "--depth-limit", help=f"link hops from a start URL, sitemap or llms.txt entry (default {DEFAULT_DEPTH_LIMIT})"),
     sitemap_filter: Optional[str] = typer.Option(None, "--sitemap-filter", help="comma-separated path prefixes sitemap and link URLs must start with"),
     locales: Optional[str] = typer.Option(None, "--locales", help=f"skip: leave /ja/, /zh-cn/ … translations out; keep (default {arg_default('locales')})"),
-    input_file: Optional[str] = typer.Option(None, "--input-file", help="offline corpus in the === SOURCE === format"),
+    input_file: Optional[str] = typer.Option(None, "--input-file", help="offline corpus: an === SOURCE === file, JSON Lines, a WARC file or a folder of .html/.md pages (docs/corpus.md)"),
     package: Optional[str] = typer.Option(None, "--package", help="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME (default: looked up by the topic's name)"),
     max_pages: Optional[int] = typer.Option(None, "--max-pages", help=f"pages written, 1–{MAX_PAGES_LIMIT} (default {arg_default('max_pages')})"),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="output folder (default output/<topic>)"),

@@ -67,7 +67,9 @@ class CorpusSource:
     title: str
     date: str | None
     body: str
-    block: int  # 1-based block number in the file
+    block: int  # 1-based block number in the file (line of a JSON Lines file, record of a WARC, file of a folder)
+    kind: str = ""  # "html" or "markdown" when the format says; "" to tell from the body (looks_like_html)
+    headers: dict[str, str] = field(default_factory=dict)  # HTTP headers recorded with the page (a WARC's Last-Modified)
 
 
 @dataclass
@@ -376,7 +378,8 @@ def iter_corpus(
             block.body(line, max_body, keep_bodies)
         line = src.next()
     if block is None:
-        raise CorpusError(f"{name}: no '{MARKER}' blocks found; start each source with a line '{MARKER}' followed by 'url: …'")
+        raise CorpusError(f"{name}: no '{MARKER}' blocks found; start each source with a line '{MARKER}' followed by 'url: …' "
+                          "(or pass JSON Lines, a WARC file or a folder of .html/.md pages: docs/corpus.md)")
     yield block.finish(name, keep_bodies)
 
 
@@ -420,8 +423,17 @@ def _file_lines(fh: IO[bytes], path: str, name: str) -> Iterator[str]:
 
 
 class Corpus:
-    """A corpus file, checked whole on creation (nothing kept but counts and URLs), then streamed:
-    iterating yields each source once, in file order, skipping oversized bodies and repeated URLs."""
+    """A corpus, checked whole on creation (nothing kept but counts and URLs), then streamed:
+    iterating yields each source once, in file order, skipping oversized bodies and repeated URLs.
+
+    This class reads the ``=== SOURCE ===`` format; :mod:`skill3crawl.corpus_formats` reads JSON
+    Lines, WARC files and folders of pages through the same interface (:func:`read_corpus` tells
+    them apart). ``_entries`` yields :class:`CorpusSource`, ``("oversized", block, url)``,
+    ``("hidden", block, line)`` and ``("skipped", block, reason)`` (a record or file that is no
+    page: counted in ``skipped``)."""
+
+    format = "sources"
+    FORMAT_NAME = "=== SOURCE === file"
 
     def __init__(self, path: str | Path, name: str = "input_file", *, max_body: int = MAX_BODY_BYTES) -> None:
         self.path = Path(path).expanduser()
@@ -431,10 +443,13 @@ class Corpus:
         self.oversized: list[str] = []  # URLs whose body is over max_body
         self.duplicates: list[str] = []  # URLs of later blocks with a URL already seen
         self.hidden: list[int] = []  # blocks holding a marker line read as their text (inside <pre>, a fence...)
+        self.skipped: dict[str, list[str]] = {}  # reason → what was skipped (record/file names), not pages
         seen: set[str] = set()
         for entry in self._entries(keep_bodies=False):
             if isinstance(entry, tuple) and entry[0] == "hidden":
                 self.hidden.append(entry[1])
+            elif isinstance(entry, tuple) and entry[0] == "skipped":
+                self.skipped.setdefault(entry[2], []).append(str(entry[1]))
             elif isinstance(entry, tuple):
                 self.oversized.append(entry[2])
             elif (key := url_key(entry.url)) in seen:
@@ -475,8 +490,12 @@ class Corpus:
 
 
 def read_corpus(path: str | Path, name: str = "input_file") -> Corpus:
-    """Check a corpus file and return it, ready to stream (:class:`Corpus`)."""
-    return Corpus(path, name)
+    """Check a corpus and return it, ready to stream: an ``=== SOURCE ===`` file (:class:`Corpus`), JSON
+    Lines, a WARC file or a folder of ``.html``/``.md`` files (:func:`skill3crawl.corpus_formats.open_corpus`
+    tells them apart from the first bytes)."""
+    from skill3crawl.corpus_formats import open_corpus
+
+    return open_corpus(path, name)
 
 
 _HTML_HINT = re.compile(r"<(html|body|article|main|div|p|h[1-6]|pre|section)\b", re.I)
@@ -498,7 +517,7 @@ def markdown_to_html(body: str, title: str = "") -> str:
 
 
 def source_html(src: CorpusSource) -> str:
-    """The body as HTML (HTML bodies pass through unchanged)."""
-    if looks_like_html(src.body):
+    """The body as HTML (HTML bodies pass through unchanged; a body of unknown kind is told by :func:`looks_like_html`)."""
+    if src.kind == "html" or (not src.kind and looks_like_html(src.body)):
         return src.body
     return markdown_to_html(src.body, src.title)

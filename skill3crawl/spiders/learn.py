@@ -188,6 +188,15 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                 self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
                 what = f"over {corpus.max_body // (1024 * 1024)} MiB" if reason == "oversized" else "a URL an earlier source has"
                 logger.warning("skill3: input_file: %d source(s) skipped, %s: %s", len(urls), what, ", ".join(urls[:3]))
+        for reason, which in sorted(corpus.skipped.items()):
+            self.crawler.stats.inc_value(f"skill3/corpus_skipped/{reason}", len(which))
+        if corpus.skipped:
+            logger.info("skill3: input_file: not pages, skipped: %s",
+                        ", ".join(f"{len(w)} {r.replace('_', ' ')}" for r, w in sorted(corpus.skipped.items())))
+        if "no_url" in corpus.skipped:
+            logger.warning("skill3: input_file: %d page(s) without a URL skipped (%s): save them from a browser, mirror "
+                           "them as host/path.html or give each a 'url:' frontmatter line", len(corpus.skipped["no_url"]),
+                           ", ".join(corpus.skipped["no_url"][:3]))
         if corpus.hidden:
             logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
                            "as page text, not as new sources (source block(s) %s); close the block before the next source",
@@ -310,7 +319,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         url = canonical_url(src.url)
         self.crawler.stats.inc_value("skill3/pages_fetched")
         self.crawler.stats.inc_value("skill3/discovery/corpus")
-        return self._item(url, url, source_html(src), {}, "corpus", None, title_hint=src.title, date_hint=src.date)
+        return self._item(url, url, source_html(src), dict(src.headers), "corpus", None, title_hint=src.title, date_hint=src.date)
 
     def _item(self, url: str, final_url: str, html: str, headers: dict[str, str], discovery: str, query: str | None, *,
               lastmod: str | None = None, title_hint: str = "", date_hint: str | None = None) -> PageItem:

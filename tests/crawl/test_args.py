@@ -99,7 +99,7 @@ def test_input_file_is_parsed_up_front(tmp_path):
     bad.write_text("=== SOURCE ===\ntitle: no url\n\nbody\n")
     with pytest.raises(ArgsError, match="block 1 has no 'url:'"):
         parse_args({"topic": "t", "input_file": str(bad)})
-    with pytest.raises(ArgsError, match="directory"):
+    with pytest.raises(ArgsError, match="is a folder without .html"):
         parse_args({"topic": "t", "input_file": str(tmp_path)})
 
 
