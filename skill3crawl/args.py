@@ -331,6 +331,15 @@ def docs_defaults(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
+def output_dir_of(raw: dict[str, Any], *, docs: bool = False) -> str:
+    """The output folder the arguments name (``output_dir``, else ``output/<topic-slug>``), without checking the rest."""
+    raw = {k: v for k, v in raw.items() if not str(k).startswith("_")}
+    if docs:
+        raw = docs_defaults(raw)
+    given = str(raw.get("output_dir") or "").strip()
+    return given or str(Path("output") / topic_slug(str(raw.get("topic") or "").strip()))
+
+
 def parse_args(raw: dict[str, Any], *, docs: bool = False, feed_name: str = "run.jsonl") -> LearnArgs:
     """Validate ``-a`` arguments (``docs``: with :func:`docs_defaults`); raise :class:`ArgsError`
     with one line on the first problem. The environment is checked by :meth:`LearnArgs.usage_problem`."""

@@ -8,9 +8,10 @@ It lives on the crawl side, so ``synth`` never imports Scrapy; the ``skill3`` co
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from pathlib import Path
-from typing import NoReturn, Optional, cast
+from typing import Any, Callable, NoReturn, Optional, cast
 
 import typer
 
@@ -150,6 +151,12 @@ def learn_cmd(
         check_outputs(out)
     except OwnershipError as exc:
         _fail(exc.exit_code, str(exc))
+    from synth.outdir import OutputDirLocked, lock_output_dir
+
+    try:  # one run at a time in a folder: held until the command ends (the synthesis below re-enters it)
+        _HELD.append(lock_output_dir(out))
+    except OutputDirLocked as exc:
+        _fail(exc.exit_code, str(exc))
     # --- refresh (synth.agents.refresh): the docs crawl's HTTP cache lives in the output folder; a later learn
     # revalidates it (conditional requests), --fresh ignores it; -s HTTPCACHE_* still wins
     from skill3crawl.httpcache import learn_cache_settings
@@ -172,7 +179,7 @@ def learn_cmd(
     # (SKILL3_TODAY) and the provider as asked for ("auto", already resolved: no second probe).
     options = dataclasses.replace(args.synth_options(today=outcome.today, auto_choice=auto_choice),
                                   llm_provider=cast(Provider, llm_provider))  # checked by check_provider above
-    result = run_synth(options)
+    result = run_synth(options)  # Ctrl-C / SIGTERM from here on: as `skill3 synth` (130 / 143, nothing half-written)
     result.print_outcome()
     if export and result.skill_dir is not None and result.exit_code in (ExitCode.OK, ExitCode.FINDINGS):  # --export: the always-loaded index
         from synth.agents import AgentsError
@@ -186,6 +193,24 @@ def learn_cmd(
     raise typer.Exit(result.exit_code)
 
 
+_HELD: list = []  # the output folder's lock (synth.outdir.OutputLock) while `learn` runs
+
+
+def _releasing_locks(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` that lets go of the output folder it held when it ends, however it ends (the kernel does too
+    when the process ends: this is for `learn` run inside a longer-lived process)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        finally:
+            while _HELD:
+                _HELD.pop().release()
+
+    return run
+
+
 def register(app: typer.Typer) -> None:
     """Add `learn` to a `skill3` app."""
-    app.command("learn")(learn_cmd)
+    app.command("learn")(_releasing_locks(learn_cmd))

@@ -31,6 +31,7 @@ from scrapy.http import HtmlResponse, TextResponse
 
 from skill3crawl import distributed
 from skill3crawl.args import ArgsError, LearnArgs, checked_args
+from synth.outdir import OutputDirLocked, lock_output_dir
 from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
@@ -76,6 +77,14 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             kwargs = {"_error": str(exc)}
         spider = super().from_crawler(crawler, *args, **kwargs)
         a = spider.args
+        if a is not None and a.role == "main":  # one run at a time in a folder (workers write their own feed beside it)
+            try:
+                spider.output_lock = lock_output_dir(a.output_dir)
+            except (OutputDirLocked, OSError) as exc:
+                spider.args, spider.args_error = None, str(exc)  # start() logs it; nothing is fetched or written
+            else:  # held through the synthesis the closing feed triggers
+                crawler.signals.connect(spider.output_lock.release, signal=signals.engine_stopped)
+        a = spider.args
         if a is None:
             return spider
         crawler.signals.connect(spider.slot_item_scraped, signal=signals.item_scraped)
@@ -118,6 +127,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.args_error: str | None = kwargs.pop("_error", None)
         feed_name = kwargs.pop("_feed_name", "run.jsonl")
         self.site_roots: list[str] = []
+        self.output_lock = None
         if self.args_error is None:
             try:
                 self.args = checked_args(kwargs, docs=self.docs_defaults, feed_name=feed_name)
