@@ -1,6 +1,7 @@
 """Ctrl-C and SIGTERM during synthesis: the run stops where it is, nothing half-written, exit 130 / 143.
 
-:func:`interruptible` turns SIGINT and SIGTERM into :class:`Interrupted` for the time of a run
+:func:`interruptible` turns SIGINT and SIGTERM into a KeyboardInterrupt that knows its signal
+(:func:`interrupted`, :func:`exit_code_of`) for the time of a run
 (``skill3 synth``; ``skill3 learn`` and ``scrapy crawl learn`` after their crawl, where Scrapy's
 own handlers would otherwise swallow the signal and let synthesis finish). Inside
 :func:`critical_section` (the commit of the outputs, renames only) a signal waits until the
@@ -18,17 +19,21 @@ from types import FrameType
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class Interrupted(BaseException):
-    """A signal stopped the run (a BaseException, like KeyboardInterrupt: no ``except Exception`` swallows it)."""
+def interrupted(signum: int) -> KeyboardInterrupt:
+    """The exception a signal raises: a KeyboardInterrupt (no ``except Exception`` swallows it) that knows its signal."""
+    exc = KeyboardInterrupt(signal.Signals(signum).name)
+    exc.signum = signum  # type: ignore[attr-defined]
+    return exc
 
-    def __init__(self, signum: int) -> None:
-        self.signum = signum
-        super().__init__(signal.Signals(signum).name)
 
-    @property
-    def exit_code(self) -> int:
-        """128 + the signal number, as a shell reports a process a signal ended: 130 for SIGINT, 143 for SIGTERM."""
-        return 128 + self.signum
+def exit_code_of(exc: KeyboardInterrupt) -> int:
+    """128 + the signal number, as a shell reports a process a signal ended: 130 for Ctrl-C (a plain
+    KeyboardInterrupt too), 143 for SIGTERM."""
+    return 128 + int(getattr(exc, "signum", signal.SIGINT))
+
+
+def signal_name(exc: KeyboardInterrupt) -> str:
+    return signal.Signals(int(getattr(exc, "signum", signal.SIGINT))).name
 
 
 _state = threading.local()
@@ -38,12 +43,12 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     if getattr(_state, "critical", 0):
         _state.pending = signum
         return
-    raise Interrupted(signum)
+    raise interrupted(signum)
 
 
 @contextmanager
 def interruptible() -> Iterator[None]:
-    """SIGINT/SIGTERM raise :class:`Interrupted` inside the block (main thread only; elsewhere a no-op)."""
+    """SIGINT/SIGTERM raise :func:`interrupted` inside the block (main thread only; elsewhere a no-op)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -68,4 +73,4 @@ def critical_section() -> Iterator[None]:
         pending = getattr(_state, "pending", None)
         if not _state.critical and pending is not None:
             _state.pending = None
-            raise Interrupted(pending)
+            raise interrupted(pending)

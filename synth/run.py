@@ -69,7 +69,8 @@ from synth.synthesize import (
     synth_messages,
     verify_messages,
 )
-from synth.interrupt import Interrupted, critical_section, interruptible
+from synth.conflicts import resolve_candidates, stale_constructs
+from synth.interrupt import critical_section, exit_code_of, interruptible, signal_name
 from synth.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
 
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text"]
@@ -92,6 +93,7 @@ class RunState:
         self.warnings: list[str] = []
         self.log = CallLog()
         self.committed = False  # the outputs are in place
+        self.conflicts: dict[str, Any] = {}  # synth.conflicts: opposite advice settled before the bundle
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -201,12 +203,10 @@ def run_synth(options: SynthOptions, *, console: Console | None = None) -> Synth
             return _run(options, state)
     except SynthFailure as exc:
         return state.result(exc.code, error=str(exc))
-    except Interrupted as exc:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (synth.interrupt): 130 / 143
         done = state.committed
-        return state.result(exc.exit_code, error=f"interrupted ({exc}); " + (
+        return state.result(exit_code_of(exc), error=f"interrupted ({signal_name(exc)}); " + (
             "the skill, run.json and index.html were written" if done else "nothing was written (the previous outputs are kept)"))
-    except KeyboardInterrupt:
-        return state.result(130, error="interrupted; nothing was written (the previous outputs are kept)")
     except OSError as exc:  # unwritable output folder, disk full, unreadable input
         return state.result(1, error=f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
     except Exception as exc:  # a bug: one line, the traceback with SKILL3_DEBUG=1
@@ -251,6 +251,7 @@ def _steps(options: SynthOptions, state: RunState, inputs: Inputs, started: date
     choice = choose_model(options, provider, inputs.out_dir, state)
     with state.phase("vet_input"):
         candidates, input_vet = vet_input_step(ranked.candidates, state)
+    state.conflicts = resolve_candidates(candidates).to_dict()  # opposite advice: the loser never reaches the model
     draft = synthesize(choice.model, candidates, budget, inputs, ranked, name, state)
     draft.context.version = refresh.version  # refresh: synthesised at the previous run's version
     checked = check_output(draft, choice, input_vet, options, inputs, state)
@@ -481,6 +482,7 @@ def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[C
         man["delta"].update(delta_record(ranked.changes, draft.parts, skill))
     if refresh is not None:  # refresh: what changed since the previous run (synth.agents.refresh)
         man["refresh"] = refresh.record(skill_dir, man)
+    man["conflicts"] = state.conflicts
     return man
 
 
@@ -526,10 +528,14 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, in
         LINT_ADVISORY, LintFailure, blocking_lint, lint_and_fix, lint_skill_obj, report_output, vet_output,
     )
     from synth.lint import Facts
+    from synth.lint.facts import StaleConstruct
     from synth.synthesize import revise_messages
 
     err = state.err
-    facts = Facts(used_sources=frozenset(src["url"] for src in draft.bundle["sources"] + draft.bundle.get("delta_sources", [])))
+    sources = draft.bundle["sources"] + draft.bundle.get("delta_sources", [])
+    stale = stale_constructs(sources)  # D1 runs whenever a source is fresh
+    facts = Facts(used_sources=frozenset(src["url"] for src in sources),
+                  stale=tuple(StaleConstruct(**c) for c in stale) if stale is not None else None)
     reprompt: Callable[[list[str]], str] | None = None
     revise: Callable[[str, str], str] | None = None
     if model is not None:

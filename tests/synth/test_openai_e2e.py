@@ -309,3 +309,52 @@ def test_a_draft_no_source_supports_is_reprompted_then_fails_loudly(feed, tmp_pa
         assert len(stub.chat_requests()) == 2  # the draft, then one re-prompt
     assert code == 1 and "P4" in err and "nothing was written" in err
     assert not (tmp_path / "mcp").exists() and not (tmp_path / "run.json").exists()
+
+
+def _conflicting_feed(tmp_path):
+    official = make_item("https://modelcontextprotocol.io/docs/sdk-2", published="2026-06-30", title="Python SDK 2.0",
+                         authoritative=("modelcontextprotocol.io",), excerpts=[
+                             "# Python SDK 2.0",
+                             "The Python SDK 2.0 renames the server class: `FastMCP` is deprecated; use `MCPServer` instead.",
+                             "Servers can now run stateless behind a load balancer when they return no session header."],
+                         code=[("python", "from mcp.server import MCPServer\nserver = MCPServer('weather')")])
+    blog = make_item("https://someone.medium.com/fastmcp-in-five-minutes", published="2025-03-01", title="FastMCP in five minutes",
+                     excerpts=["# FastMCP in five minutes",
+                               "The `FastMCP` class is the recommended way to build servers, and it takes one line.",
+                               "Decorate plain functions to expose them as tools to every client."],
+                     code=[("python", "from mcp.server.fastmcp import FastMCP\nserver = FastMCP('weather')")])
+    return write_jsonl(tmp_path / "run.jsonl", [official, blog])
+
+
+def test_opposite_advice_is_settled_before_the_bundle_and_d1_runs(tmp_path):
+    """A low-authority pre-cutoff page recommends what the official post-cutoff page deprecates: the blog's claim and
+    its code never reach the model; lint's D1 runs on the result (its facts come from the fresh source)."""
+    feed = _conflicting_feed(tmp_path)
+    recommends_old = SKILL.replace("1. Use `MCPServer` [2] and stateless Streamable HTTP [3].",
+                                   "1. Build every server with `FastMCP` [1].")
+    with StubLLM(recommends_old) as stub:
+        code, _out, err = synth(feed, stub)
+        [req] = stub.chat_requests()
+    assert code == 0, err
+    prompt = req["body"]["messages"][1]["content"]
+    assert "deprecated; use `MCPServer`" in prompt  # the winner's claim
+    assert "recommended way to build servers" not in prompt and "from mcp.server.fastmcp import FastMCP" not in prompt
+    assert "Decorate plain functions" in prompt  # the rest of the losing page still counts
+    man = json.loads((tmp_path / "run.json").read_text())
+    [dropped] = [d for d in man["conflicts"]["dropped"] if d["dropped"] != "code block"]
+    assert dropped["api"] == "FastMCP" and dropped["winner"].startswith("https://modelcontextprotocol.io")
+    assert dropped["loser"].startswith("https://someone.medium.com") and "recommended way" in dropped["dropped"]
+    d1 = [f for f in man["lint"]["findings"] if f["rule"] == "D1"]
+    assert d1 and "`FastMCP` is deprecated or removed — use `MCPServer`" in d1[0]["message"]
+    assert not [f for f in man["lint"]["findings"] if f["rule"] == "X1" and "D1" in f["message"]]
+
+
+def test_d1_runs_on_an_extractive_synthesis_with_fresh_sources(tmp_path):
+    feed = _conflicting_feed(tmp_path)
+    code, _out, err = CliRunner().invoke(app, ["synth", str(feed), "--llm-provider", "extractive", "--quiet"]).exit_code, "", ""
+    assert code == 0
+    man = json.loads((tmp_path / "run.json").read_text())
+    skipped = [f for f in man["lint"]["findings"] if f["rule"] == "X1"]
+    assert not [f for f in skipped if "D1" in f["message"]], skipped
+    text = (tmp_path / "mcp" / "SKILL.md").read_text()
+    assert "recommended way to build servers" not in text and "fastmcp import FastMCP" not in text
