@@ -9,7 +9,7 @@ SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 need_apt=""
 # python3-venv: Debian and Ubuntu ship venv's ensurepip separately.
-for pkg in chromium redis-server python3.11-doc git python3-venv; do
+for pkg in chromium redis-server python3.11-doc git python3-venv wget; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt="$need_apt $pkg"
 done
 if [ -n "$need_apt" ]; then

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -221,7 +222,7 @@ class LearnArgs(BaseModel):
     @model_validator(mode="after")
     def _derive(self) -> "LearnArgs":
         try:
-            cutoff = resolve_cutoff(self.target_model, self.cutoff_time)
+            cutoff = resolve_cutoff(self.target_model, self.cutoff_time, today=datetime.now(timezone.utc).date())
         except CutoffError as exc:
             raise ArgsError(str(exc)) from None
         corpus = None
@@ -349,6 +350,15 @@ def docs_defaults(raw: dict[str, Any]) -> dict[str, Any]:
     if not raw.get("authoritative") and urls:
         raw["authoritative"] = ",".join(dict.fromkeys(host_of(u) for u in urls))
     return raw
+
+
+def output_dir_of(raw: dict[str, Any], *, docs: bool = False) -> str:
+    """The output folder the arguments name (``output_dir``, else ``output/<topic-slug>``), without checking the rest."""
+    raw = {k: v for k, v in raw.items() if not str(k).startswith("_")}
+    if docs:
+        raw = docs_defaults(raw)
+    given = str(raw.get("output_dir") or "").strip()
+    return given or str(Path("output") / topic_slug(str(raw.get("topic") or "").strip()))
 
 
 def parse_args(raw: dict[str, Any], *, docs: bool = False, feed_name: str = "run.jsonl") -> LearnArgs:

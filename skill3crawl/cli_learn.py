@@ -8,9 +8,10 @@ It lives on the crawl side, so ``synth`` never imports Scrapy; the ``skill3`` co
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from pathlib import Path
-from typing import NoReturn, Optional, cast
+from typing import Any, Callable, NoReturn, Optional, cast
 
 import typer
 
@@ -94,7 +95,7 @@ def learn_cmd(
     depth_limit: Optional[int] = typer.Option(None, "--depth-limit", help=f"link hops from a start URL, sitemap or llms.txt entry (default {DEFAULT_DEPTH_LIMIT})"),
     sitemap_filter: Optional[str] = typer.Option(None, "--sitemap-filter", help="comma-separated path prefixes sitemap and link URLs must start with"),
     locales: Optional[str] = typer.Option(None, "--locales", help=f"skip: leave /ja/, /zh-cn/ … translations out; keep (default {arg_default('locales')})"),
-    input_file: Optional[str] = typer.Option(None, "--input-file", help="offline corpus in the === SOURCE === format"),
+    input_file: Optional[str] = typer.Option(None, "--input-file", help="offline corpus: an === SOURCE === file, JSON Lines, a WARC file or a folder of .html/.md pages (docs/corpus.md)"),
     package: Optional[str] = typer.Option(None, "--package", help="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME (default: looked up by the topic's name)"),
     max_pages: Optional[int] = typer.Option(None, "--max-pages", help=f"pages written, 1–{MAX_PAGES_LIMIT} (default {arg_default('max_pages')})"),
     output_dir: Optional[str] = typer.Option(None, "--output-dir", help="output folder (default output/<topic>)"),
@@ -152,6 +153,12 @@ def learn_cmd(
         check_outputs(out)
     except OwnershipError as exc:
         _fail(exc.exit_code, str(exc))
+    from synth.outdir import OutputDirLocked, lock_output_dir
+
+    try:  # one run at a time in a folder: held until the command ends (the synthesis below re-enters it)
+        _HELD.append(lock_output_dir(out))
+    except OutputDirLocked as exc:
+        _fail(exc.exit_code, str(exc))
     # the model, after every usage check (a usage error is never preceded by a model warning) and before any fetch
     auto_choice = None
     if llm_provider == "auto":  # resolved once, here: the spider's planner and synthesis both use this choice
@@ -188,7 +195,7 @@ def learn_cmd(
     # (SKILL3_TODAY) and the provider as asked for ("auto", already resolved: no second probe).
     options = dataclasses.replace(args.synth_options(today=outcome.today, auto_choice=auto_choice),
                                   llm_provider=cast(Provider, llm_provider))  # checked by check_provider above
-    result = run_synth(options)
+    result = run_synth(options)  # Ctrl-C / SIGTERM from here on: as `skill3 synth` (130 / 143, nothing half-written)
     result.print_outcome()
     if export and result.skill_dir is not None and result.exit_code in (ExitCode.OK, ExitCode.FINDINGS):  # --export: the always-loaded index
         from synth.agents import AgentsError
@@ -202,6 +209,24 @@ def learn_cmd(
     raise typer.Exit(result.exit_code)
 
 
+_HELD: list = []  # the output folder's lock (synth.outdir.OutputLock) while `learn` runs
+
+
+def _releasing_locks(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` that lets go of the output folder it held when it ends, however it ends (the kernel does too
+    when the process ends: this is for `learn` run inside a longer-lived process)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            command(*args, **kwargs)
+        finally:
+            while _HELD:
+                _HELD.pop().release()
+
+    return run
+
+
 def register(app: typer.Typer) -> None:
     """Add `learn` to a `skill3` app."""
-    app.command("learn")(learn_cmd)
+    app.command("learn")(_releasing_locks(learn_cmd))

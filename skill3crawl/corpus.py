@@ -50,6 +50,7 @@ KNOWN_HEADERS = ("url", "title", "date")
 MAX_BODY_BYTES = 5 * 1024 * 1024  # like DOWNLOAD_MAXSIZE for fetched pages
 MAX_LINE_BYTES = 1024 * 1024  # a longer line is read in pieces (its body is then oversized)
 _RAW_TAGS = ("pre", "code", "textarea", "script", "style", "xmp")
+_LITERAL_TAGS = frozenset({"textarea", "script", "style", "xmp"})  # their text is never markup: "<html>" there is literal
 _RAW_TAG = re.compile(r"<(/?)(" + "|".join(_RAW_TAGS) + r")\b[^>]*?(/?)>", re.I)
 _INLINE_CODE = re.compile(r"(`+)[^`].*?\1")  # markdown inline code: `<pre>` there is a mention, not an element
 _DOCUMENT_START = re.compile(r"^\s*<(?:!doctype\b|html\b)", re.I)
@@ -66,7 +67,9 @@ class CorpusSource:
     title: str
     date: str | None
     body: str
-    block: int  # 1-based block number in the file
+    block: int  # 1-based block number in the file (line of a JSON Lines file, record of a WARC, file of a folder)
+    kind: str = ""  # "html" or "markdown" when the format says; "" to tell from the body (looks_like_html)
+    headers: dict[str, str] = field(default_factory=dict)  # HTTP headers recorded with the page (a WARC's Last-Modified)
 
 
 @dataclass
@@ -78,10 +81,13 @@ class _Body:
     in_comment: bool = False
     document: bool | None = None  # None until the first non-blank line
     document_closed: bool = False
+    literal_depth: int = 0  # of raw_depth, the elements whose text is literal (textarea, script, style, xmp)
 
     def feed(self, line: str) -> None:
         if self.document is None and line.strip():
             self.document = bool(_DOCUMENT_START.match(line))
+        if self.document and "</" in line and _DOCUMENT_END.search(line):
+            self.document_closed = True  # also inside a comment a saved page never closed: its own end
         if self.fences.open:
             self.fences.feed(line)
             return
@@ -91,10 +97,7 @@ class _Body:
             return
         if "`" in line and not self.document:
             line = _INLINE_CODE.sub("", line)
-        if not self._scan_tags(line):
-            return
-        if self.document and _DOCUMENT_END.search(line):
-            self.document_closed = True
+        self._scan_tags(line)
 
     def _scan_tags(self, line: str) -> bool:
         """Follow comments and raw-text elements opened and closed on ``line``; False when the line ends
@@ -114,10 +117,13 @@ class _Body:
                 continue
             if m is None:
                 break
+            literal = m.group(2).lower() in _LITERAL_TAGS
             if m.group(1):
                 self.raw_depth = max(0, self.raw_depth - 1)
+                self.literal_depth = max(0, self.literal_depth - literal)
             elif not m.group(3):
                 self.raw_depth += 1
+                self.literal_depth += literal
             pos = m.end()
         return True
 
@@ -126,12 +132,152 @@ class _Body:
         """A marker here would be inside the body's own text."""
         return self.fences.open or self.raw_depth > 0 or self.in_comment or bool(self.document and not self.document_closed)
 
+    def kinds(self) -> frozenset[str]:
+        """What is open: ``fence``, ``raw`` (a ``<pre>``-like element), ``literal`` (one whose text is literal,
+        ``<textarea>``, ``<script>``…), ``comment``, ``document``."""
+        out = set()
+        if self.fences.fence is not None:
+            out.add("fence")
+        if self.raw_depth:
+            out.add("raw")
+            if self.literal_depth:
+                out.add("literal")
+        if self.in_comment:
+            out.add("comment")
+        if self.document and not self.document_closed:
+            out.add("document")
+        return frozenset(out)
 
-def _is_boundary(line: str, following: str | None, body: _Body) -> bool:
-    if not line.startswith(MARKER) or line.rstrip() != MARKER or body.open or following is None:
+    def snapshot(self) -> tuple:
+        """A cheap value that changes when :meth:`kinds` may."""
+        return (self.fences.fence is not None, self.raw_depth > 0, self.literal_depth > 0, self.in_comment,
+                bool(self.document and not self.document_closed))
+
+    def copy(self) -> "_Body":
+        twin = _Body(FenceTracker(), self.raw_depth, self.in_comment, self.document, self.document_closed, self.literal_depth)
+        twin.fences.fence = self.fences.fence
+        return twin
+
+
+def _is_marker(line: str, following: str | None) -> bool:
+    """A marker line (exactly ``=== SOURCE ===``) followed by a header: a boundary unless it is inside a body."""
+    if not line.startswith(MARKER) or line.rstrip() != MARKER or following is None:
         return False
     m = _HEADER.match(following.strip())
     return bool(m and m.group(1).lower() in KNOWN_HEADERS)
+
+
+def _is_boundary(line: str, following: str | None, body: _Body) -> bool:
+    return not body.open and _is_marker(line, following)
+
+
+_FENCE_FIRST = frozenset(" `~\t")
+LOOKAHEAD_BYTES = 256 * 1024  # how far past a marker inside an open body the reader looks for that body's close
+# Elements whose text is raw (a literal "<!doctype html>" can be shown there), comments too: a document
+# starting after a marker inside one of them does not end the body by itself.
+_LITERAL_KINDS = frozenset({"comment", "literal"})
+
+
+class _Lines:
+    """Lines with a bounded look-ahead: ``peek()`` reads ahead without consuming, ``next()`` consumes."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._it = iter(lines)
+        self._buf: list[str] = []
+        self._head = 0
+        self.consumed = 0  # lines consumed so far
+
+    def next(self) -> str | None:
+        line: str | None
+        if self._head < len(self._buf):
+            line = self._buf[self._head]
+            self._head += 1
+            if self._head > 4096 and self._head * 2 > len(self._buf):
+                del self._buf[: self._head]
+                self._head = 0
+        else:
+            line = next(self._it, None)
+        if line is not None:
+            self.consumed += 1
+        return line
+
+    def peek(self) -> Iterator[str]:
+        i = self._head
+        while True:
+            if i < len(self._buf):
+                yield self._buf[i]
+            else:
+                line = next(self._it, None)
+                if line is None:
+                    return
+                self._buf.append(line)
+                yield line
+            i += 1
+
+
+def _shown_marker(carried: _Body, ahead: Iterator[str]) -> int | None:
+    """Whether a marker line met while the body is open (``carried``) is text the page shows.
+
+    The lines after the marker (``ahead``: its header, then what follows) are read both as the
+    continuation of the open body and, segment by segment (a segment runs to the next marker), as
+    a new source. The page shows the marker when a construct open at the marker closes by a closer
+    the new source did not open itself (a ``</pre>``, ``-->``, closing fence or ``</html>`` of the
+    page's own code): the number of lines read until that closer is returned (markers before it
+    are shown too). It is a boundary — the page before it is unclosed, as saved pages often are —
+    when such a construct closes by the new source's own closer, when a segment starts a new HTML
+    document (unless the open construct is a comment or an element whose text is literal, where a
+    document can be shown), or when it stays open to the end of the file or for
+    :data:`LOOKAHEAD_BYTES`: None. In markdown a fence line is both closer and opener: it shows the
+    marker when, read alone, the segment's fences do not pair up (in an HTML document it is text)."""
+    watched = set(carried.kinds())  # the constructs the marker is inside, until each closes
+    literal = bool(watched & _LITERAL_KINDS)
+    state, fresh = carried.copy(), None
+    in_headers, size, n = True, 0, 0
+    pending: str | None = None
+    fence_closed: int | None = None  # the fence closed at this line; decided at the segment's end
+
+    def segment_end() -> int | None | bool:
+        """At a segment's end: the decision, or False to read on."""
+        if fence_closed is not None:
+            return fence_closed if fresh is not None and fresh.fences.open else None
+        if fresh is not None and fresh.document and not literal:
+            return None  # the segment was a new document: the open page never closed
+        return False
+
+    for line in ahead:
+        n += 1
+        size += len(line) + 1
+        if size > LOOKAHEAD_BYTES:
+            return None
+        if pending is not None and _is_marker(pending, line):  # the next segment starts
+            decided = segment_end()
+            if decided is not False:
+                return decided
+            fresh, in_headers = None, True
+        pending = line if line.startswith(MARKER) else None
+        if in_headers and not line.strip():
+            in_headers, fresh = False, _Body()
+            continue
+        if not line or ("<" not in line and ">" not in line and line[0] not in _FENCE_FIRST
+                        and (fresh is None or fresh.document is not None) and state.document is not None):
+            continue  # plain text: no construct opens or closes here
+        before = state.snapshot()
+        own = fresh.kinds() if fresh is not None and fresh.open else frozenset()
+        state.feed(line)
+        if fresh is not None:
+            fresh.feed(line)
+        if state.snapshot() == before:
+            continue
+        for kind in watched - state.kinds():
+            watched.discard(kind)
+            if kind == "fence" and "fence" not in own and not (fresh is not None and fresh.document):
+                fence_closed = n if fence_closed is None else fence_closed  # markdown: does it open a fence of its own?
+            elif fence_closed is None:
+                return None if kind in own else n
+        if not watched and fence_closed is None:
+            return None
+    decided = segment_end()
+    return None if decided is False else decided
 
 
 @dataclass
@@ -206,13 +352,20 @@ def iter_corpus(
     sources then have an empty body). Raises :class:`CorpusError` on the first malformed block."""
     block: _Block | None = None
     seen_text = False
-    it = iter(lines)
-    line = next(it, None)
+    src = _Lines(lines)
+    shown_until = 0  # markers before this line number are shown by the page they are in
+    line = src.next()
     while line is not None:
-        following = next(it, None)
-        if line.startswith(MARKER) and block is not None and block.state.open and _is_boundary(line, following, _Body()):
-            yield ("hidden", block.number, following or "")
-        if line.startswith(MARKER) and _is_boundary(line, following, block.state if block else _Body()):
+        following = next(src.peek(), None)
+        boundary = line.startswith(MARKER) and _is_marker(line, following)
+        if boundary and block is not None and block.state.open:  # inside a code block, comment, document…
+            if src.consumed >= shown_until:  # no earlier look-ahead covers this marker
+                shown = _shown_marker(block.state, src.peek())
+                shown_until = src.consumed + shown if shown is not None else 0
+            if src.consumed < shown_until:  # the page shows it: body text
+                boundary = False
+                yield ("hidden", block.number, following or "")
+        if boundary:
             if block is not None:
                 yield block.finish(name, keep_bodies)
             elif seen_text:
@@ -224,9 +377,10 @@ def iter_corpus(
             block.header(line, name)
         else:
             block.body(line, max_body, keep_bodies)
-        line = following
+        line = src.next()
     if block is None:
-        raise CorpusError(f"{name}: no '{MARKER}' blocks found; start each source with a line '{MARKER}' followed by 'url: …'")
+        raise CorpusError(f"{name}: no '{MARKER}' blocks found; start each source with a line '{MARKER}' followed by 'url: …' "
+                          "(or pass JSON Lines, a WARC file or a folder of .html/.md pages: docs/corpus.md)")
     yield block.finish(name, keep_bodies)
 
 
@@ -270,8 +424,17 @@ def _file_lines(fh: IO[bytes], path: str, name: str) -> Iterator[str]:
 
 
 class Corpus:
-    """A corpus file, checked whole on creation (nothing kept but counts and URLs), then streamed:
-    iterating yields each source once, in file order, skipping oversized bodies and repeated URLs."""
+    """A corpus, checked whole on creation (nothing kept but counts and URLs), then streamed:
+    iterating yields each source once, in file order, skipping oversized bodies and repeated URLs.
+
+    This class reads the ``=== SOURCE ===`` format; :mod:`skill3crawl.corpus_formats` reads JSON
+    Lines, WARC files and folders of pages through the same interface (:func:`read_corpus` tells
+    them apart). ``_entries`` yields :class:`CorpusSource`, ``("oversized", block, url)``,
+    ``("hidden", block, line)`` and ``("skipped", block, reason)`` (a record or file that is no
+    page: counted in ``skipped``)."""
+
+    format = "sources"
+    FORMAT_NAME = "=== SOURCE === file"
 
     def __init__(self, path: str | Path, name: str = "input_file", *, max_body: int = MAX_BODY_BYTES) -> None:
         self.path = Path(path).expanduser()
@@ -281,10 +444,13 @@ class Corpus:
         self.oversized: list[str] = []  # URLs whose body is over max_body
         self.duplicates: list[str] = []  # URLs of later blocks with a URL already seen
         self.hidden: list[int] = []  # blocks holding a marker line read as their text (inside <pre>, a fence...)
+        self.skipped: dict[str, list[str]] = {}  # reason → what was skipped (record/file names), not pages
         seen: set[str] = set()
         for entry in self._entries(keep_bodies=False):
             if isinstance(entry, tuple) and entry[0] == "hidden":
                 self.hidden.append(entry[1])
+            elif isinstance(entry, tuple) and entry[0] == "skipped":
+                self.skipped.setdefault(entry[2], []).append(str(entry[1]))
             elif isinstance(entry, tuple):
                 self.oversized.append(entry[2])
             elif (key := url_key(entry.url)) in seen:
@@ -325,8 +491,12 @@ class Corpus:
 
 
 def read_corpus(path: str | Path, name: str = "input_file") -> Corpus:
-    """Check a corpus file and return it, ready to stream (:class:`Corpus`)."""
-    return Corpus(path, name)
+    """Check a corpus and return it, ready to stream: an ``=== SOURCE ===`` file (:class:`Corpus`), JSON
+    Lines, a WARC file or a folder of ``.html``/``.md`` files (:func:`skill3crawl.corpus_formats.open_corpus`
+    tells them apart from the first bytes)."""
+    from skill3crawl.corpus_formats import open_corpus
+
+    return open_corpus(path, name)
 
 
 _HTML_HINT = re.compile(r"<(html|body|article|main|div|p|h[1-6]|pre|section)\b", re.I)
@@ -348,7 +518,7 @@ def markdown_to_html(body: str, title: str = "") -> str:
 
 
 def source_html(src: CorpusSource) -> str:
-    """The body as HTML (HTML bodies pass through unchanged)."""
-    if looks_like_html(src.body):
+    """The body as HTML (HTML bodies pass through unchanged; a body of unknown kind is told by :func:`looks_like_html`)."""
+    if src.kind == "html" or (not src.kind and looks_like_html(src.body)):
         return src.body
     return markdown_to_html(src.body, src.title)

@@ -26,10 +26,16 @@ listed in ``ADDONS``). Then:
   waits at most ``MAX_IDLE_TIME_BEFORE_CLOSE`` seconds (default 60), or closes at once when
   a worker has already closed the crawl as finished (``<key>:done``, removed when a planner
   publishes a new crawl).
+* A lost server (killed, restarted, unreachable): every client reconnects a bounded number of
+  times (``SKILL3_REDIS_RETRIES``, default 5, exponential backoff up to 2 s; connect timeout 5 s,
+  socket timeout 10 s); then the process stops in one line (:func:`redis_lost`: exit 1, finish
+  reason ``redis_lost``), keeps the items its feed already holds and synthesizes nothing. No
+  Redis call is made after that (the close does not flush what it cannot reach).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -38,12 +44,13 @@ import socket
 import time
 import warnings
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from skill3crawl.docs.budget import Claim, Entry, PageBudget, waiting_cap
+from synth.errors import ExitCode
 
 if TYPE_CHECKING:
     from typing import Self
@@ -62,6 +69,9 @@ HEARTBEAT_SECS = 1.0
 STALE_SECS = 10.0
 IDLE_GRACE = 0.0  # SKILL3_REDIS_IDLE_GRACE: extra seconds all workers are idle before they close
 MAX_IDLE_WAIT = 60.0  # MAX_IDLE_TIME_BEFORE_CLOSE (scrapy-redis's, 0 there = never): a worker's longest wait
+RETRIES = 5  # SKILL3_REDIS_RETRIES: reconnects of one call before the server counts as lost
+CONNECT_TIMEOUT = 5.0
+SOCKET_TIMEOUT = 10.0
 
 
 @contextmanager
@@ -115,15 +125,99 @@ def check_role(role: str | None) -> str:
     return role
 
 
+def client_params(settings: Any) -> dict[str, Any]:
+    """redis-py client parameters for bounded reconnects: ``SKILL3_REDIS_RETRIES`` retries of a call that lost its
+    connection (exponential backoff, at most 2 s apart), then its ``ConnectionError`` (see :func:`redis_lost`)."""
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+    from redis.retry import Retry
+
+    retries = max(0, min(100, settings.getint("SKILL3_REDIS_RETRIES", RETRIES)))
+    return {"socket_connect_timeout": CONNECT_TIMEOUT, "socket_timeout": SOCKET_TIMEOUT,
+            "retry": Retry(ExponentialBackoff(cap=2.0, base=0.2), retries),
+            "retry_on_error": [RedisConnectionError, RedisTimeoutError]}
+
+
 def server_from_settings(settings: BaseSettings) -> redis.Redis:
-    """A client for ``SKILL3_REDIS_URL`` (usable before the add-on has copied it to ``REDIS_URL``)."""
+    """A client for ``SKILL3_REDIS_URL`` (usable before the add-on has copied it to ``REDIS_URL``), with bounded
+    reconnects (:func:`client_params`)."""
     from scrapy_redis import defaults
 
     url = settings.get("SKILL3_REDIS_URL") or settings.get("REDIS_URL")
-    params = {**defaults.REDIS_PARAMS, **(settings.getdict("REDIS_PARAMS") or {})}
+    params = {**defaults.REDIS_PARAMS, **client_params(settings), **(settings.getdict("REDIS_PARAMS") or {})}
     params.pop("encoding", None)
+    params.pop("retry_on_timeout", None)  # retry_on_error covers it
     with contained_redis_warnings():
         return _redis_connection.get_redis(url=url, **params)
+
+
+# --------------------------------------------------------------------------- a lost server
+
+
+def _lost_errors() -> tuple[type[BaseException], ...]:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return (RedisConnectionError, RedisTimeoutError)
+
+
+def is_lost(crawler: Any) -> bool:
+    return bool(getattr(crawler, "_skill3_redis_lost", False))
+
+
+def redis_lost(crawler: Any, exc: BaseException) -> None:
+    """The server is gone after its bounded reconnects: say so once, stop this process's crawl (exit 1, nothing
+    synthesized, the feed's items kept); from now on no Redis call is made."""
+    if crawler is None or is_lost(crawler):
+        return
+    crawler._skill3_redis_lost = True
+    from skill3crawl.state import get_state
+    from synth.vet.redact import redact_urls
+
+    url = redact_urls(str(crawler.settings.get("SKILL3_REDIS_URL") or crawler.settings.get("REDIS_URL") or ""))[0][0]
+    retries = crawler.settings.getint("SKILL3_REDIS_RETRIES", RETRIES)
+    spider = getattr(crawler, "spider", None)
+    feed = getattr(getattr(spider, "args", None), "feed_path", None)
+    logger.error("skill3: lost the Redis server %s (%s) after %d reconnect(s): this crawl stops; the items already in %s "
+                 "are kept, nothing is synthesized; restart redis-server and run again", url,
+                 " ".join(str(exc).split())[:160] or type(exc).__name__, retries, feed or "its feed")
+    state = get_state(crawler)
+    state.exit_code = ExitCode.FAILURE
+    if crawler.stats is not None:
+        crawler.stats.set_value("skill3/exit_code", 1)
+        crawler.stats.set_value("skill3/redis_lost", True)
+    engine = getattr(crawler, "engine", None)
+    if engine is not None and getattr(engine, "running", False):
+        from scrapy.utils.defer import deferred_from_coro
+
+        deferred_from_coro(engine.close_spider_async(reason="redis_lost"))
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def guarded(default: Any = None) -> Callable[[_F], _F]:
+    """A Redis-calling method of an object with ``crawler``: once the server is lost (:func:`redis_lost`), or when
+    this call loses it, it returns ``default`` (called when callable) instead of calling or raising."""
+
+    def wrap(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def inner(self: Any, *args: Any, **kwargs: Any) -> Any:
+            crawler = getattr(self, "crawler", None)
+            if is_lost(crawler):
+                return default() if callable(default) else default
+            try:
+                return fn(self, *args, **kwargs)
+            except _lost_errors() as exc:
+                if crawler is None:
+                    raise
+                redis_lost(crawler, exc)
+                return default() if callable(default) else default
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
 
 
 class RedisAddon:
@@ -148,15 +242,27 @@ class RedisAddon:
 
 
 class RedisDupeFilter(_RFPDupeFilter):
+    crawler: Any = None
+
     @classmethod
     def from_spider(cls, spider: Spider) -> Self:
         key = redis_key(spider.settings, spider.name) + ":dupefilter"
         server = server_from_settings(spider.settings)
-        return cls(server, key=key, debug=spider.settings.getbool("DUPEFILTER_DEBUG"))
+        instance = cls(server, key=key, debug=spider.settings.getbool("DUPEFILTER_DEBUG"))
+        instance.crawler = getattr(spider, "crawler", None)
+        return instance
 
     def log(self, request: Request, spider: Spider) -> None:
         with contained_redis_warnings():
             return super().log(request, spider)
+
+    @guarded(True)  # lost: every request counts as seen (nothing more is queued)
+    def request_seen(self, request: Request) -> bool:
+        return super().request_seen(request)
+
+    @guarded()
+    def close(self, reason: str = "") -> None:
+        return super().close(reason)
 
 
 class RedisScheduler(_Scheduler):
@@ -170,6 +276,7 @@ class RedisScheduler(_Scheduler):
         instance.crawler = crawler
         return instance
 
+    @guarded()
     def open(self, spider: Spider) -> None:
         self.queue_key = redis_key(spider.settings, spider.name) + ":requests"
         with contained_redis_warnings():
@@ -183,16 +290,30 @@ class RedisScheduler(_Scheduler):
         else:
             logger.info("distributed crawl: worker, %d requests waiting in %s", len(self.queue), self.queue_key)
 
+    @guarded(False)
     def enqueue_request(self, request: Request) -> bool:
         with contained_redis_warnings():
             return super().enqueue_request(request)
 
+    @guarded()
     def next_request(self) -> Any:
         idle = getattr(getattr(self, "crawler", None), "_skill3_redis_idle", None)
         if idle is not None:
             idle.mark_busy()  # before the pop: a request is never in a worker's hands while it reads as idle
         with contained_redis_warnings():
             return super().next_request()
+
+    @guarded(0)
+    def __len__(self) -> int:
+        return super().__len__()
+
+    @guarded(False)
+    def has_pending_requests(self) -> bool:
+        return super().has_pending_requests()
+
+    @guarded()
+    def close(self, reason: str) -> None:
+        return super().close(reason)
 
 
 def spider_role(spider: Spider) -> str:
@@ -225,12 +346,14 @@ class RedisSharedState(PageBudget):
     """Crawl-wide page budget shared by all workers: the budget count, its waiting list, the claimed and
     the written canonical keys, in Redis. No window: the shared queue is Redis's, not in memory."""
 
-    def __init__(self, settings: Any, spider_name: str) -> None:
+    def __init__(self, settings: Any, spider_name: str, crawler: Any = None) -> None:
         self.server = server_from_settings(settings)
+        self.crawler = crawler  # told when the server is lost (redis_lost)
         base = redis_key(settings, spider_name)
         self.pages, self.count, self.canonical = base + ":state:pages", base + ":state:count", base + ":state:canonical"
         self.waiting = base + ":state:waiting"
 
+    @guarded("seen")  # lost: no new page is claimed (not counted as over the budget)
     def claim(self, key: str, limit: int, entry: Entry) -> Claim:
         if not self.server.sadd(self.pages, key):
             return "seen"
@@ -242,9 +365,11 @@ class RedisSharedState(PageBudget):
             return "waiting"
         return "over"
 
+    @guarded(False)
     def transfer(self, key: str, entry: Entry | None = None, old_key: str | None = None) -> bool:
         return bool(self.server.sadd(self.pages, key))
 
+    @guarded(list)
     def finish(self, written: bool, limit: int, key: str | None = None) -> list[Entry]:
         """A page that ended without an item passes its slot to the first waiting page."""
         if written:
@@ -255,6 +380,7 @@ class RedisSharedState(PageBudget):
         self.server.decr(self.count)
         return []
 
+    @guarded(list)
     def pump(self, limit: int) -> list[Entry]:
         """Waiting pages take the slots that are free (a slot freed while a worker queued a page)."""
         ready: list[Entry] = []
@@ -273,12 +399,15 @@ class RedisSharedState(PageBudget):
         """Nothing to recover: the requests in flight stay in the shared Redis queue."""
         return 0
 
+    @guarded(0)
     def waiting_count(self) -> int:
         return int(self.server.llen(self.waiting))
 
+    @guarded(True)
     def add_canonical(self, key: str) -> bool:
         return bool(self.server.sadd(self.canonical, key))
 
+    @guarded(False)
     def has_canonical(self, key: str) -> bool:
         return bool(self.server.sismember(self.canonical, key))
 
@@ -335,6 +464,7 @@ class RedisWorkerIdle:
         sched = self.crawler.engine.scheduler
         return len(sched) if sched is not None else 0
 
+    @guarded()
     def _publish(self, busy: bool) -> None:
         assert self.key is not None  # set when the spider opened
         self.server.hset(self.key, self.me, json.dumps({"busy": busy, "ts": time.time()}))
@@ -346,7 +476,10 @@ class RedisWorkerIdle:
         if self.key is not None and self.published_busy is not True and not self.closing:
             self._publish(True)
 
+    @guarded()
     def _beat(self) -> None:
+        if is_lost(self.crawler):
+            return
         busy = self._busy()
         self._publish(busy)
         if self._queue_len() > 0:
@@ -362,6 +495,7 @@ class RedisWorkerIdle:
         if busy:
             self.idle_since = None
 
+    @guarded(False)
     def _others_busy(self) -> bool:
         now = time.time()
         assert self.key is not None  # set when the spider opened
@@ -377,6 +511,7 @@ class RedisWorkerIdle:
     def _done_key(self) -> str:
         return redis_key(self.crawler.settings, self.spider.name) + ":done"
 
+    @guarded(True)  # lost: nothing more will come from the shared queue
     def _may_close(self) -> bool:
         """Queue drained, nobody busy (and idle for the grace period, default none); a worker that never saw
         any work waits up to ``max_wait`` for some, unless a worker has already closed the crawl as finished."""
@@ -391,6 +526,7 @@ class RedisWorkerIdle:
         wait = self.grace if self.saw_work else self.max_wait
         return now - self.idle_since >= wait
 
+    @guarded()
     def _closing_finished(self) -> None:
         """This worker closes on "queue drained, all idle": the crawl is over (workers started later close at once)."""
         self.closing = True
@@ -399,7 +535,11 @@ class RedisWorkerIdle:
         logger.info("distributed crawl: queue drained and all workers idle, closing %s", self.me)
 
     def spider_idle(self, spider: Any) -> None:
+        if is_lost(self.crawler):
+            return  # the server is gone: the spider closes
         self._publish(False)
+        if is_lost(self.crawler):
+            return
         if self.closing or not self._may_close():
             raise DontCloseSpider
         self._closing_finished()
@@ -407,5 +547,9 @@ class RedisWorkerIdle:
     def spider_closed(self, spider: Spider, reason: str) -> None:
         if self.loop is not None and self.loop.running:
             self.loop.stop()
+        self._leave()
+
+    @guarded()
+    def _leave(self) -> None:
         if self.key is not None:
             self.server.hdel(self.key, self.me)

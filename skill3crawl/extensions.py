@@ -117,6 +117,14 @@ def crawl_exit_code(crawler: Any) -> ExitCode:
     return code
 
 
+def _count_lines(path: Path) -> int:
+    try:
+        with open(path, "rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return 0
+
+
 class CrawlOutput:
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
@@ -141,8 +149,20 @@ class CrawlOutput:
         self.done = True
         state = get_state(self.crawler)
         stats = self.crawler.stats
-        written = rewrite_feed(args.feed_path, state.superseded, state.agreeing,
-                               dedupe=getattr(self.crawler, "_skill3_recovered", False))
+        try:
+            if state.write_failed:  # the feed holds the whole lines written before the failure: kept as they are
+                written = _count_lines(args.feed_path)
+            else:
+                written = rewrite_feed(args.feed_path, state.superseded, state.agreeing,
+                                       dedupe=getattr(self.crawler, "_skill3_recovered", False))
+        except OSError as exc:  # the disk filled at the end: the feed is left as it was (the rewrite is atomic)
+            state.write_failed = f"{exc.strerror or exc}: {args.feed_path}"
+            logger.error("skill3: rewriting %s failed (%s): its items are kept as written, nothing is synthesized; "
+                         "free space and run again", args.feed_path, exc.strerror or exc)
+            written = _count_lines(args.feed_path)
+        if state.write_failed:
+            state.exit_code = ExitCode.FAILURE
+            stats.set_value("skill3/exit_code", 1)
         stats.set_value("skill3/items_written", written)
         stats.set_value("skill3/robots_denied", stats.get_value("robotstxt/forbidden", 0))
         fig = summary_figures(stats.get_stats())
@@ -185,7 +205,17 @@ class CrawlOutput:
 
         add_to_crawl_json(crawl, state)  # official sources, the chosen package, release timeline (merged)
         path = Path(args.output_dir) / "crawl.json"
-        atomic_write_text(path, json.dumps(crawl, indent=2, ensure_ascii=False) + "\n")
+        try:
+            atomic_write_text(path, json.dumps(crawl, indent=2, ensure_ascii=False) + "\n")
+        except OSError as exc:  # one line; the previous crawl.json stays whole, nothing is synthesized
+            if state.write_failed:  # the feed's failure was the line: this one follows from it
+                logger.info("skill3: %s not written either (%s)", path, exc.strerror or exc)
+            else:
+                logger.error("skill3: writing %s failed (%s): nothing is synthesized; free space and run again", path,
+                             exc.strerror or exc)
+            state.write_failed = state.write_failed or f"{exc.strerror or exc}: {path}"
+            state.exit_code = ExitCode.FAILURE
+            stats.set_value("skill3/exit_code", 1)
         self.crawler.signals.send_catch_log(output_ready, crawler=self.crawler)
 
 

@@ -7,12 +7,15 @@ whose stored entries are 0700 folders of 0600 files.
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 from scrapy.extensions.httpcache import FilesystemCacheStorage, RFC2616Policy
 
+logger = logging.getLogger(__name__)
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
@@ -35,13 +38,23 @@ class PrivateFilesystemCacheStorage(FilesystemCacheStorage):
         super().open_spider(spider)
         make_private_dir(Path(self.cachedir, spider.name))
 
+    unwritable: str | None = None  # the cache could not be written (a full disk): caching stopped for this crawl
+
     def store_response(self, spider: Any, request: Any, response: Any) -> None:
-        super().store_response(spider, request, response)
-        rpath = Path(self._get_request_path(spider, request))
-        os.chmod(rpath.parent, DIR_MODE)
-        os.chmod(rpath, DIR_MODE)
-        for f in rpath.iterdir():
-            os.chmod(f, FILE_MODE)
+        if self.unwritable:
+            return
+        try:
+            super().store_response(spider, request, response)
+            rpath = Path(self._get_request_path(spider, request))
+            os.chmod(rpath.parent, DIR_MODE)
+            os.chmod(rpath, DIR_MODE)
+            for f in rpath.iterdir():
+                os.chmod(f, FILE_MODE)
+        except OSError as exc:  # one line, not one traceback per page; the crawl goes on without its cache
+            self.unwritable = exc.strerror or str(exc)
+            shutil.rmtree(self._get_request_path(spider, request), ignore_errors=True)  # no half-written entry
+            logger.warning("skill3: the HTTP cache in %s cannot be written (%s): caching stops for this crawl",
+                           self.cachedir, self.unwritable)
 
 
 # --------------------------------------------------------------------------- refresh (synth.agents.refresh)

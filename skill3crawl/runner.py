@@ -3,6 +3,7 @@
 * :func:`argument_problem` — the spider arguments checked before Scrapy starts
   (:func:`~skill3crawl.args.checked_args`: one line naming the problem; the callers exit
   ``ExitCode.USAGE``, 2);
+* :func:`hold_output_dir` — one run at a time in an output folder (another run there: exit 2);
 * :func:`setting_overrides` and :func:`project_settings` — ``-s NAME=VALUE`` at Scrapy's
   ``cmdline`` priority over the project's settings;
 * :func:`process_class` / :func:`crawler_process` — the process ``scrapy crawl`` itself would use;
@@ -56,6 +57,24 @@ def argument_problem(spidercls: type[Spider], spider_kwargs: Mapping[str, Any]) 
     except ArgsError as exc:
         return str(exc)
     return args.model_problem()  # an explicitly chosen model that does not answer: before anything is fetched
+
+
+def hold_output_dir(spidercls: type[Spider], spider_kwargs: Mapping[str, Any]) -> str | None:
+    """Take the output folder of a skill3 spider's run for this process (released when it ends), or one line
+    naming the folder when another run holds it. Workers of a distributed crawl write their own feed
+    beside the planner's and take none."""
+    if not takes_skill3_args(spidercls) or spider_kwargs.get("role") == "worker":
+        return None
+    from skill3crawl.args import output_dir_of
+    from synth.outdir import OutputDirLocked, lock_output_dir
+
+    try:
+        lock_output_dir(output_dir_of(dict(spider_kwargs), docs=bool(getattr(spidercls, "docs_defaults", False))))
+    except OutputDirLocked as exc:
+        return str(exc)
+    except (ArgsError, OSError):  # the argument check names these
+        return None
+    return None
 
 
 # ------------------------------------------------------------------- settings

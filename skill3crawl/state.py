@@ -29,6 +29,7 @@ class CrawlState:
     package: dict[str, Any] | None = None  # the registry package chosen, why, and the candidates
     release_timeline: list[dict[str, str]] = field(default_factory=list)  # {version, date, source, url}
     interrupted: bool = False  # stopped by a signal (Ctrl-C, SIGTERM): kept what was written, no synthesis
+    write_failed: str | None = None  # a write of the crawl's output failed (a full disk): it stopped, no synthesis
     # Release dates read on the crawled pages (crawl.json "timeline") and build-dated hosts.
     site_dates: SiteDates = field(default_factory=SiteDates)
     # "auto" as the query planner resolved it (one probe per run): the synthesis it triggers uses the same.

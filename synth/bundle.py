@@ -601,7 +601,7 @@ def rank_sources(
     """
     report = ReadReport()
     meta = crawl_meta if isinstance(crawl_meta, dict) else {}
-    timeline = Timeline(today, since=since_version)
+    timeline = Timeline(today, since=since_version, settled=False)  # settled before the re-score: pass 1 still learns versions
     for row in meta.get("timeline") or []:
         if isinstance(row, dict):
             timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
@@ -629,6 +629,8 @@ def rank_sources(
         if (item.page_kind == "change" and item.page_version and item.published and item.date_source in OWN_DATE_SIGNALS
                 and len(release_pages) < MAX_RELEASE_PAGES):
             release_pages.append((host, item.page_version, item.published, item.final_url or item.url, item.date_source))
+        if item.page_kind == "change" and item.page_version and float(item.authority) >= AUTHORITATIVE:
+            timeline.declare(item.page_version)  # the site's own What's New / release notes name this version
         tf, length = bm.observe(_page_text(item))
         build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
         if not changes and heap.full() and (item.final_url or item.url) not in heap:
@@ -669,6 +671,7 @@ def rank_sources(
         if not bd or str(day)[:10] != str(bd)[:10]:
             timeline.add(version, day, "release page date", url)
     timeline.reject_build_dates({**item_build_dates, **build_dated}, site_host)
+    timeline.settle()
     changes_delta = ledger.finish(timeline, cutoff_start)
     rescored: list[Candidate] = []
     for c in heap.ranked():

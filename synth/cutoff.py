@@ -41,12 +41,22 @@ def default_model() -> str:
     return cutoff_table()["default_model"]
 
 
-def parse_month(value: str, name: str = "cutoff_time") -> str:
-    """Validate ``YYYY-MM`` (a ``YYYY-MM-DD`` is accepted and truncated)."""
+EARLIEST_YEAR = 1990  # no language model knows less; also the earliest publication date the crawl accepts
+
+
+def parse_month(value: str, name: str = "cutoff_time", *, today: date | None = None) -> str:
+    """Validate ``YYYY-MM`` (a ``YYYY-MM-DD`` is accepted and truncated) from :data:`EARLIEST_YEAR` on and, with
+    ``today``, not after today's month (a model cannot have learnt the future)."""
     m = _MONTH.match(str(value).strip())
     if not m or not 1 <= int(m.group(2)) <= 12:
         raise CutoffError(f"{name} must be a month like 2026-01, got {value!r}")
-    return f"{m.group(1)}-{m.group(2)}"
+    month = f"{m.group(1)}-{m.group(2)}"
+    if int(m.group(1)) < EARLIEST_YEAR:
+        raise CutoffError(f"{name} {month} is before {EARLIEST_YEAR}: pass the model's training cutoff, a month like 2026-01")
+    if today is not None and month > today.strftime("%Y-%m"):
+        raise CutoffError(f"{name} {month} is after this month ({today:%Y-%m}): a model's cutoff is in the past; "
+                          f"pass a month up to {today:%Y-%m}")
+    return month
 
 
 # Host/vendor prefixes (``openai/``, ``models/``, Bedrock's ``anthropic.``) and snapshot suffixes
@@ -98,11 +108,12 @@ def model_rows() -> list[dict]:
     return sorted(rows, key=lambda r: (r["vendor"].lower(), r["model"]))
 
 
-def resolve_cutoff(target_model: str | None, cutoff_time: str | None) -> Cutoff:
-    """``cutoff_time`` wins; else look the model up (``None``: the table's default model; aliases resolved); an unknown
-    model names ``cutoff_time``. ``source`` says which: ``cutoff_time``, or the table entry and its source."""
+def resolve_cutoff(target_model: str | None, cutoff_time: str | None, *, today: date | None = None) -> Cutoff:
+    """``cutoff_time`` wins (checked against ``today``'s month when given, see :func:`parse_month`); else look the
+    model up (``None``: the table's default model; aliases resolved); an unknown model names ``cutoff_time``.
+    ``source`` says which: ``cutoff_time``, or the table entry and its source."""
     if cutoff_time:
-        return Cutoff(parse_month(cutoff_time), "cutoff_time")
+        return Cutoff(parse_month(cutoff_time, today=today), "cutoff_time")
     model = target_model or default_model()
     name = resolve_model(model)
     if name is None:

@@ -17,6 +17,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # bad usage or bad input, found before anything is fetched or any model is called
     FINDINGS = 3  # the skill was written but HIGH/CRITICAL vet findings remain (the gate)
     INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C: what was gathered is kept
+    TERMINATED = 143  # the shell's code for a run stopped by SIGTERM (synthesis: nothing half-written)
 
 
 class Skill3Error(Exception):

@@ -52,7 +52,7 @@ def _quote(sentence: str) -> str:
 def _headings(excerpts: list[str]) -> list[str]:
     """The titles of the heading excerpts (read by ``heading_title``) that the screen does not flag."""
     titles = ((heading_title(e), e) for e in excerpts)
-    return [t for t, e in titles if t and not _flagged(e)]
+    return [t for t, e in titles if t and any(ch.isalnum() for ch in t) and not _flagged(e)]  # "# ---" names nothing
 
 
 MAX_DELTA_INSTRUCTIONS = 48
@@ -296,6 +296,12 @@ def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
     return _finish(lines, deprecations, _examples(delta_sources + dated))
 
 
+def _examined(bundle: dict, most: int = 5) -> str:
+    """``[1, 2, 3]``: the first sources a "nothing new" skill examined (it still says where it looked)."""
+    numbers = [str(s.get("n", i)) for i, s in enumerate(bundle["sources"][:most], 1)]
+    return f"[{', '.join(numbers)}]" if numbers else ""
+
+
 def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
     """No source is post-cutoff (by its date or its versions): say so, present nothing as new."""
     cutoff = bundle["cutoff"]
@@ -315,7 +321,8 @@ def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
         "",
         "## Instructions",
         "",
-        f"- No change after {cutoff} was found: rely on what you know about {topic_title}, and check the sources when in doubt.",
+        f"- No change after {cutoff} was found in the sources examined: rely on what you know about {topic_title}, and "
+        f"check the sources when in doubt {_examined(bundle)}.",
         "",
     ]
     return "\n".join(lines)

@@ -146,8 +146,8 @@ def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
     topic = topic or first.get("topic")
     if not topic:
         raise SynthFailure(2, "no topic in the items or crawl.json: pass --topic")
-    cut, target_model = _cutoff(options, crawl, recorded_cutoff, first.get("cutoff"))
     today = options.today or started.date().isoformat()
+    cut, target_model = _cutoff(options, crawl, recorded_cutoff, first.get("cutoff"), datetime.fromisoformat(today).date())
     out_dir = Path(options.output_dir) if options.output_dir else Path(paths[0]).parent
     if not options.dry_run:
         from synth.outdir import output_dir_problem
@@ -173,7 +173,8 @@ def _since_version(options: SynthOptions, crawl: CrawlRecord) -> str | None:
         return None
 
 
-def _cutoff(options: SynthOptions, crawl: CrawlRecord, recorded: Any, item_cutoff: str | None) -> tuple[Cutoff, str]:
+def _cutoff(options: SynthOptions, crawl: CrawlRecord, recorded: Any, item_cutoff: str | None,
+            today: date) -> tuple[Cutoff, str]:
     """The cutoff and the target model; the recorded cutoff's origin goes to run.json's ``cutoff.source``."""
     model_for_cutoff = options.target_model or crawl.arg("target_model")
     target_model = model_for_cutoff or default_model()
@@ -184,7 +185,7 @@ def _cutoff(options: SynthOptions, crawl: CrawlRecord, recorded: Any, item_cutof
         recorded, recorded_from = item_cutoff, "the cutoff recorded in the run.jsonl items"
     try:
         if options.cutoff or options.target_model or not recorded:
-            return resolve_cutoff(model_for_cutoff, options.cutoff), target_model
+            return resolve_cutoff(model_for_cutoff, options.cutoff, today=today), target_model
         return replace(resolve_cutoff(target_model, parse_month(str(recorded))), source=recorded_from), target_model
     except CutoffError as exc:
         raise SynthFailure(2, str(exc)) from None

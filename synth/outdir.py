@@ -1,9 +1,12 @@
-"""Is an output folder usable? Checked before any page is fetched or any model is called."""
+"""Is an output folder usable (checked before any page is fetched or any model is called), and one run
+at a time in it (:func:`lock_output_dir`)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from synth.errors import UsageError
 
 
 def output_dir_problem(path: str | Path) -> str | None:
@@ -27,3 +30,63 @@ def output_dir_problem(path: str | Path) -> str | None:
         where = "it" if probe == folder else str(probe)
         return f"output folder {str(path)!r} is not writable ({where}: read-only or no permission); pass a writable folder"
     return None
+
+
+# --------------------------------------------------------------------------- one run per folder
+
+
+class OutputDirLocked(UsageError):
+    """Another run holds the output folder (exit 2); ``str()`` is one line naming it and the fix."""
+
+
+class OutputLock:
+    """A run's hold on its output folder: ``flock`` on the folder itself (no lock file is created or
+    left behind), re-entrant within the process (``skill3 learn`` crawls, then synthesises, into one
+    folder), released by :meth:`release` and by the kernel when the process ends, however it ends."""
+
+    _held: dict[str, list] = {}  # real path → [file descriptor, holders]
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.released = False
+
+    def release(self) -> None:
+        if self.released:
+            return
+        self.released = True
+        entry = self._held.get(self.key)
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] <= 0:
+            del self._held[self.key]
+            os.close(entry[0])  # closing the descriptor drops the lock
+
+    def __enter__(self) -> "OutputLock":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def lock_output_dir(path: str | Path) -> OutputLock:
+    """Hold ``path`` (created when missing) for this run, or raise :class:`OutputDirLocked` at once when another
+    run holds it: two runs into one folder would splice one feed from both and lose one run's results."""
+    import fcntl
+
+    folder = Path(path).expanduser()
+    folder.mkdir(parents=True, exist_ok=True)
+    key = os.path.realpath(folder)
+    entry = OutputLock._held.get(key)
+    if entry is not None:
+        entry[1] += 1
+        return OutputLock(key)
+    fd = os.open(key, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise OutputDirLocked(f"output folder {str(path)!r} is in use by another skill3 run; wait for it to end or pass "
+                              "another output folder (--output-dir, -a output_dir=)") from None
+    OutputLock._held[key] = [fd, 1]
+    return OutputLock(key)

@@ -14,9 +14,11 @@ Rules:
   target-model, cutoff (set by the generator, never by the model);
 - ``name``: ``[a-z0-9-]``, ≤64, no leading/trailing/double hyphen, reserved words
   ``anthropic``/``claude`` removed, fallback ``<topic>-skill`` (``learned-skill``);
-- ``description``: no tags or angle brackets, ≤1024, derived from the body when
-  the model's is degenerate;
-- every code fence closed; a Sources section listing exactly the cited sources;
+- ``description``: no tags or angle brackets, each sentence once, no ``---`` (the reference parser ends the
+  frontmatter there), ≤1024, derived from the body when the model's is degenerate;
+- every code fence closed; a Sources section listing exactly the cited sources (a draft that cites
+  nothing keeps the sources its own Sources section named, and its claim lines are cited by the
+  source whose text holds them); lines echoing the prompt's section template removed;
 - no link with a script-running scheme (``javascript:`` …) and no raw HTML outside code (``safety``);
 - a body over ~500 lines is split into ``references/`` linked one level deep.
 
@@ -36,7 +38,7 @@ import yaml
 
 from synth.errors import Skill3Error
 from synth.lint.rules import STRUCTURAL, structural_findings
-from synth.skill import fixers, references, safety, sources
+from synth.skill import echoes, fixers, references, safety, sources
 from synth.skill.frontmatter import read_frontmatter
 from synth.skill.names import sanitize_name
 from synth.skill.spec import ALLOWED_KEYS, DROPPED_KEYS, FOOTER_PREFIX, MAX_BODY_LINES, MAX_COMPATIBILITY, MAX_DESCRIPTION
@@ -107,26 +109,37 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
         fixes.append(f"name {raw_name!r} → {name!r}")
 
     body = body.strip("\n")
-    for step in (fixers.remove_scaffolding, fixers.strip_trailing_chatter, fixers.close_fences, fixers.drop_empty_fences,
-                 fixers.normalize_rules, fixers.drop_degenerate_lines, safety.neutralize):
+    for step in (fixers.remove_scaffolding, echoes.remove_template_echoes, fixers.strip_trailing_chatter, fixers.close_fences,
+                 fixers.drop_empty_fences, fixers.normalize_rules, fixers.drop_degenerate_lines, safety.neutralize):
         body, f = step(body)
         fixes += f
     body, f = fixers.ensure_title(body, ctx.topic, ctx.cutoff)
     fixes += f
+    urls = {s["url"]: int(s.get("n", i)) for i, s in enumerate(ctx.sources, 1)}
+    listed = sources.listed_sources(body, len(ctx.sources), urls)  # before the draft's own Sources section goes
     body, removed = sources.remove_section(body, re.compile(r"^sources\b|^references\s*$", re.I))
     body = "\n".join(l for l in body.split("\n") if not l.startswith(FOOTER_PREFIX)).rstrip()
     if fixers.content_words(body) < MIN_CONTENT_WORDS:
         raise PostProcessError([f"the draft has no skill content (fewer than {MIN_CONTENT_WORDS} words outside headings)"])
 
-    urls = {s["url"]: int(s.get("n", i)) for i, s in enumerate(ctx.sources, 1)}
     body, cited, f = sources.fix_citations(body, len(ctx.sources), urls)
     fixes += f
+    if not cited and ctx.sources:  # a draft that cites nothing: the sources its Sources named, the lines they hold
+        cited = set(listed)
+        if listed:
+            fixes.append(f"kept the source(s) [{', '.join(map(str, sorted(listed)))}] the draft's Sources section named")
+        body, attributed, f = sources.attribute_claims(body, ctx.sources)
+        cited |= attributed
+        fixes += f
     if removed:
         fixes.append("rebuilt the Sources section from the cited sources")
 
     raw_desc = fm.get("description")
     desc = fixers.clean_text(str(raw_desc)) if isinstance(raw_desc, (str, int, float)) else ""
-    if fixers.is_degenerate_description(desc, name, ctx.topic):
+    if echoes.repeated_sentences(desc):
+        desc = echoes.dedupe_sentences(desc)
+        fixes.append("kept each sentence of the description once (it repeated itself)")
+    if fixers.is_degenerate_description(desc, name, ctx.topic) or echoes.is_placeholder(desc):
         desc = fixers.derive_description(body, ctx.topic, ctx.cutoff)
         fixes.append("derived the description from the body (the model's was missing or degenerate)")
     elif desc != raw_desc or len(desc) > MAX_DESCRIPTION:
@@ -137,12 +150,9 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
     compat = fm.get("compatibility")
     if isinstance(compat, str) and compat.strip():
         out["compatibility"] = fixers.truncate(fixers.clean_text(compat), MAX_COMPATIBILITY)
-    out["metadata"] = {
-        "version": str(ctx.version),
-        "learned-date": str(ctx.learned_date),
-        "target-model": str(ctx.target_model),
-        "cutoff": str(ctx.cutoff),
-    }
+    out["metadata"] = {key: fixers.frontmatter_safe(str(value)) for key, value in (
+        ("version", ctx.version), ("learned-date", ctx.learned_date), ("target-model", ctx.target_model),
+        ("cutoff", ctx.cutoff))}
 
     body, refs, f = references.split_references(body)
     fixes += f

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -70,7 +69,9 @@ from synth.synthesize import (
     synth_messages,
     verify_messages,
 )
-from synth.writing import atomic_write_text, write_skill  # noqa: F401  (re-exported)
+from synth.conflicts import resolve_candidates, stale_constructs
+from synth.interrupt import critical_section, exit_code_of, interruptible, signal_name
+from synth.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
 
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text"]
 
@@ -91,6 +92,8 @@ class RunState:
         self.timings: dict[str, float] = {}
         self.warnings: list[str] = []
         self.log = CallLog()
+        self.committed = False  # the outputs are in place
+        self.conflicts: dict[str, Any] = {}  # synth.conflicts: opposite advice settled before the bundle
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -196,11 +199,14 @@ def run_synth(options: SynthOptions, *, console: Console | None = None) -> Synth
         logging.getLogger(noisy).setLevel(logging.WARNING)
     state = RunState(err, progress=options.progress)
     try:
-        return _run(options, state)
+        with interruptible():  # Ctrl-C / SIGTERM: stop, nothing half-written, exit 130 / 143
+            return _run(options, state)
     except SynthFailure as exc:
         return state.result(exc.code, error=str(exc))
-    except KeyboardInterrupt:
-        return state.result(1, error="interrupted; nothing was written")
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (synth.interrupt): 130 / 143
+        done = state.committed
+        return state.result(exit_code_of(exc), error=f"interrupted ({signal_name(exc)}); " + (
+            "the skill, run.json and index.html were written" if done else "nothing was written (the previous outputs are kept)"))
     except OSError as exc:  # unwritable output folder, disk full, unreadable input
         return state.result(1, error=f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
     except Exception as exc:  # a bug: one line, the traceback with SKILL3_DEBUG=1
@@ -213,6 +219,20 @@ def _run(options: SynthOptions, state: RunState) -> SynthResult:
     """The run's steps in order; each raises :class:`SynthFailure` to stop it."""
     started = datetime.now(timezone.utc)
     inputs = resolve_inputs(options, started)
+    with nullcontext() if options.dry_run else _locked(inputs.out_dir):  # one run at a time in a folder
+        return _steps(options, state, inputs, started)
+
+
+def _locked(out_dir: Path) -> AbstractContextManager:
+    from synth.outdir import OutputDirLocked, lock_output_dir
+
+    try:
+        return lock_output_dir(out_dir)
+    except OutputDirLocked as exc:
+        raise SynthFailure(2, str(exc)) from None
+
+
+def _steps(options: SynthOptions, state: RunState, inputs: Inputs, started: datetime) -> SynthResult:
     ranked = rank(inputs, options.strict_cutoff, state)
     name = sanitize_name(inputs.topic, inputs.topic)
     if options.dry_run:  # the bundle the run would build: the provider resolved as the run resolves it
@@ -231,6 +251,7 @@ def _run(options: SynthOptions, state: RunState) -> SynthResult:
     choice = choose_model(options, provider, inputs, state)
     with state.phase("vet_input"):
         candidates, input_vet = vet_input_step(ranked.candidates, state)
+    state.conflicts = resolve_candidates(candidates).to_dict()  # opposite advice: the loser never reaches the model
     draft = synthesize(choice.model, candidates, budget, inputs, ranked, name, state)
     draft.context.version = refresh.version  # refresh: synthesised at the previous run's version
     checked = check_output(draft, choice, input_vet, options, inputs, state)
@@ -430,14 +451,35 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
                    f"as {name} (its name changed to match)", loud=True)
         skill.name = name
         skill.frontmatter["name"] = name
-    with state.phase("write"):
+    from synth.preview import render_preview
+
+    # all three are staged in full first (a full disk stops the run there), then committed together
+    with OutputTransaction(out_dir) as tx:
+        with state.phase("write"):
+            skill_dir, validation = tx.stage_skill(skill, owned=owned)
+        man = _manifest(checked, draft, ranked, candidates, choice, inputs, options, started, state, skill_dir, validation,
+                        refresh)
+        tx.stage_file("run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
+        tx.stage_file("index.html", render_preview(skill, man))
+        if previous is not None and previous.resolve() != skill_dir.resolve():
+            tx.replace(previous.name)  # the last run's skill under its old name
         if refresh is not None:  # refresh: the previous run is copied to .history/<version>/ before it is replaced
             try:
                 refresh.archive()
             except (AgentsError, OSError) as exc:
                 raise SynthFailure(1, f"the previous skill could not be kept in {out_dir / agents_refresh.HISTORY}: {exc}; "
                                       "nothing was replaced") from None
-        skill_dir, validation = write_skill(out_dir, skill, owned=owned)
+        with critical_section():  # a signal now waits until the outputs are all in place (or all back)
+            tx.commit()
+            state.committed = True
+    return skill_dir, man
+
+
+def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[Candidate], choice: ModelChoice,
+              inputs: Inputs, options: SynthOptions, started: datetime, state: RunState, skill_dir: Path,
+              validation: dict[str, Any], refresh: agents_refresh.Refresh | None) -> dict[str, Any]:
+    """run.json's content."""
+    out_dir, skill = inputs.out_dir, checked.skill
     quarantined = {id(c) for c in ranked.candidates} - {id(c) for c in candidates}
     ranking = ranking_rows(ranked.candidates, draft.selection)
     for row, c in zip(ranking, ranked.candidates):
@@ -463,13 +505,8 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
         man["delta"].update(delta_record(ranked.changes, draft.parts, skill))
     if refresh is not None:  # refresh: what changed since the previous run (synth.agents.refresh)
         man["refresh"] = refresh.record(skill_dir, man)
-    from synth.preview import render_preview
-
-    atomic_write_text(out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
-    atomic_write_text(out_dir / "index.html", render_preview(skill, man))
-    if previous is not None and previous.resolve() != skill_dir.resolve():
-        shutil.rmtree(previous, ignore_errors=True)  # the last run's skill under its old name
-    return skill_dir, man
+    man["conflicts"] = state.conflicts
+    return man
 
 
 def report(skill_dir: Path, man: dict[str, Any], draft: Draft, choice: ModelChoice, inputs: Inputs,
@@ -514,10 +551,14 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, in
         LINT_ADVISORY, LintFailure, blocking_lint, lint_and_fix, lint_skill_obj, report_output, vet_output,
     )
     from synth.lint import Facts
+    from synth.lint.facts import StaleConstruct
     from synth.synthesize import revise_messages
 
     err = state.err
-    facts = Facts(used_sources=frozenset(src["url"] for src in draft.bundle["sources"] + draft.bundle.get("delta_sources", [])))
+    sources = draft.bundle["sources"] + draft.bundle.get("delta_sources", [])
+    stale = stale_constructs(sources)  # D1 runs whenever a source is fresh
+    facts = Facts(used_sources=frozenset(src["url"] for src in sources),
+                  stale=tuple(StaleConstruct(**c) for c in stale) if stale is not None else None)
     reprompt: Callable[[list[str]], str] | None = None
     revise: Callable[[str, str], str] | None = None
     if model is not None:

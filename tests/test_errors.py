@@ -35,7 +35,8 @@ def error_classes() -> list[type]:
 
 
 def test_the_exit_codes() -> None:
-    assert {c.name: int(c) for c in ExitCode} == {"OK": 0, "FAILURE": 1, "USAGE": 2, "FINDINGS": 3, "INTERRUPTED": 130}
+    assert {c.name: int(c) for c in ExitCode} == {"OK": 0, "FAILURE": 1, "USAGE": 2, "FINDINGS": 3, "INTERRUPTED": 130,
+                                                  "TERMINATED": 143}
 
 
 def test_every_error_class_derives_from_the_base() -> None:

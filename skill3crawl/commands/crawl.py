@@ -29,7 +29,7 @@ class Command(ScrapyCrawl):
             spidercls = runner.spider_class(self.settings, args[0])
         except KeyError:  # an unknown spider: Scrapy says so when it runs
             return
-        problem = runner.argument_problem(spidercls, opts.spargs)
+        problem = runner.argument_problem(spidercls, opts.spargs) or runner.hold_output_dir(spidercls, opts.spargs)
         if problem:
             print(f"scrapy crawl {args[0]}: {problem}", file=sys.stderr)
             sys.exit(ExitCode.USAGE)

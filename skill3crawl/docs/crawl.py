@@ -137,7 +137,7 @@ class DocsCrawlMixin:
         """The page budget: in Redis for a distributed crawl, else in ``spider.state``."""
         if not hasattr(self, "_docs_state"):
             if distributed.redis_enabled(self.settings):
-                self._docs_state: PageBudget = distributed.RedisSharedState(self.settings, self.name)
+                self._docs_state: PageBudget = distributed.RedisSharedState(self.settings, self.name, self.crawler)
             else:
                 self._docs_state = LocalState(self, self.settings.getint("SKILL3_PAGE_WINDOW", PAGE_WINDOW))
         return self._docs_state

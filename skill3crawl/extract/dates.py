@@ -11,7 +11,7 @@ whenever it has one. The other signals fill what it leaves open:
 published: the corpus ``date:`` header (an offline run's own statement) →
 htmldate → structured data (JSON-LD, OpenGraph, article meta, ``<time>``;
 extruct + lxml: dates htmldate rejects, e.g. after today, which the scorer
-then drops as future-dated) → sitemap ``lastmod`` → HTTP ``Last-Modified`` →
+then drops as future-dated; never a relative date such as "yesterday") → sitemap ``lastmod`` → HTTP ``Last-Modified`` →
 repository signals (GitHub ``relative-time datetime=``).
 
 modified: structured data → sitemap ``lastmod`` → HTTP ``Last-Modified``,
@@ -20,7 +20,8 @@ never before ``published``.
 ``date_source`` names the signal whose date was taken: when htmldate's date is
 the one an in-page signal states, that signal (the first of :data:`STRUCTURED`,
 then ``repository``), else ``htmldate``. Values are normalised to
-``YYYY-MM-DD`` (dateparser for free text).
+``YYYY-MM-DD`` (dateparser for free text that states a date: relative expressions and dates
+without a month and year are no publication dates).
 """
 
 from __future__ import annotations
@@ -51,6 +52,15 @@ _PUBLISHED_META = (
 _MODIFIED_META = ("article:modified_time", "og:updated_time", "datemodified", "dcterms.modified", "last-modified")
 _JSONLD_PUBLISHED = ("datePublished", "dateCreated", "uploadDate")
 _JSONLD_MODIFIED = ("dateModified",)
+
+
+# Free text names a publication date only when it states one: no relative expressions
+# ("yesterday", "2 days ago", "Monday" — dateparser's relative-time parser reads them against the
+# clock of the crawl, not of the page) and never without its month and year ("March 5" is this year's).
+_DATEPARSER_SETTINGS = {
+    "PREFER_DAY_OF_MONTH": "first", "RETURN_AS_TIMEZONE_AWARE": False,
+    "PARSERS": ["timestamp", "custom-formats", "absolute-time"], "REQUIRE_PARTS": ["month", "year"],
+}
 
 
 def _numeric_date(s: str) -> date | None:
@@ -91,7 +101,7 @@ def normalize_date(value: Any, *, free_text: bool = True, languages: list[str] |
         if d is None and free_text:
             import dateparser
 
-            settings = {"PREFER_DAY_OF_MONTH": "first", "RETURN_AS_TIMEZONE_AWARE": False}
+            settings = _DATEPARSER_SETTINGS
             try:
                 parsed = dateparser.parse(s, languages=languages or None, settings=settings)
             except ValueError:  # a language dateparser does not know: all of them

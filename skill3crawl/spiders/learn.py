@@ -39,6 +39,7 @@ from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
 from synth.errors import ExitCode
+from synth.outdir import OutputDirLocked, OutputLock, lock_output_dir
 from synth.urls import canonical_url, host_of, url_key
 
 if TYPE_CHECKING:
@@ -75,6 +76,14 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         except ValueError as exc:
             kwargs = {"_error": str(exc)}
         spider = super().from_crawler(crawler, *args, **kwargs)
+        a = spider.args
+        if a is not None and a.role == "main":  # one run at a time in a folder (workers write their own feed beside it)
+            try:
+                spider.output_lock = lock_output_dir(str(a.feed_path.parent))
+            except (OutputDirLocked, OSError) as exc:
+                spider.args, spider.args_error = None, str(exc)  # start() logs it; nothing is fetched or written
+            else:  # held through the synthesis the closing feed triggers
+                crawler.signals.connect(spider.output_lock.release, signal=signals.engine_stopped)
         a = spider.args
         if a is None:
             return spider
@@ -118,6 +127,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.args_error: str | None = kwargs.pop("_error", None)
         feed_name = kwargs.pop("_feed_name", "run.jsonl")
         self.site_roots: list[str] = []
+        self.output_lock: OutputLock | None = None
         if self.args_error is None:
             try:
                 self.args = checked_args(kwargs, docs=self.docs_defaults, feed_name=feed_name)
@@ -188,6 +198,15 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                 self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
                 what = f"over {corpus.max_body // (1024 * 1024)} MiB" if reason == "oversized" else "a URL an earlier source has"
                 logger.warning("skill3: input_file: %d source(s) skipped, %s: %s", len(urls), what, ", ".join(urls[:3]))
+        for reason, which in sorted(corpus.skipped.items()):
+            self.crawler.stats.inc_value(f"skill3/corpus_skipped/{reason}", len(which))
+        if corpus.skipped:
+            logger.info("skill3: input_file: not pages, skipped: %s",
+                        ", ".join(f"{len(w)} {r.replace('_', ' ')}" for r, w in sorted(corpus.skipped.items())))
+        if "no_url" in corpus.skipped:
+            logger.warning("skill3: input_file: %d page(s) without a URL skipped (%s): save them from a browser, mirror "
+                           "them as host/path.html or give each a 'url:' frontmatter line", len(corpus.skipped["no_url"]),
+                           ", ".join(corpus.skipped["no_url"][:3]))
         if corpus.hidden:
             logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
                            "as page text, not as new sources (source block(s) %s); close the block before the next source",
@@ -311,7 +330,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         url = canonical_url(src.url)
         self.crawler.stats.inc_value("skill3/pages_fetched")
         self.crawler.stats.inc_value("skill3/discovery/corpus")
-        return self._item(url, url, source_html(src), {}, "corpus", None, title_hint=src.title, date_hint=src.date)
+        return self._item(url, url, source_html(src), dict(src.headers), "corpus", None, title_hint=src.title, date_hint=src.date)
 
     def _item(self, url: str, final_url: str, html: str, headers: dict[str, str], discovery: str, query: str | None, *,
               lastmod: str | None = None, title_hint: str = "", date_hint: str | None = None) -> PageItem:

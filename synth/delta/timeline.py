@@ -20,6 +20,11 @@ A version's date is, in this order:
 With ``since`` (``--since-version X``: the target model knows the topic up to X) the version order decides
 instead of dates: a version newer than X is post-cutoff (its date, when known, is still shown), X and older
 are known. Sites that print no release date need it.
+
+A version newer than every version known — the dated ones and the versions the site itself
+declares current (:meth:`Timeline.declare`, e.g. the version a What's New page is about) — is
+**unverified** (undated, never fresh): "New in version 99.0" on a site whose newest release is
+3.0 names no release, so no bound places it (:meth:`Timeline.plausible`).
 """
 
 from __future__ import annotations
@@ -49,6 +54,14 @@ def parse_day(value: object) -> date | None:
         return date.fromisoformat(str(value)[:10])
     except ValueError:
         return None
+
+
+def _release(v: Version) -> tuple[int, ...]:
+    """``v``'s release numbers without trailing zeros: ``3.14.0`` and ``3.14`` compare equal."""
+    rel = list(v.release)
+    while len(rel) > 1 and rel[-1] == 0:
+        rel.pop()
+    return tuple(rel)
 
 
 @dataclass(frozen=True)
@@ -88,6 +101,10 @@ class Timeline:
     rejected: list[dict] = field(default_factory=list)
     absurd: int = 0  # version strings rejected as implausible (ABSURD_VERSION)
     overflow: int = 0  # versions not recorded because the timeline was full (MAX_VERSIONS)
+    declared: set[str] = field(default_factory=set)  # versions the site names as existing, undated
+    # False while a run is still being read (the bundle's provisional pass): every version is then plausible, so
+    # a version the rest of the run dates is not ranked down early; :meth:`settle` when all is read.
+    settled: bool = True
     _parsed: dict[str, Version] = field(default_factory=dict)
     _by_date: list[tuple[date, str]] = field(default_factory=list)  # (chosen date, version) heap, lazily pruned
     _cache: dict = field(default_factory=dict)
@@ -171,6 +188,38 @@ class Timeline:
             self._cache.clear()
         return dropped
 
+    def declare(self, version: object) -> bool:
+        """Record a version the site itself states exists (the version its What's New / release-notes page is
+        about), without a date: it only bounds :meth:`plausible`."""
+        v = parse_version(str(version)) if version else None
+        if v is None or str(v) in self.declared:
+            return False
+        self.declared.add(str(v))
+        self._cache.clear()
+        return True
+
+    def settle(self) -> None:
+        """Everything is read: from now on :meth:`plausible` compares with the versions known."""
+        self.settled = True
+        self._cache.clear()
+
+    def newest_known(self) -> Version | None:
+        """The newest version dated by a claim or declared by the site (None when none is known)."""
+        if "newest" not in self._cache:
+            known = [*self._parsed.values(), *(v for d in self.declared if (v := parse_version(d)) is not None)]
+            self._cache["newest"] = max(known, default=None)
+        return self._cache["newest"]
+
+    def plausible(self, version: object) -> bool:
+        """Whether ``version`` can name a release: not newer than :meth:`newest_known` (compared on the release
+        numbers, so ``3.14`` is known once ``3.14.0rc1`` is). True when nothing is known (nothing to compare)
+        and while the timeline is not :attr:`settled`."""
+        v = parse_version(str(version)) if version else None
+        newest = self.newest_known()
+        if v is None or newest is None or not self.settled:
+            return v is not None
+        return _release(v) <= _release(newest)
+
     def date_of(self, key: str) -> DateClaim | None:
         """The chosen claim for an exact version: the earliest plausible date."""
         claims = self.claims.get(key)
@@ -208,14 +257,13 @@ class Timeline:
             return VersionStatus(shown, POST if d >= cutoff_start else PRE, d, how)
 
         own = self.date_of(str(v))
-        since = parse_version(self.since) if self.since else None
-        if since is not None:
-            day = own.date if own is not None else None
-            if known_by(v, since):
-                return VersionStatus(shown, PRE, day, f"known: not newer than --since-version {self.since}")
-            return VersionStatus(shown, POST, day, f"newer than --since-version {self.since}")
+        if self.since:
+            return self._by_since(v, shown, own.date if own is not None else None)
         if own is not None:
             return verdict(own.date, f"dated by {own.source}")
+        if not self.plausible(v):
+            newest = self.newest_known()
+            return VersionStatus(shown, UNDATED, None, f"unverified: newer than every known version ({newest})")
         starts = self._series_starts()
         s = series(v)
         if s in starts and starts_series(v):
@@ -236,6 +284,13 @@ class Timeline:
             if d < cutoff_start:
                 return VersionStatus(shown, PRE, None, f"before {k} ({d.isoformat()})")
         return self._between(v, shown, cutoff_start)
+
+    def _by_since(self, v: Version, shown: str, day: date | None) -> VersionStatus:
+        """``--since-version``: the version order decides (the version's own date, when known, is still shown)."""
+        since = parse_version(self.since)
+        if since is not None and known_by(v, since):
+            return VersionStatus(shown, PRE, day, f"known: not newer than --since-version {self.since}")
+        return VersionStatus(shown, POST, day, f"newer than --since-version {self.since}")
 
     def _between(self, v: Version, shown: str, cutoff_start: date) -> VersionStatus:
         """A version between two dated ones is bounded by them: after a dated version of its own series that came out

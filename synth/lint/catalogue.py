@@ -3,8 +3,9 @@
 Ids are ours and stable: a retired rule keeps its number unused, a new rule
 gets a new number. Letters group the rules: S structure, N name and
 description, V the reference validator, B size budget, T trigger, L links and
-reference files, P provenance, D deprecated (stale) constructs, A tools, C
-catalogue, X the linter itself.
+reference files, P provenance, D deprecated (stale) constructs, M model output
+that is well-formed but written to the writer, A tools, C catalogue, X the
+linter itself.
 
 ``severity`` is what the rule emits (the worst it can emit, when ``emits``
 lists more than one). ``needs`` names the facts (``Facts`` fields / facts-file
@@ -53,6 +54,7 @@ RULES: tuple[Rule, ...] = (
     Rule("N4", "error", "description is a non-empty string of at most 1024 chars"),
     Rule("N5", "error", "description has no XML tags or angle brackets"),
     Rule("N6", "error", "compatibility, when present, is a string of at most 500 chars"),
+    Rule("N7", "warn", "description says each sentence once (a repeated one wastes its budget and says nothing more)"),
     Rule("V1", "error", "the Agent Skills reference validator (skills-ref) accepts the skill"),
     Rule("B1", "warn", "body within the line budget (500 lines): it is context weight on every run"),
     Rule("B2", "warn", "body within the token budget (~5000 estimated tokens, offline heuristic)"),
@@ -63,7 +65,11 @@ RULES: tuple[Rule, ...] = (
     Rule("P1", "warn", "a Sources section exists (error when the body cites [n] without one)", emits=("error", "warn")),
     Rule("P2", "error", "every [n] citation resolves to a numbered Sources entry"),
     Rule("P3", "error", "every Sources URL is one the run actually used", needs=("used_sources",)),
+    Rule("P4", "error", "a skill built from sources carries them: at least one [n] citation and a Sources URL",
+         needs=("used_sources",)),
     Rule("D1", "error", "no deprecated construct recommended outside the 'Modern vs deprecated' section", needs=("stale",)),
+    Rule("M1", "error", "the body does not echo the synthesis prompt's template (its headings in list items, its notes "
+                        "to the writer, its placeholders)"),
     Rule("A1", "error", "allowed-tools names tools that exist", needs=("tools",)),
     Rule("A2", "error", "MCP servers and tools the body tells the model to call exist", needs=("mcp",)),
     Rule("C1", "error", "no other catalogue skill has the same name (error) or a near-identical description (warn)",

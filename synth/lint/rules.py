@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
-from synth.skill import frontmatter, markdown, size
+from synth.skill import echoes, frontmatter, markdown, size
 from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
 from synth.lint.catalogue import BY_ID
 from synth.lint.document import (
@@ -234,6 +234,14 @@ def n6_compatibility(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
         yield _f("N6", f"compatibility is {len(value)} chars; at most {MAX_COMPATIBILITY}", line)
 
 
+@check("N7")
+def n7_repeated_sentences(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    desc = _meta(doc).get("description")
+    if isinstance(desc, str):
+        for sentence, n in echoes.repeated_sentences(desc)[:3]:
+            yield _f("N7", f"description says {sentence[:60]!r} {n} times; say it once", doc.key_line("description"))
+
+
 # --------------------------------------------------------------------------- V: the reference validator
 
 
@@ -445,6 +453,28 @@ def p3_used_sources(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
             yield _f("P3", f"{e.url} is not a source the run used", e.line)
 
 
+@check("P4")
+def p4_carries_sources(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
+    if doc.split is None or not doc.body.strip():
+        return
+    if facts.used_sources is None:
+        yield Skip("P4", "needs facts 'run' or 'used_sources' (whether the skill was built from sources)")
+        return
+    if not facts.used_sources:
+        return
+    src = _sources(doc)
+    cites = markdown.citations(doc.body, doc.body_start, exclude=src.section if src else None)
+    urls = src.urls() if src else []
+    if not cites and not urls:
+        yield _f("P4", "no statement cites a source and no Sources entry has a URL: nothing says where the "
+                       "instructions come from", src.section.start if src else doc.body_start)
+    elif not cites:
+        yield _f("P4", "no statement cites a source ([n]): the Sources list is not tied to any instruction",
+                 src.section.start if src else doc.body_start)
+    elif not urls:
+        yield _f("P4", "the Sources section has no URL: the citations lead nowhere", src.section.start if src else doc.body_start)
+
+
 # --------------------------------------------------------------------------- D: stale constructs
 
 DEPRECATED_SECTION = re.compile(r"deprecat", re.I)
@@ -471,6 +501,15 @@ def d1_stale(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
             if rx.search(line) and not NOT_RECOMMENDED.search(line):
                 instead = f" — use {construct.instead}" if construct.instead else ""
                 yield _f("D1", f"{construct.what} is deprecated or removed{instead}", n)
+
+
+# --------------------------------------------------------------------------- M: model output written to the writer
+
+
+@check("M1")
+def m1_template_echo(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    for e in echoes.template_echoes(doc.body, doc.body_start):
+        yield _f("M1", f"{e.what}: the synthesis prompt's words, not an instruction for the agent", e.line)
 
 
 # --------------------------------------------------------------------------- A: tools

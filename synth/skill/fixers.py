@@ -36,11 +36,20 @@ def _plain(text: str) -> str:
     return clean_text(text)
 
 
+_RULE_DASHES = re.compile(r"-{3,}")
+
+
+def frontmatter_safe(text: str) -> str:
+    """``text`` without a run of three hyphens: the Agent Skills reference parser ends the frontmatter at the
+    first ``---`` anywhere in the file, even inside a value (a page heading ``# ---`` would cut it)."""
+    return _RULE_DASHES.sub("—", text) if "---" in text else text
+
+
 def clean_text(text: str) -> str:
-    """No XML/HTML tags, no angle brackets, one line."""
+    """No XML/HTML tags, no angle brackets, no ``---`` (:func:`frontmatter_safe`), one line."""
     text = _TAG.sub(" ", str(text))
     text = text.replace("<", " ").replace(">", " ")
-    return " ".join(text.split()).strip(" \"'")
+    return frontmatter_safe(" ".join(text.split()).strip(" \"'"))
 
 
 def truncate(text: str, limit: int) -> str:

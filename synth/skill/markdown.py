@@ -27,7 +27,7 @@ __all__ = [
     "headings", "looks_like_heading", "find_section", "find_sections", "links", "citations",
     "citation_numbers", "blank_inline_code", "find_sources", "CITATION", "SOURCES_HEADING",
     "heading_index", "section_span", "level2_spans", "heading_title", "code_block_texts", "fence_for", "FenceTracker",
-    "paragraphs", "LINK",
+    "paragraphs", "LINK", "URL", "find_urls", "trim_url",
 ]
 
 _MD = MarkdownIt("commonmark")
@@ -337,7 +337,8 @@ class Link:
     image: bool = False
 
 
-LINK = re.compile(r"(?P<bang>!?)\[(?P<text>[^\]\n]*)\]\(\s*(?P<target><[^>\n]*>|[^)\s]*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+# A destination may hold balanced parentheses one level deep (CommonMark), as in ``/wiki/Mercury_(planet)``.
+LINK = re.compile(r"(?P<bang>!?)\[(?P<text>[^\]\n]*)\]\(\s*(?P<target><[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _REF_DEF = re.compile(r"^ {0,3}\[(?P<label>[^\]]+)\]:\s*(?P<target><[^>]*>|\S+)")
 
 
@@ -414,15 +415,36 @@ SOURCES_HEADING = re.compile(r"^sources\b", re.I)
 _ENTRY_BRACKET = re.compile(r"^\s*(?:[-*+]\s+)?\[(\d{1,4})\]:?\s*(.*)$")
 _ENTRY_ORDERED = re.compile(r"^\s*(\d{1,4})[.)]\s+(.*)$")
 _ENTRY_BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
-URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+# A bare URL; :func:`trim_url` then drops what prose put after it (GFM's extended-autolink rules).
+URL = re.compile(r"https?://[^\s<>\[\]\"'`]+")
+_TRAILING = ".,;:!?*_~"
+
+
+def trim_url(url: str) -> str:
+    """A bare URL's match without trailing punctuation or emphasis, and without a trailing ``)`` that
+    closes no ``(`` of the URL itself: ``(see https://x.org/a).`` → ``https://x.org/a``, while
+    ``https://x.org/wiki/Mercury_(planet)`` keeps its parentheses."""
+    while url:
+        if url[-1] in _TRAILING:
+            url = url[:-1]
+        elif url[-1] == ")" and url.count(")") > url.count("("):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def find_urls(text: str) -> list[str]:
+    """The bare ``http(s)`` URLs in ``text``, each trimmed with :func:`trim_url`."""
+    return [u for u in (trim_url(m.group(0)) for m in URL.finditer(text)) if "://" in u]
 
 
 def _first_url(text: str) -> str | None:
     m = LINK.search(text)
     if m and m.group("target").startswith(("http://", "https://", "<http")):
         return m.group("target").strip("<>")
-    m = URL.search(text)
-    return m.group(0).rstrip(".,;:!?*_") if m else None
+    urls = find_urls(text)
+    return urls[0] if urls else None
 
 
 def find_sources(text: str, first_line: int = 1) -> SourcesSection | None:

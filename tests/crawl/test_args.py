@@ -18,6 +18,9 @@ GOOD_CORPUS = "=== SOURCE ===\nurl: https://a.example/x\n\nbody text\n"
         ({"topic": "mcp", "target_model": "gpt-99"}, "cutoff_time"),
         ({"topic": "mcp", "cutoff_time": "2026-13"}, "cutoff_time"),
         ({"topic": "mcp", "cutoff_time": "January"}, "cutoff_time"),
+        ({"topic": "mcp", "cutoff_time": "0000-01"}, "cutoff_time 0000-01 is before 1990"),
+        ({"topic": "mcp", "cutoff_time": "1989-12"}, "cutoff_time 1989-12 is before 1990"),
+        ({"topic": "mcp", "cutoff_time": "2999-01"}, "cutoff_time 2999-01 is after this month"),
         ({"topic": "mcp", "max_pages": "lots"}, "max_pages"),
         ({"topic": "mcp", "max_pages": "0"}, "max_pages"),
         ({"topic": "mcp", "max_pages": "-3"}, "max_pages"),
@@ -96,7 +99,7 @@ def test_input_file_is_parsed_up_front(tmp_path):
     bad.write_text("=== SOURCE ===\ntitle: no url\n\nbody\n")
     with pytest.raises(ArgsError, match="block 1 has no 'url:'"):
         parse_args({"topic": "t", "input_file": str(bad)})
-    with pytest.raises(ArgsError, match="directory"):
+    with pytest.raises(ArgsError, match="is a folder without .html"):
         parse_args({"topic": "t", "input_file": str(tmp_path)})
 
 

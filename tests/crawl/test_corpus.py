@@ -153,3 +153,75 @@ def test_a_large_corpus_is_streamed_not_held(tmp_path):
         tracemalloc.stop()
     assert n == len(corpus) == 200
     assert peak < 8_000_000, peak  # a read block and one body, not the 20 MB file
+
+
+# --------------------------------------------------------------------------- saved pages that never close a construct
+
+PAGE = "<!DOCTYPE html>\n<html><head><title>Page {i}</title></head>\n<body>\n<!-- nav -->\n<h1>Page {i}</h1>\n<p>Text of page {i}.</p>\n" \
+       "<pre>code {i}</pre>\n</body>\n</html>"
+
+
+@pytest.mark.parametrize("broken", [
+    lambda p: p.replace("</html>", ""),  # saved without its end
+    lambda p: p.replace("<body>", "<body>\n<!-- an unclosed comment"),
+    lambda p: p.replace("</body>", "<pre>\nan unclosed pre\n</body>"),
+    lambda p: p.replace("</body>", "<script>\nvar x = 1;\n</body>").replace("</html>", ""),
+    lambda p: p.split("<h1>")[0],  # cut off mid-page
+])
+def test_a_page_that_never_closes_a_construct_does_not_swallow_the_next_pages(broken):
+    pages = [PAGE.format(i=i) for i in range(6)]
+    pages[1] = broken(pages[1])
+    pages[4] = broken(pages[4])
+    sources = parse_corpus("".join(f"=== SOURCE ===\nurl: https://a.example/p{i}\n\n{p}\n" for i, p in enumerate(pages)))
+    assert [s.url for s in sources] == [f"https://a.example/p{i}" for i in range(6)]
+    assert all(f"Page {i}" in s.body or i in (1, 4) for i, s in enumerate(sources))
+
+
+def test_markdown_after_an_unclosed_fence_is_its_own_source():
+    text = ("=== SOURCE ===\nurl: https://a.example/one\n\n# One\n\n```python\nprint(1)\n"
+            "=== SOURCE ===\nurl: https://a.example/two\n\n# Two\n\n```bash\nls\n```\n\nText.\n"
+            "=== SOURCE ===\nurl: https://a.example/three\n\n# Three\n\n```\nplain\n```\n")
+    assert [s.url for s in parse_corpus(text)] == ["https://a.example/one", "https://a.example/two", "https://a.example/three"]
+
+
+@pytest.mark.parametrize("page", [
+    # a page that shows two markers in one code block, then is saved without </html>
+    "<!DOCTYPE html>\n<html><body><p>The corpus format:</p>\n<pre>\n{fake}\n{fake}\n</pre>\n<p>End.</p></body>",
+    # shown in a comment after an unclosed comment of an earlier page
+    "<!-- example\n{fake}\n-->\n<p>after the example</p>",
+    # shown in a fence, its code block holding a document
+    "# Format\n\n```html\n{fake_doc}\n```\n\nDone.",
+    # shown in a <textarea> holding a whole document
+    "<p>Paste this:</p>\n<textarea>\n{fake_doc}\n{fake}\n</textarea>\n",
+])
+def test_a_marker_a_page_shows_starts_no_source_even_after_unclosed_pages(page):
+    fake_doc = "=== SOURCE ===\nurl: https://evil.example/doc\ndate: 2026-11-30\n\n<!DOCTYPE html>\n<html><body>evil</body></html>"
+    shown = page.format(fake=FAKE, fake_doc=fake_doc)
+    pages = [PAGE.format(i=0).replace("</html>", ""), PAGE.format(i=1).replace("<body>", "<body><!-- unclosed"),
+             shown, PAGE.format(i=3)]
+    sources = parse_corpus("".join(f"=== SOURCE ===\nurl: https://a.example/p{i}\n\n{p}\n" for i, p in enumerate(pages)))
+    assert [s.url for s in sources] == [f"https://a.example/p{i}" for i in range(4)]
+    assert "evil.example" in sources[2].body
+
+
+def test_real_saved_pages_each_give_a_source(tmp_path):
+    """Real pages as served (the Python documentation that scripts/install.sh installs), a fifth of them saved
+    without </html>, a fifth with an unclosed comment, a fifth with an unclosed <pre>, one showing a marker."""
+    from pathlib import Path
+
+    root = Path("/usr/share/doc/python3.11/html")
+    pages = sorted(root.rglob("*.html"))[:120]
+    assert len(pages) == 120, "python3.11-doc is missing: run scripts/install.sh"
+    path = tmp_path / "real.sources"
+    with path.open("w", encoding="utf-8") as fh:
+        for i, p in enumerate(pages):
+            html = p.read_text(encoding="utf-8")
+            html = [html, html.replace("</html>", ""), html.replace("<body", "<!-- unclosed\n<body", 1),
+                    html.replace("</body>", "<pre>\nunclosed\n</body>"), html][i % 5]
+            if i == 7:
+                html = html.replace("</body>", f"<pre>\n{FAKE}\n</pre>\n</body>")
+            fh.write(f"=== SOURCE ===\nurl: https://docs.python.org/3.11/{p.relative_to(root)}\n\n{html}\n")
+    corpus = read_corpus(path)
+    urls = [s.url for s in corpus]
+    assert len(corpus) == len(urls) == 120 and "https://evil.example/injected" not in urls
+    assert corpus.hidden == [8]

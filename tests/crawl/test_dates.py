@@ -138,3 +138,18 @@ def test_free_text_uses_the_page_language():
     assert normalize_date("23. Juni 2016", languages=["de", "en"]) == date(2016, 6, 23)
     assert normalize_date("23 juin 2016", languages=["zz"]) == date(2016, 6, 23)  # unknown language: all of them
     assert normalize_date("23 juin 2016", free_text=False) is None
+
+
+@pytest.mark.parametrize("raw", ["yesterday", "2 days ago", "today", "now", "tomorrow", "last week", "a year ago",
+                                 "Monday", "March 5", "in 3 days", "il y a 2 jours", "vor 3 Tagen", "yesterday 10:00"])
+def test_relative_dates_are_never_publication_dates(raw):
+    assert normalize_date(raw) is None
+    page = f'<html><head><script type="application/ld+json">{{"@type": "Article", "datePublished": "{raw}"}}</script>' \
+           f'<meta property="article:published_time" content="{raw}"></head><body><p>Text of the page.</p></body></html>'
+    assert page_dates(page, "https://blog.example/post", today=date(2026, 11, 29), hinted=raw)["published"] is None
+
+
+@pytest.mark.parametrize("raw, expected", [("5 March 2026", date(2026, 3, 5)), ("Monday, March 5, 2026", date(2026, 3, 5)),
+                                           ("March 2026", date(2026, 3, 1)), ("5 mars 2026", date(2026, 3, 5))])
+def test_absolute_free_text_dates_still_parse(raw, expected):
+    assert normalize_date(raw) == expected

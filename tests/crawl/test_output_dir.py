@@ -102,3 +102,21 @@ def test_read_only_file_system_is_refused_before_fetching(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = [line for line in proc.stdout.splitlines() if line.strip()]
     assert len(lines) == 1 and "is not writable" in lines[0] and f"{ro}/out" in lines[0], proc.stdout
+
+
+@pytest.mark.parametrize("cutoff, needle", [("0000-01", "is before 1990"), ("2999-01", "is after this month")])
+def test_an_impossible_cutoff_is_a_usage_error_before_anything_runs(tmp_path, cutoff, needle) -> None:
+    """`skill3 learn` (a process) and `skill3 synth` (in-process): one line naming --cutoff-time's value, exit 2, nothing written."""
+    learn = skill3("learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"), "--output-dir", str(tmp_path / "o"),
+                   "--cutoff-time", cutoff, "--llm-provider", "extractive", timeout=60)
+    assert learn.returncode == 2, learn.stderr[-2000:]
+    lines = [line for line in learn.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"cutoff_time {cutoff} {needle}" in lines[0] and "Traceback" not in learn.stderr, learn.stderr
+    assert not (tmp_path / "o").exists()
+    feed = tmp_path / "run.jsonl"
+    feed.write_text('{"url": "https://docs.example.org/a", "topic": "t"}\n')
+    synth = CliRunner().invoke(app, ["synth", str(feed), "--cutoff-time", cutoff, "--llm-provider", "extractive", "--quiet"])
+    assert synth.exit_code == 2, synth.stderr[-2000:]
+    lines = [line for line in synth.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and needle in lines[0], synth.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl"]

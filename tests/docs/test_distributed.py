@@ -245,3 +245,67 @@ def test_a_worker_started_after_the_crawl_closes_at_once(site, key, tmp_path):
             late.wait()
     assert "queue drained and all workers idle, closing late" in _log(tmp_path, "late")
     assert len(set(_feeds(out)["run.jsonl"])) == PAGES + 1
+
+
+def _own_redis(tmp_path: Path) -> tuple[subprocess.Popen, str]:
+    """A redis-server of this test's own (the shared one is never killed), on a free loopback port."""
+    import shutil
+    import socket
+
+    exe = shutil.which("redis-server")
+    assert exe, "redis-server is missing: scripts/install.sh installs it"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([exe, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
+                             "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    import redis
+
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            redis.Redis.from_url(url).ping()
+            return proc, url
+        except redis.ConnectionError:
+            assert time.monotonic() < deadline and proc.poll() is None, "redis-server did not start"
+            time.sleep(0.05)
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("role", ["main", "worker"])
+def test_redis_killed_mid_crawl_stops_the_crawl_in_one_line_and_keeps_its_items(site, tmp_path, role):
+    """The real server, killed by the test while a planner (and a worker) crawl: bounded reconnects, then one error
+    line, exit 1, the items already written kept whole; nothing synthesized."""
+    server, url = _own_redis(tmp_path)
+    site.delay = 0.1  # slow enough to be mid-crawl when Redis dies
+    settings = {**_settings("skill3test:lost", tmp_path), "SKILL3_REDIS_URL": url, "SKILL3_REDIS_RETRIES": "3"}
+    out = tmp_path / "out"
+    try:
+        planner = _start({"start_urls": f"{site.url}/docs/", "output_dir": out, "max_pages": 1000, "worker_id": "a"},
+                         settings, tmp_path, "main")
+        procs = {"main": planner}
+        if role == "worker":
+            time.sleep(0.5)
+            procs["worker"] = _start({"role": "worker", "worker_id": "b"}, settings, tmp_path, "worker")
+        watched = out / ("run.jsonl" if role == "main" else "run-b.jsonl")
+        deadline = time.monotonic() + 60
+        while not (watched.exists() and watched.read_bytes().count(b"\n") >= 5):
+            assert all(p.poll() is None for p in procs.values()) and time.monotonic() < deadline, _log(tmp_path, role)[-3000:]
+            time.sleep(0.05)
+    finally:
+        server.kill()
+        server.wait(10)
+    try:
+        code = procs[role].wait(90)
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+    log = _log(tmp_path, role)
+    assert code == 1, log[-3000:]
+    assert "Traceback" not in log, log[-5000:]
+    errors = [line for line in log.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1 and "Redis" in errors[0] and url.split("//")[1].split("/")[0] in errors[0], errors or log[-3000:]
+    items = [json.loads(line) for line in watched.read_text().splitlines() if line.strip()]
+    assert len(items) >= 5

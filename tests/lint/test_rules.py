@@ -82,6 +82,8 @@ CASES = [
     ("n6-too-long", "N6", "error", {"frontmatter": fm("compatibility: Python 3.11+", "compatibility: " + "x" * 501)}, "full"),
     ("n6-not-string", "N6", "error", {"frontmatter": fm("compatibility: Python 3.11+", "compatibility: 3")}, "full"),
     ("n6-500-ok", "N6", None, {"frontmatter": fm("compatibility: Python 3.11+", "compatibility: " + "x" * 500)}, "full"),
+    ("n7-one-sentence-six-times", "N7", "warn", {"frontmatter": fm(DESC, "description: " + "Use the Demo API 2.0 for new clients. " * 6 + "\n")}, "full"),
+    ("n7-ok", "N7", None, {}, "full"),
     # V: the reference validator
     ("v1-rejects", "V1", "error", {"folder": "demo"}, "full"),
     ("v1-ok", "V1", None, {}, "full"),
@@ -119,11 +121,22 @@ CASES = [
     ("p3-unused-url", "P3", "error", {}, {"used_sources": frozenset({"https://other.example/"})}),
     ("p3-no-url", "P3", "error", {"body": body("— https://demo.example/releases/2.0", "(offline notes)")}, "full"),
     ("p3-ok-normalized", "P3", None, {}, {"used_sources": frozenset({"HTTPS://Demo.Example/releases/2.0/#notes"})}),
+    ("p4-prose-for-sources", "P4", "error", {"body": "# Demo\n\n## Instructions\n1. Create clients with `demo.new()`.\n\n## Sources\n\n"
+                                             "No statement in this skill cites a source; the sources it was built from are listed in run.json.\n"}, "full"),
+    ("p4-urls-but-no-citation", "P4", "error", {"body": body("`demo.new()` [1]. Details", "`demo.new()`. Details").replace("`demo.new()` [1] |", "`demo.new()` |")}, "full"),
+    ("p4-no-run-sources-ok", "P4", None, {"body": "# Demo\nPlain instructions.\n"}, {"used_sources": frozenset()}),
+    ("p4-ok", "P4", None, {}, "full"),
     # D: stale constructs
     ("d1-recommended", "D1", "error", {"body": body("1. Create clients with `demo.new()`", "1. Create clients with `demo.old()`")}, "full"),
     ("d1-in-code", "D1", "error", {"body": body("client = demo.new()", "client = demo.old()")}, "full"),
     ("d1-second-deprecated-section-ok", "D1", None, {"body": BASE_BODY + "\n## Deprecated helpers\n- `demo.old()`\n"}, "full"),
     ("d1-ok", "D1", None, {"body": BASE_BODY + "\nNote: `demo.old()` was removed in 2.0.\n"}, "full"),
+    # M: model output written to the writer
+    ("m1-template-heading-as-instruction", "M1", "error", {"body": body("1. Create clients", "1. ## Modern vs deprecated (only if a source…)\n2. Create clients")}, "full"),
+    ("m1-template-note-in-heading", "M1", "error", {"body": body("## Examples", "## Examples   (code copied verbatim from the sources, in fenced blocks)")}, "full"),
+    ("m1-placeholder-title", "M1", "error", {"body": body("# Demo", "# <title>")}, "full"),
+    ("m1-ordinary-parentheses-ok", "M1", None, {"body": BASE_BODY + "\nUse it (only if a user asks for the old client).\n"}, "full"),
+    ("m1-ok", "M1", None, {}, "full"),
     # A: tools
     ("a1-unknown-tool", "A1", "error", {}, {"tools": frozenset({"Read"})}),
     ("a1-unknown-mcp", "A1", "error", {"frontmatter": fm("allowed-tools: Read", "allowed-tools: Read mcp__jira__search")}, "full"),

@@ -148,3 +148,26 @@ def test_find_sources_entry_styles():
 )
 def test_estimate_tokens(text: str, tokens: int) -> None:
     assert size.estimate_tokens(text) == tokens
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("https://en.wikipedia.org/wiki/Mercury_(planet)", ["https://en.wikipedia.org/wiki/Mercury_(planet)"]),
+        ("(see https://en.wikipedia.org/wiki/Mercury_(planet)).", ["https://en.wikipedia.org/wiki/Mercury_(planet)"]),
+        ("(see https://x.example/a).", ["https://x.example/a"]),
+        ("https://x.example/a_(b)_(c), then", ["https://x.example/a_(b)_(c)"]),
+        ("**https://x.example/bold**", ["https://x.example/bold"]),
+        ("https://x.example/open(", ["https://x.example/open("]),
+        ("https:// nothing", []),
+    ],
+)
+def test_find_urls_keeps_balanced_parentheses(text, expected):
+    assert markdown.find_urls(text) == expected
+
+
+def test_sources_and_links_keep_parenthesised_urls():
+    url = "https://en.wikipedia.org/wiki/Mercury_(planet)"
+    body = f"## Sources\n\n- [1] Mercury (planet) — {url} (2026-05-01)\n- [2] [Mercury]({url})\n3. <{url}>\n"
+    assert markdown.find_sources(body).urls() == [url, url, url]
+    assert [ln.target for ln in markdown.links(f"[a]({url}) and [b](https://x.example/c \"t\")")] == [url, "https://x.example/c"]

@@ -266,3 +266,29 @@ def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder) -> 
 
     assert checked_args(learn_spider_kwargs(topic)).output_dir == folder
     assert parse_args({"topic": topic, "cutoff_time": "2026-01", "input_file": str(ROOT / "examples" / "mcp.sources")}).output_dir == folder
+
+
+def test_a_source_url_with_parentheses_survives_citations_sources_and_lint(tmp_path):
+    url = "https://en.wikipedia.org/wiki/Mercury_(planet)"
+    feed = write_jsonl(tmp_path / "run.jsonl", [make_item(
+        url, title="Mercury (planet)", topic="mercury", excerpts=[
+            "# Mercury", "In 2026 the mercury-maps package version 2.0 replaced the old mercmap tool for surface maps.",
+            "Use `mercury-maps render --projection polar` to draw the new polar maps."])])
+    code, _, err = run_cli(feed, "--llm-provider", "extractive")
+    assert code == 0, err
+    text = (tmp_path / "mercury" / "SKILL.md").read_text()
+    assert url in text.split("## Sources", 1)[1]
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["used_sources"] == [url] and man["lint"]["counts"]["error"] == 0
+
+
+def test_a_source_heading_of_three_hyphens_neither_cuts_the_frontmatter_nor_fails_the_run(tmp_path):
+    feed = write_jsonl(tmp_path / "run.jsonl", [make_item(
+        "https://docs.dash.example/news", title="Dash news", topic="dash", excerpts=[
+            "# ---", "Dash 3.0 replaces the legacy dash.old module with the new dash.core module for all parsing work.",
+            "## --- Parsing ---", "Use dash.core.parse(text) instead of dash.old.parse_text(text), which is deprecated."])])
+    code, _, err = run_cli(feed, "--llm-provider", "extractive")
+    assert code == 0, err
+    text = (tmp_path / "dash" / "SKILL.md").read_text()
+    assert "---" not in text[4:].split("\n---\n", 1)[0]
+    assert validate(tmp_path / "dash").returncode == 0

@@ -31,10 +31,12 @@ def test_series_and_series_start(text, ser, starts):
     assert series(v) == ser and starts_series(v) is starts
 
 
-def _timeline(*rows):
+def _timeline(*rows, declared=()):
     t = Timeline(TODAY)
     for v, d, src in rows:
         t.add(v, d, src)
+    for v in declared:
+        t.declare(v)
     return t
 
 
@@ -50,14 +52,39 @@ PY = [("3.9", "2020-10-05", "page"), ("3.10", "2021-10-04", "page"), ("3.11.0", 
     ("3.10", date(2021, 9, 1), "post", "dated"),
     ("3.11.4", date(2022, 1, 1), "post", "after 3.11.0"),            # a later patch of a post-cutoff series
     ("3.11.4", date(2023, 1, 1), "undated", "no known date"),        # could be either side: never fresh
-    ("3.13", date(2022, 1, 1), "post", "after 3.12.0"),              # a newer series than a post-cutoff one
+    ("3.13", date(2022, 1, 1), "post", "after 3.12.0"),              # a newer series than a post-cutoff one the site names
     ("3.13", date(2024, 1, 1), "undated", "no known date"),
     ("2.6", date(2022, 1, 1), "pre", "before 3.9"),                  # an older series than a pre-cutoff one
     ("nonsense", date(2022, 1, 1), "undated", "not a version"),
+    ("3.14", date(2022, 1, 1), "undated", "unverified: newer than every known version (3.13)"),  # never released
+    ("99.0", date(2022, 1, 1), "undated", "unverified"),
+    ("3.13.1", date(2022, 1, 1), "undated", "unverified"),
 ])
 def test_version_status(version, cutoff, state, how):
-    st = _timeline(*PY).status(version, cutoff)
+    st = _timeline(*PY, declared=["3.13"]).status(version, cutoff)
     assert st.state == state and how in st.how, st
+
+
+@pytest.mark.parametrize("version, declared, plausible", [
+    ("3.0", [], True), ("3.0.0", [], True), ("2.9", [], True), ("3.0.1", [], False), ("3.1", [], False),
+    ("99.0", [], False), ("99.0", ["99.0"], True), ("3.1", ["3.1.0"], True), ("not a version", [], False),
+    ("3.0rc1", [], True),
+])
+def test_a_version_newer_than_every_known_one_is_not_plausible(version, declared, plausible):
+    t = _timeline(("2.0", "2024-03-01", "pypi"), ("3.0", "2026-03-01", "changelog"), declared=declared)
+    assert t.plausible(version) is plausible
+    assert Timeline(TODAY).plausible("99.0")  # nothing known: nothing to compare with
+
+
+def test_a_never_released_version_is_unverified_not_post_cutoff():
+    t = _timeline(("2.0", "2024-03-01", "pypi"), ("3.0", "2026-03-01", "changelog"))
+    assert t.status("3.0", date(2026, 1, 1)).post
+    st = t.status("99.0", date(2026, 1, 1))  # "New in version 99.0" on a site whose newest release is 3.0
+    assert not st.post and st.date is None and st.label() == "99.0, undated" and "unverified" in st.how
+    [c] = _changes(("added", "99.0", ""), cutoff=date(2026, 1, 1), timeline=t)
+    assert not c.post
+    f = page_freshness(date(2026, 10, 7), [c], build_dated=True, cutoff_start=date(2026, 1, 1), today=TODAY)
+    assert not f.post_cutoff
 
 
 def test_undated_version_between_known_ones_is_never_fresh():
@@ -67,7 +94,7 @@ def test_undated_version_between_known_ones_is_never_fresh():
 
 
 def test_a_newer_series_than_a_release_in_the_cutoff_month_is_post_cutoff():
-    t = _timeline(("3.10", "2021-10-04", "page"))
+    t = _timeline(("3.10", "2021-10-04", "page"), declared=["3.11"])  # the site's What's New in 3.11 names it
     assert t.status("3.11", date(2021, 10, 1)).state == "post"  # after 3.10, itself in the (partly known) cutoff month
     assert t.status("3.11", date(2021, 11, 1)).state == "undated"  # 3.10 known; 3.11 could be either side
 
@@ -90,10 +117,10 @@ def test_boundary():
     assert late["first_post_cutoff"] is None and late["post_cutoff_series"] == []
 
 
-def _changes(*rows, page_kind="doc", cutoff=date(2022, 1, 1)):
+def _changes(*rows, page_kind="doc", cutoff=date(2022, 1, 1), timeline=None):
     raw = [{"kind": k, "version": v, "text": f"text {i} {v}", "heading": h} for i, (k, v, h) in enumerate(rows)]
     ch = read_changes(raw)
-    classify(ch, _timeline(*PY), cutoff, page_kind)
+    classify(ch, timeline or _timeline(*PY, declared=["3.14"]), cutoff, page_kind)
     return ch
 
 
@@ -118,7 +145,8 @@ def test_highlights_are_the_summary_or_first_section_of_a_change_page():
     ([("added", "3.11", "")], True, "2026-10-07", True, "post-cutoff changes (3.11)"),
     ([("added", "3.9", "")], True, "2026-10-07", False, "only pre-cutoff versions"),   # old marker on a page built yesterday
     ([], True, "2026-10-07", False, "page date says nothing"),
-    ([("added", "3.14", "")], True, "2026-10-07", True, "post-cutoff changes (3.14)"),   # newer series than 3.12.0
+    ([("added", "3.14", "")], True, "2026-10-07", True, "post-cutoff changes (3.14)"),   # newer series than 3.12.0, declared
+    ([("added", "3.15", "")], True, "2026-10-07", False, "page date says nothing"),  # newer than every known version
     ([], False, "2026-10-07", True, "page date"),                                      # an honest page date still counts
     ([("added", "3.9", "")], False, "2020-01-01", False, "page date"),
     ([], False, None, False, "undated"),

@@ -109,3 +109,23 @@ def test_model_prompt_puts_post_cutoff_snippets_first(tmp_path, monkeypatch):
     assert user.index("QEP 654") < user.index("pattern matching")
     # the build date is not shown as a publication date
     assert "published: 2026-10-07" not in user and "site build date 2026-10-07" in user
+
+
+def test_a_never_released_version_is_unverified_not_news(tmp_path):
+    """Markers for versions newer than every version the timeline and the site know (2.0.0; What's New in 2.0) name no
+    release: they are not presented as released after the cutoff."""
+    feed = write_site(tmp_path, cutoff="2022-01")
+    items = [json.loads(line) for line in feed.read_text().splitlines()]
+    text99 = "The warp drive module bends quill programs through time. New in version 99.0."
+    items[4]["excerpts"].append(text99)
+    items[4]["changes"].append({"kind": "added", "version": "99.0", "removed_in": None, "date": None, "text": text99,
+                                "anchor": None, "heading": "quill.warp"})
+    feed.write_text("".join(json.dumps(it) + "\n" for it in items))
+    code, _out, err = synth(feed, "--llm-provider", "extractive", "--cutoff-time", "2022-01")
+    assert code == 0, err
+    text = (tmp_path / "quill" / "SKILL.md").read_text()
+    assert "warp drive" not in text and "99.0" not in text and "Shape arithmetic" not in text and "2.1" not in text
+    assert "TaskCrew" in text  # the real 2.0 delta is still there
+    man = json.loads((tmp_path / "run.json").read_text())
+    shapes = next(r for r in man["sources"] if r["url"].endswith("shapes.html"))
+    assert shapes.get("post_cutoff_changes", 0) == 0

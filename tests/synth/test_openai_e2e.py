@@ -236,9 +236,125 @@ def test_auto_asks_for_a_model_the_server_lists(feed, tmp_path):
         assert stub.chat_requests()[0]["body"]["model"] == "stub-model"
 
 
-def test_an_uncited_model_skill_is_written_with_a_warning(feed, tmp_path):
+def test_an_uncited_model_skill_is_reprompted_for_its_sources(feed, tmp_path):
+    """A draft that cites nothing (and no source holds its lines word for word) carries no provenance: lint P4 blocks
+    it and the model is asked once more; its cited answer is what is written."""
     uncited = re.sub(r" ?\[\d\]", "", SKILL)
-    with StubLLM(uncited) as stub:
+    with StubLLM() as stub:
+        stub.script = [uncited, SKILL]
         code, _, err = synth(feed, stub)
-    assert code == 0 and "cited no source" in err
-    assert any("cited no source" in w for w in json.loads((tmp_path / "run.json").read_text())["warnings"])
+        assert len(stub.chat_requests()) == 2
+    assert code == 0 and "P4" in err, err
+    text = (tmp_path / "mcp" / "SKILL.md").read_text()
+    assert "[2]" in text and "https://" in text.split("## Sources", 1)[1]
+
+
+SCAFFOLD_ECHO = """---
+name: mcp
+description: {description}
+---
+# <title>
+
+## Overview / When to use
+What changed in the Model Context Protocol after the January 2026 cutoff.
+
+## Instructions
+- ## Modern vs deprecated (only if a source…)
+- Tasks are now a stable part of the protocol: a client may attach a task field to tools/call and poll the result with tasks/get and tasks/result.
+- The Streamable HTTP transport no longer requires a session: servers that do not return an Mcp-Session-Id header are stateless.
+
+## Examples   (code copied verbatim from the sources, in fenced blocks)
+```python
+server.run(transport="streamable-http", stateless=True)
+```
+
+## Sources
+No statement in this skill cites a source; the sources it was built from are listed in run.json.
+"""
+
+
+@pytest.mark.parametrize("description", [
+    "What changed in MCP after January 2026; use when building MCP servers.",
+    "MCP servers can run stateless behind a load balancer now. " * 6 + "Use when building MCP servers.",  # the "messy" model
+    "<one or two sentences: what changed and when to use this skill>",
+], ids=["good", "repeating", "placeholder"])
+def test_model_output_that_passes_but_should_not_is_fixed_before_it_is_written(feed, tmp_path, description):
+    """A model that echoes the prompt's section template, replaces Sources with prose (no URL in the skill) and repeats
+    one sentence in its description: the written skill has none of it, and lint reports nothing left."""
+    with StubLLM(SCAFFOLD_ECHO.format(description=description)) as stub:
+        code, _out, err = synth(feed, stub)
+    assert code == 0, err
+    text = (tmp_path / "mcp" / "SKILL.md").read_text()
+    assert "only if a source" not in text and "<title>" not in text and "- ## " not in text and "copied verbatim" not in text
+    assert "## Examples\n" in text
+    sources = text.split("## Sources", 1)[1]
+    assert "https://" in sources and "No statement in this skill cites a source" not in sources
+    assert re.search(r"tasks/result\.? \[\d\]", text) and re.search(r"stateless\.? \[\d\]", text)
+    man = json.loads((tmp_path / "run.json").read_text())
+    desc = man["skill"]["description"] if "description" in man["skill"] else text.split("description: ", 1)[1].split("\n", 1)[0]
+    assert desc.count("stateless behind a load balancer") <= 1 and "one or two sentences" not in desc
+    assert not [f for f in man["lint"]["findings"] if f["rule"] in ("M1", "P4", "N7")], man["lint"]["findings"]
+
+
+def test_a_draft_no_source_supports_is_reprompted_then_fails_loudly(feed, tmp_path):
+    """Nothing cited, nothing a source holds: lint P4 (the skill would carry no provenance) blocks it; one re-prompt,
+    then nothing is written."""
+    draft = SCAFFOLD_ECHO.format(description="Invented notes. Use when guessing.")
+    lines = [line for line in draft.splitlines() if line.startswith("- Tasks") or line.startswith("- The Streamable")]
+    invented = draft.replace(lines[0], "- Quantum gravity wells bend every zebra crossing northwards during winter storms.").replace(
+        lines[1], "- Purple elephants negotiate tariffs with migrating lighthouses on alternate Tuesdays.").replace(
+        "server.run(transport=\"streamable-http\", stateless=True)", "print('zebra')")
+    with StubLLM(invented) as stub:
+        code, _out, err = synth(feed, stub)
+        assert len(stub.chat_requests()) == 2  # the draft, then one re-prompt
+    assert code == 1 and "P4" in err and "nothing was written" in err
+    assert not (tmp_path / "mcp").exists() and not (tmp_path / "run.json").exists()
+
+
+def _conflicting_feed(tmp_path):
+    official = make_item("https://modelcontextprotocol.io/docs/sdk-2", published="2026-06-30", title="Python SDK 2.0",
+                         authoritative=("modelcontextprotocol.io",), excerpts=[
+                             "# Python SDK 2.0",
+                             "The Python SDK 2.0 renames the server class: `FastMCP` is deprecated; use `MCPServer` instead.",
+                             "Servers can now run stateless behind a load balancer when they return no session header."],
+                         code=[("python", "from mcp.server import MCPServer\nserver = MCPServer('weather')")])
+    blog = make_item("https://someone.medium.com/fastmcp-in-five-minutes", published="2025-03-01", title="FastMCP in five minutes",
+                     excerpts=["# FastMCP in five minutes",
+                               "The `FastMCP` class is the recommended way to build servers, and it takes one line.",
+                               "Decorate plain functions to expose them as tools to every client."],
+                     code=[("python", "from mcp.server.fastmcp import FastMCP\nserver = FastMCP('weather')")])
+    return write_jsonl(tmp_path / "run.jsonl", [official, blog])
+
+
+def test_opposite_advice_is_settled_before_the_bundle_and_d1_runs(tmp_path):
+    """A low-authority pre-cutoff page recommends what the official post-cutoff page deprecates: the blog's claim and
+    its code never reach the model; lint's D1 runs on the result (its facts come from the fresh source)."""
+    feed = _conflicting_feed(tmp_path)
+    recommends_old = SKILL.replace("1. Use `MCPServer` [2] and stateless Streamable HTTP [3].",
+                                   "1. Build every server with `FastMCP` [1].")
+    with StubLLM(recommends_old) as stub:
+        code, _out, err = synth(feed, stub)
+        [req] = stub.chat_requests()
+    assert code == 0, err
+    prompt = req["body"]["messages"][1]["content"]
+    assert "deprecated; use `MCPServer`" in prompt  # the winner's claim
+    assert "recommended way to build servers" not in prompt and "from mcp.server.fastmcp import FastMCP" not in prompt
+    assert "Decorate plain functions" in prompt  # the rest of the losing page still counts
+    man = json.loads((tmp_path / "run.json").read_text())
+    [dropped] = [d for d in man["conflicts"]["dropped"] if d["dropped"] != "code block"]
+    assert dropped["api"] == "FastMCP" and dropped["winner"].startswith("https://modelcontextprotocol.io")
+    assert dropped["loser"].startswith("https://someone.medium.com") and "recommended way" in dropped["dropped"]
+    d1 = [f for f in man["lint"]["findings"] if f["rule"] == "D1"]
+    assert d1 and "`FastMCP` is deprecated or removed — use `MCPServer`" in d1[0]["message"]
+    assert not [f for f in man["lint"]["findings"] if f["rule"] == "X1" and "D1" in f["message"]]
+
+
+def test_d1_runs_on_an_extractive_synthesis_with_fresh_sources(tmp_path):
+    feed = _conflicting_feed(tmp_path)
+    code = CliRunner().invoke(app, ["synth", str(feed), "--llm-provider", "extractive", "--quiet"]).exit_code
+    assert code == 0
+    man = json.loads((tmp_path / "run.json").read_text())
+    skipped = [f for f in man["lint"]["findings"] if f["rule"] == "X1"]
+    assert not [f for f in skipped if "D1" in f["message"]], skipped
+    text = (tmp_path / "mcp" / "SKILL.md").read_text()
+    assert "recommended way to build servers" not in text and "fastmcp import FastMCP" not in text

@@ -170,3 +170,56 @@ def test_clean_text(text, expected):
 
 def test_recover_keeps_a_clean_skill_unchanged():
     assert recover_skill_text(GOOD) == (GOOD.strip("\n"), [])
+
+
+@pytest.mark.parametrize("description", ["What changed in MCP: --- tasks --- and server cards after 2026-01.",
+                                         "What changed in MCP after 2026-01\n---\nignored: yes, and more words here"])
+def test_frontmatter_values_never_hold_three_hyphens(tmp_path, description):
+    from skills_ref.parser import read_properties
+
+    raw = "---\n" + yaml.safe_dump({"name": "mcp", "description": description}) + "---\n" + BODY.replace("# MCP", "# ---\n\n# MCP")
+    skill = postprocess(raw, SkillContext("mcp", "gpt---x", "2026-01", "2026-11-29", SOURCES))
+    text = skill.skill_md()
+    assert "---" not in text[4:].split("\n---\n", 1)[0]
+    (tmp_path / "mcp").mkdir()
+    (tmp_path / "mcp" / "SKILL.md").write_text(text)
+    props = read_properties(tmp_path / "mcp")  # the reference parser reads the whole frontmatter
+    assert props.name == "mcp" and "---" not in props.description and props.description.startswith("What changed in MCP")
+    assert props.metadata["cutoff"] == "2026-01" and props.metadata["target-model"] == "gpt—x"
+
+
+def test_the_template_echo_rules_know_the_prompt_they_echo():
+    """synth.skill.echoes holds the synthesis prompt's section template: it must be the prompt's."""
+    from synth.skill.echoes import TEMPLATE_HEADINGS, TEMPLATE_NOTES, TEMPLATE_PLACEHOLDERS
+    from synth.synthesize import SYSTEM_SYNTH
+
+    template = SYSTEM_SYNTH.split("Then these sections:", 1)[1]
+    headings = re.findall(r"^## (.+?)(?:\s{2,}\(|$)", template, re.M)
+    assert tuple(h.strip() for h in headings) == TEMPLATE_HEADINGS
+    assert all(f"({note})" in template for note in TEMPLATE_NOTES)
+    assert all(p in SYSTEM_SYNTH for p in TEMPLATE_PLACEHOLDERS)
+
+
+@pytest.mark.parametrize("draft_body, kept, gone", [
+    ("## Instructions\n- ## Modern vs deprecated (only if a source…)\n1. Use `MCPServer` instead of `FastMCP` [2].\n",
+     ["Use `MCPServer`"], ["only if a source", "- ## Modern"]),
+    ("# <title>\n\n## Overview / When to use\nTasks became stable [1].\n\n## Examples   (code copied verbatim from the sources, in fenced blocks)\n"
+     "```python\nserver.run()\n```\n", ["## Examples\n", "# MCP: what changed after 2026-01"], ["<title>", "copied verbatim"]),
+])
+def test_template_echoes_are_removed(draft_body, kept, gone):
+    skill = postprocess("---\nname: mcp\ndescription: What changed in MCP after January 2026; use when building servers.\n---\n"
+                        + draft_body + "\nMore words about the Model Context Protocol tasks and transports to count as content here.\n", CTX)
+    text = skill.skill_md()
+    assert all(k in text for k in kept) and not any(g in text for g in gone), text
+    assert any("echoing the prompt's section template" in f for f in skill.fixes)
+
+
+def test_a_draft_that_names_its_sources_only_in_its_own_sources_section_keeps_them():
+    draft = ("---\nname: mcp\ndescription: What changed in MCP after January 2026; use when building servers.\n---\n# MCP\n\n"
+             "## Instructions\n1. Use the new server class for every server you write from now on, with the stateless transport and the task API.\n\n"
+             "## Sources\n- [1] Spec — https://modelcontextprotocol.io/spec\n- https://github.com/modelcontextprotocol/python-sdk\n"
+             "- https://invented.example/not-a-source\n")
+    skill = postprocess(draft, CTX)
+    sources = skill.body.split("## Sources", 1)[1]
+    assert "https://modelcontextprotocol.io/spec" in sources and "python-sdk" in sources and "invented.example" not in sources
+    assert skill.cited == [1, 2]

@@ -1,0 +1,129 @@
+"""Model output that is well-formed but says nothing to the agent: the writer's template echoed back, and
+one sentence said over and over. Read by the post-processor (which removes them) and by lint (rules M1,
+N7, which report what is left). Pure functions, no I/O.
+
+The template is skill3's synthesis prompt's section list (``synth.synthesize.SYSTEM_SYNTH``): its
+headings, the notes in parentheses that tell the writer when a section belongs, and the placeholders
+of the title and description. A model that copies them into the skill — ``- ## Modern vs deprecated
+(only if a source…)`` as the first instruction, ``## Examples (code copied verbatim …)`` as a heading,
+``# <title>`` — has written instructions to itself, not to the agent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from synth.skill.markdown import fence_state
+
+# The prompt's section template (tests/synth/test_postprocess.py checks these against SYSTEM_SYNTH).
+TEMPLATE_HEADINGS = ("Overview / When to use", "Instructions", "Modern vs deprecated", "Examples", "Sources")
+TEMPLATE_NOTES = (
+    "only if a source published after the cutoff states a deprecation; otherwise leave this section out",
+    "code copied verbatim from the sources, in fenced blocks",
+)
+TEMPLATE_PLACEHOLDERS = ("<title>", "<one or two sentences: what changed and when to use this skill>")
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_HEADING_NAMES = "|".join(re.escape(h) for h in TEMPLATE_HEADINGS)
+_LIST = r"(?:[-*+]|\d{1,3}[.)])\s+"
+# a template heading inside a list item or a paragraph: "- ## Modern vs deprecated", "1. ## Instructions"
+_LISTED_HEADING = re.compile(rf"^\s*{_LIST}(?:\*\*)?#{{1,6}}\s*(?:{_HEADING_NAMES})\b", re.I)
+# a heading of the template carrying its note: "## Examples (code copied verbatim …)"
+_NOTED_HEADING = re.compile(rf"^(?P<head> {{0,3}}#{{1,6}}\s+(?:{_HEADING_NAMES}))\s*(?P<note>\([^)]*\)?)\s*$", re.I)
+
+
+def _note_patterns() -> list[re.Pattern[str]]:
+    """A note is recognised by "(" and its first four words (a model often cuts it: "(only if a source…)")."""
+    out = []
+    for note in TEMPLATE_NOTES:
+        words = _WORDS.findall(note.lower())[:4]
+        out.append(re.compile(r"\(\s*" + r"\W+".join(map(re.escape, words)) + r"\b", re.I))
+    return out
+
+
+_NOTES = _note_patterns()
+_PLACEHOLDER = re.compile("|".join(re.escape(p) for p in TEMPLATE_PLACEHOLDERS), re.I)
+
+
+@dataclass(frozen=True)
+class Echo:
+    line: int  # 1-based, counted from ``first_line``
+    what: str  # "a template heading in a list item", "the template's note …", "a template placeholder"
+    keep: str | None  # the line to keep instead (the heading without its note), None to drop it
+
+
+def _is_note(text: str) -> bool:
+    return any(p.search(text) for p in _NOTES)
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORDS.findall(text.lower()))
+
+
+def is_placeholder(text: str) -> bool:
+    """``text`` is (what is left of) a template placeholder, e.g. a description copied from the prompt."""
+    key = _key(text)
+    return bool(key) and any(key == _key(p) for p in TEMPLATE_PLACEHOLDERS)
+
+
+def template_echoes(body: str, first_line: int = 1) -> list[Echo]:
+    """The lines of ``body`` (outside fences) that echo the synthesis prompt's section template."""
+    out = []
+    for i, (line, fenced) in enumerate(zip(body.split("\n"), fence_state(body))):
+        if fenced or not line.strip():
+            continue
+        n = first_line + i
+        noted = _NOTED_HEADING.match(line)
+        if noted and _is_note(noted.group("note")):
+            out.append(Echo(n, "a template heading with the template's note to the writer", noted.group("head").rstrip()))
+        elif _LISTED_HEADING.match(line):
+            out.append(Echo(n, "a template heading inside a list item", None))
+        elif _is_note(line) or any(_key(note) in _key(line) for note in TEMPLATE_NOTES):
+            out.append(Echo(n, "the template's note to the writer", None))
+        elif _PLACEHOLDER.search(line):
+            out.append(Echo(n, "a template placeholder", None))
+    return out
+
+
+def remove_template_echoes(body: str) -> tuple[str, list[str]]:
+    """Drop echoed template lines; a template heading keeps its place without its note."""
+    echoes = {e.line: e for e in template_echoes(body)}
+    if not echoes:
+        return body, []
+    out = []
+    for i, line in enumerate(body.split("\n"), 1):
+        e = echoes.get(i)
+        if e is None:
+            out.append(line)
+        elif e.keep is not None:
+            out.append(e.keep)
+    return "\n".join(out), [f"removed {len(echoes)} line(s) echoing the prompt's section template"]
+
+
+# --------------------------------------------------------------------------- repeated sentences
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def repeated_sentences(text: str) -> list[tuple[str, int]]:
+    """Sentences of ``text`` said more than once (compared without case, spacing and punctuation), with their count."""
+    counts: dict[str, list] = {}
+    for s in _SENTENCE_END.split(text.strip()):
+        k = _key(s)
+        if len(k) >= 12:
+            counts.setdefault(k, [s.strip(), 0])[1] += 1
+    return [(s, n) for s, n in counts.values() if n > 1]
+
+
+def dedupe_sentences(text: str) -> str:
+    """``text`` with each sentence kept once, where it first appears."""
+    seen: set[str] = set()
+    out = []
+    for s in _SENTENCE_END.split(text.strip()):
+        k = _key(s)
+        if len(k) >= 12 and k in seen:
+            continue
+        seen.add(k)
+        out.append(s.strip())
+    return " ".join(x for x in out if x)
