@@ -629,8 +629,10 @@ def rank_sources(
         if (item.page_kind == "change" and item.page_version and item.published and item.date_source in OWN_DATE_SIGNALS
                 and len(release_pages) < MAX_RELEASE_PAGES):
             release_pages.append((host, item.page_version, item.published, item.final_url or item.url, item.date_source))
-        if item.page_kind == "change" and item.page_version and float(item.authority) >= AUTHORITATIVE:
-            timeline.declare(item.page_version)  # the site's own What's New / release notes name this version
+        if item.page_kind == "change" and float(item.authority) >= AUTHORITATIVE:
+            # the site's own What's New / release notes name these versions (the page's, its version sections')
+            for v in {item.page_version, *(c.version for c in changes if c.kind == "release")} - {None}:
+                timeline.declare(v)
         tf, length = bm.observe(_page_text(item))
         build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
         if not changes and heap.full() and (item.final_url or item.url) not in heap:

@@ -405,20 +405,6 @@ class Ledger:
         return {c.version: by_version[pv] for page in self.pages for c in page.changes
                 if (pv := parse_version(c.version)) is not None and by_version[pv] != c.version}
 
-    def _documented(self) -> set:
-        """The feature series that change pages have sections (or pages) for."""
-        from synth.delta.versions import series
-
-        out = set()
-        for page in self.pages:
-            if page.page_kind != "change":
-                continue
-            for v in {page.page_version, *(c.version for c in page.changes if c.kind == "release")}:
-                pv = parse_version(v) if v else None
-                if pv is not None:
-                    out.add(series(pv))
-        return out
-
     def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
         """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
         post: list[Entry] = []
@@ -427,7 +413,6 @@ class Ledger:
         states: dict[str, VersionStatus] = {}
         sections_seen: dict[tuple[str, str], tuple[str, str]] = {}  # (version, heading) → (url, section kind)
         order = 0
-        documented = self._documented()
         spelling = self._spellings()
         for page in self.pages:
             is_change = page.page_kind == "change"
@@ -436,7 +421,7 @@ class Ledger:
                 ch.version = spelling.get(ch.version, ch.version)
                 st = states.get(ch.version)
                 if st is None:
-                    st = states[ch.version] = _unverified(timeline.status(ch.version, cutoff_start), documented)
+                    st = states[ch.version] = timeline.status(ch.version, cutoff_start)
                 if st.state == PRE:
                     continue
                 e = _entry(ch, page, st, is_change, order, skipped)
@@ -465,23 +450,6 @@ class Ledger:
                 e.score = _score(e)
         return Delta(post=post, undated=undated, states=states, skipped=dict(skipped), overflow=self.overflow,
                      sections=sections_seen, since_version=timeline.since, page_code=page_code)
-
-
-def _unverified(st: VersionStatus, documented: set) -> VersionStatus:
-    """A version placed after the cutoff only by series order (no date of its own) and of a newer series than every
-    release the change pages document ("introduced in Tk 8.5" on a Python 3.11 page) is unverified: undated."""
-    from synth.delta.versions import series
-
-    # with --since-version the user's statement decides: every newer version is the delta
-    inferred = st.how.startswith("after ")
-    if st.state != POST or not documented or not inferred:
-        return st
-    v = parse_version(st.version)
-    newest = max(documented)
-    if v is None or series(v) <= newest:
-        return st
-    return VersionStatus(st.version, UNDATED, None,
-                         f"newer than every release the change pages document ({'.'.join(map(str, newest))}): unverified")
 
 
 _OWN_MARKER = r"(?:[Nn]ew|[Aa]dded|[Cc]hanged|[Dd]eprecated|[Rr]emoved)\s+(?:in|since)\s*:?\s+(?:version\s+|v)?{v}" \

@@ -223,11 +223,16 @@ def test_since_version_makes_newer_versions_the_delta_without_dates():
 def test_undated_versions_are_kept_apart_and_unverified_ones_too():
     led = _ledger([(*WHATSNEW, [_ch("release", "2.3", "A documented 2.3 change to the loader.", path=["What's New In Acme 2.3", "Loader"])]),
                    ("http://h/lib/tk.html", "tk", "doc", None, [_ch("added", "8.5", "The themed widgets, introduced in Tk 8.5.")])])
-    # 2.3 has no date at all: undated, never post; 8.5 is newer than every documented release: unverified
-    d = led.finish(_timeline(("2.2.0", "2021-06-01")), CUTOFF)
+    # 2.3 has no date at all: undated, never post; 8.5 is newer than every release the site documents: unverified
+    def timeline(day):
+        tl = _timeline(("2.2.0", day))
+        tl.declare("2.3")  # the What's New page is about 2.3 (the bundle declares the versions change pages name)
+        return tl
+
+    d = led.finish(timeline("2021-06-01"), CUTOFF)
     assert not d.post
     assert {e.version for e in d.undated} == {"2.3", "8.5"}
-    d2 = led.finish(_timeline(("2.2.0", "2022-06-01")), CUTOFF)  # 2.2 opened after the cutoff: 2.3 follows it
+    d2 = led.finish(timeline("2022-06-01"), CUTOFF)  # 2.2 opened after the cutoff: 2.3 follows it
     assert [e.version for e in d2.post] == ["2.3"]
     assert d2.states["8.5"].state == "undated" and "unverified" in d2.states["8.5"].how
 
@@ -366,6 +371,6 @@ def test_own_marker_phrase_is_left_to_the_label(text, version, out):
     ("3.10.6", "undated", "no known date"),  # between a pre-cutoff and a post-cutoff release: cannot tell
 ])
 def test_a_version_between_two_dated_ones_is_bounded(version, state, how):
-    tl = _timeline(("3.10.0", "2021-10-04"), ("3.10.4", "2022-03-24"), ("3.10.8", "2022-10-11"))
+    tl = _timeline(("3.10.0", "2021-10-04"), ("3.10.4", "2022-03-24"), ("3.10.8", "2022-10-11"), ("3.10.11", "2023-04-05"))
     st = tl.status(version, date(2022, 6, 1))
     assert (st.state, st.how) == (state, how)
