@@ -34,14 +34,16 @@ def skill(tmp_path: Path, frontmatter: str, body: str = BODY, name: str = "demo"
     return folder
 
 
-# `python -m synth.cli ARGS` that writes its own peak RSS (KiB) to the file named by the first argument
+# `python -m synth.cli ARGS` that writes its own peak RSS (KiB) to the file named by the first argument: VmHWM
+# of /proc/self/status (ru_maxrss would keep the peak of the forking pytest worker across exec)
 _MEASURED = """
-import resource, runpy, sys
+import re, runpy, sys
 out = sys.argv.pop(1)
 try:
     runpy.run_module("synth.cli", run_name="__main__")
 finally:
-    open(out, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+    with open("/proc/self/status") as status, open(out, "w") as fh:
+        fh.write(re.search(r"VmHWM:\\s+(\\d+)", status.read()).group(1))
 """
 
 
