@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import yaml
 
+from synth.errors import ExitCode, Skill3Error
+
 __all__ = ["Split", "split_frontmatter", "second_frontmatter_line", "read_frontmatter", "YAMLISH", "BoundedLoader",
            "FrontmatterRefused", "MAX_FRONTMATTER_BYTES", "MAX_FRONTMATTER_NODES", "MAX_FRONTMATTER_DEPTH"]
 
@@ -24,9 +26,12 @@ MAX_FRONTMATTER_NODES = 1_000  # keys, values and list items together
 MAX_FRONTMATTER_DEPTH = 20
 
 
-class FrontmatterRefused(yaml.YAMLError):
+class FrontmatterRefused(Skill3Error, yaml.YAMLError):
     """Frontmatter YAML that is refused before it is built: an anchor or alias, too many entries, too deep,
-    too large. ``problem`` is one line, ``problem_mark`` where (when known)."""
+    too large (a YAML error to PyYAML's callers, a bad input to skill3's). ``problem`` is one line,
+    ``problem_mark`` where (when known)."""
+
+    exit_code = ExitCode.USAGE
 
     def __init__(self, problem: str, mark: yaml.Mark | None = None) -> None:
         super().__init__(problem)
