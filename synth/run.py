@@ -455,20 +455,20 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
 
     # all three are staged in full first (a full disk stops the run there), then committed together
     with OutputTransaction(out_dir) as tx:
-        with state.phase("write"):
-            skill_dir, validation = tx.stage_skill(skill, owned=owned)
-        man = _manifest(checked, draft, ranked, candidates, choice, inputs, options, started, state, skill_dir, validation,
-                        refresh)
-        tx.stage_file("run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
-        tx.stage_file("index.html", render_preview(skill, man))
-        if previous is not None and previous.resolve() != skill_dir.resolve():
-            tx.replace(previous.name)  # the last run's skill under its old name
-        if refresh is not None:  # refresh: the previous run is copied to .history/<version>/ before it is replaced
+        if refresh is not None:  # refresh: the previous run is copied to .history/<version>/ before anything is replaced
             try:
                 refresh.archive()
             except (AgentsError, OSError) as exc:
                 raise SynthFailure(1, f"the previous skill could not be kept in {out_dir / agents_refresh.HISTORY}: {exc}; "
                                       "nothing was replaced") from None
+        with state.phase("write"):
+            skill_dir, validation = tx.stage_skill(skill, owned=owned)
+        man = _manifest(checked, draft, ranked, candidates, choice, inputs, options, started, state, skill_dir, validation,
+                        refresh, staged=tx.staging / skill.name)
+        tx.stage_file("run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
+        tx.stage_file("index.html", render_preview(skill, man))
+        if previous is not None and previous.resolve() != skill_dir.resolve():
+            tx.replace(previous.name)  # the last run's skill under its old name
         with critical_section():  # a signal now waits until the outputs are all in place (or all back)
             tx.commit()
             state.committed = True
@@ -477,8 +477,8 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
 
 def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[Candidate], choice: ModelChoice,
               inputs: Inputs, options: SynthOptions, started: datetime, state: RunState, skill_dir: Path,
-              validation: dict[str, Any], refresh: agents_refresh.Refresh | None) -> dict[str, Any]:
-    """run.json's content."""
+              validation: dict[str, Any], refresh: agents_refresh.Refresh | None, staged: Path | None = None) -> dict[str, Any]:
+    """run.json's content (``staged``: where the new skill's files are until the outputs are committed)."""
     out_dir, skill = inputs.out_dir, checked.skill
     quarantined = {id(c) for c in ranked.candidates} - {id(c) for c in candidates}
     ranking = ranking_rows(ranked.candidates, draft.selection)
@@ -504,7 +504,7 @@ def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[C
 
         man["delta"].update(delta_record(ranked.changes, draft.parts, skill))
     if refresh is not None:  # refresh: what changed since the previous run (synth.agents.refresh)
-        man["refresh"] = refresh.record(skill_dir, man)
+        man["refresh"] = refresh.record(skill_dir, man, staged)
     man["conflicts"] = state.conflicts
     return man
 

@@ -171,8 +171,9 @@ class Refresh:
             raise
         self.history_dir = dest
 
-    def record(self, skill_dir: Path, man: dict[str, Any]) -> dict[str, Any]:
-        """run.json's ``refresh`` section for a run that wrote its skill (first run, refresh or --fresh)."""
+    def record(self, skill_dir: Path, man: dict[str, Any], staged: Path | None = None) -> dict[str, Any]:
+        """run.json's ``refresh`` section for a run that writes its skill (first run, refresh or --fresh); ``staged``:
+        where the new skill's files are while the outputs are staged (they reach ``skill_dir`` at the commit)."""
         rec: dict[str, Any] = {
             "status": "first" if self.previous is None else ("fresh" if self.fresh else "refreshed"),
             "fingerprint": self.fingerprint, "checked_at": _now(), "learned_at": man.get("created_at"),
@@ -181,7 +182,7 @@ class Refresh:
             "crawl": _crawl_cache_figures(self.out_dir), "diff": None, "summary": [],
         }
         try:
-            new = load_with_manifest(skill_dir, man)
+            new = load_with_manifest(staged or skill_dir, man, out_dir=skill_dir.parent)
             rec["files"] = files_sha256(new)
         except AgentsError as exc:  # pragma: no cover - the folder was just written
             rec["files_error"] = str(exc)
@@ -198,10 +199,10 @@ class Refresh:
         return rec
 
 
-def load_with_manifest(skill_dir: Path, man: dict[str, Any]) -> RunView:
-    """The skill just written, with the manifest not yet on disk."""
+def load_with_manifest(skill_dir: Path, man: dict[str, Any], out_dir: Path | None = None) -> RunView:
+    """The skill just written (or staged), with the manifest not yet on disk."""
     view = load(skill_dir)
-    view.out_dir, view.manifest = skill_dir.parent, man
+    view.out_dir, view.manifest = out_dir or skill_dir.parent, man
     return view
 
 
