@@ -50,6 +50,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from skill3crawl.docs.budget import Claim, Entry, PageBudget, waiting_cap
+from synth.errors import ExitCode
 
 if TYPE_CHECKING:
     from typing import Self
@@ -128,7 +129,8 @@ def client_params(settings: Any) -> dict[str, Any]:
     """redis-py client parameters for bounded reconnects: ``SKILL3_REDIS_RETRIES`` retries of a call that lost its
     connection (exponential backoff, at most 2 s apart), then its ``ConnectionError`` (see :func:`redis_lost`)."""
     from redis.backoff import ExponentialBackoff
-    from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
     from redis.retry import Retry
 
     retries = max(0, min(100, settings.getint("SKILL3_REDIS_RETRIES", RETRIES)))
@@ -154,7 +156,8 @@ def server_from_settings(settings: BaseSettings) -> redis.Redis:
 
 
 def _lost_errors() -> tuple[type[BaseException], ...]:
-    from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
 
     return (RedisConnectionError, RedisTimeoutError)
 
@@ -180,7 +183,7 @@ def redis_lost(crawler: Any, exc: BaseException) -> None:
                  "are kept, nothing is synthesized; restart redis-server and run again", url,
                  " ".join(str(exc).split())[:160] or type(exc).__name__, retries, feed or "its feed")
     state = get_state(crawler)
-    state.exit_code = 1
+    state.exit_code = ExitCode.FAILURE
     if crawler.stats is not None:
         crawler.stats.set_value("skill3/exit_code", 1)
         crawler.stats.set_value("skill3/redis_lost", True)

@@ -161,7 +161,7 @@ class CrawlOutput:
                          "free space and run again", args.feed_path, exc.strerror or exc)
             written = _count_lines(args.feed_path)
         if state.write_failed:
-            state.exit_code = 1
+            state.exit_code = ExitCode.FAILURE
             stats.set_value("skill3/exit_code", 1)
         stats.set_value("skill3/items_written", written)
         stats.set_value("skill3/robots_denied", stats.get_value("robotstxt/forbidden", 0))
@@ -214,7 +214,7 @@ class CrawlOutput:
                 logger.error("skill3: writing %s failed (%s): nothing is synthesized; free space and run again", path,
                              exc.strerror or exc)
             state.write_failed = state.write_failed or f"{exc.strerror or exc}: {path}"
-            state.exit_code = 1
+            state.exit_code = ExitCode.FAILURE
             stats.set_value("skill3/exit_code", 1)
         self.crawler.signals.send_catch_log(output_ready, crawler=self.crawler)
 

@@ -31,7 +31,6 @@ from scrapy.http import HtmlResponse, TextResponse
 
 from skill3crawl import distributed
 from skill3crawl.args import ArgsError, LearnArgs, checked_args
-from synth.outdir import OutputDirLocked, lock_output_dir
 from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
@@ -40,6 +39,7 @@ from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
 from synth.errors import ExitCode
+from synth.outdir import OutputDirLocked, OutputLock, lock_output_dir
 from synth.urls import canonical_url, host_of, url_key
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         a = spider.args
         if a is not None and a.role == "main":  # one run at a time in a folder (workers write their own feed beside it)
             try:
-                spider.output_lock = lock_output_dir(a.output_dir)
+                spider.output_lock = lock_output_dir(str(a.output_dir))
             except (OutputDirLocked, OSError) as exc:
                 spider.args, spider.args_error = None, str(exc)  # start() logs it; nothing is fetched or written
             else:  # held through the synthesis the closing feed triggers
@@ -127,7 +127,7 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.args_error: str | None = kwargs.pop("_error", None)
         feed_name = kwargs.pop("_feed_name", "run.jsonl")
         self.site_roots: list[str] = []
-        self.output_lock = None
+        self.output_lock: OutputLock | None = None
         if self.args_error is None:
             try:
                 self.args = checked_args(kwargs, docs=self.docs_defaults, feed_name=feed_name)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
-from synth.outdir import OutputDirLocked, lock_output_dir
+from synth.outdir import lock_output_dir
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
 from tests.crawl.test_hangs import write_corpus
 from tests.harness import crawl_env, skill3
@@ -132,7 +131,8 @@ def test_a_disk_full_during_synthesis_leaves_the_previous_outputs_whole(tmp_path
 def test_a_failed_write_at_any_output_leaves_all_three_as_they_were(tmp_path, monkeypatch):
     """The injected variant (no mount needed): ENOSPC at each staged file in turn, and at each commit rename."""
     from synth import writing
-    from tests.synth.corpus import EXAMPLE as EXAMPLE_SOURCES, parse_sources, write_jsonl
+    from tests.synth.corpus import EXAMPLE as EXAMPLE_SOURCES
+    from tests.synth.corpus import parse_sources, write_jsonl
 
     feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE_SOURCES))
     assert CliRunner().invoke(app, ["synth", str(feed), "--llm-provider", "extractive", "--quiet"]).exit_code == 0
