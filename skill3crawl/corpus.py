@@ -215,69 +215,86 @@ class _Lines:
             i += 1
 
 
-def _shown_marker(carried: _Body, ahead: Iterator[str]) -> int | None:
+_UNDECIDED = -1
+
+
+class _ShownMarker:
     """Whether a marker line met while the body is open (``carried``) is text the page shows.
 
-    The lines after the marker (``ahead``: its header, then what follows) are read both as the
-    continuation of the open body and, segment by segment (a segment runs to the next marker), as
-    a new source. The page shows the marker when a construct open at the marker closes by a closer
-    the new source did not open itself (a ``</pre>``, ``-->``, closing fence or ``</html>`` of the
-    page's own code): the number of lines read until that closer is returned (markers before it
-    are shown too). It is a boundary — the page before it is unclosed, as saved pages often are —
-    when such a construct closes by the new source's own closer, when a segment starts a new HTML
-    document (unless the open construct is a comment or an element whose text is literal, where a
-    document can be shown), or when it stays open to the end of the file or for
-    :data:`LOOKAHEAD_BYTES`: None. In markdown a fence line is both closer and opener: it shows the
-    marker when, read alone, the segment's fences do not pair up (in an HTML document it is text)."""
-    watched = set(carried.kinds())  # the constructs the marker is inside, until each closes
-    literal = bool(watched & _LITERAL_KINDS)
-    state, fresh = carried.copy(), None
-    in_headers, size, n = True, 0, 0
-    pending: str | None = None
-    fence_closed: int | None = None  # the fence closed at this line; decided at the segment's end
+    The lines after the marker (its header, then what follows) are read both as the continuation of
+    the open body and, segment by segment (a segment runs to the next marker), as a new source. The
+    page shows the marker when a construct open at the marker closes by a closer the new source did
+    not open itself (a ``</pre>``, ``-->``, closing fence or ``</html>`` of the page's own code):
+    :meth:`decide` returns the number of lines read until that closer (markers before it are shown
+    too). It is a boundary — the page before it is unclosed, as saved pages often are — when such a
+    construct closes by the new source's own closer, when a segment starts a new HTML document
+    (unless the open construct is a comment or an element whose text is literal, where a document
+    can be shown), or when it stays open to the end of the file or for :data:`LOOKAHEAD_BYTES`: None.
+    In markdown a fence line is both closer and opener: it shows the marker when, read alone, the
+    segment's fences do not pair up (in an HTML document it is text)."""
 
-    def segment_end() -> int | None | bool:
-        """At a segment's end: the decision, or False to read on."""
-        if fence_closed is not None:
-            return fence_closed if fresh is not None and fresh.fences.open else None
-        if fresh is not None and fresh.document and not literal:
+    def __init__(self, carried: _Body) -> None:
+        self.watched = set(carried.kinds())  # the constructs the marker is inside, until each closes
+        self.literal = bool(self.watched & _LITERAL_KINDS)
+        self.state = carried.copy()
+        self.fresh: _Body | None = None  # the new source's own reading (None in its header)
+        self.fence_closed: int | None = None  # a fence closed at this line; decided at the segment's end
+
+    def segment_end(self) -> int | None:
+        """At a segment's end: the decision, or :data:`_UNDECIDED` to read on."""
+        fresh = self.fresh
+        if self.fence_closed is not None:
+            return self.fence_closed if fresh is not None and fresh.fences.open else None
+        if fresh is not None and fresh.document and not self.literal:
             return None  # the segment was a new document: the open page never closed
-        return False
+        return _UNDECIDED
 
-    for line in ahead:
-        n += 1
-        size += len(line) + 1
-        if size > LOOKAHEAD_BYTES:
-            return None
-        if pending is not None and _is_marker(pending, line):  # the next segment starts
-            decided = segment_end()
-            if decided is not False:
-                return decided
-            fresh, in_headers = None, True
-        pending = line if line.startswith(MARKER) else None
-        if in_headers and not line.strip():
-            in_headers, fresh = False, _Body()
-            continue
-        if not line or ("<" not in line and ">" not in line and line[0] not in _FENCE_FIRST
-                        and (fresh is None or fresh.document is not None) and state.document is not None):
-            continue  # plain text: no construct opens or closes here
-        before = state.snapshot()
+    def _plain(self, line: str) -> bool:
+        """No construct opens or closes on ``line``."""
+        return not line or ("<" not in line and ">" not in line and line[0] not in _FENCE_FIRST
+                            and (self.fresh is None or self.fresh.document is not None) and self.state.document is not None)
+
+    def line(self, n: int, line: str) -> int | None:
+        """Read body line ``n``: the decision, or :data:`_UNDECIDED`."""
+        if self._plain(line):
+            return _UNDECIDED
+        fresh, before = self.fresh, self.state.snapshot()
         own = fresh.kinds() if fresh is not None and fresh.open else frozenset()
-        state.feed(line)
+        self.state.feed(line)
         if fresh is not None:
             fresh.feed(line)
-        if state.snapshot() == before:
-            continue
-        for kind in watched - state.kinds():
-            watched.discard(kind)
+        if self.state.snapshot() == before:
+            return _UNDECIDED
+        for kind in self.watched - self.state.kinds():
+            self.watched.discard(kind)
             if kind == "fence" and "fence" not in own and not (fresh is not None and fresh.document):
-                fence_closed = n if fence_closed is None else fence_closed  # markdown: does it open a fence of its own?
-            elif fence_closed is None:
+                self.fence_closed = n if self.fence_closed is None else self.fence_closed  # does it open one of its own?
+            elif self.fence_closed is None:
                 return None if kind in own else n
-        if not watched and fence_closed is None:
-            return None
-    decided = segment_end()
-    return None if decided is False else decided
+        return None if not self.watched and self.fence_closed is None else _UNDECIDED
+
+    def decide(self, ahead: Iterator[str]) -> int | None:
+        in_headers, size, pending = True, 0, None
+        for n, line in enumerate(ahead, 1):
+            size += len(line) + 1
+            if size > LOOKAHEAD_BYTES:
+                return None
+            if pending is not None and _is_marker(pending, line):  # the next segment starts
+                if (decided := self.segment_end()) != _UNDECIDED:
+                    return decided
+                self.fresh, in_headers = None, True
+            pending = line if line.startswith(MARKER) else None
+            if in_headers and not line.strip():
+                in_headers, self.fresh = False, _Body()
+            elif (decided := self.line(n, line)) != _UNDECIDED:
+                return decided
+        decided = self.segment_end()
+        return None if decided == _UNDECIDED else decided
+
+
+def _shown_marker(carried: _Body, ahead: Iterator[str]) -> int | None:
+    """See :class:`_ShownMarker`: lines until the closer that shows the marker is the page's text, or None."""
+    return _ShownMarker(carried).decide(ahead)
 
 
 @dataclass
@@ -321,7 +338,7 @@ class _Block:
         elif keep:
             self.lines.append(line)
 
-    def finish(self, name: str, keep: bool) -> CorpusSource | tuple[str, int, str]:
+    def finish(self, name: str, keep: bool) -> CorpusSource | tuple[str, int | str, str]:
         """The block as a source (or ``("oversized", block, url)``); CorpusError for a bad one."""
         url = self.headers.get("url", "")
         if not url:
@@ -343,7 +360,7 @@ class _Block:
 
 def iter_corpus(
     lines: Iterable[str], name: str = "input_file", *, keep_bodies: bool = True, max_body: int = MAX_BODY_BYTES
-) -> Iterator[CorpusSource | tuple[str, int, str]]:
+) -> Iterator[CorpusSource | tuple[str, int | str, str]]:
     """Sources of a corpus given as lines (without line ends), in file order.
 
     Yields :class:`CorpusSource` for each good source, ``("oversized", block, url)`` for a body
@@ -448,7 +465,7 @@ class Corpus:
         seen: set[str] = set()
         for entry in self._entries(keep_bodies=False):
             if isinstance(entry, tuple) and entry[0] == "hidden":
-                self.hidden.append(entry[1])
+                self.hidden.append(int(entry[1]))
             elif isinstance(entry, tuple) and entry[0] == "skipped":
                 self.skipped.setdefault(entry[2], []).append(str(entry[1]))
             elif isinstance(entry, tuple):
@@ -463,7 +480,7 @@ class Corpus:
         """The number of sources iteration yields."""
         return self.sources
 
-    def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int, str]]:
+    def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int | str, str]]:
         path, name = str(self.path), self.name
         try:
             fh = self.path.open("rb")

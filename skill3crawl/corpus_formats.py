@@ -111,7 +111,7 @@ class JsonLinesCorpus(Corpus):
     format = "jsonl"
     FORMAT_NAME = "JSON Lines file"
 
-    def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int, str]]:
+    def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int | str, str]]:
         name, path, found = self.name, str(self.path), False
         with _open(self.path, name) as fh:
             number = 0
@@ -125,38 +125,36 @@ class JsonLinesCorpus(Corpus):
                 if len(line) >= _MAX_LINE and not line.endswith(b"\n"):
                     while line and not line.endswith(b"\n"):  # skip the rest of a line too long to hold
                         line = fh.readline(_MAX_LINE)
-                    yield ("oversized", number, f"{path} line {number}")
                     found = True
-                    continue
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                except (ValueError, RecursionError):
-                    raise CorpusError(f"{name}: {path!r} line {number} is not a JSON object; write one "
-                                      '{"url": …, "body": …} object per line') from None
-                if not isinstance(data, dict):
-                    raise CorpusError(f"{name}: {path!r} line {number} is not a JSON object; write one "
-                                      '{"url": …, "body": …} object per line')
-                url = _http_url(data.get("url"))
-                if url is None:
-                    raise CorpusError(f"{name}: {path!r} line {number}: 'url' {str(data.get('url'))[:80]!r} is not an "
-                                      "absolute http(s) URL")
-                body = data.get("body")
-                if not isinstance(body, str) or not body.strip():
-                    hint = (" (this is a skill3 feed: pass it to `skill3 synth`)" if "excerpts" in data
-                            else "; add the page text as \"body\"")
-                    raise CorpusError(f"{name}: {path!r} line {number} ({url}) has no 'body'{hint}")
-                found = True
-                if len(body.encode("utf-8", "replace")) > self.max_body:
-                    yield ("oversized", number, url)
-                    continue
-                title, date = data.get("title"), data.get("date")
-                yield CorpusSource(url=url, title=title.strip() if isinstance(title, str) else "",
-                                   date=str(date).strip() if isinstance(date, (str, int)) and str(date).strip() else None,
-                                   body=body if keep_bodies else "", block=number)
+                    yield ("oversized", number, f"{path} line {number}")
+                elif line.strip():
+                    found = True
+                    yield self._source(line, number, keep_bodies)
         if not found:
             raise CorpusError(f"{name}: {path!r} holds no JSON object; write one {{\"url\": …, \"body\": …}} object per line")
+
+    def _source(self, line: bytes, number: int, keep_bodies: bool) -> CorpusSource | tuple[str, int | str, str]:
+        """One line: a source, ``("oversized", line, url)``, or CorpusError naming the line."""
+        where = f"{self.name}: {str(self.path)!r} line {number}"
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            data = None
+        if not isinstance(data, dict):
+            raise CorpusError(f"{where} is not a JSON object; write one {{\"url\": …, \"body\": …}} object per line")
+        url = _http_url(data.get("url"))
+        if url is None:
+            raise CorpusError(f"{where}: 'url' {str(data.get('url'))[:80]!r} is not an absolute http(s) URL")
+        body = data.get("body")
+        if not isinstance(body, str) or not body.strip():
+            hint = " (this is a skill3 feed: pass it to `skill3 synth`)" if "excerpts" in data else "; add the page text as \"body\""
+            raise CorpusError(f"{where} ({url}) has no 'body'{hint}")
+        if len(body.encode("utf-8", "replace")) > self.max_body:
+            return ("oversized", number, url)
+        title, date = data.get("title"), data.get("date")
+        return CorpusSource(url=url, title=title.strip() if isinstance(title, str) else "",
+                            date=str(date).strip() if isinstance(date, (str, int)) and str(date).strip() else None,
+                            body=body if keep_bodies else "", block=number)
 
 
 # --------------------------------------------------------------------------- pages: decoding as the crawl does
@@ -184,7 +182,7 @@ class WarcCorpus(Corpus):
     format = "warc"
     FORMAT_NAME = "WARC file"
 
-    def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int, str]]:
+    def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int | str, str]]:
         from warcio.archiveiterator import ArchiveIterator
         from warcio.exceptions import ArchiveLoadFailed
 
@@ -211,7 +209,7 @@ class WarcCorpus(Corpus):
             raise CorpusError(f"{name}: {path!r} holds no page (no 'response' record with status 200 and an HTML, "
                               "markdown or text body)")
 
-    def _record(self, record: Any, number: int, keep_bodies: bool) -> CorpusSource | tuple[str, int, str]:
+    def _record(self, record: Any, number: int, keep_bodies: bool) -> CorpusSource | tuple[str, int | str, str]:
         if record.rec_type not in ("response", "resource"):
             return ("skipped", number, f"{record.rec_type}_record")
         url = _http_url(record.rec_headers.get_header("WARC-Target-URI"))
@@ -319,7 +317,7 @@ class FolderCorpus(Corpus):
                                           "pass a smaller folder")
                     yield Path(root) / n
 
-    def _entries(self, *, keep_bodies: bool) -> Iterator[Any]:  # a skipped file is named by its path, not a line number
+    def _entries(self, *, keep_bodies: bool) -> Iterator[CorpusSource | tuple[str, int | str, str]]:
         name, pages, number = self.name, 0, 0
         for number, file in enumerate(self.files(), 1):
             rel = file.relative_to(self.path) if self.path.is_dir() else Path(file.name)
@@ -350,7 +348,7 @@ class FolderCorpus(Corpus):
             raise CorpusError(f"{name}: {str(self.path)!r} holds no page with a URL; name each page's URL (save it from a "
                               "browser, mirror it as host/path.html, or give a markdown page a 'url:' frontmatter line)")
 
-    def _page(self, raw: bytes, rel: Path, kind: str, number: int, keep_bodies: bool) -> CorpusSource | tuple[str, int, str]:
+    def _page(self, raw: bytes, rel: Path, kind: str, number: int, keep_bodies: bool) -> CorpusSource | tuple[str, int | str, str]:
         title, date = "", None
         if kind == "html":
             head = raw[:_HEAD_BYTES]

@@ -156,49 +156,52 @@ class Resolution:
                 "dropped_count": len(self.dropped)}
 
 
+@dataclass
+class _Drops:
+    sentences: dict[tuple[int, int], set[str]] = field(default_factory=dict)  # (source, excerpt) → sentences
+    code: dict[int, set[int]] = field(default_factory=dict)  # source → code block indexes
+
+
+def _settle(api: str, group: list[_Claim], sources: list[SourceText], res: Resolution, drops: _Drops) -> None:
+    """One API's claims: the best stated advice wins over every opposite claim of lower standing."""
+    prose = [c for c in group if c.excerpt >= 0]  # a conflict needs a stated opinion; code alone never starts one
+    if not prose or len({c.polarity for c in group}) < 2:
+        return
+    best = max(prose, key=lambda c: sources[c.source].standing)
+    top = sources[best.source].standing
+    rivals = [c for c in prose if c.polarity != best.polarity and sources[c.source].standing == top]
+    if rivals:
+        res.unresolved.append({"api": api, "sources": sorted({sources[c.source].url for c in [best, *rivals]})})
+        return
+    res.winners[api] = (best.polarity, best.source)
+    for c in group:
+        if c.polarity == best.polarity or sources[c.source].standing >= top:
+            continue
+        if c.excerpt >= 0:
+            drops.sentences.setdefault((c.source, c.excerpt), set()).add(c.sentence)
+        elif best.polarity == DISCOURAGES:
+            drops.code.setdefault(c.source, set()).add(-1 - c.excerpt)
+        else:
+            continue
+        res.dropped.append({"api": api, "loser": sources[c.source].url, "winner": sources[best.source].url,
+                            "advice": best.polarity, "dropped": (c.sentence or "code block")[:300]})
+
+
 def resolve(sources: list[SourceText]) -> Resolution:
     """Settle opposite advice between ``sources`` (edited in place: losing sentences and code blocks removed)."""
-    claims = _claims(sources)
     by_api: dict[str, list[_Claim]] = {}
-    for c in claims:
+    for c in _claims(sources):
         by_api.setdefault(c.api, []).append(c)
-    res = Resolution()
-    drop_sentences: dict[tuple[int, int], set[str]] = {}
-    drop_code: dict[int, set[int]] = {}
+    res, drops = Resolution(), _Drops()
     for api, group in by_api.items():
-        prose = [c for c in group if c.excerpt >= 0]  # a conflict needs a stated opinion; code alone never starts one
-        if len({c.polarity for c in prose}) < 2 and not (prose and {c.polarity for c in group} == {RECOMMENDS, DISCOURAGES}):
-            continue
-        if len({c.polarity for c in group}) < 2:
-            continue
-        best = max(prose or group, key=lambda c: sources[c.source].standing)
-        top = sources[best.source].standing
-        rivals = [c for c in prose if c.polarity != best.polarity and sources[c.source].standing == top]
-        if rivals:
-            res.unresolved.append({"api": api, "sources": sorted({sources[c.source].url for c in [best, *rivals]})})
-            continue
-        res.winners[api] = (best.polarity, best.source)
-        for c in group:
-            if c.polarity == best.polarity or sources[c.source].standing >= top:
-                continue
-            if c.excerpt >= 0:
-                drop_sentences.setdefault((c.source, c.excerpt), set()).add(c.sentence)
-                what = c.sentence
-            elif best.polarity == DISCOURAGES:
-                drop_code.setdefault(c.source, set()).add(-1 - c.excerpt)
-                what = "code block"
-            else:
-                continue
-            res.dropped.append({"api": api, "loser": sources[c.source].url, "winner": sources[best.source].url,
-                                "advice": best.polarity, "dropped": what[:300]})
-    for (si, ei), sentences in drop_sentences.items():
+        _settle(api, group, sources, res, drops)
+    for (si, ei), sentences in drops.sentences.items():
         kept = [s for s in _SENTENCE.split(sources[si].excerpts[ei]) if s not in sentences]
         sources[si].excerpts[ei] = " ".join(kept).strip()
     for si, src in enumerate(sources):
-        if any(not e for e in src.excerpts):
-            src.excerpts[:] = [e for e in src.excerpts if e]
-        if si in drop_code:
-            src.code[:] = [code for ci, code in enumerate(src.code) if ci not in drop_code[si]]
+        src.excerpts[:] = [e for e in src.excerpts if e]
+        if si in drops.code:
+            src.code[:] = [code for ci, code in enumerate(src.code) if ci not in drops.code[si]]
     return res
 
 

@@ -125,26 +125,13 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
     body, cited, f = sources.fix_citations(body, len(ctx.sources), urls)
     fixes += f
     if not cited and ctx.sources:  # a draft that cites nothing: the sources its Sources named, the lines they hold
-        cited = set(listed)
-        if listed:
-            fixes.append(f"kept the source(s) [{', '.join(map(str, sorted(listed)))}] the draft's Sources section named")
-        body, attributed, f = sources.attribute_claims(body, ctx.sources)
-        cited |= attributed
+        body, cited, f = _cite_uncited(body, listed, ctx)
         fixes += f
     if removed:
         fixes.append("rebuilt the Sources section from the cited sources")
 
-    raw_desc = fm.get("description")
-    desc = fixers.clean_text(str(raw_desc)) if isinstance(raw_desc, (str, int, float)) else ""
-    if echoes.repeated_sentences(desc):
-        desc = echoes.dedupe_sentences(desc)
-        fixes.append("kept each sentence of the description once (it repeated itself)")
-    if fixers.is_degenerate_description(desc, name, ctx.topic) or echoes.is_placeholder(desc):
-        desc = fixers.derive_description(body, ctx.topic, ctx.cutoff)
-        fixes.append("derived the description from the body (the model's was missing or degenerate)")
-    elif desc != raw_desc or len(desc) > MAX_DESCRIPTION:
-        desc = fixers.truncate(desc, MAX_DESCRIPTION)
-        fixes.append("cleaned the description (tags, angle brackets, length)")
+    desc, f = _description(fm.get("description"), body, name, ctx)
+    fixes += f
 
     out: dict = {"name": name, "description": desc}
     compat = fm.get("compatibility")
@@ -166,6 +153,31 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
     if problems:
         raise PostProcessError(problems)
     return skill
+
+
+def _cite_uncited(body: str, listed: set[int], ctx: SkillContext) -> tuple[str, set[int], list[str]]:
+    """A draft that cites nothing: the sources its own Sources section named, and its claim lines cited by the source
+    whose text holds them (``synth.skill.sources.attribute_claims``)."""
+    fixes = [f"kept the source(s) [{', '.join(map(str, sorted(listed)))}] the draft's Sources section named"] if listed else []
+    body, attributed, f = sources.attribute_claims(body, ctx.sources)
+    return body, set(listed) | attributed, fixes + f
+
+
+def _description(raw_desc: object, body: str, name: str, ctx: SkillContext) -> tuple[str, list[str]]:
+    """The description: cleaned, each sentence once, derived from the body when the model's is degenerate or the
+    prompt's placeholder."""
+    fixes: list[str] = []
+    desc = fixers.clean_text(str(raw_desc)) if isinstance(raw_desc, (str, int, float)) else ""
+    if echoes.repeated_sentences(desc):
+        desc = echoes.dedupe_sentences(desc)
+        fixes.append("kept each sentence of the description once (it repeated itself)")
+    if fixers.is_degenerate_description(desc, name, ctx.topic) or echoes.is_placeholder(desc):
+        desc = fixers.derive_description(body, ctx.topic, ctx.cutoff)
+        fixes.append("derived the description from the body (the model's was missing or degenerate)")
+    elif desc != raw_desc or len(desc) > MAX_DESCRIPTION:
+        desc = fixers.truncate(desc, MAX_DESCRIPTION)
+        fixes.append("cleaned the description (tags, angle brackets, length)")
+    return desc, fixes
 
 
 def validate_skill(skill: Skill) -> list[str]:

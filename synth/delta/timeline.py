@@ -243,9 +243,17 @@ class Timeline:
         ck = ("status", version, cutoff_start)
         if ck in self._cache:
             return self._cache[ck]
-        result = self._status(version, cutoff_start)
+        result = self._unverified(version) or self._status(version, cutoff_start)
         self._cache[ck] = result
         return result
+
+    def _unverified(self, version: str) -> VersionStatus | None:
+        """Undated and never released as far as anything knows: newer than :meth:`newest_known`, no date of its own and
+        no ``--since-version`` (the user's statement decides alone)."""
+        v = parse_version(version)
+        if v is None or self.since or self.date_of(str(v)) is not None or self.plausible(v):
+            return None
+        return VersionStatus(str(version).strip(), UNDATED, None, f"unverified: newer than every known version ({self.newest_known()})")
 
     def _status(self, version: str, cutoff_start: date) -> VersionStatus:
         v = parse_version(version)
@@ -261,9 +269,6 @@ class Timeline:
             return self._by_since(v, shown, own.date if own is not None else None)
         if own is not None:
             return verdict(own.date, f"dated by {own.source}")
-        if not self.plausible(v):
-            newest = self.newest_known()
-            return VersionStatus(shown, UNDATED, None, f"unverified: newer than every known version ({newest})")
         starts = self._series_starts()
         s = series(v)
         if s in starts and starts_series(v):

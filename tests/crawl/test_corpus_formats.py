@@ -135,7 +135,7 @@ def test_jsonl(tmp_path):
     (b'{"url": "https://a.example/", "title": "t"}\n', "line 1 (https://a.example/) has no 'body'"),
     (b'{"url": "https://a.example/", "excerpts": ["x"], "topic": "t"}\n', "this is a skill3 feed: pass it to `skill3 synth`"),
     (b"WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 99999\r\n\r\nshort", "not a valid WARC record"),
-    (gzip.compress(b"just text"), "is gzip-compressed but not a WARC file"),
+    (gzip.compress(b"just text", mtime=0), "is gzip-compressed but not a WARC file"),
     (b"Title\n=====\n\nplain markdown is no corpus", "or pass JSON Lines, a WARC file or a folder of .html/.md pages"),
 ])
 def test_bad_inputs_are_one_line(tmp_path, data, message):

@@ -351,8 +351,8 @@ def test_opposite_advice_is_settled_before_the_bundle_and_d1_runs(tmp_path):
 
 def test_d1_runs_on_an_extractive_synthesis_with_fresh_sources(tmp_path):
     feed = _conflicting_feed(tmp_path)
-    code = CliRunner().invoke(app, ["synth", str(feed), "--llm-provider", "extractive", "--quiet"]).exit_code
-    assert code == 0
+    r = CliRunner().invoke(app, ["synth", str(feed), "--llm-provider", "extractive", "--quiet"])
+    assert r.exit_code == 0, r.stderr
     man = json.loads((tmp_path / "run.json").read_text())
     skipped = [f for f in man["lint"]["findings"] if f["rule"] == "X1"]
     assert not [f for f in skipped if "D1" in f["message"]], skipped
