@@ -12,7 +12,8 @@ set in the ``shared`` folder beside the checkout) is served on loopback by the s
 delays off) but with ``-a synth=0``. Reported per case, for its release R (the version in the case's
 ``_notes.release``):
 
-* **date** — R's date in crawl.json's ``timeline`` and whether it is right: the date in
+* **date** — R's date in crawl.json's ``timeline`` as the pages print it (sources changelog, whatsnew,
+  release-page; a registry's dates left out) and whether it is right: the date in
   ``_notes.release`` for a site that prints dates; for a site that prints none (the case has a
   ``since_version``) the right answer is no date;
 * **page** — the ``page_kind`` / ``page_version`` of R's change page (the first ``change_page`` URL
@@ -40,6 +41,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = Path(os.environ["DELTA_DEV"]) if os.environ.get("DELTA_DEV") else ROOT.parent / "shared" / "delta-dev"
+
+
+PAGE_SOURCES = {"changelog", "whatsnew", "release-page"}  # crawl.json timeline sources read on the pages
 
 
 def norm(v: str | None) -> str:
@@ -94,7 +98,9 @@ def analyze(name: str, case: dict, out: Path) -> dict:
     ver, want_date = release_of(case)
     r = norm(ver)
     crawl_json = json.loads((out / "crawl.json").read_text()) if (out / "crawl.json").exists() else {}
-    dates = sorted({e["date"] for e in crawl_json.get("timeline", []) if norm(e.get("version")) == r})
+    # the dates the crawled pages print (a registry's or repository's dates are no extraction's)
+    dates = sorted({e["date"] for e in crawl_json.get("timeline", [])
+                    if norm(e.get("version")) == r and e.get("source") in PAGE_SOURCES})
     items = [json.loads(line) for f in sorted(out.glob("run*.jsonl")) for line in f.open() if line.strip()]
     page = next((i for p in case["change_page"] for i in items if p in i.get("final_url") or p in i["url"]), None)
     entries = [c for i in items for c in i.get("changes", []) if norm(c.get("version")) == r]
@@ -104,7 +110,8 @@ def analyze(name: str, case: dict, out: Path) -> dict:
     more_hits = [f for f, aliases in case["features"].items() if any(a in more for a in aliases)]
     date_ok = (dates == [want_date]) if want_date else not dates
     return {
-        "case": name, "R": ver, "pages": len(items), "timeline": len(crawl_json.get("timeline", [])),
+        "case": name, "R": ver, "pages": len(items),
+        "timeline": sum(1 for e in crawl_json.get("timeline", []) if e.get("source") in PAGE_SOURCES),
         "dates": dates, "want": want_date, "date_ok": date_ok,
         "page": (page.get("page_kind"), page.get("page_version")) if page else None,
         "entries": len(entries), "features": (len(hits), len(case["features"])), "features_code": len(more_hits),
