@@ -455,10 +455,10 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
 
     # all three are staged in full first (a full disk stops the run there), then committed together
     with OutputTransaction(out_dir) as tx:
-        if refresh is not None:  # refresh: the previous run is copied to .history/<version>/ before anything is replaced
+        if refresh is not None:  # refresh: where the previous run will be kept (.history/<version>/)
             try:
-                refresh.archive()
-            except (AgentsError, OSError) as exc:
+                refresh.plan_history()
+            except AgentsError as exc:
                 raise SynthFailure(1, f"the previous skill could not be kept in {out_dir / agents_refresh.HISTORY}: {exc}; "
                                       "nothing was replaced") from None
         with state.phase("write"):
@@ -469,6 +469,12 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
         tx.stage_file("index.html", render_preview(skill, man))
         if previous is not None and previous.resolve() != skill_dir.resolve():
             tx.replace(previous.name)  # the last run's skill under its old name
+        if refresh is not None:  # everything is staged: the previous run is copied to .history/ before it is replaced
+            try:
+                refresh.archive()
+            except (AgentsError, OSError) as exc:
+                raise SynthFailure(1, f"the previous skill could not be kept in {out_dir / agents_refresh.HISTORY}: {exc}; "
+                                      "nothing was replaced") from None
         with critical_section():  # a signal now waits until the outputs are all in place (or all back)
             tx.commit()
             state.committed = True

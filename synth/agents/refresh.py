@@ -144,21 +144,31 @@ class Refresh:
         if isinstance(meta, dict):
             meta["version"] = self.version
 
-    def archive(self) -> None:
-        """Copy the previous run (skill folder, run.json, index.html) to ``.history/<version>/`` before it is replaced."""
+    def plan_history(self) -> None:
+        """Where the previous run will be kept (``.history/<version>/``), decided before anything is written, so the
+        new run.json can name it; nothing is created until :meth:`archive`."""
         prev = self.previous
         if prev is None or prev.out_dir is None:
             return
         root = self.out_dir / HISTORY
         if root.is_symlink() or (root.exists() and not root.is_dir()):
             raise AgentsError(f"{root} is not a folder skill3 wrote; move it away to keep the previous skill's history")
-        root.mkdir(exist_ok=True)
         base = re.sub(r"[^A-Za-z0-9._-]", "_", prev.version or "unversioned")[:64] or "unversioned"
         dest = root / base
         k = 2
         while dest.exists() or dest.is_symlink():
             dest = root / f"{base}-{k}"
             k += 1
+        self.history_dir = dest
+
+    def archive(self) -> None:
+        """Copy the previous run (skill folder, run.json, index.html) to the planned ``.history/<version>/`` — once
+        the new outputs are staged, just before they replace it."""
+        prev, dest = self.previous, self.history_dir
+        if prev is None or prev.out_dir is None or dest is None:
+            return
+        root = dest.parent
+        root.mkdir(exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".skill3-history-", dir=root))
         try:
             shutil.copytree(prev.skill_dir, staging / prev.skill_dir.name, symlinks=True)
@@ -169,7 +179,6 @@ class Refresh:
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        self.history_dir = dest
 
     def record(self, skill_dir: Path, man: dict[str, Any], staged: Path | None = None) -> dict[str, Any]:
         """run.json's ``refresh`` section for a run that writes its skill (first run, refresh or --fresh); ``staged``:
@@ -189,8 +198,7 @@ class Refresh:
             return rec
         if self.previous is not None and self.history_dir is not None and not self.fresh:
             try:
-                old = load(self.history_dir)
-                rec["diff"] = diff_runs(old, new)
+                rec["diff"] = diff_runs(self.previous, new)  # the previous run as it is on disk until the commit
                 rec["summary"] = summary_lines(rec["diff"])
             except (AgentsError, OSError) as exc:
                 rec["diff_error"] = str(exc)
