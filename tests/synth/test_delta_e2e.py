@@ -129,3 +129,27 @@ def test_a_never_released_version_is_unverified_not_news(tmp_path):
     man = json.loads((tmp_path / "run.json").read_text())
     shapes = next(r for r in man["sources"] if r["url"].endswith("shapes.html"))
     assert shapes.get("post_cutoff_changes", 0) == 0
+
+
+def test_a_never_released_version_on_a_site_without_change_pages_is_unverified(tmp_path):
+    """The registry's timeline knows 3.0 (released after the cutoff); a reference page marks one function "New in version
+    3.0" and another "New in version 99.0", and no change page documents any release: 99.0 names no release."""
+    from tests.synth.corpus import make_item, write_jsonl
+
+    page = make_item("https://docs.gadget.example/api.html", published="2026-05-02", title="gadget API", topic="gadget",
+                     authoritative=("docs.gadget.example",), excerpts=["# gadget API"])
+    page.update(page_kind="doc", changes=[
+        {"kind": "added", "version": "3.0", "removed_in": None, "date": None, "anchor": "#gadget.stream", "heading": "stream",
+         "text": "gadget.stream() reads a response as it arrives instead of waiting for all of it. New in version 3.0."},
+        {"kind": "added", "version": "99.0", "removed_in": None, "date": None, "anchor": "#gadget.warp", "heading": "warp",
+         "text": "gadget.warp() sends every request back in time before it was made. New in version 99.0."}])
+    feed = write_jsonl(tmp_path / "run.jsonl", [page])
+    (tmp_path / "crawl.json").write_text(json.dumps({"topic": "gadget", "args": {"topic": "gadget", "cutoff_time": "2026-01"},
+                                                     "timeline": [{"version": "3.0", "date": "2026-03-01", "source": "pypi"}]}))
+    code, _out, err = synth(feed, "--llm-provider", "extractive", "--cutoff-time", "2026-01")
+    assert code == 0, err
+    text = (tmp_path / "gadget" / "SKILL.md").read_text()
+    assert "reads a response as it arrives" in text and "back in time" not in text and "99.0" not in text
+    man = json.loads((tmp_path / "run.json").read_text())
+    row = next(r for r in man["sources"] if r["url"].endswith("api.html"))
+    assert row["post_cutoff_changes"] == 1
