@@ -32,7 +32,7 @@ from skill3crawl.docs.scope import Scope
 from skill3crawl.items import response_headers
 from skill3crawl.state import get_state
 from synth.errors import ExitCode
-from synth.urls import host_of
+from synth.urls import host_of, site_host
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -163,6 +163,13 @@ class OfficialSourcesMixin:
             self.nothing_found_check()
             return
         if getattr(self, "_registry_dates_only", False):  # the site is given: the package only dates its versions
+            named = {site_host(u) for u in [*a.start_urls, *(f"https://{h}/" for h in a.authoritative)]} - {""}
+            linked = {s.prefix.split("/", 1)[0] for s in reg.official_sources(pkg)}
+            if not named & linked:  # a package of the same name that does not link the named site is another project
+                state.package["use"] = "not used: its registry links name none of the sites given"
+                logger.info("skill3: %s links none of the named sites (%s): its release dates are not used", pkg.label,
+                            ", ".join(sorted(named)))
+                return
             state.package["use"] = "release dates only (start URLs or hosts were named)"
             state.release_timeline = reg.merge_timeline(state.release_timeline, [r.as_dict() for r in pkg.releases])
             logger.info("skill3: topic %r is the package %s (%s): its %d release dates join the timeline", a.topic,

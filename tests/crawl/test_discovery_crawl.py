@@ -298,3 +298,21 @@ def test_start_urls_given_the_registries_still_date_the_versions(tmp_path):
         assert "github.com" not in json.dumps(crawl.get("official_sources"))
     finally:
         srv.stop()
+
+
+def test_a_package_that_does_not_link_the_named_site_dates_nothing(tmp_path):
+    """A package of the topic's name whose registry links name another site is another project: its dates stay out."""
+    srv = MockServer(name="registries", routes=registry_world()).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl(
+            "topic=fastapi", "cutoff_time=2026-01", f"output_dir={out}", "synth=0", "max_pages=3",
+            f"start_urls=http://elsewhere.test:{srv.port}/",
+            settings=settings(srv.port, SKILL3_CRATES_URL=f"http://127.0.0.1:{closed_port()}/api/v1/crates"),
+            env={"SEARXNG_URL": ""}, timeout=120,
+        )
+        crawl = json.loads((out / "crawl.json").read_text())
+        assert not [r for r in crawl.get("timeline") or [] if r["source"] == "pypi"], proc.stderr[-2000:]
+        assert crawl["package"]["use"].startswith("not used")
+    finally:
+        srv.stop()
