@@ -8,7 +8,7 @@ import typer
 
 from skill3crawl import cli_learn
 from synth.cli import make_app
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 
 
 def mcp_cmd(

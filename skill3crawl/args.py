@@ -17,14 +17,14 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 
 from skill3crawl.corpus import Corpus, CorpusError, read_corpus
-from synth.cutoff import Cutoff, CutoffError, resolve_cutoff
-from synth.errors import UsageError
+from synth.core.errors import UsageError
+from synth.evidence.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.evidence.urls import host_of
 from synth.llm.model import LLMError
 from synth.llm.registry import Choice, Provider, check_provider
 from synth.options import MIN_CONTEXT_TOKENS, SynthOptions
 from synth.outdir import output_dir_problem
 from synth.skill.names import topic_slug
-from synth.urls import host_of
 from synth.vet.redact import redact_urls
 
 MAX_PAGES_LIMIT = 100_000
@@ -200,7 +200,7 @@ class LearnArgs(BaseModel):
     @field_validator("since_version", mode="before")
     @classmethod
     def _since_version(cls, v: Any) -> str | None:
-        from synth.delta.versions import check_since_version
+        from synth.evidence.delta.versions import check_since_version
 
         return check_since_version(v)
 

@@ -20,7 +20,7 @@ from synth.cli_synth import (
     ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, LlmTimeout, SinceVersion, StrictCutoff,
     TargetModel, Verify,
 )
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 from synth.llm.model import LLMError
 from synth.llm.bounds import timeout_value
 from synth.llm.registry import Provider, check_provider, choose, fallback_warning, model_problem

@@ -40,9 +40,9 @@ from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 
-from synth.errors import UsageError
+from synth.core.errors import UsageError
+from synth.evidence.urls import url_key
 from synth.skill.markdown import FenceTracker
-from synth.urls import url_key
 
 MARKER = "=== SOURCE ==="
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:\s*(.*)$")
@@ -499,7 +499,7 @@ class Corpus:
                 raise CorpusError(f"{name}: cannot read {path!r}: {exc.strerror}") from None
 
     def __iter__(self) -> Iterator[CorpusSource]:
-        """The sources in file order, each page (:func:`synth.urls.url_key`) once."""
+        """The sources in file order, each page (:func:`synth.evidence.urls.url_key`) once."""
         seen: set[str] = set()
         for entry in self._entries(keep_bodies=True):
             if isinstance(entry, CorpusSource) and url_key(entry.url) not in seen:

@@ -50,7 +50,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from skill3crawl.docs.budget import Claim, Entry, PageBudget, waiting_cap
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 
 if TYPE_CHECKING:
     from typing import Self

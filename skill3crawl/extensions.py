@@ -20,7 +20,7 @@ from scrapy import signals
 from scrapy.utils.misc import load_object
 
 from skill3crawl.state import get_state
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 from synth.writing import atomic_open, atomic_write_text
 
 logger = logging.getLogger(__name__)

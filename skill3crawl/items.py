@@ -1,4 +1,4 @@
-"""The item the spider yields: a :class:`synth.item.SourceItem` plus transient page data.
+"""The item the spider yields: a :class:`synth.evidence.item.SourceItem` plus transient page data.
 
 Only the ``SourceItem`` fields are exported (the feed's ``fields`` option), in
 declaration order; the transient fields carry the fetched page through the
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from synth.item import SourceItem
+from synth.evidence.item import SourceItem
 
 EXPORT_FIELDS = SourceItem.field_names()
 

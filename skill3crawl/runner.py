@@ -27,7 +27,7 @@ from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.project import get_project_settings
 
 from skill3crawl.args import ArgsError, checked_args
-from synth.errors import ExitCode, UsageError
+from synth.core.errors import ExitCode, UsageError
 
 ASYNCIO_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 _SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

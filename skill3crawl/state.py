@@ -8,7 +8,7 @@ from typing import Any
 
 from skill3crawl import sitedates
 from skill3crawl.sitedates import SiteDates
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 from synth.llm.registry import Choice
 
 

@@ -40,7 +40,8 @@ from typing import IO, Any, Callable, Iterable, Iterator
 
 import orjson
 
-from synth.consensus import (
+from synth.core.errors import UsageError
+from synth.evidence.consensus import (
     AUTHORITATIVE,
     SAME,
     VARIANT,
@@ -49,7 +50,7 @@ from synth.consensus import (
     item_snippets,
     shingles,
 )
-from synth.delta.changes import (
+from synth.evidence.delta.changes import (
     SUBJECT_CHARS,
     Change,
     HostDates,
@@ -60,15 +61,14 @@ from synth.delta.changes import (
     page_freshness,
     read_changes,
 )
-from synth.delta.ledger import Delta, Ledger
-from synth.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
-from synth.delta.timeline import Timeline, parse_day
-from synth.errors import UsageError
-from synth.item import SourceItem, check_fields, fields_from_json
-from synth.scoring import combined_score
+from synth.evidence.delta.ledger import Delta, Ledger
+from synth.evidence.delta.relevance import BM25, BOILERPLATE_PRIOR, is_boilerplate, query_terms
+from synth.evidence.delta.timeline import Timeline, parse_day
+from synth.evidence.item import SourceItem, check_fields, fields_from_json
+from synth.evidence.scoring import combined_score
+from synth.evidence.urls import host_of, normalize_host, site_host
 from synth.skill.markdown import fence_for
 from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
-from synth.urls import host_of, normalize_host, site_host
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 DEFAULT_MAX_SOURCES = 12
@@ -989,7 +989,7 @@ def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutof
 
 
 def _post_versions(candidates: list[Candidate]) -> list[str]:
-    from synth.delta.versions import parse_version
+    from synth.evidence.delta.versions import parse_version
 
     labels = {ch.version: ch.status.label() for c in candidates for ch in c.delta}
     return [labels[v] for v in sorted(labels, key=lambda v: (parse_version(v) is None, parse_version(v) or v), reverse=True)]

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from rich.console import Console
 
-from synth.console import print_warning
-from synth.errors import Skill3Error
+from synth.core.console import print_warning
+from synth.core.errors import Skill3Error
 from synth.lint import Facts, LintResult, lint_text
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.skill.markdown import LINK

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 from synth.lint import RULES, Facts, LintError, fails, lint_paths, load_facts
 from synth.lint.report import RENDERERS
 

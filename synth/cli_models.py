@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from synth.cutoff import cutoff_table, default_model, model_rows
+from synth.evidence.cutoff import cutoff_table, default_model, model_rows
 
 
 class Format(str, Enum):

@@ -9,7 +9,7 @@ from typing import Callable, Optional
 
 import typer
 
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 from synth.vet.correct import secret_findings
 from synth.vet.findings import Finding
 from synth.vet.install import SetupError

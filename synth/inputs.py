@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from synth.bundle import BundleError, iter_items, rank_sources
-from synth.cutoff import Cutoff, CutoffError, default_model, parse_month, resolve_cutoff
+from synth.evidence.cutoff import Cutoff, CutoffError, default_model, parse_month, resolve_cutoff
 from synth.llm.model import LLMError
 from synth.llm.registry import check_provider
 from synth.options import DEFAULT_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, SynthFailure, SynthOptions
@@ -102,7 +102,7 @@ def check_options(options: SynthOptions) -> None:
     except LLMError as exc:
         raise SynthFailure(2, str(exc)) from None
     if options.since_version is not None:
-        from synth.delta.versions import check_since_version
+        from synth.evidence.delta.versions import check_since_version
 
         try:
             check_since_version(options.since_version)
@@ -163,7 +163,7 @@ def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
 
 def _since_version(options: SynthOptions, crawl: CrawlRecord) -> str | None:
     """``--since-version``, else the one the crawl recorded (a malformed recorded one is ignored)."""
-    from synth.delta.versions import check_since_version
+    from synth.evidence.delta.versions import check_since_version
 
     if options.since_version:
         return check_since_version(options.since_version)

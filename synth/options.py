@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from synth.errors import ExitCode, Skill3Error
+from synth.core.errors import ExitCode, Skill3Error
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console

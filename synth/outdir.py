@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from synth.errors import UsageError
+from synth.core.errors import UsageError
 
 
 def output_dir_problem(path: str | Path) -> str | None:

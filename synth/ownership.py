@@ -18,7 +18,7 @@ import json
 import re
 from pathlib import Path
 
-from synth.errors import UsageError
+from synth.core.errors import UsageError
 from synth.manifest import SCHEMA
 from synth.skill.spec import MAX_NAME
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from synth.errors import Skill3Error
+from synth.core.errors import Skill3Error
 from synth.lint.rules import STRUCTURAL, structural_findings
 from synth.skill import echoes, fixers, references, safety, sources
 from synth.skill.frontmatter import read_frontmatter

@@ -48,11 +48,11 @@ from synth.bundle import (
     to_bundle,
 )
 from synth.dryrun import DryRunReport
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 from synth.extractive import extractive_skill
 from synth.inputs import Inputs, resolve_inputs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
-from synth.console import print_warning
+from synth.core.console import print_warning
 from synth.llm.progress import generation_progress
 from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model, model_problem
 from synth.options import SynthFailure, SynthOptions, SynthResult
@@ -69,7 +69,7 @@ from synth.synthesize import (
     synth_messages,
     verify_messages,
 )
-from synth.conflicts import resolve_candidates, stale_constructs
+from synth.evidence.conflicts import resolve_candidates, stale_constructs
 from synth.interrupt import critical_section, exit_code_of, interruptible, signal_name
 from synth.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
 
@@ -93,7 +93,7 @@ class RunState:
         self.warnings: list[str] = []
         self.log = CallLog()
         self.committed = False  # the outputs are in place
-        self.conflicts: dict[str, Any] = {}  # synth.conflicts: opposite advice settled before the bundle
+        self.conflicts: dict[str, Any] = {}  # synth.evidence.conflicts: opposite advice settled before the bundle
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -154,7 +154,7 @@ class Draft:
     context: SkillContext
     shrunk: dict[str, Any] | None = None
     map_reduce: dict[str, Any] = field(default_factory=dict)
-    parts: Any = None  # synth.delta.render.SkillParts: the references and the entries SKILL.md names
+    parts: Any = None  # synth.evidence.delta.render.SkillParts: the references and the entries SKILL.md names
 
 
 @dataclass
@@ -302,7 +302,7 @@ def resolve_provider(options: SynthOptions, state: RunState) -> Choice:
 def _warn_timeline(delta: Any, state: RunState) -> None:
     """One warning for version strings the timeline rejected as absurd, one when it was full (both are in
     run.json's ``delta.rejected_dates``)."""
-    from synth.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
+    from synth.evidence.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
 
     rejected = delta.get("rejected_dates") if isinstance(delta, dict) else None
     reasons = [r.get("reason") for r in rejected or [] if isinstance(r, dict)]
@@ -355,11 +355,11 @@ def select(candidates: list[Candidate], budget: int, *, can_condense: bool, inpu
 
 
 def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
-    """The delta's reference files and SKILL.md entries (:mod:`synth.delta.render`), or None without change entries;
+    """The delta's reference files and SKILL.md entries (:mod:`synth.evidence.delta.render`), or None without change entries;
     every scraped text the built-in screen flags is left out."""
     if ranked.changes is None or not (ranked.changes.post or ranked.changes.undated):
         return None
-    from synth.delta.render import skill_parts
+    from synth.evidence.delta.render import skill_parts
     from synth.vet.screen import screen_markdown
 
     parts = skill_parts(ranked.changes, bundle["sources"], topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,
@@ -506,7 +506,7 @@ def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[C
         man["delta"] = {**ranked.delta, "since_version": ranked.changes.since_version,
                         "versions": ranked.changes.version_rows()}
     if draft.parts is not None and ranked.changes is not None:
-        from synth.delta.render import delta_record
+        from synth.evidence.delta.render import delta_record
 
         man["delta"].update(delta_record(ranked.changes, draft.parts, skill))
     if refresh is not None:  # refresh: what changed since the previous run (synth.agents.refresh)

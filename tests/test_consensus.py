@@ -1,6 +1,6 @@
 import pytest
 
-from synth.consensus import ConsensusIndex, claim_sentences, independent_host, is_trusted
+from synth.evidence.consensus import ConsensusIndex, claim_sentences, independent_host, is_trusted
 
 CODE = "from mcp.server import Server\nserver = Server('demo')\nserver.run(transport='streamable-http')"
 CODE_NEAR = "from mcp.server import Server\nserver = Server('demo')\n\nserver.run(transport='streamable-http')  "
@@ -42,7 +42,7 @@ def test_conflict_detected_when_authority_arrives_later():
     idx = ConsensusIndex()
     v = idx.add(CODE_VARIANT, "medium.com", 0.2)
     idx.add(CODE, "spec.example.org", 1.0)
-    from synth.consensus import shingles
+    from synth.evidence.consensus import shingles
 
     assert idx.conflicts_with_authority(v.cluster, 0.2, shingles(CODE_VARIANT))
 

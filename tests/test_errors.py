@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from synth.errors import ExitCode, Skill3Error, UsageError
+from synth.core.errors import ExitCode, Skill3Error, UsageError
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("synth", "skill3", "skill3crawl")
@@ -47,7 +47,7 @@ def test_every_error_class_derives_from_the_base() -> None:
 
 @pytest.mark.parametrize("name, code", [
     ("skill3crawl.args.ArgsError", 2), ("skill3crawl.corpus.CorpusError", 2), ("skill3crawl.runner.SettingError", 2),
-    ("skill3crawl.discovery.registries.SpecError", 2), ("synth.cutoff.CutoffError", 2), ("synth.bundle.BundleError", 2),
+    ("skill3crawl.discovery.registries.SpecError", 2), ("synth.evidence.cutoff.CutoffError", 2), ("synth.bundle.BundleError", 2),
     ("synth.ownership.OwnershipError", 2), ("synth.lint.model.LintError", 2), ("synth.llm.model.MissingKeyError", 2),
     ("synth.llm.model.UnknownProviderError", 2), ("synth.llm.model.LLMError", 1), ("synth.llm.model.ContextLengthError", 1),
     ("synth.postprocess.PostProcessError", 1), ("synth.checks.LintFailure", 1), ("synth.vet.runner.ScannerUnavailable", 1),

@@ -43,7 +43,7 @@ def crawl_side_imports(source: str) -> list[tuple[int, str]]:
         ("from twisted.internet import reactor", [(1, "twisted.internet")]),
         ("import importlib\nimportlib.import_module('scrapy.crawler')", [(2, "scrapy.crawler")]),
         ("from skill3.cli import app", [(1, "skill3.cli")]),
-        ("import scrapyd_client, skill3crawler_x\nfrom synth.item import SourceItem\nfrom . import scrapy", []),
+        ("import scrapyd_client, skill3crawler_x\nfrom synth.evidence.item import SourceItem\nfrom . import scrapy", []),
     ],
 )
 def test_the_scan_finds_crawl_side_imports(source, found) -> None:

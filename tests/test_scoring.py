@@ -2,8 +2,8 @@ from datetime import date
 
 import pytest
 
-from synth.cutoff import CutoffError, resolve_cutoff
-from synth.scoring import authority, combined_score, freshness
+from synth.evidence.cutoff import CutoffError, resolve_cutoff
+from synth.evidence.scoring import authority, combined_score, freshness
 
 TODAY = date(2026, 11, 29)
 CUT = date(2026, 1, 1)

@@ -1,10 +1,10 @@
-"""URL identity (synth.urls): one canonical form and one page key for the crawl, the corpus and lint."""
+"""URL identity (synth.evidence.urls): one canonical form and one page key for the crawl, the corpus and lint."""
 
 from __future__ import annotations
 
 import pytest
 
-from synth.urls import canonical_url, url_key
+from synth.evidence.urls import canonical_url, url_key
 
 # The form a URL is requested and recorded under, and the key of the page it names.
 CASES = [
@@ -79,7 +79,7 @@ HOSTS = [
 
 @pytest.mark.parametrize("url, host, site", HOSTS)
 def test_host_of_and_site_host(url, host, site):
-    from synth.urls import host_of, normalize_host, site_host
+    from synth.evidence.urls import host_of, normalize_host, site_host
 
     assert host_of(url) == host
     assert site_host(url) == site == normalize_host(host)
@@ -88,7 +88,7 @@ def test_host_of_and_site_host(url, host, site):
 @pytest.mark.parametrize("host, site", [("Docs.Example.org:8443", "docs.example.org"), ("www.example.org.", "example.org"),
                                         ("[::1]:8080", "::1"), ("::1", "::1"), ("", "")])
 def test_normalize_host(host, site):
-    from synth.urls import normalize_host
+    from synth.evidence.urls import normalize_host
 
     assert normalize_host(host) == site
 

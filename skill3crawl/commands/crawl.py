@@ -15,7 +15,7 @@ import sys
 from scrapy.commands.crawl import Command as ScrapyCrawl
 
 from skill3crawl import runner
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 
 
 class Command(ScrapyCrawl):

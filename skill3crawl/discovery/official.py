@@ -31,8 +31,8 @@ from skill3crawl.discovery import registries as reg
 from skill3crawl.docs.scope import Scope
 from skill3crawl.items import response_headers
 from skill3crawl.state import get_state
-from synth.errors import ExitCode
-from synth.urls import host_of, site_host
+from synth.core.errors import ExitCode
+from synth.evidence.urls import host_of, site_host
 
 if TYPE_CHECKING:
     from scrapy.http import Response

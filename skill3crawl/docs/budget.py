@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from synth.urls import url_key
+from synth.evidence.urls import url_key
 
 # A page waiting for (or holding) a slot: [canonical URL, discovery, title, lastmod, hops, html_url].
 Entry = list

@@ -40,7 +40,7 @@ from skill3crawl.extract.dates import normalize_date
 from skill3crawl.items import response_headers
 from skill3crawl.progress import Progress
 from skill3crawl.state import get_state
-from synth.urls import canonical_url, host_of, url_key
+from synth.evidence.urls import canonical_url, host_of, url_key
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -59,7 +59,7 @@ SHARED_ARGS = ("topic", "target_model", "cutoff_time", "strict_cutoff", "authori
 # Links to these are never extracted ("txt" is left to the scope, which keeps llms-full.txt).
 def single_publisher(args: LearnArgs) -> bool:
     """All start URLs under one registrable domain and no search: no independent hosts to agree."""
-    from synth.consensus import independent_host
+    from synth.evidence.consensus import independent_host
 
     hosts = {independent_host(host_of(u)) for u in args.start_urls}
     return len(hosts) <= 1 and not args.brave_token() and args.corpus is None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from synth.consensus import fingerprint, item_snippets
+from synth.evidence.consensus import fingerprint, item_snippets
 
 
 class SnippetFingerprintPipeline:

@@ -73,7 +73,7 @@ from skill3crawl.extract.releases import (
     version_heading,
     without_dates,
 )
-from synth.item import MAX_CHANGE_API_CHARS, MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS, MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS
+from synth.evidence.item import MAX_CHANGE_API_CHARS, MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS, MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS
 from synth.skill.markdown import heading_title
 from synth.vet.redact import filename_for_language, redact_text
 

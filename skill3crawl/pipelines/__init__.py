@@ -18,8 +18,8 @@ from skill3crawl.extract.content import extract_redacted
 from skill3crawl.extract.dates import page_dates
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.state import get_state
-from synth.consensus import ConsensusIndex, item_snippets
-from synth.scoring import authority, combined_score, freshness
+from synth.evidence.consensus import ConsensusIndex, item_snippets
+from synth.evidence.scoring import authority, combined_score, freshness
 from synth.vet.redact import redact_urls
 
 logger = logging.getLogger(__name__)

@@ -38,9 +38,9 @@ from skill3crawl.docs.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_setti
 from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
+from synth.evidence.urls import canonical_url, host_of, url_key
 from synth.outdir import OutputDirLocked, OutputLock, lock_output_dir
-from synth.urls import canonical_url, host_of, url_key
 
 if TYPE_CHECKING:
     from synth.llm.planner import Plan

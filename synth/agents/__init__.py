@@ -12,7 +12,7 @@
 """
 
 
-from synth.errors import UsageError
+from synth.core.errors import UsageError
 
 
 class AgentsError(UsageError):

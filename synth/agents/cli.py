@@ -12,7 +12,7 @@ from typing import NoReturn, Optional
 import typer
 
 from synth.agents import AgentsError
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 
 
 def _fail(exc: AgentsError | str, code: ExitCode = ExitCode.USAGE) -> NoReturn:

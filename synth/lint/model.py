@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from synth.errors import UsageError
+from synth.core.errors import UsageError
 from synth.lint.catalogue import SEVERITIES, Severity
 
 FAIL_ON = ("error", "warn", "info", "never")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from synth.console import printable
+from synth.core.console import printable
 from synth.lint.catalogue import RULES
 from synth.lint.model import LintResult
 

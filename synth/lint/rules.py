@@ -23,7 +23,7 @@ from synth.lint.document import (
 )
 from synth.lint.facts import Facts
 from synth.lint.model import Finding, Skip
-from synth.urls import url_key
+from synth.evidence.urls import url_key
 
 Check = Callable[[SkillDoc, Facts], Iterable[Finding | Skip]]
 CHECKS: dict[str, Check] = {}

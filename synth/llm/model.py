@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Protocol, TypedDict
 
-from synth.errors import ExitCode, Skill3Error
+from synth.core.errors import ExitCode, Skill3Error
 
 MAX_RETRIES = 3  # the SDKs back off exponentially (honouring Retry-After) on connection errors, 408/409/429 and 5xx
 

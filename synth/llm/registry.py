@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
+from synth.evidence.urls import host_of
 from synth.llm.bounds import DEFAULT_TIMEOUT, CallBudget
 from synth.llm.model import MAX_RETRIES, ChatModel, LLMError, MissingKeyError, UnknownProviderError
-from synth.urls import host_of
 
 DEFAULT_ENDPOINT = "http://localhost:11434/v1"
 DEFAULT_OPENAI_MODEL = "qwen2.5-coder"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from synth.errors import ExitCode, Skill3Error
+from synth.core.errors import ExitCode, Skill3Error
 
 __all__ = ["Split", "split_frontmatter", "second_frontmatter_line", "read_frontmatter", "YAMLISH", "BoundedLoader",
            "FrontmatterRefused", "MAX_FRONTMATTER_BYTES", "MAX_FRONTMATTER_NODES", "MAX_FRONTMATTER_DEPTH"]

@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Literal
 
-from synth.errors import Skill3Error
+from synth.core.errors import Skill3Error
 
 SEVERITIES = ("INFO", "LOW", "MEDIUM", "HIGH", "CRITICAL")
 BLOCKING = frozenset({"HIGH", "CRITICAL"})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 from synth.vet.correct import CorrectionResult
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.input_vet import InputVetResult

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from synth.errors import Skill3Error
-from synth.item import SourceItem
+from synth.core.errors import Skill3Error
+from synth.evidence.item import SourceItem
 from synth.skill.markdown import fence_for
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.redact import redact_item

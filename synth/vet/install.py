@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from synth.errors import ExitCode, Skill3Error
+from synth.core.errors import ExitCode, Skill3Error
 from synth.vet.record import REQUIRED_SCAN_OPTIONS, SetupRecord, record_path, save_record
 
 REPO_URL = "https://github.com/NVIDIA/SkillSpector.git"

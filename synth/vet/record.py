@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from synth.errors import Skill3Error
+from synth.core.errors import Skill3Error
 
 RECORD_NAME = "skillspector.json"
 REQUIRED_SCAN_OPTIONS = ("--no-llm", "--format", "--output")

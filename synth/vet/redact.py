@@ -33,7 +33,7 @@ from detect_secrets.filters import heuristic
 from detect_secrets.plugins import keyword
 from detect_secrets.plugins.base import RegexBasedDetector
 
-from synth.item import SourceItem
+from synth.evidence.item import SourceItem
 
 _SKIPPED_PLUGINS = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
 _MARK = "REDACTED"

@@ -12,8 +12,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from synth.console import printable
-from synth.errors import ExitCode
+from synth.core.console import printable
+from synth.core.errors import ExitCode
 from synth.vet.findings import Finding, ScanResult, severity_rank
 from synth.vet.gate import blocking_findings, gate_exit_code
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
-from synth.errors import Skill3Error
+from synth.core.errors import Skill3Error
 from synth.vet.findings import MAX_REPORT_CHARS, ReportError, ScanResult, findings_from_report, parse_report
 from synth.vet.record import RecordError, home_dir, load_record, record_path
 

@@ -2,7 +2,7 @@
 
 import json
 
-from synth.item import SourceItem
+from synth.evidence.item import SourceItem
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
 
 BODY = "The new streaming API landed in version 3.0 and replaces the old polling helpers for all clients. " * 3

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from synth.item import SourceItem
+from synth.evidence.item import SourceItem
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
 from tests.crawl.fake_registries import FASTAPI_RELEASES, loopback_world, registry_world, searxng_routes
 from tests.harness import skill3

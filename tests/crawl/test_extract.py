@@ -8,7 +8,7 @@ from skill3crawl.discovery.brave import freshness_window, parse_results, search_
 from skill3crawl.docs.sitemap import parse_sitemap
 from skill3crawl.extract.content import code_language, extract_content, markdown_blocks
 from skill3crawl.extract.dates import normalize_date, page_dates
-from synth.urls import canonical_url
+from synth.evidence.urls import canonical_url
 
 TODAY = date(2026, 11, 29)
 PROSE = "<p>" + "This paragraph explains the change in enough words to count as real content. " * 3 + "</p>"

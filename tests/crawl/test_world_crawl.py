@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from synth.item import SourceItem
+from synth.evidence.item import SourceItem
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
 from tests.mockserver import MockServer, brave_rejecting, brave_routes, llm_routes, site_routes
 

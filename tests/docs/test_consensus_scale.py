@@ -1,6 +1,6 @@
 """Large docs crawls feed the consensus index thousands of templated near-variants: its work must stay linear."""
 
-import synth.consensus as consensus
+import synth.evidence.consensus as consensus
 
 
 def test_near_variant_families_are_checked_against_a_bounded_candidate_set(monkeypatch):

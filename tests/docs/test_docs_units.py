@@ -6,7 +6,7 @@ from skill3crawl.docs.crawl import lastmod_day
 from skill3crawl.docs.llms import md_variant, parse_llms_txt
 from skill3crawl.docs.scope import Scope, locale_of
 from skill3crawl.progress import dropped_by_reason, progress_line
-from synth.urls import url_key
+from synth.evidence.urls import url_key
 
 SCOPE = Scope.from_start_url("https://docs.example.org/guide/intro.html")
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from synth.lint import Facts, LintError, load_facts, run_source_urls
-from synth.urls import url_key
+from synth.evidence.urls import url_key
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ import re
 from datetime import date
 from pathlib import Path
 
-from synth.cutoff import resolve_cutoff
-from synth.item import SourceItem
-from synth.scoring import authority, combined_score, freshness
+from synth.evidence.cutoff import resolve_cutoff
+from synth.evidence.item import SourceItem
+from synth.evidence.scoring import authority, combined_score, freshness
 
 TODAY = date(2026, 11, 29)
 CUTOFF = "2026-01"

@@ -9,7 +9,7 @@ from synth.bundle import (
     source_tokens,
     to_bundle,
 )
-from synth.cutoff import resolve_cutoff
+from synth.evidence.cutoff import resolve_cutoff
 from tests.synth.corpus import EXAMPLE, TODAY, make_item, parse_sources, write_jsonl
 
 START = resolve_cutoff(None, "2026-01").start
@@ -190,7 +190,7 @@ def test_candidate_item_round_trip_for_vetting(tmp_path):
 
 def test_code_holding_a_fence_stays_one_block_in_the_bundle():
     from synth.bundle import Candidate, render_source
-    from synth.item import SourceItem
+    from synth.evidence.item import SourceItem
     from synth.skill.markdown import code_block_texts
 
     code = "print('''\n```\nnot the end\n```\n''')"

@@ -62,7 +62,7 @@ def test_the_raw_line_test_skips_an_unrelated_item(ensure_ascii):
     assert not votes.may_vote(json.dumps(item, ensure_ascii=ensure_ascii))
 
 
-from synth.item import _KINDS, MAX_LIST_ENTRIES, MAX_SHORT_CHARS, MAX_TEXT_CHARS, _check, check_fields  # noqa: E402
+from synth.evidence.item import _KINDS, MAX_LIST_ENTRIES, MAX_SHORT_CHARS, MAX_TEXT_CHARS, _check, check_fields  # noqa: E402
 
 
 @pytest.mark.parametrize("field, value", [

@@ -1,8 +1,8 @@
-"""synth.conflicts: advice about an API read from sentences, opposite advice settled by authority then date."""
+"""synth.evidence.conflicts: advice about an API read from sentences, opposite advice settled by authority then date."""
 
 import pytest
 
-from synth.conflicts import DISCOURAGES, RECOMMENDS, SourceText, advice, api_key, resolve, stale_constructs
+from synth.evidence.conflicts import DISCOURAGES, RECOMMENDS, SourceText, advice, api_key, resolve, stale_constructs
 
 
 @pytest.mark.parametrize("sentence, expected", [

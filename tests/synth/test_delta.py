@@ -6,10 +6,10 @@ from datetime import date
 import pytest
 
 from synth.bundle import _fair_shares
-from synth.delta.changes import Change, HostDates, classify, entry_score, page_freshness, read_changes
-from synth.delta.relevance import BM25, is_boilerplate, query_terms, rank_texts
-from synth.delta.timeline import Timeline
-from synth.delta.versions import parse_version, series, starts_series
+from synth.evidence.delta.changes import Change, HostDates, classify, entry_score, page_freshness, read_changes
+from synth.evidence.delta.relevance import BM25, is_boilerplate, query_terms, rank_texts
+from synth.evidence.delta.timeline import Timeline
+from synth.evidence.delta.versions import parse_version, series, starts_series
 from synth.extractive import _entry_text, _label
 
 TODAY = date(2026, 11, 29)
@@ -239,7 +239,7 @@ def test_fair_shares(demands, budget, expected):
     ("plain words only here", set()),
 ])
 def test_identifiers(text, names):
-    from synth.delta.changes import identifiers
+    from synth.evidence.delta.changes import identifiers
 
     assert identifiers(text) == names
 
@@ -305,7 +305,7 @@ def test_a_release_date_equal_to_the_hosts_build_date_is_rejected():
     t = _timeline(("3.11.0", "2022-10-24", "changelog"))
     t.add("3.11.2", "2026-10-07", "page", "http://docs.example/whatsnew/3.11.html")  # "Release: 3.11.2 Date: <build date>"
     t.add("3.11.1", "2022-12-06", "page", "http://docs.example/whatsnew/changelog.html")
-    from synth.urls import site_host
+    from synth.evidence.urls import site_host
 
     assert t.reject_build_dates({"docs.example": "2026-10-07"}, site_host) == 1
     assert [r["version"] for r in t.entries()] == ["3.11.0", "3.11.1"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from synth.item import (
+from synth.evidence.item import (
     MAX_CHANGE_API_CHARS,
     MAX_CHANGE_CODE,
     MAX_CHANGE_CODE_CHARS,

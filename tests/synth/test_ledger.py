@@ -5,8 +5,8 @@ from datetime import date
 
 import pytest
 
-from synth.delta.changes import read_changes
-from synth.delta.ledger import (
+from synth.evidence.delta.changes import read_changes
+from synth.evidence.delta.ledger import (
     Ledger,
     area_from_api,
     area_from_headings,
@@ -17,7 +17,7 @@ from synth.delta.ledger import (
     section_of,
     use_instead,
 )
-from synth.delta.render import (
+from synth.evidence.delta.render import (
     PER_VERSION_MAX,
     headline_entries,
     plan_files,
@@ -25,7 +25,7 @@ from synth.delta.render import (
     safe_inline,
     skill_parts,
 )
-from synth.delta.timeline import Timeline
+from synth.evidence.delta.timeline import Timeline
 
 CUTOFF = date(2022, 1, 1)
 TODAY = date(2026, 6, 1)
@@ -306,7 +306,7 @@ def test_safe_inline(text, safe):
     ("New in 2.3: the loader", "New in 2.3: the loader"),  # a post-cutoff version is left as it is
 ])
 def test_history_inside_an_entry_is_dated_as_history(text, out):
-    from synth.delta.ledger import date_history
+    from synth.evidence.delta.ledger import date_history
 
     assert date_history(text, lambda v: v in ("3.9", "2.1")) == out
 
@@ -322,7 +322,7 @@ def test_history_inside_an_entry_is_dated_as_history(text, out):
 ])
 def test_own_page_date_on_a_build_dated_host(published, signal, page_kind, own):
     from synth.bundle import own_page_date
-    from synth.item import SourceItem
+    from synth.evidence.item import SourceItem
 
     item = SourceItem(url="http://h/x.html", published=published, date_source=signal, page_kind=page_kind)
     assert own_page_date(item, "2026-10-07") is own
@@ -360,7 +360,7 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     ("old() — Deprecated since version 3.11, will be removed in version 3.13: use new().", "3.11", "old() — use new()."),
 ])
 def test_own_marker_phrase_is_left_to_the_label(text, version, out):
-    from synth.delta.ledger import strip_own_marker
+    from synth.evidence.delta.ledger import strip_own_marker
 
     assert strip_own_marker(text, version) == out
 

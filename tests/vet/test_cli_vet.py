@@ -11,7 +11,7 @@ from synth.cli import app
 from synth.vet.findings import Finding, ScanResult, findings_from_report, parse_report
 from synth.vet.gate import gate_exit_code, vetting_record
 from synth.vet.input_vet import classify
-from synth.item import SourceItem
+from synth.evidence.item import SourceItem
 from synth.vet.correct import CorrectionResult
 from synth.vet.report import VetReport, sarif_log
 

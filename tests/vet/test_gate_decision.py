@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from synth.errors import ExitCode
+from synth.core.errors import ExitCode
 from synth.vet.findings import Finding
 from synth.vet.gate import decide, gate_exit_code, recorded_exit_code, vetting_record
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from synth.item import SourceItem
+from synth.evidence.item import SourceItem
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.input_vet import AllSourcesQuarantined, classify, render_source, source_index, vet_sources
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from synth.item import SourceItem
+from synth.evidence.item import SourceItem
 from synth.vet.redact import redact_item, redact_text
 
 from .helpers import case_dir
@@ -187,7 +187,7 @@ def test_redacted_urls_stay_urls(url: str) -> None:
     """A redacted URL still parses, with its host and port, and cites the same page (lint P3 matches it)."""
     from urllib.parse import urlsplit
 
-    from synth.urls import url_key
+    from synth.evidence.urls import url_key
 
     redacted, n = redact_text(url)
     assert n >= 1 and "REDACTED" in redacted and "[" not in redacted

@@ -36,7 +36,7 @@ from datetime import date
 
 from packaging.version import Version
 
-from synth.delta.versions import known_by, parse_version, plausible_version, series, starts_series
+from synth.evidence.delta.versions import known_by, parse_version, plausible_version, series, starts_series
 
 EARLIEST_PLAUSIBLE = date(1980, 1, 1)
 MAX_VERSIONS = 5_000  # versions one timeline holds (a registry answering 100,000 releases made a 51 MB run.json)

@@ -10,7 +10,7 @@ from importlib import resources
 
 import yaml
 
-from synth.errors import UsageError
+from synth.core.errors import UsageError
 
 _MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import unquote, urlsplit
 
-from synth.delta.changes import Change, identifiers
-from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
-from synth.delta.versions import newest_first, parse_version
+from synth.evidence.delta.changes import Change, identifiers
+from synth.evidence.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
+from synth.evidence.delta.versions import newest_first, parse_version
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
 MAX_ENTRY_TEXT = 1200

@@ -19,9 +19,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from synth.delta.ledger import LEADING, Delta, Entry
-from synth.delta.timeline import VersionStatus
-from synth.delta.versions import newest_first, parse_version
+from synth.evidence.delta.ledger import LEADING, Delta, Entry
+from synth.evidence.delta.timeline import VersionStatus
+from synth.evidence.delta.versions import newest_first, parse_version
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
 
@@ -254,7 +254,7 @@ def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, und
 
 def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list[tuple], list[tuple]]:
     """Entries by feature series; (groups, every series newest first with the cutoff month's own last, the others)."""
-    from synth.delta.versions import series
+    from synth.evidence.delta.versions import series
 
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:
@@ -368,7 +368,7 @@ class SkillParts:
 
     def page_number(self, url: str, title: str) -> int:
         """The source number of a page (a new number for a page the bundle does not hold)."""
-        from synth.urls import url_key
+        from synth.evidence.urls import url_key
 
         key = url_key(url)
         if key not in self.numbers:
@@ -383,7 +383,7 @@ class SkillParts:
 
 def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff: str,
                 flagged: Callable[[str], bool]) -> SkillParts:
-    from synth.urls import url_key
+    from synth.evidence.urls import url_key
 
     rendered = render_references(delta, topic=topic, cutoff=cutoff, flagged=flagged)
     ok = lambda es: [e for e in es if not flagged(e.text)]  # noqa: E731

@@ -14,9 +14,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 
-from synth.delta.timeline import POST, PRE, Timeline, VersionStatus, parse_day
-from synth.delta.versions import parse_version
-from synth.scoring import RECENCY_PRE_CUTOFF, RECENCY_UNDATED, freshness
+from synth.evidence.delta.timeline import POST, PRE, Timeline, VersionStatus, parse_day
+from synth.evidence.delta.versions import parse_version
+from synth.evidence.scoring import RECENCY_PRE_CUTOFF, RECENCY_UNDATED, freshness
 
 KINDS = ("added", "changed", "deprecated", "removed", "release")
 KIND_WEIGHT = {"added": 1.0, "release": 0.9, "deprecated": 0.9, "removed": 0.9, "changed": 0.8}

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from synth.urls import normalize_host, site_host
+from synth.evidence.urls import normalize_host, site_host
 
 RECENCY_PRE_CUTOFF = 0.5
 RECENCY_UNDATED = 0.3
