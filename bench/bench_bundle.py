@@ -63,7 +63,7 @@ CHILD_BUNDLE = """
 import json, sys, time, resource
 from datetime import date
 t0 = time.perf_counter()
-from synth.bundle import rank_sources, select_evidence, to_bundle
+from synth.pipeline.bundle import rank_sources, select_evidence, to_bundle
 t = time.perf_counter()
 r = rank_sources([sys.argv[1]], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29))
 sel = select_evidence(r.candidates, 5500, can_condense=True)
@@ -75,7 +75,7 @@ print(json.dumps({"seconds": time.perf_counter() - t, "import_seconds": t - t0,
 
 CHILD_BASELINE = """
 import json, resource, sys
-import synth.bundle
+import synth.pipeline.bundle
 print(json.dumps({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 

@@ -189,7 +189,7 @@ def learn_cmd(
     feed = out / "run.jsonl"
     if not feed.is_file():
         _fail(ExitCode.FAILURE, f"the crawl wrote no {feed}")
-    from synth.run import run_synth
+    from synth.pipeline.run import run_synth
 
     # The spider arguments' one build of SynthOptions (the crawl's trigger uses it too), with the crawl's day
     # (SKILL3_TODAY) and the provider as asked for ("auto", already resolved: no second probe).

@@ -4,7 +4,7 @@ On ``feed_exporter_closed`` (run.jsonl fully stored) :class:`CrawlOutput`
 removes superseded duplicates from run.jsonl and records agreeing URLs, logs
 the summary line, puts the figures in the stats, writes ``crawl.json`` and then
 sends :data:`output_ready`; :class:`SynthTrigger` answers that by calling
-``SKILL3_SYNTH_FUNCTION`` (``synth.run.run_synth``, loaded lazily) with the spider arguments'
+``SKILL3_SYNTH_FUNCTION`` (``synth.pipeline.run.run_synth``, loaded lazily) with the spider arguments'
 ``SynthOptions`` unless ``synth=0``. Both files are replaced atomically (:mod:`synth.writing`).
 """
 
@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 
 output_ready = object()  # signal: run.jsonl and crawl.json are complete
 # SKILL3_SYNTH_FUNCTION: called when the feed closes (unless -a synth=0): run_synth(SynthOptions) -> SynthResult.
-SYNTH_FUNCTION = "synth.run.run_synth"
+SYNTH_FUNCTION = "synth.pipeline.run.run_synth"
 
 
 def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]], dedupe: bool = False) -> int:

@@ -12,7 +12,7 @@ from typing import Annotated, Optional, cast
 import typer
 
 from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Provider
-from synth.options import DEFAULT_CONTEXT_TOKENS
+from synth.pipeline.options import DEFAULT_CONTEXT_TOKENS
 
 _OTHERS = [p for p in PROVIDERS if p != "auto"]
 PROVIDER_HELP = ("auto (the default: openai if the endpoint answers GET /models with a 2xx JSON model list, else extractive), "
@@ -56,8 +56,8 @@ def synth_cmd(
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Synthesise a skill from a saved crawl (no network but the model)."""
-    from synth.options import SynthOptions
-    from synth.run import run_synth
+    from synth.pipeline.options import SynthOptions
+    from synth.pipeline.run import run_synth
 
     result = run_synth(SynthOptions(
         paths=tuple(str(p) for p in run_jsonl), output_dir=output_dir, topic=topic, target_model=target_model,

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from synth.bundle import Selection
     from synth.evidence.cutoff import Cutoff
+    from synth.pipeline.bundle import Selection
     from synth.postprocess import Skill
 
 SCHEMA = "skill3.run/1"

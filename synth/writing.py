@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from synth.options import SynthFailure
+from synth.pipeline.options import SynthFailure
 
 if TYPE_CHECKING:  # pragma: no cover
     from synth.postprocess import Skill

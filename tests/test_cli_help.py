@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from skill3.cli import app
 from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, LearnArgs, arg_default
 from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice, Provider
-from synth.options import DEFAULT_CONTEXT_TOKENS, SynthOptions
+from synth.pipeline.options import DEFAULT_CONTEXT_TOKENS, SynthOptions
 
 
 def help_text(*command: str) -> str:

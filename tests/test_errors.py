@@ -47,10 +47,10 @@ def test_every_error_class_derives_from_the_base() -> None:
 
 @pytest.mark.parametrize("name, code", [
     ("skill3crawl.args.ArgsError", 2), ("skill3crawl.corpus.CorpusError", 2), ("skill3crawl.runner.SettingError", 2),
-    ("skill3crawl.discovery.registries.SpecError", 2), ("synth.evidence.cutoff.CutoffError", 2), ("synth.bundle.BundleError", 2),
+    ("skill3crawl.discovery.registries.SpecError", 2), ("synth.evidence.cutoff.CutoffError", 2), ("synth.pipeline.bundle.BundleError", 2),
     ("synth.ownership.OwnershipError", 2), ("synth.lint.model.LintError", 2), ("synth.llm.model.MissingKeyError", 2),
     ("synth.llm.model.UnknownProviderError", 2), ("synth.llm.model.LLMError", 1), ("synth.llm.model.ContextLengthError", 1),
-    ("synth.postprocess.PostProcessError", 1), ("synth.checks.LintFailure", 1), ("synth.vet.runner.ScannerUnavailable", 1),
+    ("synth.postprocess.PostProcessError", 1), ("synth.pipeline.checks.LintFailure", 1), ("synth.vet.runner.ScannerUnavailable", 1),
     ("synth.vet.input_vet.AllSourcesQuarantined", 1), ("synth.vet.findings.ReportError", 1), ("synth.vet.record.RecordError", 1),
 ])
 def test_each_error_carries_its_exit_code(name: str, code: int) -> None:
@@ -60,7 +60,7 @@ def test_each_error_carries_its_exit_code(name: str, code: int) -> None:
 
 
 def test_an_error_can_carry_another_code() -> None:
-    from synth.options import SynthFailure
+    from synth.pipeline.options import SynthFailure
     from synth.vet.install import SetupError
 
     assert SynthFailure(2, "bad input").exit_code == ExitCode.USAGE == SynthFailure(2, "x").code

@@ -60,7 +60,7 @@ def test_no_synth_module_imports_scrapy_or_the_crawl_side() -> None:
 
 def test_importing_synth_and_its_cli_loads_no_scrapy() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    check = ("import sys, synth, synth.cli, synth.run; "
+    check = ("import sys, synth, synth.cli, synth.pipeline.run; "
              "bad = sorted(m for m in sys.modules if m.startswith(('scrapy', 'twisted', 'skill3crawl'))); "
              "assert not bad, bad")
     proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)

@@ -99,7 +99,7 @@ def test_items_with_and_without_a_host_field_count_as_one_site(tmp_path):
     build-dated site with half its pages lacking ``host`` was not recognised."""
     from datetime import date
 
-    from synth.bundle import rank_sources
+    from synth.pipeline.bundle import rank_sources
     from tests.synth.corpus import make_item, write_jsonl
 
     items = []

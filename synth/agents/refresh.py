@@ -35,9 +35,9 @@ from synth.agents.diff import diff_runs, summary_lines
 from synth.agents.runview import RunView, load
 
 if TYPE_CHECKING:  # pragma: no cover
-    from synth.bundle import Ranked
-    from synth.inputs import Inputs
-    from synth.options import SynthOptions, SynthResult
+    from synth.pipeline.bundle import Ranked
+    from synth.pipeline.inputs import Inputs
+    from synth.pipeline.options import SynthOptions, SynthResult
     from synth.postprocess import Skill
 
 HISTORY = ".history"

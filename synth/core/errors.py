@@ -10,7 +10,7 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """How a command ends (the same for ``skill3``, ``scrapy crawl`` and ``python -m synth.run``)."""
+    """How a command ends (the same for ``skill3``, ``scrapy crawl`` and ``python -m synth.pipeline.run``)."""
 
     OK = 0
     FAILURE = 1  # failure, with a one-line reason

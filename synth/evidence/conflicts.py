@@ -206,7 +206,7 @@ def resolve(sources: list[SourceText]) -> Resolution:
 
 
 def resolve_candidates(candidates: list[Any]) -> Resolution:
-    """:func:`resolve` over the ranked candidates (``synth.bundle.Candidate``: excerpts and code blocks edited in place,
+    """:func:`resolve` over the ranked candidates (``synth.pipeline.bundle.Candidate``: excerpts and code blocks edited in place,
     each candidate the same object), before the evidence is selected and the bundle built."""
     texts = [SourceText(c.url, float(c.authority), bool(c.post_cutoff), c.item.published, list(c.excerpts),
                         [b.get("text", "") for b in c.code_blocks]) for c in candidates]

@@ -246,7 +246,7 @@ class CorrectionResult:
     residual: list[Finding]  # findings of the last scan that ran (never hidden by a failed rescan)
     rounds: list[RoundLog] = field(default_factory=list)
     redactions: int = 0  # secrets stripped before the first scan (the scanner has no secret rule)
-    screen: dict[str, Any] = field(default_factory=dict)  # skill3's built-in screen of the skill (synth.checks)
+    screen: dict[str, Any] = field(default_factory=dict)  # skill3's built-in screen of the skill (synth.pipeline.checks)
     screen_residual: list[Finding] = field(default_factory=list)  # its findings in the skill as written
 
     @property

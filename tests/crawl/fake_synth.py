@@ -1,10 +1,10 @@
-"""A stand-in for synth.run.run_synth (SKILL3_SYNTH_FUNCTION in tests): records the options it got, returns exit 3."""
+"""A stand-in for synth.pipeline.run.run_synth (SKILL3_SYNTH_FUNCTION in tests): records the options it got, returns exit 3."""
 
 import dataclasses
 import json
 from pathlib import Path
 
-from synth.options import SynthOptions, SynthResult
+from synth.pipeline.options import SynthOptions, SynthResult
 
 
 def run_synth(options: SynthOptions) -> SynthResult:

@@ -18,7 +18,7 @@ import random
 from datetime import date
 from pathlib import Path
 
-from synth.bundle import rank_sources, ranking_rows, select_evidence, to_bundle
+from synth.pipeline.bundle import rank_sources, ranking_rows, select_evidence, to_bundle
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bundle_equivalence.json"
 CUTOFF_START = date(2026, 1, 1)

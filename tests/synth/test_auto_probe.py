@@ -111,8 +111,8 @@ def test_synthesis_takes_the_callers_choice_without_a_second_probe(server, tmp_p
     from rich.console import Console
 
     from synth.llm.registry import Choice, fallback_warning
-    from synth.options import SynthOptions
-    from synth.run import run_synth
+    from synth.pipeline.options import SynthOptions
+    from synth.pipeline.run import run_synth
     from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 
     answer, url = server
@@ -147,8 +147,8 @@ def test_the_dry_run_shows_the_bundle_the_run_builds(server, tmp_path, provider)
     server selects from the same budget, in the same mode, as the run that falls back to extractive."""
     from rich.console import Console
 
-    from synth.options import SynthOptions
-    from synth.run import run_synth
+    from synth.pipeline.options import SynthOptions
+    from synth.pipeline.run import run_synth
     from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 
     answer, url = server

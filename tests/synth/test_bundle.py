@@ -1,7 +1,8 @@
 
 import pytest
 
-from synth.bundle import (
+from synth.evidence.cutoff import resolve_cutoff
+from synth.pipeline.bundle import (
     BundleError,
     estimate_tokens,
     rank_sources,
@@ -9,7 +10,6 @@ from synth.bundle import (
     source_tokens,
     to_bundle,
 )
-from synth.evidence.cutoff import resolve_cutoff
 from tests.synth.corpus import EXAMPLE, TODAY, make_item, parse_sources, write_jsonl
 
 START = resolve_cutoff(None, "2026-01").start
@@ -189,8 +189,8 @@ def test_candidate_item_round_trip_for_vetting(tmp_path):
 
 
 def test_code_holding_a_fence_stays_one_block_in_the_bundle():
-    from synth.bundle import Candidate, render_source
     from synth.evidence.item import SourceItem
+    from synth.pipeline.bundle import Candidate, render_source
     from synth.skill.markdown import code_block_texts
 
     code = "print('''\n```\nnot the end\n```\n''')"

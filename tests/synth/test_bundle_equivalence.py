@@ -26,7 +26,7 @@ import re  # noqa: E402
 
 import pytest  # noqa: E402
 
-from synth.bundle import _Votes, fast_shingles, item_snippets  # noqa: E402
+from synth.pipeline.bundle import _Votes, fast_shingles, item_snippets  # noqa: E402
 
 SIGMA = "ΟΔΥΣΣΕΥΣ ΚΑΙ ΣΙΣΥΦΟΣ ΜΑΖΙ ΣΤΟΝ ΔΡΟΜΟ ΤΗΣ ΙΘΑΚΗΣ."
 
@@ -87,8 +87,8 @@ def test_field_check_fast_paths_equal_the_general_check(field, value):
 from datetime import date  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import synth.bundle as bundle_module  # noqa: E402
-from synth.bundle import MAX_HOSTS_PER_CLUSTER, rank_sources  # noqa: E402
+import synth.pipeline.bundle as bundle_module  # noqa: E402
+from synth.pipeline.bundle import MAX_HOSTS_PER_CLUSTER, rank_sources  # noqa: E402
 
 SHARED = "Servers started with the stateless flag keep no session between requests in this release."
 VARIANT_OF_SHARED = "Servers started with the stateless flag keep no session between requests in the new release."
@@ -134,7 +134,7 @@ def test_a_cluster_at_the_host_cap_stops_voting_without_changing_the_results(tmp
 
 
 def test_a_page_below_the_worst_kept_is_refused_as_push_would() -> None:
-    from synth.bundle import Candidate, SourceItem, _Heap
+    from synth.pipeline.bundle import Candidate, SourceItem, _Heap
 
     heap = _Heap(2)
     for i, score in enumerate((0.5, 0.3)):

@@ -188,8 +188,8 @@ def test_learn_is_a_command_of_the_console_script_only() -> None:
 
 
 def test_run_synth_takes_the_crawl_triggers_options_and_prints_nothing_of_its_outcome(feed, tmp_path, capsys):
-    from synth.options import SynthOptions
-    from synth.run import run_synth
+    from synth.pipeline.options import SynthOptions
+    from synth.pipeline.run import run_synth
 
     result = run_synth(SynthOptions(paths=(str(feed),), output_dir=str(tmp_path / "out"), topic="mcp", cutoff="2026-01",
                                     llm_provider="extractive", progress=False))

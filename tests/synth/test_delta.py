@@ -5,12 +5,12 @@ from datetime import date
 
 import pytest
 
-from synth.bundle import _fair_shares
 from synth.evidence.delta.changes import Change, HostDates, classify, entry_score, page_freshness, read_changes
 from synth.evidence.delta.relevance import BM25, is_boilerplate, query_terms, rank_texts
 from synth.evidence.delta.timeline import Timeline
 from synth.evidence.delta.versions import parse_version, series, starts_series
-from synth.extractive import _entry_text, _label
+from synth.pipeline.bundle import _fair_shares
+from synth.pipeline.extractive import _entry_text, _label
 
 TODAY = date(2026, 11, 29)
 
@@ -246,7 +246,7 @@ def test_identifiers(text, names):
 
 def test_entry_selection_takes_the_best_entries_across_sources(tmp_path):
     """Over budget without a model: the best-scored change entries of all sources, each source's header paid once."""
-    from synth.bundle import rank_sources, select_evidence, source_tokens
+    from synth.pipeline.bundle import rank_sources, select_evidence, source_tokens
     from tests.synth.corpus import make_item, write_jsonl
 
     def page(url, entries, title):
@@ -291,7 +291,7 @@ def test_entry_selection_takes_the_best_entries_across_sources(tmp_path):
     ([{"published": "2026-05-01", "post_cutoff": True}], "what changed after"),
 ])
 def test_extractive_never_presents_old_sources_as_new(sources, expect):
-    from synth.extractive import extractive_skill
+    from synth.pipeline.extractive import extractive_skill
 
     srcs = [{"n": i, "url": f"https://x.example/{i}", "title": "t", "authority": 0.5,
              "excerpts": ["The frobnicator now accepts a timeout argument for every call it makes."], "code_blocks": [], **s}

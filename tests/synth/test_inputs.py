@@ -1,13 +1,13 @@
-"""synth.inputs: crawl.json and the run.jsonl items are read once, and only as far as the values still needed."""
+"""synth.pipeline.inputs: crawl.json and the run.jsonl items are read once, and only as far as the values still needed."""
 
 import json
 from datetime import datetime, timezone
 
 import pytest
 
-import synth.inputs as inputs_mod
-from synth.inputs import resolve_inputs
-from synth.options import SynthFailure, SynthOptions
+import synth.pipeline.inputs as inputs_mod
+from synth.pipeline.inputs import resolve_inputs
+from synth.pipeline.options import SynthFailure, SynthOptions
 from tests.synth.corpus import make_item, write_jsonl
 
 STARTED = datetime(2026, 11, 29, tzinfo=timezone.utc)

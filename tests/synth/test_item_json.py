@@ -97,7 +97,7 @@ def test_typical_crawl_lines_take_the_one_call_path(tmp_path: Path) -> None:
 
 
 def test_a_number_too_large_for_a_float_skips_the_line_with_one_line_reason(tmp_path: Path) -> None:
-    from synth.bundle import ReadReport, iter_items
+    from synth.pipeline.bundle import ReadReport, iter_items
 
     path = tmp_path / "run.jsonl"
     path.write_text('{"url": "https://x.example/a"}\n{"url": "https://x.example/b", "authority": 1' + "0" * 400 + "}\n",

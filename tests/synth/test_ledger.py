@@ -321,8 +321,8 @@ def test_history_inside_an_entry_is_dated_as_history(text, out):
     (None, None, "change", False),
 ])
 def test_own_page_date_on_a_build_dated_host(published, signal, page_kind, own):
-    from synth.bundle import own_page_date
     from synth.evidence.item import SourceItem
+    from synth.pipeline.bundle import own_page_date
 
     item = SourceItem(url="http://h/x.html", published=published, date_source=signal, page_kind=page_kind)
     assert own_page_date(item, "2026-10-07") is own
@@ -331,7 +331,7 @@ def test_own_page_date_on_a_build_dated_host(published, signal, page_kind, own):
 def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     """Twelve pages share the build date; the page about release 2.3.0 prints 2023-03-04: that dates 2.3.0, and the
     2.3 marker on an API page becomes post-cutoff evidence."""
-    from synth.bundle import rank_sources
+    from synth.pipeline.bundle import rank_sources
     from tests.synth.corpus import make_item, write_jsonl
 
     items = [make_item(f"http://docs.acme.example/p{i}.html", published="2026-10-07", excerpts=[f"Page {i} about acme."],

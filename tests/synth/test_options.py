@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from synth.options import SynthOptions, SynthResult
+from synth.pipeline.options import SynthOptions, SynthResult
 from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 
 
@@ -36,7 +36,7 @@ def test_every_entry_point_defaults_to_the_auto_provider():
 
 def test_run_synth_without_a_provider_probes_and_falls_back_to_extractive(tmp_path):
     """The default provider is "auto": with no model server answering, the run falls back, never fails."""
-    from synth.run import run_synth
+    from synth.pipeline.run import run_synth
 
     feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
     err = Console(file=open(tmp_path / "err.txt", "w"), width=300)

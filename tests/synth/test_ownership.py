@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from synth.cli import app
 from synth.ownership import GENERATOR_META, OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
+from synth.pipeline.run import SynthFailure, write_skill
 from synth.postprocess import Skill
-from synth.run import SynthFailure, write_skill
 from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 
 

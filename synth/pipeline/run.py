@@ -7,9 +7,9 @@ The run is eight steps, each a function below: :func:`resolve_inputs` (options c
 the first items read once) → :func:`rank` → :func:`vet_input_step` → :func:`select` →
 :func:`synthesize` → :func:`check_output` (post-process, --verify, lint, vet) → :func:`write_outputs`
 → :func:`report`. It prints progress and warnings to stderr while it runs and returns a
-:class:`~synth.options.SynthResult`; the caller prints the outcome.
+:class:`~synth.pipeline.options.SynthResult`; the caller prints the outcome.
 
-Where vetting and lint run (the logic is in :mod:`synth.checks`):
+Where vetting and lint run (the logic is in :mod:`synth.pipeline.checks`):
 - :func:`vet_input_step`, after ranking and before selection and any model call: every candidate is
   redacted, the corpus is scanned, sources with HIGH/CRITICAL findings are quarantined (the next-best
   candidates take their place); every source quarantined → exit 1;
@@ -37,7 +37,7 @@ from rich.console import Console
 from synth import manifest as manifest_mod
 from synth.agents import AgentsError
 from synth.agents import refresh as agents_refresh
-from synth.bundle import (
+from synth.pipeline.bundle import (
     BundleError,
     Candidate,
     Ranked,
@@ -47,20 +47,20 @@ from synth.bundle import (
     select_evidence,
     to_bundle,
 )
-from synth.dryrun import DryRunReport
+from synth.pipeline.dryrun import DryRunReport
 from synth.core.errors import ExitCode
-from synth.extractive import extractive_skill
-from synth.inputs import Inputs, resolve_inputs
+from synth.pipeline.extractive import extractive_skill
+from synth.pipeline.inputs import Inputs, resolve_inputs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
 from synth.core.console import print_warning
 from synth.llm.progress import generation_progress
 from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model, model_problem
-from synth.options import SynthFailure, SynthOptions, SynthResult
+from synth.pipeline.options import SynthFailure, SynthOptions, SynthResult
 from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.skill.names import display_topic, sanitize_name
 from synth.skill.size import estimate_tokens
-from synth.synthesize import (
+from synth.pipeline.synthesize import (
     CallLog,
     bundle_nonce,
     condense_messages,
@@ -70,7 +70,7 @@ from synth.synthesize import (
     verify_messages,
 )
 from synth.evidence.conflicts import resolve_candidates, stale_constructs
-from synth.interrupt import critical_section, exit_code_of, interruptible, signal_name
+from synth.pipeline.interrupt import critical_section, exit_code_of, interruptible, signal_name
 from synth.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
 
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text"]
@@ -177,7 +177,7 @@ def evidence_budget(context_tokens: int, topic: str, name: str, cutoff: str, tar
     """Context minus the answer's reserve, the prompt's own text and per-source fence overhead."""
     empty = {"skill_name": name, "target_model": target_model, "cutoff": cutoff, "sources": []}
     overhead = messages_tokens(synth_messages(empty, topic=topic, name=name, today="2026-01-01")) + 40 * n_sources
-    overhead += DELTA_INDEX_TOKENS  # the delta index the prompt may carry (synth.synthesize.MAX_INDEX_CHARS)
+    overhead += DELTA_INDEX_TOKENS  # the delta index the prompt may carry (synth.pipeline.synthesize.MAX_INDEX_CHARS)
     return max(MIN_BUDGET, context_tokens - output_reserve(context_tokens) - overhead)
 
 
@@ -203,7 +203,7 @@ def run_synth(options: SynthOptions, *, console: Console | None = None) -> Synth
             return _run(options, state)
     except SynthFailure as exc:
         return state.result(exc.code, error=str(exc))
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (synth.interrupt): 130 / 143
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (synth.pipeline.interrupt): 130 / 143
         done = state.committed
         return state.result(exit_code_of(exc), error=f"interrupted ({signal_name(exc)}); " + (
             "the skill, run.json and index.html were written" if done else "nothing was written (the previous outputs are kept)"))
@@ -335,7 +335,7 @@ def vet_input_step(candidates: list[Candidate], state: RunState) -> tuple[list[C
     """Input vetting, before any model sees a source: redact every candidate in place, scan the corpus,
     quarantine sources with HIGH/CRITICAL findings. Returns (kept candidates in rank order, the result),
     so the next-best candidates take a quarantined source's place in the selection."""
-    from synth.checks import vet_input
+    from synth.pipeline.checks import vet_input
     from synth.vet import AllSourcesQuarantined
 
     try:
@@ -553,12 +553,12 @@ def _previous_skill_dir(out_dir: Path) -> Path | None:
 def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, input_vet: Any, ctx_tokens: int,
                          fail_on_findings: bool, state: RunState) -> tuple[Skill, dict[str, Any], dict[str, Any]]:
     """Lint (fixer, one re-prompt) and the SkillSpector correction loop; returns (skill, lint record, vet record)."""
-    from synth.checks import (
+    from synth.pipeline.checks import (
         LINT_ADVISORY, LintFailure, blocking_lint, lint_and_fix, lint_skill_obj, report_output, vet_output,
     )
     from synth.lint import Facts
     from synth.lint.facts import StaleConstruct
-    from synth.synthesize import revise_messages
+    from synth.pipeline.synthesize import revise_messages
 
     err = state.err
     sources = draft.bundle["sources"] + draft.bundle.get("delta_sources", [])
@@ -670,7 +670,7 @@ def _verify(model: ChatModel, draft: Draft, skill: Skill, inputs: Inputs, state:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m synth.run RUN.jsonl…``: synthesise with the default options, print the outcome."""
+    """``python -m synth.pipeline.run RUN.jsonl…``: synthesise with the default options, print the outcome."""
     result = run_synth(SynthOptions(paths=tuple(argv)))
     result.print_outcome()
     return result.exit_code

@@ -2,7 +2,7 @@
 
 One options object is shared by ``skill3 synth``, ``skill3 learn``, the crawl's synthesis trigger
 (``SKILL3_SYNTH_FUNCTION``) and the spider's arguments (``LearnArgs.synth_options``).
-:func:`synth.run.run_synth` prints its progress and warnings while it runs, never its outcome:
+:func:`synth.pipeline.run.run_synth` prints its progress and warnings while it runs, never its outcome:
 the caller prints that with :meth:`SynthResult.print_outcome`.
 """
 
@@ -19,8 +19,8 @@ from synth.core.errors import ExitCode, Skill3Error
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from synth.dryrun import DryRunReport
     from synth.llm.registry import Choice, Provider
+    from synth.pipeline.dryrun import DryRunReport
 
 ERROR_PREFIX = "skill3 synth: error: "
 DEFAULT_CONTEXT_TOKENS = 8192  # the model's context window when --context-tokens is not given

@@ -16,7 +16,7 @@ import re
 
 from typing import TYPE_CHECKING
 
-from synth.bundle import STRUCTURE_ONLY_BELOW
+from synth.pipeline.bundle import STRUCTURE_ONLY_BELOW
 from synth.evidence.consensus import claim_sentences
 from synth.evidence.delta.versions import parse_version
 from synth.skill.names import display_topic

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from synth.bundle import Candidate, Ranked, Selection, source_tokens
+from synth.pipeline.bundle import Candidate, Ranked, Selection, source_tokens
 
 
 @dataclass(frozen=True)

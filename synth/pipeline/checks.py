@@ -1,4 +1,4 @@
-"""Vetting and lint inside synthesis: the two hooks of ``synth.run``.
+"""Vetting and lint inside synthesis: the two hooks of ``synth.pipeline.run``.
 
 Input side (``vet_input``), after ranking and before selection or any model call:
 every candidate source is redacted in place (title, excerpts, code blocks, also the
