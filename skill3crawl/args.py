@@ -22,7 +22,7 @@ from synth.evidence.cutoff import Cutoff, CutoffError, resolve_cutoff
 from synth.evidence.urls import host_of
 from synth.llm.model import LLMError
 from synth.llm.registry import Choice, Provider, check_provider
-from synth.outdir import output_dir_problem
+from synth.output.outdir import output_dir_problem
 from synth.pipeline.options import MIN_CONTEXT_TOKENS, SynthOptions
 from synth.skill.names import topic_slug
 from synth.vet.redact import redact_urls

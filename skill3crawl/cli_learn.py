@@ -147,13 +147,13 @@ def learn_cmd(
         _fail(exc.exit_code, str(exc))
     out = args.feed_path.parent  # the output folder, the spider's default when none was given
     kwargs["output_dir"] = str(out)
-    from synth.ownership import OwnershipError, check_outputs
+    from synth.output.ownership import OwnershipError, check_outputs
 
     try:  # a run.json/index.html skill3 did not write: refuse before crawling, not after
         check_outputs(out)
     except OwnershipError as exc:
         _fail(exc.exit_code, str(exc))
-    from synth.outdir import OutputDirLocked, lock_output_dir
+    from synth.output.outdir import OutputDirLocked, lock_output_dir
 
     try:  # one run at a time in a folder: held until the command ends (the synthesis below re-enters it)
         _HELD.append(lock_output_dir(out))
@@ -209,7 +209,7 @@ def learn_cmd(
     raise typer.Exit(result.exit_code)
 
 
-_HELD: list = []  # the output folder's lock (synth.outdir.OutputLock) while `learn` runs
+_HELD: list = []  # the output folder's lock (synth.output.outdir.OutputLock) while `learn` runs
 
 
 def _releasing_locks(command: Callable[..., None]) -> Callable[..., None]:

@@ -5,7 +5,7 @@ removes superseded duplicates from run.jsonl and records agreeing URLs, logs
 the summary line, puts the figures in the stats, writes ``crawl.json`` and then
 sends :data:`output_ready`; :class:`SynthTrigger` answers that by calling
 ``SKILL3_SYNTH_FUNCTION`` (``synth.pipeline.run.run_synth``, loaded lazily) with the spider arguments'
-``SynthOptions`` unless ``synth=0``. Both files are replaced atomically (:mod:`synth.writing`).
+``SynthOptions`` unless ``synth=0``. Both files are replaced atomically (:mod:`synth.output.writing`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from scrapy.utils.misc import load_object
 
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
-from synth.writing import atomic_open, atomic_write_text
+from synth.output.writing import atomic_open, atomic_write_text
 
 logger = logging.getLogger(__name__)
 

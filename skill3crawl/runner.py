@@ -66,7 +66,7 @@ def hold_output_dir(spidercls: type[Spider], spider_kwargs: Mapping[str, Any]) -
     if not takes_skill3_args(spidercls) or spider_kwargs.get("role") == "worker":
         return None
     from skill3crawl.args import output_dir_of
-    from synth.outdir import OutputDirLocked, lock_output_dir
+    from synth.output.outdir import OutputDirLocked, lock_output_dir
 
     try:
         lock_output_dir(output_dir_of(dict(spider_kwargs), docs=bool(getattr(spidercls, "docs_defaults", False))))

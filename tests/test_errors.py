@@ -48,9 +48,9 @@ def test_every_error_class_derives_from_the_base() -> None:
 @pytest.mark.parametrize("name, code", [
     ("skill3crawl.args.ArgsError", 2), ("skill3crawl.corpus.CorpusError", 2), ("skill3crawl.runner.SettingError", 2),
     ("skill3crawl.discovery.registries.SpecError", 2), ("synth.evidence.cutoff.CutoffError", 2), ("synth.pipeline.bundle.BundleError", 2),
-    ("synth.ownership.OwnershipError", 2), ("synth.lint.model.LintError", 2), ("synth.llm.model.MissingKeyError", 2),
+    ("synth.output.ownership.OwnershipError", 2), ("synth.lint.model.LintError", 2), ("synth.llm.model.MissingKeyError", 2),
     ("synth.llm.model.UnknownProviderError", 2), ("synth.llm.model.LLMError", 1), ("synth.llm.model.ContextLengthError", 1),
-    ("synth.postprocess.PostProcessError", 1), ("synth.pipeline.checks.LintFailure", 1), ("synth.vet.runner.ScannerUnavailable", 1),
+    ("synth.skill.postprocess.PostProcessError", 1), ("synth.pipeline.checks.LintFailure", 1), ("synth.vet.runner.ScannerUnavailable", 1),
     ("synth.vet.input_vet.AllSourcesQuarantined", 1), ("synth.vet.findings.ReportError", 1), ("synth.vet.record.RecordError", 1),
 ])
 def test_each_error_carries_its_exit_code(name: str, code: int) -> None:

@@ -40,7 +40,7 @@ from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key
-from synth.outdir import OutputDirLocked, OutputLock, lock_output_dir
+from synth.output.outdir import OutputDirLocked, OutputLock, lock_output_dir
 
 if TYPE_CHECKING:
     from synth.llm.planner import Plan

@@ -242,7 +242,7 @@ def target_file(fmt: str, to: Path, name: str) -> Path:
 
 def export_view(view: RunView, fmt: str, to: Path, *, skill_path: str | None = None) -> tuple[Path, Index]:
     """Write the index of ``view`` in ``fmt`` into ``to``; returns (file written, index)."""
-    from synth.writing import atomic_write_text
+    from synth.output.writing import atomic_write_text
 
     if fmt not in FORMATS:
         raise AgentsError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -119,7 +119,7 @@ def read_record(root: Path) -> dict[str, Any]:
 
 
 def _write_record(root: Path, data: dict[str, Any]) -> None:
-    from synth.writing import atomic_write_text
+    from synth.output.writing import atomic_write_text
 
     if not data["skills"]:
         (root / RECORD).unlink(missing_ok=True)

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from synth.pipeline.bundle import Ranked
     from synth.pipeline.inputs import Inputs
     from synth.pipeline.options import SynthOptions, SynthResult
-    from synth.postprocess import Skill
+    from synth.skill.postprocess import Skill
 
 HISTORY = ".history"
 FIRST_VERSION = "1.0.0"
@@ -119,7 +119,7 @@ class Refresh:
             "crawl": _crawl_cache_figures(self.out_dir), "files": files_sha256(prev),
             "summary": [f"no change since {prev.version or 'the previous run'}: {reason}; {prev.skill_dir / 'SKILL.md'} left as it was"],
         }
-        from synth.writing import atomic_write_text
+        from synth.output.writing import atomic_write_text
 
         atomic_write_text(self.out_dir / "run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
         _rerender_preview(prev, man)
@@ -231,11 +231,11 @@ def _crawl_cache_figures(out_dir: Path) -> dict[str, Any] | None:
 
 def _rerender_preview(prev: RunView, man: dict[str, Any]) -> None:
     """index.html again with the refresh panel (the skill read back from disk; nothing in the skill folder is written)."""
-    from synth.ownership import is_skill3_preview
-    from synth.postprocess import Skill
-    from synth.preview import render_preview
+    from synth.output.ownership import is_skill3_preview
+    from synth.output.preview import render_preview
+    from synth.output.writing import atomic_write_text
     from synth.skill.frontmatter import split_frontmatter
-    from synth.writing import atomic_write_text
+    from synth.skill.postprocess import Skill
 
     index = prev.out_dir / "index.html" if prev.out_dir else None
     if index is None or (index.exists() and not is_skill3_preview(index)):

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from synth.agents import AgentsError
-from synth.ownership import skill3_manifest
+from synth.output.ownership import skill3_manifest
 from synth.skill.frontmatter import split_frontmatter
 from synth.skill.markdown import CITATION, citation_numbers, fence_state, find_sources, heading_title
 

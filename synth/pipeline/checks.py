@@ -36,8 +36,8 @@ from rich.console import Console
 from synth.core.console import print_warning
 from synth.core.errors import Skill3Error
 from synth.lint import Facts, LintResult, lint_text
-from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.skill.markdown import LINK
+from synth.skill.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.vet import (
     AllSourcesQuarantined,
     CorrectionResult,

@@ -150,7 +150,7 @@ def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
     cut, target_model = _cutoff(options, crawl, recorded_cutoff, first.get("cutoff"), datetime.fromisoformat(today).date())
     out_dir = Path(options.output_dir) if options.output_dir else Path(paths[0]).parent
     if not options.dry_run:
-        from synth.outdir import output_dir_problem
+        from synth.output.outdir import output_dir_problem
 
         problem = output_dir_problem(out_dir)  # before any model call
         if problem:

@@ -34,7 +34,7 @@ from typing import Any
 
 from rich.console import Console
 
-from synth import manifest as manifest_mod
+from synth.output import manifest as manifest_mod
 from synth.agents import AgentsError
 from synth.agents import refresh as agents_refresh
 from synth.pipeline.bundle import (
@@ -56,8 +56,8 @@ from synth.core.console import print_warning
 from synth.llm.progress import generation_progress
 from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model, model_problem
 from synth.pipeline.options import SynthFailure, SynthOptions, SynthResult
-from synth.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
-from synth.postprocess import PostProcessError, Skill, SkillContext, postprocess
+from synth.output.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
+from synth.skill.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.skill.names import display_topic, sanitize_name
 from synth.skill.size import estimate_tokens
 from synth.pipeline.synthesize import (
@@ -71,7 +71,7 @@ from synth.pipeline.synthesize import (
 )
 from synth.evidence.conflicts import resolve_candidates, stale_constructs
 from synth.pipeline.interrupt import critical_section, exit_code_of, interruptible, signal_name
-from synth.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
+from synth.output.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
 
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text"]
 
@@ -224,7 +224,7 @@ def _run(options: SynthOptions, state: RunState) -> SynthResult:
 
 
 def _locked(out_dir: Path) -> AbstractContextManager:
-    from synth.outdir import OutputDirLocked, lock_output_dir
+    from synth.output.outdir import OutputDirLocked, lock_output_dir
 
     try:
         return lock_output_dir(out_dir)
@@ -451,7 +451,7 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
                    f"as {name} (its name changed to match)", loud=True)
         skill.name = name
         skill.frontmatter["name"] = name
-    from synth.preview import render_preview
+    from synth.output.preview import render_preview
 
     # all three are staged in full first (a full disk stops the run there), then committed together
     with OutputTransaction(out_dir) as tx:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from synth.manifest import SCHEMA
+from synth.output.manifest import SCHEMA
 
 
 def entry(version: str, kind: str, text: str, url: str, *, area: str = "", file: str | None = None,

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
-from synth.outdir import lock_output_dir
+from synth.output.outdir import lock_output_dir
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
 from tests.crawl.test_hangs import write_corpus
 from tests.harness import crawl_env, skill3
@@ -43,7 +43,7 @@ def test_the_lock_is_reentrant_in_a_process_and_released(tmp_path):
         assert out.is_dir()
         with lock_output_dir(out):  # skill3 learn's synthesis inside its crawl's hold
             pass
-        probe = subprocess.run([sys.executable, "-c", "import sys; from synth.outdir import lock_output_dir; "
+        probe = subprocess.run([sys.executable, "-c", "import sys; from synth.output.outdir import lock_output_dir; "
                                 "lock_output_dir(sys.argv[1])", str(out)], capture_output=True, text=True, env=crawl_env())
         assert probe.returncode == 1 and "OutputDirLocked" in probe.stderr and "is in use by another skill3 run" in probe.stderr
     lock_output_dir(out).release()  # free again
@@ -130,7 +130,7 @@ def test_a_disk_full_during_synthesis_leaves_the_previous_outputs_whole(tmp_path
 
 def test_a_failed_write_at_any_output_leaves_all_three_as_they_were(tmp_path, monkeypatch):
     """The injected variant (no mount needed): ENOSPC at each staged file in turn, and at each commit rename."""
-    from synth import writing
+    from synth.output import writing
     from tests.synth.corpus import EXAMPLE as EXAMPLE_SOURCES
     from tests.synth.corpus import parse_sources, write_jsonl
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
-from synth.outdir import output_dir_problem
+from synth.output.outdir import output_dir_problem
 from tests.crawl.conftest import REPO, scrapy_crawl
 from tests.harness import skill3
 from tests.mockserver import MockServer, bind, generated_site

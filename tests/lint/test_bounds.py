@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from synth.lint import lint_skill
-from synth.postprocess import SkillContext, postprocess
+from synth.skill.postprocess import SkillContext, postprocess
 from tests.harness import crawl_env
 
 REPO = Path(__file__).resolve().parents[2]

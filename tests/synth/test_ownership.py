@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
-from synth.ownership import GENERATOR_META, OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
+from synth.output.ownership import GENERATOR_META, OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.pipeline.run import SynthFailure, write_skill
-from synth.postprocess import Skill
+from synth.skill.postprocess import Skill
 from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 
 

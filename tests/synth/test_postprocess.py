@@ -3,9 +3,9 @@ import re
 import pytest
 import yaml
 
-from synth.postprocess import PostProcessError, SkillContext, postprocess
 from synth.skill.fixers import clean_text, close_fences, recover_skill_text
 from synth.skill.names import sanitize_name
+from synth.skill.postprocess import PostProcessError, SkillContext, postprocess
 from synth.skill.spec import MAX_BODY_LINES
 
 SOURCES = [

@@ -5,8 +5,8 @@ import subprocess
 
 import pytest
 
-from synth.postprocess import SkillContext, postprocess
-from synth.preview import render_preview
+from synth.output.preview import render_preview
+from synth.skill.postprocess import SkillContext, postprocess
 
 CTX = SkillContext("mcp", "claude-opus-4-8", "2026-01", "2026-11-29", [{"n": 1, "url": "https://modelcontextprotocol.io/x", "title": "X"}])
 RAW = """---
@@ -91,7 +91,7 @@ def test_generation_progress_on_a_terminal():
 @pytest.mark.parametrize("heading", ["Modern vs deprecated", "Deprecated `sse()` transport", "**Modern** APIs"])
 def test_deprecations_section_collapses_whatever_its_inline_markup(heading: str) -> None:
     """The section is found on markdown-it's tokens, so a heading with code or emphasis in it collapses too."""
-    from synth.preview import render_markdown
+    from synth.output.preview import render_markdown
 
     out = render_markdown(f"# T\n\n## {heading}\n- old [1]\n\n## Next\ntext\n")
     assert re.search(r'<details class="deprecated" open><summary>.+</summary>\n<ul>\n<li>old \[1\]</li>\n</ul>\n</details><h2>Next</h2>', out), out

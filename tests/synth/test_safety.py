@@ -7,8 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from synth.cli import app
-from synth.postprocess import SkillContext, postprocess
 from synth.skill.markdown import links
+from synth.skill.postprocess import SkillContext, postprocess
 from synth.skill.safety import dangerous_target, neutralize
 from tests.synth.corpus import make_item, write_jsonl
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from synth.lint.rules import structural_findings
-from synth.postprocess import SkillContext, postprocess
 from synth.skill import frontmatter, markdown
+from synth.skill.postprocess import SkillContext, postprocess
 from synth.vet.correct import _structure
 from tests.synth.test_postprocess import CTX, adversarial_cases
 from tests.synth.test_skill_format import _more_drafts

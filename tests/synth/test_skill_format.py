@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from synth.postprocess import postprocess
 from synth.skill import frontmatter, markdown
 from synth.skill.fixers import drop_degenerate_lines
+from synth.skill.postprocess import postprocess
 from synth.skill.references import split_references
 from synth.skill.sources import fix_citations
 from synth.vet.correct import droppable_lines
@@ -169,7 +169,7 @@ def test_validate_skill_and_lint_agree(label: str, fm: dict, body: str, refs: di
     """The post-processor's last guard is lint's structural rules: the same verdict on each malformed skill."""
     from synth.lint import Facts, lint_text
     from synth.lint.rules import STRUCTURAL
-    from synth.postprocess import Skill, validate_skill
+    from synth.skill.postprocess import Skill, validate_skill
     from synth.skill.spec import MAX_BODY_LINES
 
     skill = Skill(name=str(fm.get("name", "x")), frontmatter=fm, body=body, references=refs)

@@ -1,4 +1,4 @@
-"""synth.writing: every write replaces its file atomically (a failed write leaves the old file whole, no
+"""synth.output.writing: every write replaces its file atomically (a failed write leaves the old file whole, no
 temporary file behind) and durably (the file and its folder are fsync-ed)."""
 
 import os
@@ -6,8 +6,8 @@ import stat
 
 import pytest
 
-from synth import writing
-from synth.writing import atomic_open, atomic_write_text
+from synth.output import writing
+from synth.output.writing import atomic_open, atomic_write_text
 
 
 def _raise(exc):
@@ -92,7 +92,7 @@ def test_the_feed_rewrite_is_atomic(tmp_path, monkeypatch):
 
 
 def test_write_skill_fsyncs_its_files_and_leaves_nothing_on_failure(tmp_path, monkeypatch):
-    from synth.postprocess import SkillContext, postprocess
+    from synth.skill.postprocess import SkillContext, postprocess
 
     skill = postprocess("---\nname: mcp\ndescription: MCP. Use when x.\n---\n# MCP\nCall the server with the new streaming transport and check the session header on every request [1].\n",
                         SkillContext(topic="mcp", target_model="m", cutoff="2026-01", learned_date="2026-02-01",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from synth.pipeline.options import SynthFailure
 
 if TYPE_CHECKING:  # pragma: no cover
-    from synth.postprocess import Skill
+    from synth.skill.postprocess import Skill
 
 
 def fsync_dir(path: Path) -> None:

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from synth.core.errors import UsageError
-from synth.manifest import SCHEMA
+from synth.output.manifest import SCHEMA
 from synth.skill.spec import MAX_NAME
 
 GENERATOR_META = '<meta name="generator" content="skill3">'

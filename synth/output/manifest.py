@@ -32,7 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 if TYPE_CHECKING:
     from synth.evidence.cutoff import Cutoff
     from synth.pipeline.bundle import Selection
-    from synth.postprocess import Skill
+    from synth.skill.postprocess import Skill
 
 SCHEMA = "skill3.run/1"
 TOOLS = ("skill3", "openai", "anthropic", "datasketch", "skills-ref", "rich", "typer", "pyyaml", "markdown-it-py", "scrapy")

@@ -20,7 +20,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from synth.agents.refresh import preview_panel as refresh_panel
-from synth.postprocess import Skill
+from synth.skill.postprocess import Skill
 
 _CSS = """
 :root{--bg:hsl(220,20%,10%);--card:hsla(220,15%,16%,.7);--line:hsla(220,15%,40%,.35);--text:hsl(220,15%,88%);
