@@ -147,7 +147,7 @@ class Skill3MCP(MCPServer):
             raise ToolError(str(exc)) from None
 
     def vet(self, topic: str) -> dict[str, Any]:
-        from synth.cli_vet import EXTRA_CHECKS
+        from skill3.cli.vet import EXTRA_CHECKS
         from synth.vet.correct import secret_findings
         from synth.vet.report import VetReport
         from synth.vet.runner import run_scan

@@ -29,8 +29,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 
 # What a crawl or a `skill3` run imports anyway (the project's settings name the rest).
-ENTRY_POINTS = {"scrapy": "scrapy.cmdline:execute", "skill3": "skill3.cli:main"}
-PRELOAD = ["scrapy.cmdline", "scrapy.crawler", "scrapy.commands.crawl", "skill3crawl.commands.crawl", "skill3.cli", "trafilatura", "htmldate", "extruct"]
+ENTRY_POINTS = {"scrapy": "scrapy.cmdline:execute", "skill3": "skill3.cli.main:main"}
+PRELOAD = ["scrapy.cmdline", "scrapy.crawler", "scrapy.commands.crawl", "skill3crawl.commands.crawl", "skill3.cli.main", "trafilatura", "htmldate", "extruct"]
 
 
 # -- the server ---------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import typing
 import pytest
 from typer.testing import CliRunner
 
-from skill3.cli import app
+from skill3.cli.main import app
 from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, LearnArgs, arg_default
 from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice, Provider
 from synth.pipeline.options import DEFAULT_CONTEXT_TOKENS, SynthOptions

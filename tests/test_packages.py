@@ -42,7 +42,7 @@ def crawl_side_imports(source: str) -> list[tuple[int, str]]:
         ("def f():\n    from skill3crawl.args import parse_args", [(2, "skill3crawl.args")]),
         ("from twisted.internet import reactor", [(1, "twisted.internet")]),
         ("import importlib\nimportlib.import_module('scrapy.crawler')", [(2, "scrapy.crawler")]),
-        ("from skill3.cli import app", [(1, "skill3.cli")]),
+        ("from skill3.cli.main import app", [(1, "skill3.cli.main")]),
         ("import scrapyd_client, skill3crawler_x\nfrom synth.evidence.item import SourceItem\nfrom . import scrapy", []),
     ],
 )
@@ -60,7 +60,7 @@ def test_no_synth_module_imports_scrapy_or_the_crawl_side() -> None:
 
 def test_importing_synth_and_its_cli_loads_no_scrapy() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    check = ("import sys, synth, synth.cli, synth.pipeline.run; "
+    check = ("import sys, synth, skill3.cli.app, synth.pipeline.run; "
              "bad = sorted(m for m in sys.modules if m.startswith(('scrapy', 'twisted', 'skill3crawl'))); "
              "assert not bad, bad")
     proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)

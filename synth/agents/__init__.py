@@ -8,7 +8,7 @@
 - :mod:`synth.agents.export`: the always-loaded index (AGENTS.md, CLAUDE.md, Cursor rules, llms.txt);
 - :mod:`synth.agents.install`: copying a skill where Claude Code, Codex or Cursor load skills, and back out;
 - :mod:`synth.agents.search`: BM25 over a skill's change entries (the MCP server's ``search_delta``);
-- :mod:`synth.agents.cli`: ``skill3 diff``, ``skill3 export``, ``skill3 install``.
+- :mod:`skill3.cli.agents`: ``skill3 diff``, ``skill3 export``, ``skill3 install``.
 """
 
 

@@ -7,10 +7,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from skill3.cli.app import app
 from synth.agents import AgentsError
 from synth.agents.diff import diff_claims, diff_runs, summary_lines
 from synth.agents.runview import Entry, entries_from_skill, load
-from synth.cli import app
 from tests.agents.fixtures import entry, make_run
 
 A, B, C = "https://frob.example/changes", "https://frob.example/api", "https://blog.example/frob-3"

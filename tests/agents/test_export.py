@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from skill3.cli.app import app
 from synth.agents import AgentsError
 from synth.agents.export import MAX_BYTES, begin_marker, end_marker, export_run, splice_section
-from synth.cli import app
 from tests.agents.fixtures import entry, make_run
 
 A = "https://frob.example/changes"

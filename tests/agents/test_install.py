@@ -7,9 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from skill3.cli.app import app
 from synth.agents import AgentsError
 from synth.agents.install import AGENTS, RECORD, install, uninstall
-from synth.cli import app
 from tests.agents.fixtures import entry, make_run
 
 A = "https://frob.example/changes"

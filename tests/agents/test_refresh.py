@@ -7,8 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from skill3.cli.app import app
 from synth.agents.refresh import bump
-from synth.cli import app
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 NEW_URL = "https://github.com/modelcontextprotocol/typescript-sdk/sample/releases/tag/v2.1.0"

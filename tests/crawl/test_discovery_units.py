@@ -203,7 +203,7 @@ def test_model_table_is_sourced_and_dated():
 
 
 def test_skill3_models_command():
-    from synth.cli import app
+    from skill3.cli.app import app
 
     out = CliRunner().invoke(app, ["models", "--format", "json"])
     assert out.exit_code == 0, out.output

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.output.outdir import lock_output_dir
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
 from tests.crawl.test_hangs import write_corpus

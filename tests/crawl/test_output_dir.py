@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.output.outdir import output_dir_problem
 from tests.crawl.conftest import REPO, scrapy_crawl
 from tests.harness import skill3

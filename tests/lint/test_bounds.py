@@ -34,13 +34,13 @@ def skill(tmp_path: Path, frontmatter: str, body: str = BODY, name: str = "demo"
     return folder
 
 
-# `python -m synth.cli ARGS` that writes its own peak RSS (KiB) to the file named by the first argument: VmHWM
+# `python -m skill3.cli.app ARGS` that writes its own peak RSS (KiB) to the file named by the first argument: VmHWM
 # of /proc/self/status (ru_maxrss would keep the peak of the forking pytest worker across exec)
 _MEASURED = """
 import re, runpy, sys
 out = sys.argv.pop(1)
 try:
-    runpy.run_module("synth.cli", run_name="__main__")
+    runpy.run_module("skill3.cli.app", run_name="__main__")
 finally:
     with open("/proc/self/status") as status, open(out, "w") as fh:
         fh.write(re.search(r"VmHWM:\\s+(\\d+)", status.read()).group(1))
@@ -48,7 +48,7 @@ finally:
 
 
 def run_child(*args: str, env: dict | None = None, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float, float]:
-    """`python -m synth.cli ARGS` as a child: (result, seconds, its own peak RSS in MB)."""
+    """`python -m skill3.cli.app ARGS` as a child: (result, seconds, its own peak RSS in MB)."""
     import tempfile
 
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.lint import RULES
 
 from tests.lint.conftest import BASE_BODY, write_skill
@@ -129,7 +129,7 @@ def test_console_script_path_has_no_traceback(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "synth.cli", "lint", str(tmp_path / "missing")],
+    proc = subprocess.run([sys.executable, "-m", "skill3.cli.app", "lint", str(tmp_path / "missing")],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("error: no such path") and len(proc.stderr.strip().splitlines()) == 1

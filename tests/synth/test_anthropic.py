@@ -11,7 +11,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.llm.anthropic_model import AnthropicModel
 from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 

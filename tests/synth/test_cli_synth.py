@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from skill3.cli import app as skill3_app
-from skill3crawl.cli_learn import learn_spider_kwargs
-from synth.cli import app
+from skill3.cli.app import app
+from skill3.cli.learn import learn_spider_kwargs
+from skill3.cli.main import app as skill3_app
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +141,7 @@ def test_learn_option_to_spider_argument_mapping(options, expected) -> None:
 def test_learn_every_option_maps_to_a_spider_argument() -> None:
     import inspect
 
-    from skill3crawl.cli_learn import learn_cmd
+    from skill3.cli.learn import learn_cmd
 
     spider_side = set(inspect.signature(learn_spider_kwargs).parameters) - {"topic"}
     # --export/--export-to run after the synthesis, on its output folder: not crawl arguments; every other option is an -a
@@ -180,7 +180,7 @@ def test_learn_usage_errors_are_one_line_before_any_crawl(monkeypatch, tmp_path,
 
 
 def test_learn_is_a_command_of_the_console_script_only() -> None:
-    """`python -m synth.cli` (synth's commands, no Scrapy) has no `learn`; the `skill3` script has both."""
+    """`python -m skill3.cli.app` (synth's commands, no Scrapy) has no `learn`; the `skill3` script has both."""
     assert "learn" in [c.name for c in skill3_app.registered_commands]
     assert "learn" not in [c.name for c in app.registered_commands]
     r = CliRunner().invoke(app, ["learn", "mcp"])

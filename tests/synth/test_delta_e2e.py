@@ -6,7 +6,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from tests.synth.delta_corpus import HIGHLIGHTS, HOST, NEW_FEATURES, write_site
 from tests.mockserver import StubLLM
 

@@ -10,7 +10,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.llm.bounds import DEFAULT_TIMEOUT, CallBudget, LLMTimeout, configured_timeout, max_reply_chars
 from synth.llm.registry import make_chat_model
 from tests.mockserver import StubLLM

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from tests.mockserver import StubLLM
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 

@@ -21,9 +21,9 @@ def _closed_port() -> int:
 
 
 def test_every_entry_point_defaults_to_the_auto_provider():
+    from skill3.cli.learn import learn_cmd
+    from skill3.cli.synth import synth_cmd
     from skill3crawl.args import LearnArgs
-    from skill3crawl.cli_learn import learn_cmd
-    from synth.cli_synth import synth_cmd
 
     defaults = {
         "SynthOptions": SynthOptions(paths=("x",)).llm_provider,

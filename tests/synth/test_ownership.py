@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.output.ownership import GENERATOR_META, OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.pipeline.run import SynthFailure, write_skill
 from synth.skill.postprocess import Skill
@@ -119,7 +119,7 @@ def test_learn_refuses_a_users_run_json_before_crawling(tmp_path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "run.json").write_text("{}", encoding="utf-8")
-    from skill3.cli import app as skill3_app
+    from skill3.cli.main import app as skill3_app
 
     r = CliRunner().invoke(skill3_app, ["learn", "mcp", "--input-file", str(EXAMPLE), "--output-dir", str(out),
                                  "--llm-provider", "extractive", "--cutoff-time", "2026-01"])

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.llm import ContextLengthError, make_chat_model
 from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from tests.mockserver import StubLLM
 from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl
 from tests.synth.test_openai_e2e import skill_reply, synth

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.skill.markdown import links
 from synth.skill.postprocess import SkillContext, postprocess
 from synth.skill.safety import dangerous_target, neutralize

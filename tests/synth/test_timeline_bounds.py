@@ -9,8 +9,8 @@ from datetime import date, timedelta
 import pytest
 from typer.testing import CliRunner
 
+from skill3.cli.app import app
 from skill3crawl.discovery import registries as reg
-from synth.cli import app
 from synth.evidence.delta.timeline import ABSURD_VERSION, MAX_VERSIONS, TIMELINE_FULL, Timeline
 from synth.evidence.delta.versions import parse_version, plausible_version
 from tests.synth.corpus import EXAMPLE, parse_sources, write_jsonl

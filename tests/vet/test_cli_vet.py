@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.vet.findings import Finding, ScanResult, findings_from_report, parse_report
 from synth.vet.gate import gate_exit_code, vetting_record
 from synth.vet.input_vet import classify
@@ -29,7 +29,7 @@ def skill(case: str) -> str:
 @pytest.fixture
 def scanner_only(monkeypatch):
     """Compare with SkillSpector's own output: leave lint out of `vet`."""
-    from synth import cli_vet
+    from skill3.cli import vet as cli_vet
 
     monkeypatch.setattr(cli_vet, "EXTRA_CHECKS", [])
 
@@ -184,7 +184,7 @@ def test_sarif_not_run():
 
 def test_extra_findings_hook_gates(fake_scanner, monkeypatch):
     """Lint plugs in through EXTRA_CHECKS and is gated like the scanner."""
-    from synth import cli_vet
+    from skill3.cli import vet as cli_vet
 
     lint = Finding("L001", "Lint", "HIGH", None, "name differs from folder", "SKILL.md", 2, "lint-fp", tool="lint")
     monkeypatch.setattr(cli_vet, "EXTRA_CHECKS", [lambda folder: [lint]])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from synth.vet.install import (
     SetupError, find_python, parse_scan_options, parse_version, setup, venv_binary, venv_python,
 )

@@ -274,7 +274,7 @@ def test_learn_from_a_corpus_leaks_nothing_and_cites_valid_urls(tmp_path, kind):
 def test_synth_of_an_unredacted_feed_leaks_nothing(tmp_path):
     from typer.testing import CliRunner
 
-    from synth.cli import app
+    from skill3.cli.app import app
 
     excerpts = [f"{line} {FILLER}" for line in PROSE_LINES]
     excerpts += [f"Escaped by a markdown renderer: ghp\\_{GITHUB[4:]}, AWS\\_SECRET\\_ACCESS\\_KEY={AWS_ENV}, "

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from synth.cli import app
+from skill3.cli.app import app
 from tests.crawl.conftest import scrapy_crawl
 from tests.harness import skill3
 from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl

@@ -1,4 +1,4 @@
-"""`skill3 vet` and `skill3 setup` (registered on the typer app in synth.cli)."""
+"""`skill3 vet` and `skill3 setup` (registered on the typer app in skill3.cli.app)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """`skill3 learn`: the crawl (:mod:`skill3crawl.runner`, the launch ``scrapy crawl learn`` uses)
 with ``synth=0``, then the synthesis of ``skill3 synth`` on its feed.
 
-It lives on the crawl side, so ``synth`` never imports Scrapy; the ``skill3`` console script
-(:mod:`skill3.cli`) puts it beside synth's commands.
+It imports Scrapy only when it runs, so no other ``skill3`` command loads it; the ``skill3`` console
+script (:mod:`skill3.cli.main`) puts it beside synth's commands.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Callable, NoReturn, Optional, cast
 import typer
 
 from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, arg_default
-from synth.cli_synth import (
+from skill3.cli.synth import (
     ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, LlmTimeout, SinceVersion, StrictCutoff,
     TargetModel, Verify,
 )

@@ -1,4 +1,4 @@
-"""``skill3``: ``learn`` (:mod:`skill3crawl.cli_learn`) and ``mcp`` (:mod:`skill3.mcp_server`) beside synth's commands (:mod:`synth.cli`)."""
+"""``skill3``: ``learn`` (:mod:`skill3.cli.learn`) and ``mcp`` (:mod:`skill3.mcp_server`) beside synth's commands (:mod:`skill3.cli.app`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from skill3crawl import cli_learn
-from synth.cli import make_app
+from skill3.cli import learn as cli_learn
+from skill3.cli.app import make_app
 from synth.core.errors import ExitCode
 
 

@@ -1,7 +1,7 @@
-"""`skill3 synth`, registered on the typer app of ``synth.cli``.
+"""`skill3 synth`, registered on the typer app of ``skill3.cli.app``.
 
-``skill3 learn`` (the crawl, then this synthesis: both share ``run_synth``) is on the crawl
-side, :mod:`skill3crawl.cli_learn`: nothing in ``synth`` imports Scrapy.
+``skill3 learn`` (the crawl, then this synthesis: both share ``run_synth``) is
+:mod:`skill3.cli.learn`: nothing in ``synth`` imports Scrapy.
 """
 
 from __future__ import annotations

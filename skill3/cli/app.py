@@ -1,7 +1,7 @@
 """The `skill3` command line (typer): synth's commands. Commands read like the README's recipes.
 
-The ``skill3`` console script is :mod:`skill3.cli`, which adds the crawl side's ``learn``;
-``python -m synth.cli`` has every command but ``learn`` and never imports Scrapy.
+The ``skill3`` console script is :mod:`skill3.cli.main`, which adds the crawl side's ``learn``;
+``python -m skill3.cli.app`` has every command but ``learn`` and never imports Scrapy.
 """
 
 from __future__ import annotations
@@ -10,8 +10,11 @@ from typing import Callable
 
 import typer
 
-from synth import cli_lint, cli_models, cli_synth, cli_vet
-from synth.agents import cli as cli_agents
+from skill3.cli import agents as cli_agents
+from skill3.cli import lint as cli_lint
+from skill3.cli import models as cli_models
+from skill3.cli import synth as cli_synth
+from skill3.cli import vet as cli_vet
 
 
 def _root() -> None:
@@ -38,7 +41,7 @@ app = make_app()
 
 
 def main() -> None:
-    """Run synth's commands (``python -m synth.cli``)."""
+    """Run synth's commands (``python -m skill3.cli.app``)."""
     app()
 
 
