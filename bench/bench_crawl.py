@@ -56,8 +56,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.docs.proctree import TreeSampler  # noqa: E402
 from tests.mockserver import MockServer, bind, generated_site  # noqa: E402
+from tests.sitecrawl.proctree import TreeSampler  # noqa: E402
 
 PYDOCS = Path("/usr/share/doc/python3.11/html")
 MEASURE = {
@@ -69,7 +69,7 @@ MEASURE = {
     "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
     "LOG_LEVEL": "INFO",
     "SKILL3_PROGRESS_INTERVAL": "30",
-    "STATS_CLASS": "tests.docs.statsdump.JsonFileStatsCollector",
+    "STATS_CLASS": "tests.sitecrawl.statsdump.JsonFileStatsCollector",
 }
 
 
@@ -100,7 +100,7 @@ def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = Non
     kernel's ``ru_maxrss`` for the crawl's process, what ``/usr/bin/time -v`` reports);
     ``tree_mb`` is the peak of the RSS summed over the crawler and all its children
     (extraction workers, Playwright's node driver and Chromium when they run), sampled from
-    ``/proc`` every 0.2 s (:class:`tests.docs.proctree.TreeSampler`), so a shorter peak can
+    ``/proc`` every 0.2 s (:class:`tests.sitecrawl.proctree.TreeSampler`), so a shorter peak can
     slip between samples. ``tree_procs``: most processes seen at once.
     """
     tmp = Path(tempfile.mkdtemp(prefix="skill3bench-"))
@@ -439,7 +439,7 @@ class AffinityWatch:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        from tests.docs.proctree import descendants
+        from tests.sitecrawl.proctree import descendants
 
         while not self._stop.is_set():
             for root, cpus in self.expected.items():

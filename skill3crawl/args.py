@@ -100,7 +100,7 @@ class LearnArgs(BaseModel):
     brave_key: SecretStr | None = None
     package: str | None = None  # pypi:NAME / npm:NAME / crates:NAME pins the registry package the topic is
     role: Literal["main", "worker"] = "main"
-    # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.docs.crawl).
+    # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.sitecrawl.crawl).
     depth_limit: int = DEFAULT_DEPTH_LIMIT  # link hops from a start URL / sitemap / llms.txt entry
     sitemap_filter: list[str] = Field(default_factory=list)  # path prefixes
     locales: Literal["skip", "keep"] = "skip"

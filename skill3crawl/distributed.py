@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
-from skill3crawl.docs.budget import Claim, Entry, PageBudget, waiting_cap
+from skill3crawl.sitecrawl.budget import Claim, Entry, PageBudget, waiting_cap
 from synth.core.errors import ExitCode
 
 if TYPE_CHECKING:

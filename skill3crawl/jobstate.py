@@ -11,7 +11,7 @@ runs and is removed when it closes. Found with its process gone, the last run
 was killed: Scrapy's request queue and seen-fingerprints files in JOBDIR were
 never closed and are unusable (their index is written at close), so they are
 removed, and the pages the saved state had in flight are requested again,
-first (:meth:`~skill3crawl.docs.budget.LocalState.recover`).
+first (:meth:`~skill3crawl.sitecrawl.budget.LocalState.recover`).
 
 Bound: a page is fetched twice only if it was requested and not finished in
 the last saved state, or requested after it — at most ``SKILL3_PAGE_WINDOW``

@@ -2,7 +2,7 @@
 
 Only what differs from Scrapy's defaults. skill3's own settings (``SKILL3_*``) are not
 listed here: each component reads its own with its default, defined once beside it
-(e.g. ``SKILL3_PAGE_WINDOW`` in :mod:`skill3crawl.docs.budget`); ``-s NAME=VALUE`` sets any.
+(e.g. ``SKILL3_PAGE_WINDOW`` in :mod:`skill3crawl.sitecrawl.budget`); ``-s NAME=VALUE`` sets any.
 """
 
 BOT_NAME = "skill3"
@@ -28,7 +28,7 @@ RETRY_TIMES = 3
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 
-# HTTP cache, 7-day expiry: on for the direct (docs-mode) crawl only (skill3crawl.docs.crawl.apply_docs_settings);
+# HTTP cache, 7-day expiry: on for the direct (docs-mode) crawl only (skill3crawl.sitecrawl.crawl.apply_docs_settings);
 # search results are never cached.
 HTTPCACHE_EXPIRATION_SECS = 7 * 24 * 3600
 HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]

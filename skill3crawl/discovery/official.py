@@ -28,8 +28,8 @@ from scrapy.spidermiddlewares.httperror import HttpError
 
 from skill3crawl.config import setting_or_env
 from skill3crawl.discovery import registries as reg
-from skill3crawl.docs.scope import Scope
 from skill3crawl.items import response_headers
+from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
 from synth.evidence.urls import host_of, site_host

@@ -8,7 +8,7 @@ Discovery: the topic's official sources first (package registries → repository
 (Brave, or SearXNG when ``SEARXNG_URL`` is set), the planned queries are searched and the
 results are fetched (never followed further: they are on arbitrary hosts). The
 start URLs and authoritative hosts are crawled in docs mode
-(:class:`~skill3crawl.docs.crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
+(:class:`~skill3crawl.sitecrawl.crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
 links, canonical and locale de-duplication) — directly when there is no key,
 else when search found fewer than ``SKILL3_MIN_SEARCH_RESULTS`` pages.
 ``-a role=worker`` with ``-s SKILL3_REDIS_URL=…`` joins a distributed crawl
@@ -34,9 +34,9 @@ from skill3crawl.args import ArgsError, LearnArgs, checked_args
 from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
-from skill3crawl.docs.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
+from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key

@@ -5,9 +5,9 @@ from datetime import date
 import pytest
 
 from skill3crawl.discovery.brave import freshness_window, parse_results, search_url
-from skill3crawl.docs.sitemap import parse_sitemap
 from skill3crawl.extract.content import code_language, extract_content, markdown_blocks
 from skill3crawl.extract.dates import normalize_date, page_dates
+from skill3crawl.sitecrawl.sitemap import parse_sitemap
 from synth.evidence.urls import canonical_url
 
 TODAY = date(2026, 11, 29)

@@ -32,13 +32,13 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.sitemap import sitemap_urls_from_robots
 
 from skill3crawl import distributed
-from skill3crawl.docs.budget import PAGE_WINDOW, Entry, LocalState, PageBudget
-from skill3crawl.docs.llms import llms_candidates, md_variant, parse_llms_txt
-from skill3crawl.docs.scope import Scope
-from skill3crawl.docs.sitemap import parse_sitemap, sitemap_candidates
 from skill3crawl.extract.dates import normalize_date
 from skill3crawl.items import response_headers
 from skill3crawl.progress import Progress
+from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget
+from skill3crawl.sitecrawl.llms import llms_candidates, md_variant, parse_llms_txt
+from skill3crawl.sitecrawl.scope import Scope
+from skill3crawl.sitecrawl.sitemap import parse_sitemap, sitemap_candidates
 from skill3crawl.state import get_state
 from synth.evidence.urls import canonical_url, host_of, url_key
 
@@ -81,7 +81,7 @@ def apply_docs_settings(settings: BaseSettings, args: LearnArgs | None = None) -
     if args is not None and consensus in pipelines and single_publisher(args):
         # constant memory for one publisher's site (see skill3crawl.docs.pipelines)
         order = pipelines.pop(consensus)
-        pipelines["skill3crawl.docs.pipelines.SnippetFingerprintPipeline"] = order
+        pipelines["skill3crawl.sitecrawl.pipelines.SnippetFingerprintPipeline"] = order
         settings.set("ITEM_PIPELINES", pipelines, priority=max(settings.getpriority("ITEM_PIPELINES") or 0, 30))
 
 

@@ -19,7 +19,7 @@ FAST = {
     **harness.FAST,
     "SKILL3_PROGRESS_INTERVAL": "1",
     "LOG_LEVEL": "INFO",
-    "STATS_CLASS": "tests.docs.statsdump.JsonFileStatsCollector",
+    "STATS_CLASS": "tests.sitecrawl.statsdump.JsonFileStatsCollector",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from skill3crawl.docs.scope import Scope
+from skill3crawl.sitecrawl.scope import Scope
 
 _MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 

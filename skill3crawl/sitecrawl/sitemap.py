@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 
-from skill3crawl.docs.scope import Scope
+from skill3crawl.sitecrawl.scope import Scope
 
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # the sitemaps.org limit, uncompressed
 

@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 from scrapy.settings import Settings
 
-from skill3crawl.docs.budget import LocalState, PageBudget, waiting_cap
+from skill3crawl.sitecrawl.budget import LocalState, PageBudget, waiting_cap
 
 REDIS_URL = os.environ.get("SKILL3_TEST_REDIS_URL")
 LIMIT = 3

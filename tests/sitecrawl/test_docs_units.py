@@ -2,10 +2,10 @@
 
 import pytest
 
-from skill3crawl.docs.crawl import lastmod_day
-from skill3crawl.docs.llms import md_variant, parse_llms_txt
-from skill3crawl.docs.scope import Scope, locale_of
 from skill3crawl.progress import dropped_by_reason, progress_line
+from skill3crawl.sitecrawl.crawl import lastmod_day
+from skill3crawl.sitecrawl.llms import md_variant, parse_llms_txt
+from skill3crawl.sitecrawl.scope import Scope, locale_of
 from synth.evidence.urls import url_key
 
 SCOPE = Scope.from_start_url("https://docs.example.org/guide/intro.html")
@@ -118,7 +118,7 @@ def test_page_budget_window_and_waiting_list() -> None:
     """LocalState: max_pages counts pages written; at most `window` in flight; the rest wait in FIFO order."""
     from types import SimpleNamespace
 
-    from skill3crawl.docs.budget import LocalState
+    from skill3crawl.sitecrawl.budget import LocalState
 
     st = LocalState(SimpleNamespace(state={}), window=2)
     claims = [st.claim(f"u{i}", 3, [f"u{i}"]) for i in range(6)]
@@ -134,7 +134,7 @@ def test_page_budget_window_and_waiting_list() -> None:
 def test_page_budget_waiting_list_is_bounded() -> None:
     from types import SimpleNamespace
 
-    from skill3crawl.docs.budget import LocalState, waiting_cap
+    from skill3crawl.sitecrawl.budget import LocalState, waiting_cap
 
     st = LocalState(SimpleNamespace(state={}), window=1)
     results = [st.claim(f"u{i}", 5, [f"u{i}"]) for i in range(waiting_cap(5) + 3)]
