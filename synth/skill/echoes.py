@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from synth.skill.markdown import fence_state
 
-# The prompt's section template (tests/synth/test_postprocess.py checks these against SYSTEM_SYNTH).
+# The prompt's section template (tests/skill/test_postprocess.py checks these against SYSTEM_SYNTH).
 TEMPLATE_HEADINGS = ("Overview / When to use", "Instructions", "Modern vs deprecated", "Examples", "Sources")
 TEMPLATE_NOTES = (
     "only if a source published after the cutoff states a deprecation; otherwise leave this section out",

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from skill3.cli.app import app
 from synth.agents.refresh import bump
-from tests.synth.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
+from tests.pipeline.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 NEW_URL = "https://github.com/modelcontextprotocol/typescript-sdk/sample/releases/tag/v2.1.0"
 NEW_TEXT = ("The TypeScript SDK 2.1 adds the `registerResourceTemplate` method for parameterised resources; "

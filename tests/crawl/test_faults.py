@@ -131,8 +131,8 @@ def test_a_disk_full_during_synthesis_leaves_the_previous_outputs_whole(tmp_path
 def test_a_failed_write_at_any_output_leaves_all_three_as_they_were(tmp_path, monkeypatch):
     """The injected variant (no mount needed): ENOSPC at each staged file in turn, and at each commit rename."""
     from synth.output import writing
-    from tests.synth.corpus import EXAMPLE as EXAMPLE_SOURCES
-    from tests.synth.corpus import parse_sources, write_jsonl
+    from tests.pipeline.corpus import EXAMPLE as EXAMPLE_SOURCES
+    from tests.pipeline.corpus import parse_sources, write_jsonl
 
     feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE_SOURCES))
     assert CliRunner().invoke(app, ["synth", str(feed), "--llm-provider", "extractive", "--quiet"]).exit_code == 0
