@@ -1,5 +1,6 @@
-"""One-way package dependency: ``skill3crawl`` may import ``synth``, never the reverse, and ``synth``
-imports no Scrapy; the ``skill3`` console script is the one place both meet."""
+"""The layering rule: which package may import which (:data:`ALLOWED`, checked on every import the code makes),
+``synth`` imports no Scrapy and nothing of ``skill3crawl`` or ``skill3``, and ``skill3.cli`` (the console script)
+is the one place the commands of both sides meet."""
 
 from __future__ import annotations
 
@@ -58,13 +59,141 @@ def test_no_synth_module_imports_scrapy_or_the_crawl_side() -> None:
     assert offenders == []
 
 
+# Which first-party packages each package may import (besides its own modules). A key or an entry names a
+# package or one module; an importer takes the row of the longest key it falls under, so a module's own row
+# (``synth.skill.postprocess``) is the exception its package's row does not make. Bottom up:
+ALLOWED: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
+    # exit codes, the exception base, console output: imports nothing of skill3
+    "synth.core": (),
+    # the SKILL.md format (spec, frontmatter, markdown reader, names, size, fixers)
+    "synth.skill": ("synth.core",),
+    # the evidence model: item, URL identity, scoring, cutoff, consensus, conflicts, delta; reads snippets and writes
+    # the delta's reference files with the SKILL.md reader
+    "synth.evidence": ("synth.core", "synth.skill.markdown", "synth.skill.names"),
+    # lint reads skills through synth.skill; a link's page key is the crawl's (urls)
+    "synth.lint": ("synth.core", "synth.skill", "synth.evidence.urls"),
+    # the chat models and the planner; the endpoint's host (urls)
+    "synth.llm": ("synth.core", "synth.skill", "synth.evidence.urls"),
+    # the post-processor applies lint's structural rules to what the model wrote
+    "synth.skill.postprocess": ("synth.core", "synth.skill", "synth.lint"),
+    # vetting: the input screen reads source items; the output check runs lint
+    "synth.vet": ("synth.core", "synth.skill", "synth.lint", "synth.evidence.item"),
+    # what a run writes. Three arrows back up, to remove: writing raises the run's SynthFailure, run.json names the
+    # bundle's Selection (a type), index.html shows the refresh panel
+    "synth.output": ("synth.core", "synth.skill", "synth.evidence"),
+    "synth.output.writing": ("synth.core", "synth.skill", "synth.evidence", "synth.pipeline.options"),
+    "synth.output.manifest": ("synth.core", "synth.skill", "synth.evidence", "synth.pipeline.bundle"),
+    "synth.output.preview": ("synth.core", "synth.skill", "synth.evidence", "synth.agents.refresh"),
+    # the synthesis run in its steps; a refresh is one of them
+    "synth.pipeline": ("synth.core", "synth.skill", "synth.evidence", "synth.lint", "synth.llm", "synth.vet", "synth.output",
+                       "synth.agents"),
+    # keeping a skill current and putting it where agents look
+    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.vet", "synth.output", "synth.pipeline"),
+    "synth": (),  # synth/__init__.py
+    # the crawl: the evidence model, its exit codes and errors, what the spider asks a model (the planner, the provider
+    # choice), the SKILL.md reader and names, secret redaction, the output folder's lock and atomic writes, and the
+    # SynthOptions it hands to synthesis (which it calls through the SKILL3_SYNTH_FUNCTION setting, loaded lazily)
+    "skill3crawl": ("synth.core", "synth.evidence", "synth.llm", "synth.skill.markdown", "synth.skill.names", "synth.vet.redact",
+                    "synth.output.outdir", "synth.output.writing", "synth.pipeline.options"),
+    # every command: the one place both sides meet
+    "skill3.cli": ("synth", "skill3crawl", "skill3.mcp_server"),
+    # the MCP server and python -m skill3
+    "skill3": ("synth", "skill3.cli"),
+}.items()}
+FIRST_PARTY = ("synth", "skill3", "skill3crawl")
+
+
+def _under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def row_of(module: str) -> str | None:
+    """The :data:`ALLOWED` key a module falls under: the longest."""
+    keys = [k for k in ALLOWED if _under(module, k)]
+    return max(keys, key=len) if keys else None
+
+
+def own_package(module: str) -> str:
+    """The package a module belongs to: ``synth.X``, ``skill3.cli``, ``skill3`` or ``skill3crawl``."""
+    parts = module.split(".")
+    if parts[0] == "synth":
+        return ".".join(parts[:2])
+    return "skill3.cli" if parts[:2] == ["skill3", "cli"] else parts[0]
+
+
+def disallowed(importer: str, imported: str) -> bool:
+    """Whether ``importer`` may not import ``imported`` under :data:`ALLOWED`."""
+    if imported.split(".")[0] not in FIRST_PARTY or own_package(imported) == own_package(importer):
+        return False
+    row = row_of(importer)
+    return row is None or not any(_under(imported, allowed) for allowed in ALLOWED[row])
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@pytest.mark.parametrize(
+    "importer, imported, refused",
+    [
+        ("synth.evidence.item", "synth.pipeline.run", True),  # the evidence model knows no run
+        ("synth.evidence.delta.render", "synth.output.writing", True),
+        ("synth.evidence.consensus", "synth.skill.markdown", False),
+        ("synth.evidence.consensus", "synth.skill.postprocess", True),
+        ("synth.evidence.delta.ledger", "synth.evidence.delta.timeline", False),
+        ("synth.core.errors", "synth.evidence.urls", True),
+        ("synth.skill.names", "synth.lint.rules", True),  # only the post-processor may
+        ("synth.skill.postprocess", "synth.lint.rules", False),
+        ("synth.skill.postprocess", "synth.skill.spec", False),
+        ("synth.output.writing", "synth.pipeline.options", False),
+        ("synth.output.ownership", "synth.pipeline.options", True),
+        ("synth.pipeline.run", "skill3crawl.runner", True),
+        ("synth.pipeline.run", "skill3.cli.app", True),
+        ("skill3crawl.spiders.learn", "synth.pipeline.run", True),  # the crawl calls synthesis through a setting
+        ("skill3crawl.args", "synth.pipeline.options", False),
+        ("skill3crawl.extract.content", "synth.vet.redact", False),
+        ("skill3crawl.extract.content", "synth.vet.screen", True),
+        ("skill3crawl.runner", "skill3.cli.learn", True),
+        ("skill3.cli.learn", "skill3crawl.runner", False),
+        ("skill3.mcp_server", "skill3.cli.vet", False),
+        ("skill3.mcp_server", "skill3crawl.runner", True),
+        ("synth.agents.refresh", "synth.pipeline.bundle", False),
+        ("synth.vet.screen", "scrapy", False),  # third parties: the scan above
+        ("synth.newpackage.x", "synth.core.errors", True),  # a package not in the table
+    ],
+)
+def test_the_table_decides_each_import(importer, imported, refused) -> None:
+    assert disallowed(importer, imported) is refused
+
+
+def test_every_import_between_packages_is_allowed_by_the_table() -> None:
+    paths = [p for top in FIRST_PARTY for p in sorted((ROOT / top).rglob("*.py"))]
+    assert len(paths) > 130
+    offenders = [f"{path.relative_to(ROOT)}:{line} imports {name} (row {row_of(module_name(path))!r})"
+                 for path in paths for line, name in imported_modules(ast.parse(path.read_text(encoding="utf-8")))
+                 if disallowed(module_name(path), name)]
+    assert offenders == []
+
+
+def test_synth_has_no_loose_modules_and_every_command_is_in_skill3_cli() -> None:
+    """Modules are grouped by what they are: none beside synth/__init__.py; no command module outside skill3/cli/."""
+    assert sorted(p.name for p in (ROOT / "synth").glob("*.py")) == ["__init__.py"]
+    commands = sorted(str(p.relative_to(ROOT)) for top in FIRST_PARTY for p in (ROOT / top).rglob("*.py")
+                      if "import typer" in p.read_text(encoding="utf-8") and p.parent != ROOT / "skill3" / "cli")
+    assert commands == []
+    assert {p.stem for p in (ROOT / "skill3" / "cli").glob("*.py")} >= {"learn", "synth", "lint", "vet", "models", "agents"}
+
+
 def test_importing_synth_and_its_cli_loads_no_scrapy() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    check = ("import sys, synth, skill3.cli.app, synth.pipeline.run; "
-             "bad = sorted(m for m in sys.modules if m.startswith(('scrapy', 'twisted', 'skill3crawl'))); "
-             "assert not bad, bad")
-    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    for modules, banned in (("synth, skill3.cli.app, synth.pipeline.run", ("scrapy", "twisted", "skill3crawl")),
+                            ("skill3.cli.main", ("scrapy", "twisted"))):  # Scrapy only once `learn` runs
+        check = (f"import sys, {modules}; "
+                 f"bad = sorted(m for m in sys.modules if m.startswith({banned!r})); "
+                 "assert not bad, bad")
+        proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+        assert proc.returncode == 0, (modules, proc.stderr[-2000:])
 
 
 def test_the_console_script_has_learn_beside_synths_commands() -> None:
