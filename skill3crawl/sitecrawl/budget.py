@@ -6,7 +6,7 @@ its request until its item is written; a page that ends without an item
 its slot back to the first page waiting. Pages found while the budget is full
 wait, as compact entries, in a FIFO list (breadth-first order kept) bounded by
 :func:`waiting_cap` — beyond it they are dropped. The same budget remembers the
-canonical keys of the pages written (:func:`synth.urls.url_key`).
+canonical keys of the pages written (:func:`synth.evidence.urls.url_key`).
 
 :class:`LocalState` keeps it in ``spider.state`` (persisted with ``JOBDIR``);
 :class:`skill3crawl.distributed.RedisSharedState` in Redis, shared by all workers.

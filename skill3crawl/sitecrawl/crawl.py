@@ -8,13 +8,13 @@ same pipelines (content extraction and dates in the process pool).
 
 Links are read by Scrapy's :class:`~scrapy.linkextractors.LinkExtractor` (``<base href>``
 honoured, files that are not pages skipped); every URL found — by a sitemap, an
-llms.txt or a link — then passes the same :class:`~skill3crawl.docs.scope.Scope`
+llms.txt or a link — then passes the same :class:`~skill3crawl.sitecrawl.scope.Scope`
 check, whose refusals are counted by reason.
 
 State that must survive ``-s JOBDIR=…`` pause/resume — the page budget and the
 canonical URLs already seen — lives in ``spider.state`` (pickled by Scrapy's
 SpiderState extension); in a distributed crawl it lives in Redis instead
-(both behind :class:`~skill3crawl.docs.budget.PageBudget`).
+(both behind :class:`~skill3crawl.sitecrawl.budget.PageBudget`).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def apply_docs_settings(settings: BaseSettings, args: LearnArgs | None = None) -
     pipelines = settings.getdict("ITEM_PIPELINES")
     consensus = "skill3crawl.pipelines.ConsensusPipeline"
     if args is not None and consensus in pipelines and single_publisher(args):
-        # constant memory for one publisher's site (see skill3crawl.docs.pipelines)
+        # constant memory for one publisher's site (see skill3crawl.sitecrawl.pipelines)
         order = pipelines.pop(consensus)
         pipelines["skill3crawl.sitecrawl.pipelines.SnippetFingerprintPipeline"] = order
         settings.set("ITEM_PIPELINES", pipelines, priority=max(settings.getpriority("ITEM_PIPELINES") or 0, 30))

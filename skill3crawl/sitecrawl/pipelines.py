@@ -2,11 +2,11 @@
 
 A docs-mode crawl of a single publisher (every start URL under one registrable
 domain) cannot observe agreement between independent hosts, so the crawl-time
-:class:`~synth.consensus.ConsensusIndex` would only hold one cluster per snippet in
+:class:`~synth.evidence.consensus.ConsensusIndex` would only hold one cluster per snippet in
 memory for nothing (≈4 KB each: 20,000 pages ≈ 140,000 snippets ≈ 600 MB) — synthesis
 recomputes consensus over the whole run anyway. This stage writes the same
 ``snippet_fingerprints`` and ``consensus_count = 1`` in constant memory.
-:func:`skill3crawl.docs.crawl.apply_docs_settings` puts it in place of
+:func:`skill3crawl.sitecrawl.crawl.apply_docs_settings` puts it in place of
 ``ConsensusPipeline`` only for single-publisher crawls; crawls spanning several
 independent hosts keep the index.
 """

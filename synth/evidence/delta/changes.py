@@ -1,6 +1,6 @@
 """Change entries (version markers and change-page sections) as ranking units, and page freshness from them.
 
-An item's ``changes`` (see :class:`synth.item.SourceItem`) are scored one by one: a post-cutoff
+An item's ``changes`` (see :class:`synth.evidence.item.SourceItem`) are scored one by one: a post-cutoff
 version is strong evidence; an undated or pre-cutoff one is not primary (a change page's
 sections for older versions are context, not news). A page's freshness on a build-dated host
 comes from its change entries only; elsewhere the page date still counts, and post-cutoff

@@ -1,7 +1,7 @@
 """The delta ledger: every change entry of the run, classified against the timeline, cleaned, de-duplicated and
 grouped by area — what the skill's ``references/`` are written from.
 
-The ranking (:mod:`synth.bundle`) keeps a few dozen pages for the model; the ledger keeps *every* change entry
+The ranking (:mod:`synth.pipeline.bundle`) keeps a few dozen pages for the model; the ledger keeps *every* change entry
 of every page (bounded by :data:`MAX_ENTRIES`) while the run is read, and is finished once the timeline is
 complete:
 

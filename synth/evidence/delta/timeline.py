@@ -1,6 +1,6 @@
 """The topic's version timeline (which release came out when) and the cutoff's version boundary.
 
-Semantics: one cutoff rule for pages and releases (:func:`synth.scoring.freshness`): the month
+Semantics: one cutoff rule for pages and releases (:func:`synth.evidence.scoring.freshness`): the month
 named as the cutoff is the last month the model may know only partly, so a version is
 **post-cutoff** when it was released on or after the first day of the cutoff month; the
 **boundary** is the newest version released before that day.
