@@ -302,6 +302,7 @@ def test_redis_killed_mid_crawl_stops_the_crawl_in_one_line_and_keeps_its_items(
         for p in procs.values():
             if p.poll() is None:
                 p.kill()
+                p.wait(10)  # reaped: an unreaped child is a ResourceWarning, an error under -W error
     log = _log(tmp_path, role)
     assert code == 1, log[-3000:]
     assert "Traceback" not in log, log[-5000:]
