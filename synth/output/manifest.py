@@ -23,6 +23,7 @@ did not run). A stage that did not run says ``{"status": "not run", ...}`` — n
 from __future__ import annotations
 
 import platform
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -84,78 +85,110 @@ def _bounded_crawl(meta: dict[str, Any]) -> dict[str, Any]:
     return {**meta, "timeline": kept[-CRAWL_TIMELINE_KEPT:], "timeline_entries": len(timeline)}
 
 
-def build(*, topic: str, target_model: str, cutoff: Cutoff, today: str, started: datetime, paths: list[str],
-          crawl_meta: dict[str, Any], crawl_json: str | None, report: dict, ranking: list[dict],
-          selection: Selection, bundle: dict[str, Any], context_tokens: int, output_reserve: int,
-          shrunk: dict[str, Any] | None, map_reduce: dict[str, Any], provider: dict[str, Any], calls: list[dict],
-          skill: Skill, skill_dir: Path, out_dir: Path, validation: dict, postprocess: dict[str, Any],
-          verify: dict[str, Any], lint: dict[str, Any], vet: dict[str, Any], timings: dict[str, float],
-          warnings: list[str], strict_cutoff: bool, fail_on_findings: bool) -> dict:
-    queries = crawl_meta.get("queries") or crawl_meta.get("planned_queries") or sorted(
-        {r["query"] for r in ranking if r.get("query")}
+@dataclass(frozen=True)
+class RunRecord:
+    """What one synthesis run did and used, as :func:`build` writes it into run.json (the caller is
+    :func:`synth.pipeline.run._manifest`)."""
+
+    topic: str
+    target_model: str
+    cutoff: Cutoff
+    today: str
+    started: datetime
+    paths: list[str]
+    crawl_meta: dict[str, Any]
+    crawl_json: str | None
+    report: dict
+    ranking: list[dict]
+    selection: Selection
+    bundle: dict[str, Any]
+    context_tokens: int
+    output_reserve: int
+    shrunk: dict[str, Any] | None
+    map_reduce: dict[str, Any]
+    provider: dict[str, Any]
+    calls: list[dict]
+    skill: Skill
+    skill_dir: Path
+    out_dir: Path
+    validation: dict
+    postprocess: dict[str, Any]
+    verify: dict[str, Any]
+    lint: dict[str, Any]
+    vet: dict[str, Any]
+    timings: dict[str, float]
+    warnings: list[str]
+    strict_cutoff: bool
+    fail_on_findings: bool
+
+
+def build(rec: RunRecord) -> dict:
+    """run.json's content for one run (its shape: the module docstring)."""
+    queries = rec.crawl_meta.get("queries") or rec.crawl_meta.get("planned_queries") or sorted(
+        {r["query"] for r in rec.ranking if r.get("query")}
     )
-    prompt_est = sum(c.get("prompt_tokens_estimated") or 0 for c in calls)
-    completion_est = sum(c.get("completion_tokens_estimated") or 0 for c in calls)
-    reported_prompt = [c.get("prompt_tokens") for c in calls if c.get("prompt_tokens") is not None]
-    reported_completion = [c.get("completion_tokens") for c in calls if c.get("completion_tokens") is not None]
-    files = sorted(skill.files())
+    prompt_est = sum(c.get("prompt_tokens_estimated") or 0 for c in rec.calls)
+    completion_est = sum(c.get("completion_tokens_estimated") or 0 for c in rec.calls)
+    reported_prompt = [c.get("prompt_tokens") for c in rec.calls if c.get("prompt_tokens") is not None]
+    reported_completion = [c.get("completion_tokens") for c in rec.calls if c.get("completion_tokens") is not None]
+    files = sorted(rec.skill.files())
     # The gate as the vetting record decided it (synth.vet.gate: both sides, quarantined sources too).
-    vet_gate = vet["gate"]
-    gate = {"fail_on_findings": fail_on_findings, "blocking": vet_gate["blocking"], "rules": vet_gate["rules"],
+    vet_gate = rec.vet["gate"]
+    gate = {"fail_on_findings": rec.fail_on_findings, "blocking": vet_gate["blocking"], "rules": vet_gate["rules"],
             "exit_code": vet_gate["exit_code"]}
     return {
         "schema": SCHEMA,
         "skill3_version": tool_versions().get("skill3"),
-        "created_at": started.isoformat(timespec="seconds"),
+        "created_at": rec.started.isoformat(timespec="seconds"),
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "topic": topic,
-        "target_model": target_model,
-        "cutoff": {"month": cutoff.month, "source": cutoff.source},
-        "today": today,
-        "strict_cutoff": strict_cutoff,
-        "inputs": {"files": [str(p) for p in paths], "crawl_json": crawl_json, "read": report},
-        "crawl": _bounded_crawl(crawl_meta) or None,
+        "topic": rec.topic,
+        "target_model": rec.target_model,
+        "cutoff": {"month": rec.cutoff.month, "source": rec.cutoff.source},
+        "today": rec.today,
+        "strict_cutoff": rec.strict_cutoff,
+        "inputs": {"files": [str(p) for p in rec.paths], "crawl_json": rec.crawl_json, "read": rec.report},
+        "crawl": _bounded_crawl(rec.crawl_meta) or None,
         "queries": queries,
-        "sources": ranking,
-        "used_sources": [src["url"] for src in bundle["sources"] + bundle.get("delta_sources", [])],
+        "sources": rec.ranking,
+        "used_sources": [src["url"] for src in rec.bundle["sources"] + rec.bundle.get("delta_sources", [])],
         "bundle": {
-            "mode": selection.mode,
-            "context_tokens": context_tokens,
-            "output_reserve": output_reserve,
-            "budget_tokens": selection.budget,
-            "tokens": selection.tokens,
+            "mode": rec.selection.mode,
+            "context_tokens": rec.context_tokens,
+            "output_reserve": rec.output_reserve,
+            "budget_tokens": rec.selection.budget,
+            "tokens": rec.selection.tokens,
             "token_count": "heuristic ceil(chars/3.5), no tokenizer",
-            "note": selection.note,
-            "trimmed": selection.trimmed,
-            "excluded": selection.excluded,
-            "shrunk_after_context_error": shrunk,
-            "map_reduce": map_reduce or None,
-            "content": bundle,
+            "note": rec.selection.note,
+            "trimmed": rec.selection.trimmed,
+            "excluded": rec.selection.excluded,
+            "shrunk_after_context_error": rec.shrunk,
+            "map_reduce": rec.map_reduce or None,
+            "content": rec.bundle,
         },
-        "model": {**provider, "endpoint": safe_endpoint(provider.get("endpoint"))},
-        "prompts": {"version": "synth-1", "calls": calls},
+        "model": {**rec.provider, "endpoint": safe_endpoint(rec.provider.get("endpoint"))},
+        "prompts": {"version": "synth-1", "calls": rec.calls},
         "tokens": {
             "prompt_estimated": prompt_est,
             "completion_estimated": completion_est,
             "prompt_reported": sum(reported_prompt) if reported_prompt else None,
             "completion_reported": sum(reported_completion) if reported_completion else None,
         },
-        "postprocess": postprocess,
-        "verify": verify,
-        "lint": lint,
-        "vet": vet,
+        "postprocess": rec.postprocess,
+        "verify": rec.verify,
+        "lint": rec.lint,
+        "vet": rec.vet,
         "gate": gate,
         "skill": {
-            "name": skill.name,
-            "path": str(skill_dir),
+            "name": rec.skill.name,
+            "path": str(rec.skill_dir),
             "files": files,
-            "cited": skill.cited,
-            "lines": len(skill.skill_md().splitlines()),
+            "cited": rec.skill.cited,
+            "lines": len(rec.skill.skill_md().splitlines()),
         },
-        "validation": validation,
-        # what this run wrote into out_dir: the only things a later run may replace or delete
-        "written": {"skill_dir": skill_dir.name, "files": ["run.json", "index.html", *(f"{skill_dir.name}/{f}" for f in files)]},
-        "timings": timings,
-        "warnings": warnings,
+        "validation": rec.validation,
+        # what this run wrote into rec.out_dir: the only things a later run may replace or delete
+        "written": {"skill_dir": rec.skill_dir.name, "files": ["run.json", "index.html", *(f"{rec.skill_dir.name}/{f}" for f in files)]},
+        "timings": rec.timings,
+        "warnings": rec.warnings,
         "tool_versions": tool_versions(),
     }

@@ -491,7 +491,7 @@ def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[C
     for row, c in zip(ranking, ranked.candidates):
         row["quarantined"] = id(c) in quarantined
     ctx_tokens = inputs.context_tokens
-    man = manifest_mod.build(
+    man = manifest_mod.build(manifest_mod.RunRecord(
         topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff, today=inputs.today, started=started,
         paths=list(inputs.paths), crawl_meta=inputs.crawl.meta, crawl_json=inputs.crawl.path, report=ranked.report.to_dict(),
         ranking=ranking, selection=draft.selection, bundle=draft.bundle, context_tokens=ctx_tokens,
@@ -500,7 +500,7 @@ def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[C
         validation=validation, postprocess={"fixes": skill.fixes, "reprompted": checked.reprompted},
         verify=checked.verify, lint=checked.lint, vet=checked.vet, timings=state.timings, warnings=state.warnings,
         strict_cutoff=options.strict_cutoff, fail_on_findings=options.fail_on_findings,
-    )
+    ))
     man["delta"] = ranked.delta  # the version timeline, the cutoff's version boundary, build-dated hosts
     if ranked.changes is not None:
         man["delta"] = {**ranked.delta, "since_version": ranked.changes.since_version,
