@@ -15,14 +15,24 @@ from typing import Any, Callable, NoReturn, Optional, cast
 
 import typer
 
-from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, arg_default
 from skill3.cli.synth import (
-    ContextTokens, CutoffTime, FailOnFindings, Fresh, LlmEndpoint, LlmModel, LlmProvider, LlmTimeout, SinceVersion, StrictCutoff,
-    TargetModel, Verify,
+    ContextTokens,
+    CutoffTime,
+    FailOnFindings,
+    Fresh,
+    LlmEndpoint,
+    LlmModel,
+    LlmProvider,
+    LlmTimeout,
+    SinceVersion,
+    StrictCutoff,
+    TargetModel,
+    Verify,
 )
+from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, arg_default
 from synth.core.errors import ExitCode
-from synth.llm.model import LLMError
 from synth.llm.bounds import timeout_value
+from synth.llm.model import LLMError
 from synth.llm.registry import Provider, check_provider, choose, fallback_warning, model_problem
 
 SETTING_HELP = ("a Scrapy setting for the crawl, as `scrapy crawl -s` (repeatable; wins over the project's settings), "
@@ -119,7 +129,6 @@ def learn_cmd(
     vet findings remain; 130 the crawl was stopped (with -s JOBDIR: run the same command again to resume)."""
     from skill3crawl import runner  # Scrapy is imported for `learn` only, not for every `skill3` command
     from skill3crawl.args import ArgsError, checked_args
-
     from synth.agents.export import FORMATS as EXPORT_FORMATS
 
     bad = [f for f in export if f not in EXPORT_FORMATS]

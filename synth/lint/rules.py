@@ -15,15 +15,21 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
-from synth.skill import echoes, frontmatter, markdown, size
-from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
+from synth.evidence.urls import url_key
 from synth.lint.catalogue import BY_ID
 from synth.lint.document import (
-    MAX_FILE_BYTES, SkillDoc, find_skill_file, parse_yaml, read_bounded, read_bounded_text, read_text,
+    MAX_FILE_BYTES,
+    SkillDoc,
+    find_skill_file,
+    parse_yaml,
+    read_bounded,
+    read_bounded_text,
+    read_text,
 )
 from synth.lint.facts import Facts
 from synth.lint.model import Finding, Skip
-from synth.evidence.urls import url_key
+from synth.skill import echoes, frontmatter, markdown, size
+from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
 
 Check = Callable[[SkillDoc, Facts], Iterable[Finding | Skip]]
 CHECKS: dict[str, Check] = {}

@@ -34,9 +34,17 @@ from typing import Any
 
 from rich.console import Console
 
-from synth.output import manifest as manifest_mod
 from synth.agents import AgentsError
 from synth.agents import refresh as agents_refresh
+from synth.core.console import print_warning
+from synth.core.errors import ExitCode
+from synth.evidence.conflicts import resolve_candidates, stale_constructs
+from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
+from synth.llm.progress import generation_progress
+from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model, model_problem
+from synth.output import manifest as manifest_mod
+from synth.output.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
+from synth.output.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
 from synth.pipeline.bundle import (
     BundleError,
     Candidate,
@@ -48,18 +56,10 @@ from synth.pipeline.bundle import (
     to_bundle,
 )
 from synth.pipeline.dryrun import DryRunReport
-from synth.core.errors import ExitCode
 from synth.pipeline.extractive import extractive_skill
 from synth.pipeline.inputs import Inputs, resolve_inputs
-from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
-from synth.core.console import print_warning
-from synth.llm.progress import generation_progress
-from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model, model_problem
+from synth.pipeline.interrupt import critical_section, exit_code_of, interruptible, signal_name
 from synth.pipeline.options import SynthFailure, SynthOptions, SynthResult
-from synth.output.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
-from synth.skill.postprocess import PostProcessError, Skill, SkillContext, postprocess
-from synth.skill.names import display_topic, sanitize_name
-from synth.skill.size import estimate_tokens
 from synth.pipeline.synthesize import (
     CallLog,
     bundle_nonce,
@@ -69,9 +69,9 @@ from synth.pipeline.synthesize import (
     synth_messages,
     verify_messages,
 )
-from synth.evidence.conflicts import resolve_candidates, stale_constructs
-from synth.pipeline.interrupt import critical_section, exit_code_of, interruptible, signal_name
-from synth.output.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
+from synth.skill.names import display_topic, sanitize_name
+from synth.skill.postprocess import PostProcessError, Skill, SkillContext, postprocess
+from synth.skill.size import estimate_tokens
 
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text"]
 
@@ -553,11 +553,17 @@ def _previous_skill_dir(out_dir: Path) -> Path | None:
 def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, input_vet: Any, ctx_tokens: int,
                          fail_on_findings: bool, state: RunState) -> tuple[Skill, dict[str, Any], dict[str, Any]]:
     """Lint (fixer, one re-prompt) and the SkillSpector correction loop; returns (skill, lint record, vet record)."""
-    from synth.pipeline.checks import (
-        LINT_ADVISORY, LintFailure, blocking_lint, lint_and_fix, lint_skill_obj, report_output, vet_output,
-    )
     from synth.lint import Facts
     from synth.lint.facts import StaleConstruct
+    from synth.pipeline.checks import (
+        LINT_ADVISORY,
+        LintFailure,
+        blocking_lint,
+        lint_and_fix,
+        lint_skill_obj,
+        report_output,
+        vet_output,
+    )
     from synth.pipeline.synthesize import revise_messages
 
     err = state.err

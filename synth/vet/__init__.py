@@ -7,7 +7,13 @@ Entry points for other stages::
 """
 
 from synth.vet.correct import (
-    CorrectionResult, Revise, correct, describe_findings, prepass, redact_skill, secret_findings,
+    CorrectionResult,
+    Revise,
+    correct,
+    describe_findings,
+    prepass,
+    redact_skill,
+    secret_findings,
 )
 from synth.vet.findings import Finding, ScanResult
 from synth.vet.gate import blocking_findings, gate_exit_code, vetting_record

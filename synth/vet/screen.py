@@ -129,10 +129,10 @@ _AI = r"(?:AI|A\.I\.|LLMs?|GPTs?|language[\s-]+models?|AI\s+(?:assistants?|agent
 _ADDRESS = [
     re.compile(rf"\b(?:note|message|attention|instructions?|important|notice|reminder|memo|hint|directive)\s*(?:for|to)\s+"
                rf"(?:all\s+|any\s+)?(?:the\s+)?{_AI}\b", _I),
-    re.compile(rf"\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:AI|LLM|language\s+model|large\s+language\s+model|AI\s+(?:assistant|agent|model)|"
-               rf"automated\s+(?:assistant|agent)|chatbot)\b(?!\s+(?:developer|engineer|researcher))", _I),
-    re.compile(rf"\b(?:AI|LLM)s?\s+(?:assistants?|agents?|models?|crawlers?|systems?)?\s*(?:reading|processing|parsing|summari[sz]ing|"
-               rf"visiting|ingesting|scraping|that\s+(?:read|process|see))\s+(?:this|these)\b", _I),
+    re.compile(r"\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:AI|LLM|language\s+model|large\s+language\s+model|AI\s+(?:assistant|agent|model)|"
+               r"automated\s+(?:assistant|agent)|chatbot)\b(?!\s+(?:developer|engineer|researcher))", _I),
+    re.compile(r"\b(?:AI|LLM)s?\s+(?:assistants?|agents?|models?|crawlers?|systems?)?\s*(?:reading|processing|parsing|summari[sz]ing|"
+               r"visiting|ingesting|scraping|that\s+(?:read|process|see))\s+(?:this|these)\b", _I),
     re.compile(rf"\b(?:dear|attention|hey|calling\s+all)[\s,:]+(?:all\s+|any\s+)?(?:the\s+)?{_AI}\b", _I),
     re.compile(rf"\b(?:this|these)\s+(?:lines?|instructions?|notes?|sections?|messages?|paragraphs?)\s+(?:is|are)\s+(?:only\s+)?"
                rf"(?:meant\s+|intended\s+)?for\s+(?:you|the\s+{_AI})(?:\s+only)?\b", _I),

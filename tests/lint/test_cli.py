@@ -9,7 +9,6 @@ from typer.testing import CliRunner
 
 from skill3.cli.app import app
 from synth.lint import RULES
-
 from tests.lint.conftest import BASE_BODY, write_skill
 
 runner = CliRunner()

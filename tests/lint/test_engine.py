@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from synth.lint import LintError, discover_skills, lint_skill, lint_text
-
 from tests.lint.conftest import BASE_BODY, BASE_FRONTMATTER, write_skill
 
 

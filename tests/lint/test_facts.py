@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from synth.lint import Facts, LintError, load_facts, run_source_urls
 from synth.evidence.urls import url_key
+from synth.lint import Facts, LintError, load_facts, run_source_urls
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ import pytest
 from synth.lint import RULES, Facts, lint_skill
 from synth.lint.catalogue import BY_ID
 from synth.lint.rules import CHECKS
-
 from tests.lint.conftest import BASE_BODY, BASE_FRONTMATTER, full_facts, write_skill
 
 FM = BASE_FRONTMATTER

@@ -7,8 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from skill3.cli.app import app
-from tests.pipeline.delta_corpus import HIGHLIGHTS, HOST, NEW_FEATURES, write_site
 from tests.mockserver import StubLLM
+from tests.pipeline.delta_corpus import HIGHLIGHTS, HOST, NEW_FEATURES, write_site
 
 BOILER = ("about.html", "copyright.html", "bugs.html", "genindex.html", "search.html", "glossary.html")
 FEATURES = [n for n, _ in HIGHLIGHTS] + [n for n, _ in NEW_FEATURES]

@@ -8,14 +8,12 @@ import pytest
 from typer.testing import CliRunner
 
 from skill3.cli.app import app
+from synth.evidence.item import SourceItem
+from synth.vet.correct import CorrectionResult, redact_skill
 from synth.vet.findings import Finding, ScanResult, findings_from_report, parse_report
 from synth.vet.gate import gate_exit_code, vetting_record
 from synth.vet.input_vet import classify
-from synth.evidence.item import SourceItem
-from synth.vet.correct import CorrectionResult
 from synth.vet.report import VetReport, sarif_log
-
-from synth.vet.correct import redact_skill
 
 from .helpers import case_dir, copy_skill
 

@@ -7,7 +7,13 @@ import json
 import pytest
 
 from synth.vet.correct import (
-    correct, describe_findings, drop_lines, droppable_lines, prepass, redact_skill, secret_findings,
+    correct,
+    describe_findings,
+    drop_lines,
+    droppable_lines,
+    prepass,
+    redact_skill,
+    secret_findings,
 )
 from synth.vet.findings import Finding
 from synth.vet.redact import redact_text

@@ -11,7 +11,13 @@ from typer.testing import CliRunner
 
 from skill3.cli.app import app
 from synth.vet.install import (
-    SetupError, find_python, parse_scan_options, parse_version, setup, venv_binary, venv_python,
+    SetupError,
+    find_python,
+    parse_scan_options,
+    parse_version,
+    setup,
+    venv_binary,
+    venv_python,
 )
 from synth.vet.record import load_record, record_path
 from synth.vet.runner import resolve_scanner

@@ -27,8 +27,7 @@ import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
 from tests.harness import skill3
-from tests.mockserver import MockServer
-from tests.mockserver import StubLLM
+from tests.mockserver import MockServer, StubLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPIC = "leakproof"

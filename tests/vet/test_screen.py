@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from skill3.cli.app import app
 from synth.vet.screen import screen_markdown, strip_invisible
-from tests.pipeline.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 from tests.mockserver import StubLLM
+from tests.pipeline.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 from .helpers import case_dir
 

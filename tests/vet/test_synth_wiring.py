@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from skill3.cli.app import app
 from tests.crawl.conftest import scrapy_crawl
 from tests.harness import skill3
-from tests.pipeline.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 from tests.mockserver import StubLLM
+from tests.pipeline.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 from .helpers import case_dir
 
