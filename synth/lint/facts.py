@@ -79,43 +79,12 @@ class Facts:
         if unknown:
             raise LintError(f"unknown facts key(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
 
-        used: set[str] | None = None
-        if "run" in data:
-            run = data["run"]
-            if isinstance(run, str):
-                run = _read_json(_resolve(base, run), "run")
-            used = set(run_source_urls(run))
-        if "used_sources" in data:
-            used = (used or set()) | set(_urls(data["used_sources"], "used_sources"))
-
-        stale = None
-        if "stale" in data:
-            stale = tuple(_stale(entry, i) for i, entry in enumerate(_list(data["stale"], "stale")))
-
-        tools = None
-        if "tools" in data:
-            tools = frozenset(_strings(data["tools"], "tools"))
-
-        mcp = None
-        if "mcp" in data:
-            if not isinstance(data["mcp"], dict):
-                raise LintError("facts 'mcp' must be an object: server name -> list of tool names")
-            mcp = {str(s): frozenset(_strings(t, f"mcp.{s}")) for s, t in data["mcp"].items()}
-
-        catalogue = None
-        if "catalogue" in data:
-            if not isinstance(data["catalogue"], str):
-                raise LintError("facts 'catalogue' must be a folder path")
-            catalogue = _resolve(base, data["catalogue"])
-            if not catalogue.is_dir():
-                raise LintError(f"facts 'catalogue' is not a folder: {catalogue}")
-
-        budget = data.get("budget", {})
-        if not isinstance(budget, dict) or set(budget) - {"lines", "tokens"}:
-            raise LintError("facts 'budget' must be an object with 'lines' and/or 'tokens'")
-        for key in budget:
-            if not isinstance(budget[key], int) or isinstance(budget[key], bool) or budget[key] < 1:
-                raise LintError(f"facts 'budget.{key}' must be a positive integer")
+        used = _used_sources(base, data)
+        stale = tuple(_stale(entry, i) for i, entry in enumerate(_list(data["stale"], "stale"))) if "stale" in data else None
+        tools = frozenset(_strings(data["tools"], "tools")) if "tools" in data else None
+        mcp = _mcp(data["mcp"]) if "mcp" in data else None
+        catalogue = _catalogue(base, data["catalogue"]) if "catalogue" in data else None
+        budget = _budget(data.get("budget", {}))
 
         return cls(
             used_sources=frozenset(used) if used is not None else None,
@@ -126,6 +95,44 @@ class Facts:
             max_lines=budget.get("lines", DEFAULT_MAX_LINES),
             max_tokens=budget.get("tokens", DEFAULT_MAX_TOKENS),
         )
+
+
+
+def _used_sources(base: Path, data: dict) -> set[str] | None:
+    """The URLs the run used: its run.json's (``run``: the object or a path to it) and ``used_sources``."""
+    used: set[str] | None = None
+    if "run" in data:
+        run = data["run"]
+        if isinstance(run, str):
+            run = _read_json(_resolve(base, run), "run")
+        used = set(run_source_urls(run))
+    if "used_sources" in data:
+        used = (used or set()) | set(_urls(data["used_sources"], "used_sources"))
+    return used
+
+
+def _mcp(value: Any) -> dict[str, frozenset[str]]:
+    if not isinstance(value, dict):
+        raise LintError("facts 'mcp' must be an object: server name -> list of tool names")
+    return {str(s): frozenset(_strings(t, f"mcp.{s}")) for s, t in value.items()}
+
+
+def _catalogue(base: Path, value: Any) -> Path:
+    if not isinstance(value, str):
+        raise LintError("facts 'catalogue' must be a folder path")
+    catalogue = _resolve(base, value)
+    if not catalogue.is_dir():
+        raise LintError(f"facts 'catalogue' is not a folder: {catalogue}")
+    return catalogue
+
+
+def _budget(budget: Any) -> dict:
+    if not isinstance(budget, dict) or set(budget) - {"lines", "tokens"}:
+        raise LintError("facts 'budget' must be an object with 'lines' and/or 'tokens'")
+    for key in budget:
+        if not isinstance(budget[key], int) or isinstance(budget[key], bool) or budget[key] < 1:
+            raise LintError(f"facts 'budget.{key}' must be a positive integer")
+    return budget
 
 
 def load_facts(path: str | Path) -> Facts:

@@ -276,9 +276,21 @@ def _line_spans(line: str, filename: str, scope: _Scope | None = None) -> list[_
 def _raw_line_spans(line: str, filename: str, scope: "_Scope | None" = None) -> list[_Span]:
     """Secrets in one line. ``scope``: the plugins and patterns that can match in the text the line is
     from (:func:`_text_scope`); default all, gated line by line."""
-    spans: list[_Span] = []
     regex_detectors, other_plugins, any_pattern = _detectors()
-    for kind, plugin, gate in other_plugins if scope is None else scope.plugins:
+    spans = _plugin_spans(line, filename, other_plugins if scope is None else scope.plugins)
+    if scope is None:
+        if not any_pattern.search(line):
+            return spans
+        detectors, extra = regex_detectors, _EXTRA
+    else:
+        detectors, extra = scope.detectors, scope.extra
+    return spans + _pattern_spans(line, detectors, extra)
+
+
+def _plugin_spans(line: str, filename: str, plugins) -> list[_Span]:
+    """What detect-secrets' non-regex plugins find in one line (each gated by its keywords)."""
+    spans: list[_Span] = []
+    for kind, plugin, gate in plugins:
         if gate is not None and not gate.search(line):
             continue  # none of this plugin's keywords: it cannot match
         found = plugin.analyze_line(filename=filename, line=line, line_number=0, context=None)
@@ -290,12 +302,12 @@ def _raw_line_spans(line: str, filename: str, scope: "_Scope | None" = None) -> 
                 continue
             for m in re.finditer(re.escape(value), line):
                 spans.append(_Span(m.start(), m.end(), kind))
-    if scope is None:
-        if not any_pattern.search(line):
-            return spans
-        detectors, extra = regex_detectors, _EXTRA
-    else:
-        detectors, extra = scope.detectors, scope.extra
+    return spans
+
+
+def _pattern_spans(line: str, detectors, extra) -> list[_Span]:
+    """What the regex detectors and skill3's extra patterns find in one line."""
+    spans: list[_Span] = []
     for kind, patterns in detectors:
         for regex in patterns:
             for m in regex.finditer(line):

@@ -59,7 +59,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from synth.skill.markdown import fence_spans
 from synth.vet.findings import BLOCKING, Finding, stable_hash
@@ -351,6 +351,13 @@ def _phrase_hits(text: str) -> list[Hit]:
         obfuscated = raw_has_invisible and INVISIBLE.search(text, s, e) is not None
         hits.append(Hit(rule, severity, s, e, " ".join(clean_s[m.start():m.end()].split())[:160], note, obfuscated))
 
+    _instruction_hits(clean, add)
+    _exfiltration_hits(clean, add)
+    return _dedupe(hits)
+
+
+def _instruction_hits(clean: "_Text", add: Callable[..., None]) -> None:
+    """Overrides of earlier instructions, role claims, addresses to the agent, concealment."""
     for rx in _OVERRIDE:
         for m in clean.finditer(rx):
             if _is_quoted_explanation(clean, m.start(), m.end()):
@@ -364,6 +371,10 @@ def _phrase_hits(text: str) -> list[Hit]:
         for rx in patterns:
             for m in clean.finditer(rx):
                 add(rule, "MEDIUM", m)
+
+
+def _exfiltration_hits(clean: "_Text", add: Callable[..., None]) -> None:
+    """Piping to a shell, and sending local secrets away (strong, in code, weak)."""
     for m in _anchored(_PIPE, clean, _PIPE_ANCHOR):
         add(PIPE, "MEDIUM", m)
     for m in _anchored(_EXFIL_STRONG, clean, _SENS_STRONG_RX):
@@ -374,7 +385,6 @@ def _phrase_hits(text: str) -> list[Hit]:
     for m in _anchored(_EXFIL_WEAK, clean, _SENS_WEAK_RX):
         if not _negated(clean, m.start()):
             add(EXFIL, "MEDIUM", m, "weak: one key or token")
-    return _dedupe(hits)
 
 
 def _anchored(patterns: list[re.Pattern], text: "_Text", anchor: re.Pattern, radius: int = 400) -> Iterator[re.Match[str]]:
