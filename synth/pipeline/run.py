@@ -93,6 +93,7 @@ class RunState:
         self.warnings: list[str] = []
         self.log = CallLog()
         self.committed = False  # the outputs are in place
+        self.started = datetime.now(timezone.utc)
         self.conflicts: dict[str, Any] = {}  # synth.evidence.conflicts: opposite advice settled before the bundle
 
     @contextmanager
@@ -168,6 +169,18 @@ class Checked:
     vet: dict[str, Any]
 
 
+@dataclass
+class Synthesised:
+    """What the steps before writing produced: the ranking, the vetted candidates, the model, the draft and the
+    checked skill (what :func:`write_outputs` writes and run.json records)."""
+
+    ranked: Ranked
+    candidates: list[Candidate]
+    choice: ModelChoice
+    draft: Draft
+    checked: Checked
+
+
 def output_reserve(context_tokens: int) -> int:
     """Tokens kept free for the model's answer."""
     return min(2048, max(256, context_tokens // 4))
@@ -217,10 +230,9 @@ def run_synth(options: SynthOptions, *, console: Console | None = None) -> Synth
 
 def _run(options: SynthOptions, state: RunState) -> SynthResult:
     """The run's steps in order; each raises :class:`SynthFailure` to stop it."""
-    started = datetime.now(timezone.utc)
-    inputs = resolve_inputs(options, started)
+    inputs = resolve_inputs(options, state.started)
     with nullcontext() if options.dry_run else _locked(inputs.out_dir):  # one run at a time in a folder
-        return _steps(options, state, inputs, started)
+        return _steps(options, state, inputs)
 
 
 def _locked(out_dir: Path) -> AbstractContextManager:
@@ -232,7 +244,7 @@ def _locked(out_dir: Path) -> AbstractContextManager:
         raise SynthFailure(2, str(exc)) from None
 
 
-def _steps(options: SynthOptions, state: RunState, inputs: Inputs, started: datetime) -> SynthResult:
+def _steps(options: SynthOptions, state: RunState, inputs: Inputs) -> SynthResult:
     ranked = rank(inputs, options.strict_cutoff, state)
     name = sanitize_name(inputs.topic, inputs.topic)
     if options.dry_run:  # the bundle the run would build: the provider resolved as the run resolves it
@@ -258,7 +270,7 @@ def _steps(options: SynthOptions, state: RunState, inputs: Inputs, started: date
     if refresh.same_files(checked.skill):  # refresh: the same skill again → nothing is rewritten
         return refresh.unchanged_result(state, "the skill came out byte-identical to the previous one")
     refresh.apply_version(checked.skill)  # refresh: a changed skill gets the next version
-    skill_dir, man = write_outputs(checked, draft, ranked, candidates, choice, inputs, options, started, state,
+    skill_dir, man = write_outputs(Synthesised(ranked, candidates, choice, draft, checked), inputs, options, state,
                                    refresh=refresh)
     return report(skill_dir, man, draft, choice, inputs, options, state)
 
@@ -433,12 +445,11 @@ def check_output(draft: Draft, choice: ModelChoice, input_vet: Any, options: Syn
     return Checked(skill, reprompted, verify_info, lint_info, vet_info)
 
 
-def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[Candidate], choice: ModelChoice,
-                  inputs: Inputs, options: SynthOptions, started: datetime, state: RunState,
+def write_outputs(done: Synthesised, inputs: Inputs, options: SynthOptions, state: RunState,
                   refresh: agents_refresh.Refresh | None = None) -> tuple[Path, dict[str, Any]]:
     """Write the skill folder (under a free name when another folder has its name), run.json and index.html;
     remove the previous run's skill folder when the skill's name changed. Returns (skill folder, manifest)."""
-    out_dir, skill = inputs.out_dir, checked.skill
+    out_dir, skill = inputs.out_dir, done.checked.skill
     _check_outputs(out_dir)
     previous = _previous_skill_dir(out_dir)
     owned = owned_skill_dirs(out_dir)
@@ -463,8 +474,7 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
                                       "nothing was replaced") from None
         with state.phase("write"):
             skill_dir, validation = tx.stage_skill(skill, owned=owned)
-        man = _manifest(checked, draft, ranked, candidates, choice, inputs, options, started, state, skill_dir, validation,
-                        refresh, staged=tx.staging / skill.name)
+        man = _manifest(done, inputs, options, state, skill_dir, validation, refresh, staged=tx.staging / skill.name)
         tx.stage_file("run.json", json.dumps(man, indent=2, ensure_ascii=False) + "\n")
         tx.stage_file("index.html", render_preview(skill, man))
         if previous is not None and previous.resolve() != skill_dir.resolve():
@@ -481,10 +491,10 @@ def write_outputs(checked: Checked, draft: Draft, ranked: Ranked, candidates: li
     return skill_dir, man
 
 
-def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[Candidate], choice: ModelChoice,
-              inputs: Inputs, options: SynthOptions, started: datetime, state: RunState, skill_dir: Path,
+def _manifest(done: Synthesised, inputs: Inputs, options: SynthOptions, state: RunState, skill_dir: Path,
               validation: dict[str, Any], refresh: agents_refresh.Refresh | None, staged: Path | None = None) -> dict[str, Any]:
     """run.json's content (``staged``: where the new skill's files are until the outputs are committed)."""
+    checked, draft, ranked, candidates, choice = done.checked, done.draft, done.ranked, done.candidates, done.choice
     out_dir, skill = inputs.out_dir, checked.skill
     quarantined = {id(c) for c in ranked.candidates} - {id(c) for c in candidates}
     ranking = ranking_rows(ranked.candidates, draft.selection)
@@ -492,7 +502,7 @@ def _manifest(checked: Checked, draft: Draft, ranked: Ranked, candidates: list[C
         row["quarantined"] = id(c) in quarantined
     ctx_tokens = inputs.context_tokens
     man = manifest_mod.build(manifest_mod.RunRecord(
-        topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff, today=inputs.today, started=started,
+        topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff, today=inputs.today, started=state.started,
         paths=list(inputs.paths), crawl_meta=inputs.crawl.meta, crawl_json=inputs.crawl.path, report=ranked.report.to_dict(),
         ranking=ranking, selection=draft.selection, bundle=draft.bundle, context_tokens=ctx_tokens,
         output_reserve=output_reserve(ctx_tokens), shrunk=draft.shrunk, map_reduce=draft.map_reduce,
