@@ -33,6 +33,7 @@ from datetime import date
 from urllib.parse import unquote, urlsplit
 
 from synth.delta.changes import Change, identifiers
+from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
 from synth.delta.versions import newest_first, parse_version
 
@@ -93,6 +94,10 @@ _ISSUE = r"(?:bpo|gh|issue|pr|pull|ticket|bug|cve|ghsa)[-\s#:]*\d[\w-]*|#\d+|!\d
 _ISSUE_LINK = re.compile(rf"\[\s*((?:{_ISSUE})(?:\s*,\s*(?:{_ISSUE}))*)\s*\]\([^)\s]*\)", re.I)  # [gh-123](url) → gh-123
 _ISSUE_PREFIX = re.compile(rf"^\s*(?:[(\[]?\s*(?:{_ISSUE})\s*[)\]]?\s*(?:,\s*)?)+\s*[:\-–—]?\s*", re.I)
 _ISSUE_SUFFIX = re.compile(rf"\s*[(\[]\s*(?:(?:see\s+)?(?:{_ISSUE})[\s,;]*(?:and\s+)?)+[)\]]\s*\.?\s*$", re.I)
+# "Own Id: OTP-18032 Aux Id: PR-5790, GH-6000", "Refs: ABC-12", "Ticket: #12": a tail of labelled tracker references
+_TRACKER_TAIL = re.compile(r"(?:\s+\b(?:[A-Z][a-z]+\s+)?(?:Id|ID|Ids|Refs?|References?|Issues?|Tickets?|Bugs?|"
+                           r"PRs?|Fixes|Closes|See)\s*:\s*(?:(?:[A-Z][A-Z0-9_]*-\d+|#\d+|[A-Z]+\d+)[\s,;]*(?:and\s+)?)+)+"
+                           r"\s*\.?\s*$")
 _ONLY_ISSUES = re.compile(rf"^[\s(),.;:\[\]]*(?:(?:{_ISSUE}|and|see)[\s(),.;:\[\]]*)*$", re.I)
 _INTRO = re.compile(
     r"^\W*(?:welcome\s+to\b|these\s+(?:release\s+)?notes\s+(?:cover|describe|document|list)|this\s+(?:article|document|"
@@ -131,6 +136,7 @@ def clean_text(text: str) -> str:
         t = _ISSUE_PREFIX.sub("", t)
         t = _CREDIT_TAIL.sub("", t).rstrip()
         t = _ISSUE_SUFFIX.sub("", t).rstrip()
+        t = _TRACKER_TAIL.sub("", t).rstrip()
         if t == before:
             break
     if _ONLY_ISSUES.match(t):
@@ -188,7 +194,8 @@ def _below_version(headings: list[str] | tuple[str, ...], version: str | None) -
 
 _CONTAINER = re.compile(r"^(?:(?:standard\s+)?(?:library|libraries|modules?|packages?|components?|apis?|"
                         r"extensions?|plugins?|features?|changes?|misc(?:ellaneous)?|general|others?|notes?|"
-                        r"details|summary|highlights|items|updates?|bugs?|fixes|list)\s*)*$", re.I)
+                        r"details|summary|highlights|items|updates?|bugs?|fixes|list|malfunctions?|problems?|known\s+issues|issues|"
+                        r"defects?|corrections?)\s*)*$", re.I)
 _KIND_WORDS = re.compile(
     r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
     r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
@@ -325,6 +332,7 @@ class Entry:
     use: str | None = None
     instead_of: str | None = None
     code: tuple[str, ...] = ()
+    code_langs: tuple[str, ...] = ()  # the language of each of ``code`` ("" when unknown)
     score: float = 0.0
     order: int = 0  # position in the run (page order, then the page's own order)
     edge: bool = False  # released in the cutoff month itself: the model may know it partly
@@ -334,14 +342,25 @@ class Entry:
         url, anchor, _title = self.citations[0]
         return url + (anchor or "") if anchor and "#" not in url else url
 
+    def langs(self) -> tuple[str, ...]:
+        """The language of each of :attr:`code` ("" where unknown)."""
+        return tuple(self.code_langs[i] if i < len(self.code_langs) else "" for i in range(len(self.code)))
+
     def label(self) -> str:
         """``Added in 3.11`` / ``Deprecated in 3.11, removal scheduled for 3.13`` / ``Fixed in 3.11.1``."""
         v = self.version
         return {
             "added": f"Added in {v}", "changed": f"Changed in {v}", "breaking": f"Breaking in {v}",
             "removed": f"Removed in {v}", "fixed": f"Fixed in {v}",
-            "deprecated": f"Deprecated in {v}" + (f", removal scheduled for {self.removed_in}" if self.removed_in else ""),
+            "deprecated": self._deprecated(),
         }.get(self.kind, f"New in {v}")
+
+    def _deprecated(self) -> str:
+        if not self.removed_in:
+            return f"Deprecated in {self.version}"
+        if parse_version(self.removed_in) == parse_version(self.version):  # the schedule is all the entry dates
+            return f"Deprecated, removal scheduled for {self.removed_in}"
+        return f"Deprecated in {self.version}, removal scheduled for {self.removed_in}"
 
     def to_dict(self, file: str | None = None) -> dict:
         return {"version": self.version, "kind": self.kind, "section": self.section, "area": self.area,
@@ -405,6 +424,30 @@ class Ledger:
         return {c.version: by_version[pv] for page in self.pages for c in page.changes
                 if (pv := parse_version(c.version)) is not None and by_version[pv] != c.version}
 
+    def placements(self, since: str | None) -> dict[tuple[str, str], Placement]:
+        """Change pages counting in another version line than the API markers (:mod:`synth.delta.lines`): each of
+        their ``(url, version)`` placed on the markers' line."""
+        since_v = parse_version(since) if since else None
+        since_label = version_label(since, str(since_v)) if since and since_v is not None else ""
+        markers = [m for page in self.pages if page.page_kind != "change" for ch in page.changes
+                   if ch.kind == "added" and (m := marker_of(ch.heading, ch.version, ch.api, ch.path[0] if ch.path else None))]
+        line = markers_line(markers, since_label)
+        if not line:
+            return {}
+        earliest = earliest_by_name(markers, line)
+        out: dict[tuple[str, str], Placement] = {}
+        for page in self.pages:
+            if page.page_kind != "change":
+                continue
+            label = page_label((next((h for h in reversed(ch.path) if ch.version in h), ch.heading), ch.version)
+                               for ch in page.changes)
+            texts: dict[str, list[str]] = defaultdict(list)
+            for ch in page.changes:
+                texts[ch.version].append(ch.text)
+            for version, placed in place_page(label, line, texts, earliest).items():
+                out[(page.url, version)] = placed
+        return out
+
     def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
         """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
         post: list[Entry] = []
@@ -414,19 +457,30 @@ class Ledger:
         sections_seen: dict[tuple[str, str], tuple[str, str]] = {}  # (version, heading) → (url, section kind)
         order = 0
         spelling = self._spellings()
+        placed = self.placements(timeline.since)
         for page in self.pages:
             is_change = page.page_kind == "change"
+            stamp = None if is_change else version_stamp(page.changes)
             for ch in page.changes:
                 order += 1
+                if stamp is not None and ch.kind == "release" and ch.version == stamp:
+                    skipped["the page's own version stamp (its title names the docs' version, not a release section)"] += 1
+                    continue
                 ch.version = spelling.get(ch.version, ch.version)
-                st = states.get(ch.version)
+                where = placed.get((page.url, ch.version))
+                shown = where.shown if where is not None else ch.version
+                st = states.get(shown)
                 if st is None:
-                    st = states[ch.version] = timeline.status(ch.version, cutoff_start)
+                    st = states[shown] = (placed_status(where, timeline, cutoff_start) if where is not None
+                                          else timeline.status(ch.version, cutoff_start))
                 if st.state == PRE:
                     continue
                 e = _entry(ch, page, st, is_change, order, skipped)
                 if e is None:
                     continue
+                e.version = shown
+                if where is not None and e.area == "General":  # a component's own notes: the component is the area
+                    e.area = where.shown.rsplit(" ", 1)[0]
                 if st.state == POST and is_change and e.headings:
                     sections_seen.setdefault((e.version, e.headings[-1]), (page.url, e.section))
                 (post if st.state == POST else undated).append(e)
@@ -452,6 +506,34 @@ class Ledger:
                      sections=sections_seen, since_version=timeline.since, page_code=page_code)
 
 
+def version_stamp(changes: list[Change]) -> str | None:
+    """The version a page that is no change page only stamps on itself ("Erlang/OTP 25.2.3" as its title, every
+    paragraph below it): its one undated version section headed by the page's top heading. None otherwise."""
+    releases = [c for c in changes if c.kind == "release"]
+    versions = {c.version for c in releases}
+    if len(versions) != 1 or any(c.date for c in releases):
+        return None
+    v = next(iter(versions))
+    return v if all(((c.path[0] if c.path else c.heading) or "").find(v) >= 0 for c in releases) else None
+
+
+def placed_status(where: Placement, timeline: Timeline, cutoff_start: date) -> VersionStatus:
+    """A foreign version's status: its bound's on the markers' line when that is post-cutoff (it is at least that
+    late); otherwise nothing places it — known when the model's version is given (it is not shown to be newer),
+    else undated."""
+    if where.bound is not None:
+        b = timeline.status(where.bound, cutoff_start)
+        bound = f"{where.line} {where.bound}"
+        if b.state == POST:
+            return VersionStatus(where.shown, POST, b.date, f"at least {bound}, {b.how}: {where.why}", bound)
+        if b.state == UNDATED:
+            return VersionStatus(where.shown, UNDATED, None, f"at least {bound}, which is undated: {where.why}", bound)
+    if timeline.since:
+        return VersionStatus(where.shown, PRE, None, f"known: not shown to be newer than --since-version {timeline.since} "
+                                                     f"({where.why})")
+    return VersionStatus(where.shown, UNDATED, None, f"not placed: {where.why}")
+
+
 _OWN_MARKER = r"(?:[Nn]ew|[Aa]dded|[Cc]hanged|[Dd]eprecated|[Rr]emoved)\s+(?:in|since)\s*:?\s+(?:version\s+|v)?{v}" \
               r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+)?removed\s+in\s+(?:version\s+)?v?\d+(?:\.\d+)*)?\s*[.:]?"
 
@@ -463,9 +545,19 @@ def strip_own_marker(text: str, version: str) -> str:
     return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if version and rx.search(text) else text
 
 
+def strip_stamp(text: str, heading: str, version: str) -> str:
+    """The entry's text without the version stamp its heading ends with ("nodes(Arg) -> [Node] OTP 25.1 Types …"
+    → "nodes(Arg) -> [Node] Types …"): a marker's own version, which the label says."""
+    label = version_label(heading, version)
+    stamp = f"{label} {version}"
+    if not label or not heading.rstrip(" .").endswith(stamp):
+        return text
+    return _WS.sub(" ", re.sub(r"(?<![\w.])" + re.escape(stamp) + r"(?![\w]|\.\d)\.?", " ", text, count=1)).strip()
+
+
 def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
     tracker_item = bool(_ISSUE_PREFIX.match(_ISSUE_LINK.sub(r"\1", ch.text or "")))
-    text = strip_own_marker(clean_text(ch.text), ch.version)[:MAX_ENTRY_TEXT]
+    text = strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version)[:MAX_ENTRY_TEXT]
     if len(text) < 12:
         skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1
         return None
@@ -512,7 +604,7 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
                  text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,
                  highlight=section == "highlights", change_page=is_change, headings=headings or nearest, api=ch.api, use=use,
-                 instead_of=old, code=ch.code, order=order)
+                 instead_of=old, code=ch.code, code_langs=ch.code_langs, order=order)
 
 
 def _key(text: str) -> str:
@@ -582,7 +674,7 @@ def _merge(into: Entry, other: Entry) -> None:
         if c not in into.citations and len(into.citations) < 8:
             into.citations.append(c)
     if not into.code and other.code:
-        into.code = other.code
+        into.code, into.code_langs = other.code, other.code_langs
     if into.area == "General" and other.area != "General":
         into.area, into.internal = other.area, other.internal
     if not into.api and other.api:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from synth.delta.ledger import LEADING, Delta, Entry
 from synth.delta.timeline import VersionStatus
-from synth.delta.versions import newest_first, parse_version
+from synth.delta.versions import newest_first, parse_version, series, starts_series
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
 
@@ -209,8 +209,8 @@ def _file_text(f: RefFile, topic: str, cutoff: str, flagged: Callable[[str], boo
             body.append(entry_line(e, with_area=False))
             if e.use and e.instead_of:
                 body.append(f"  Use `{_code(e.use)}` instead of `{_code(e.instead_of)}`.")
-            for code in e.code[:2]:
-                block = _code_block(code, flagged)
+            for code, lang in list(zip(e.code, e.langs()))[:2]:
+                block = _code_block(code, flagged, lang)
                 if block:
                     body += ["", block, ""]
         body.append("")
@@ -230,12 +230,12 @@ def _code(s: str) -> str:
     return s.replace("`", "")
 
 
-def _code_block(code: str, flagged: Callable[[str], bool]) -> str:
+def _code_block(code: str, flagged: Callable[[str], bool], lang: str = "") -> str:
     text = code.rstrip("\n")
     if not text.strip():
         return ""
     fence = fence_for(text)
-    block = f"{fence}\n{text}\n{fence}"
+    block = f"{fence}{lang}\n{text}\n{fence}"
     return "" if flagged(block) else block
 
 
@@ -254,7 +254,6 @@ def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, und
 
 def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list[tuple], list[tuple]]:
     """Entries by feature series; (groups, every series newest first with the cutoff month's own last, the others)."""
-    from synth.delta.versions import series
 
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:
@@ -331,9 +330,35 @@ def version_lines(delta: Delta) -> list[str]:
     """One line per post-cutoff version (newest first): its date or bound and why; then undated ones."""
     lines = []
     counts = Counter(e.version for e in delta.post)
-    for s in delta.post_versions()[:20]:
-        lines.append(f"- **{s.version}** — {when(s)} ({s.how}); {counts[s.version]} change(s)")
+    folded = fold_patches(delta.post_versions())
+    for s, patches in folded[:20]:
+        why = s.how.split(": ", 1)[1] if s.bound and ": " in s.how else s.how
+        more = f", and {len(patches)} patch release(s) ({', '.join(p.version for p in patches[:3])}" \
+               f"{', …' if len(patches) > 3 else ''})" if patches else ""
+        n = counts[s.version] + sum(counts[p.version] for p in patches)
+        lines.append(f"- **{s.version}** — {when(s)} ({why}); {n} change(s){more}")
     return lines
+
+
+def fold_patches(versions: list[VersionStatus]) -> list[tuple[VersionStatus, list[VersionStatus]]]:
+    """A version line's patch releases under the release that opens their series, when that is in the list and
+    placed by another line's bound: ``Erts 13.0`` with 13.0.1–13.0.4. Other versions stand alone, in order."""
+
+    def key(s: VersionStatus) -> tuple | None:
+        pv = parse_version(s.version)
+        return (s.version.rsplit(" ", 1)[0], series(pv)) if s.bound and pv is not None else None
+
+    openers = {k: s for s in versions if (k := key(s)) is not None and starts_series(parse_version(s.version))}
+    groups: dict[int, tuple[VersionStatus, list[VersionStatus]]] = {id(s): (s, []) for s in openers.values()}
+    out = []
+    for s in versions:
+        k = key(s)
+        op = openers.get(k) if k is not None else None
+        if op is not None and op is not s:
+            groups[id(op)][1].append(s)
+            continue
+        out.append(groups.get(id(s), (s, [])))
+    return out
 
 
 def undated_lines(delta: Delta, limit: int = MAX_UNDATED_LINES) -> list[Entry]:
@@ -389,7 +414,7 @@ def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff:
     ok = lambda es: [e for e in es if not flagged(e.text)]  # noqa: E731
     parts = SkillParts(rendered=rendered, headlines=ok(headline_entries(delta)), modern=ok(modern_entries(delta)),
                        examples=ok(example_entries(delta)), undated=ok(undated_lines(delta)),
-                       versions=version_lines(delta), version_names=[s.version for s in delta.post_versions()],
+                       versions=version_lines(delta), version_names=[s.version for s, _ in fold_patches(delta.post_versions())],
                        page_code=delta.page_code)
     for s in bundle_sources:
         parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))
