@@ -448,13 +448,14 @@ class Ledger:
                 out[(page.url, version)] = placed
         return out
 
-    def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
-        """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
+    def _classify(self, timeline: Timeline, cutoff_start: date, skipped: Counter) -> tuple[
+            list[Entry], list[Entry], dict[str, VersionStatus], dict[tuple[str, str], tuple[str, str]]]:
+        """Every held change as an entry with its version's status: the post-cutoff ones, the undated ones, the
+        statuses and the change-page sections of post-cutoff versions ((version, heading) → (url, section kind))."""
         post: list[Entry] = []
         undated: list[Entry] = []
-        skipped: Counter = Counter()
         states: dict[str, VersionStatus] = {}
-        sections_seen: dict[tuple[str, str], tuple[str, str]] = {}  # (version, heading) → (url, section kind)
+        sections_seen: dict[tuple[str, str], tuple[str, str]] = {}
         order = 0
         spelling = self._spellings()
         placed = self.placements(timeline.since)
@@ -473,9 +474,7 @@ class Ledger:
                 if st is None:
                     st = states[shown] = (placed_status(where, timeline, cutoff_start) if where is not None
                                           else timeline.status(ch.version, cutoff_start))
-                if st.state == PRE:
-                    continue
-                e = _entry(ch, page, st, is_change, order, skipped)
+                e = None if st.state == PRE else _entry(ch, page, st, is_change, order, skipped)
                 if e is None:
                     continue
                 e.version = shown
@@ -484,6 +483,12 @@ class Ledger:
                 if st.state == POST and is_change and e.headings:
                     sections_seen.setdefault((e.version, e.headings[-1]), (page.url, e.section))
                 (post if st.state == POST else undated).append(e)
+        return post, undated, states, sections_seen
+
+    def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
+        """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
+        skipped: Counter = Counter()
+        post, undated, states, sections_seen = self._classify(timeline, cutoff_start, skipped)
         pre_cache: dict[str, bool] = {}
 
         def is_pre(v: str) -> bool:
