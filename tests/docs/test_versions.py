@@ -256,6 +256,7 @@ DATES = {
     "hugo-post-is-out": ("change", "2.3.0", [("2.3.0", "2024-03-04", "field")]),
     "hugo-release-dateline": ("change", "2.3.0", [("2.3.0", "2024-03-04", "paragraph")]),
     "sphinx-field-list": ("change", "2.3.0", [("2.3.0", "2024-03-04", "field")]),
+    "docbook-release-major": ("change", "15", [("15", "2024-03-04", "field")]),
     "keepachangelog-released-line": ("change", None, [("2.3.0", "2024-03-04", "field"), ("2.2.0", "2023-11-20", "field")]),
     "sphinx-date-subheading": ("change", "2.3.0", [("2.3.0", "2024-03-04", "heading")]),
     "plain-sentence-dates": ("change", None, [("2.3.0", "2024-03-04", "paragraph")]),  # 2.2.1's block names 2.2.0's date
@@ -305,6 +306,8 @@ MARKERS = {
     "sphinx-list-table-added": [("added", "2.3", "--follow")],
     "doc-page-changelog-section": [("release", "1.3.0", None)],
     "doc-page-version-sections": [("release", "2.0", None), ("release", "1.0", None)],
+    "metadata-box-after-heading": [("added", "9.0.0", None)],
+    "member-table-trailing-since": [("added", "2.74", "ACME_DEFAULT_FLAGS")],
 }
 
 
@@ -319,6 +322,15 @@ def test_markers_in_any_common_form(name):
 def test_a_page_that_merely_names_a_version_and_a_date_is_no_release(name):
     r = extract(NOT_RELEASE_PAGES, name)
     assert (r["page_kind"], r["page_version"], r["changes"], r["release_dates"]) == ("doc", None, [], [])
+
+
+def test_a_lone_marker_and_a_trailing_label_annotate_their_section_and_row():
+    (box,) = extract(MARKER_PAGES, "metadata-box-after-heading")["changes"]
+    assert box["text"].startswith("Probe runner Added in: v9.0.0 Stability: 1 - Experimental The `acme:probe` module")
+    (row,) = extract(MARKER_PAGES, "member-table-trailing-since")["changes"]
+    assert row["text"] == "ACME_DEFAULT_FLAGS — Default flags. Since: 2.74" and row["anchor"] == "#ACME-DEFAULT-FLAGS:CAPS"
+    rel = extract(DATE_PAGES, "docbook-release-major")["changes"]
+    assert any("MERGE" in c["text"] and c["version"] == "15" for c in rel)
 
 
 def test_each_history_row_and_label_carries_its_api_block():
