@@ -55,7 +55,7 @@ _SECTION_RES = (
     ("security", re.compile(r"\bsecurity\b|\bcve\b|\bvulnerabilit", re.I)),
     ("fixes", re.compile(r"\bbug\s*-?\s*fix|\bfixes\b|\bfixed\b|\bbugs\b|\bregressions?\b", re.I)),
     ("docs", re.compile(r"\bdoc(?:s|umentation)\b", re.I)),
-    ("internal", re.compile(r"\binternal\b|\bcontributors?\b|\btrivial\b|\binfrastructure\b|\bbuild\b|"
+    ("internal", re.compile(r"\binternal\b|\bcontributors?\b|\backnowledg\w*|\bcredits\b|\btrivial\b|\binfrastructure\b|\bbuild\b|"
                             r"\bpackaging\b|\btests?\b|\btesting\b|\bci\b|\bc[ -]api\b|\bbytecode\b|\bimplementation\b|"
                             r"\bdevelopment\b|\bdependenc|\bvendored\b", re.I)),
     ("removals", re.compile(r"\bremov(?:ed|al|als|ing)\b", re.I)),
@@ -95,6 +95,7 @@ _ISSUE_LINK = re.compile(rf"\[\s*((?:{_ISSUE})(?:\s*,\s*(?:{_ISSUE}))*)\s*\]\([^
 _ISSUE_PREFIX = re.compile(rf"^\s*(?:[(\[]?\s*(?:{_ISSUE})\s*[)\]]?\s*(?:,\s*)?)+\s*[:\-–—]?\s*", re.I)
 _ISSUE_SUFFIX = re.compile(rf"\s*[(\[]\s*(?:(?:see\s+)?(?:{_ISSUE})[\s,;]*(?:and\s+)?)+[)\]]\s*\.?\s*$", re.I)
 # "Own Id: OTP-18032 Aux Id: PR-5790, GH-6000", "Refs: ABC-12", "Ticket: #12": a tail of labelled tracker references
+_EMPTY_LINK = re.compile(r"\[\s*\]\([^)\s]*\)")  # a permalink whose glyph was its only text
 _TRACKER_TAIL = re.compile(r"(?:\s+\b(?:[A-Z][a-z]+\s+)?(?:Id|ID|Ids|Refs?|References?|Issues?|Tickets?|Bugs?|"
                            r"PRs?|Fixes|Closes|See)\s*:\s*(?:(?:[A-Z][A-Z0-9_]*-\d+|#\d+|[A-Z]+\d+)[\s,;]*(?:and\s+)?)+)+"
                            r"\s*\.?\s*$")
@@ -107,7 +108,9 @@ _INTRO = re.compile(
     r"see\s+.{0,80}?\bfor\s+(?:more|further|full|the\s+full|complete)?\s*(?:details|information|examples|discussion)\b|"
     r"(?:thanks|thank\s+you)\s+to\b|we\s+(?:are|'re)\s+(?:pleased|happy|excited|proud)\s+to\s+announce|"
     r"(?:editor|author|release\s+manager)s?\s*:|release\s+date\s*:|released\s*:|"
-    r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b)", re.I)
+    r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b|"
+    r"(?:the\s+)?above\s+items\b|.{0,120}\b(?:are|is)\s+(?:explained|described|detailed)\s+in\s+(?:more\s+)?detail\b|"
+    r"below\s+(?:you\s+will|you'll)\s+find\b|the\s+following\s+(?:individuals|people|persons|contributors)\b)", re.I)
 _GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
 _TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
 _WS = re.compile(r"\s+")
@@ -129,7 +132,7 @@ def date_history(text: str, is_pre: "Callable[[str], bool]") -> str:
 def clean_text(text: str) -> str:
     """An entry's text without permalink glyphs, credit tails or issue-number prefixes/suffixes ('' when nothing
     but issue numbers is left)."""
-    t = _WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
+    t = _WS.sub(" ", _EMPTY_LINK.sub("", _GLYPHS.sub("", text or ""))).strip()
     t = _ISSUE_LINK.sub(r"\1", t)
     for _ in range(3):
         before = t
@@ -201,7 +204,7 @@ _KIND_WORDS = re.compile(
     r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
     r"deprecat\w*|removals?|removed|pending|breaking|incompatib\w*|backwards?|bug\s*fix(?:es)?|fixes|fixed|"
     r"features?|related\s+to|enhancements?|behaviou?r|in|to|the|and|of|for|with|since|release|version|v?\d+(?:\.\d+)*)\b")
-_INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
+_INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bsource\s+code\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
                             r"\btesting\b|\bci\b|\binfrastructure\b|\bcontributors?\b|\bimplementation\b|"
                             r"\bdevelopment\b|\bdependenc\w*|\btooling\b|\bvendored\b")
 MAX_AREA_WORDS = 4
@@ -569,7 +572,7 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     if is_intro(text):
         skipped["introduction or cross-reference"] += 1
         return None
-    if text.endswith(":") and len(text) < 100:
+    if text.endswith(":") and (len(text) < 100 or re.search(r"(?i)\bfollowing\b", text[-120:]) and len(text) < 400):
         skipped["a list's lead-in"] += 1
         return None
     # the crawl's heading path (outermost first); older feeds carry only the nearest heading, which is below the version

@@ -152,6 +152,8 @@ def test_a_docs_version_stamp_is_not_a_release_section():
     ("Add new API function feat:configurable/0 Own Id: TRK-18199 Aux Id: PR-5790.", "Add new API function feat:configurable/0"),
     ("Fix the thing in the parser. Own Id: TRK-17627", "Fix the thing in the parser."),
     ("Support for streaming bodies is added. Refs: ABC-12, ABC-13", "Support for streaming bodies is added."),
+    ("Fix a crash in the planner (Ada Lovelace) [](https://acme.dev/c/2e33) [](https://acme.dev/c/9f1a)",
+     "Fix a crash in the planner (Ada Lovelace)"),
     ("Keep Id: this text that is long enough to matter here", "Keep Id: this text that is long enough to matter here."),
 ])
 def test_tracker_reference_tails_are_cleaned(raw, clean):
@@ -164,4 +166,6 @@ def test_patch_releases_fold_under_their_series():
 
     folded = fold_patches([st("CORELIB 4.0.2"), st("CORELIB 4.0.1"), st("CORELIB 4.0"), st("25.0", None), st("25.0.1", None)])
     assert [(s.version, [p.version for p in ps]) for s, ps in folded] == [
-        ("CORELIB 4.0", ["CORELIB 4.0.2", "CORELIB 4.0.1"]), ("25.0", []), ("25.0.1", [])]
+        ("CORELIB 4.0", ["CORELIB 4.0.2", "CORELIB 4.0.1"]), ("25.0", ["25.0.1"])]
+    # a patch release whose series opener is not listed stands alone
+    assert [s.version for s, _ in fold_patches([st("3.11.2", None), st("3.12", None)])] == ["3.11.2", "3.12"]
