@@ -1354,7 +1354,7 @@ def _walk(scan: _Scan, vheads: dict[int, tuple[str, str | None, str]], pseudo: d
             change["date"] = scan.dates.get(change["version"])
 
 
-MAX_TRAILING_LABEL_TEXT = 300
+MAX_TRAILING_LABEL_TEXT = 1200  # a member's description, not a page
 _TRAILING_LABEL = re.compile(r"[.;!?)]\s+((?:Since|Added|Available\s+since)\s*:\s*v?\d+(?:\.\d+)*)\s*\.?$")
 _LABEL_TEXT_XP = etree.XPath("descendant::text()[contains(., 'ince') or contains(., '>=') or contains(., '≥') "
                              "or contains(., 'dded') or contains(., 'eprecated')]")
