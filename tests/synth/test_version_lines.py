@@ -9,6 +9,7 @@ from synth.delta.ledger import Ledger, clean_text, version_stamp
 from synth.delta.lines import page_label, place_page, version_label
 from synth.delta.render import fold_patches, version_lines
 from synth.delta.timeline import Timeline, VersionStatus
+from tests.synth.test_ledger import _ch
 
 CUTOFF = date(2022, 1, 1)
 TODAY = date(2026, 6, 1)
@@ -65,16 +66,6 @@ def test_a_foreign_page_is_bounded_by_the_apis_its_sections_name():
 @pytest.mark.parametrize("label, line", [("", "SUITE"), ("SUITE", "SUITE"), ("suite", "SUITE"), ("CORELIB", "")])
 def test_a_page_on_the_markers_line_is_not_placed(label, line):
     assert place_page(label, line, {"25.0": ["Add lists:enumerate/1."]}, EARLIEST) == {}
-
-
-def _ch(kind, version, text, heading="", path=None, api=None):
-    c = {"kind": kind, "version": version, "text": text, "heading": heading, "anchor": None, "date": None,
-         "removed_in": None}
-    if path is not None:
-        c["path"] = path
-    if api is not None:
-        c["api"] = api
-    return c
 
 
 def _suite_site(n_markers=12):
