@@ -458,7 +458,7 @@ def test_a_hostile_page_stays_within_the_caps():
 
 
 def test_crawl_reads_change_pages_by_structure(run_crawl):
-    """A real crawl: a plain-text NEWS file served as text/plain, a post about one release named by nothing but
+    """A real crawl: a plain-text NEWS.txt served as text/plain (a .txt by a change log's conventional name), a post about one release named by nothing but
     its structure, and an API page whose markers are a History table and "Since:" fields."""
     from tests.docs.change_pages import NEWS_PLAIN
 
@@ -466,24 +466,24 @@ def test_crawl_reads_change_pages_by_structure(run_crawl):
     api_url, api_page = MARKER_PAGES["node-history"]
     jd_url, jd_page = MARKER_PAGES["javadoc-since"]
     index = html("Acme", "<main><h1>Acme</h1><p>" + "Start here for the Acme documentation and its news. " * 5 + "</p><ul>"
-                 "<li><a href='/NEWS'>News</a></li><li><a href='/posts/acme-230/'>Post</a></li>"
+                 "<li><a href='/NEWS.txt'>News</a></li><li><a href='/posts/acme-230/'>Post</a></li>"
                  "<li><a href='/api/fs.html'>fs</a></li><li><a href='/api/HexCodec.html'>HexCodec</a></li></ul></main>")
     server = MockServer()
     server.routes = {"/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\n"), "/": (200, "text/html", index),
-                     "/NEWS": (200, "text/plain; charset=utf-8", NEWS_PLAIN.encode()),
+                     "/NEWS.txt": (200, "text/plain; charset=utf-8", NEWS_PLAIN.encode()),
                      "/posts/acme-230/": (200, "text/html", post.encode()), "/api/fs.html": (200, "text/html", api_page.encode()),
                      "/api/HexCodec.html": (200, "text/html", jd_page.encode())}
     with server as site:
         res = run_crawl({"start_urls": f"{site.url}/"})
     assert res.returncode == 0, res.log[-3000:]
     items = {i["url"].replace(site.url, ""): i for i in res.items()}
-    assert (items["/NEWS"]["page_kind"], items["/posts/acme-230/"]["page_kind"]) == ("change", "change")
+    assert (items["/NEWS.txt"]["page_kind"], items["/posts/acme-230/"]["page_kind"]) == ("change", "change")
     assert items["/posts/acme-230/"]["page_version"] == "2.3.0"
     assert [(c["kind"], c["version"], c["api"]) for c in items["/api/fs.html"]["changes"]][:3] == [
         ("changed", "10.0.0", "fs.readFile"), ("changed", "7.0.0", "fs.readFile"), ("added", "0.1.29", "fs.readFile")]
     assert [(c["version"], c["api"]) for c in items["/api/HexCodec.html"]["changes"]] == [("17", "HexCodec"), ("18", "toHex")]
     crawl = json.loads((res.output_dir / "crawl.json").read_text())
     timeline = {(e["version"], e["source"]): (e["date"], e["where"], e["url"].replace(site.url, "")) for e in crawl["timeline"]}
-    assert timeline[("2.3.0", "changelog")] == ("2024-03-04", "heading", "/NEWS")
-    assert timeline[("2.2.0", "changelog")] == ("2023-11-20", "heading", "/NEWS")
+    assert timeline[("2.3.0", "changelog")] == ("2024-03-04", "heading", "/NEWS.txt")
+    assert timeline[("2.2.0", "changelog")] == ("2023-11-20", "heading", "/NEWS.txt")
     assert timeline[("2.3.0", "release-page")] == ("2024-03-04", "heading", "/posts/acme-230/")  # a page about one release
