@@ -28,7 +28,7 @@ from typing import Any
 MIN_YEAR = 1990
 
 # A version as printed: 3.11, 2.0.0, v1.4, 2.0.0-beta.1, 3.11.0rc2 (a bare integer only after "version"/"v").
-VER = r"v?\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|alpha|beta|dev|pre|post|preview)[.-]?\d*)?|(?<=version )\d+|(?<=\bv)\d+"
+VER = r"v?\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|alpha|beta|dev|pre|post|preview)[.-]?\d*)?|(?<=version )\d+|(?<=release )\d+|(?<=\bv)\d+"
 VER_RE = re.compile(rf"(?i)(?<![\w.])({VER})(?![\w-]|\.\d)")
 # a version as a field's whole value, where a bare number is a version too ("Since: 17", "OTP 25.0")
 _BARE_VER = r"\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|pre|post|preview)[.-]?\d*)?"

@@ -506,12 +506,25 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
         return text, (block.get("id") and "#" + block.get("id")) or heading[1], api, block
     # a bare marker: the paragraph it follows, or the section it opens
     unit = marker_el if _tag(marker_el) == "div" or block is stop or _tag(block) in ("section", "article", "main", "body") else block
+    if unit is marker_el:
+        unit = _own_wrapper(marker_el, stop)
     prev, prev_text, after_heading = _prev_block(unit)
     if prev_text and not after_heading:
         return f"{prev_text} {marker_text}", heading[1], None, prev
     nxt = _next_block_text(unit)
     api = _heading_api(heading[2], heading[0]) if after_heading and heading[2] is not None else None
     return " ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1], api, unit
+
+
+def _own_wrapper(el: Any, stop: Any) -> Any:
+    """The outermost element below ``stop`` that holds nothing but ``el`` (a metadata box around a lone "Added in:
+    v18.0.0"): the marker's own block, whose neighbours are the heading it follows and the text it annotates."""
+    cur, own = el, _plain(el).strip()
+    while True:
+        parent = cur.getparent()
+        if parent is None or parent is stop or _plain(parent).strip() != own:
+            return cur
+        cur = parent
 
 
 def _blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
@@ -733,6 +746,9 @@ def _date_after(h: Any) -> tuple[str, str] | None:
     parent = h.getparent()
     if parent is not None and _tag(parent) in ("header", "div", "hgroup") and len(parent) <= 4:
         sibs += list(parent.itersiblings())[:2]
+    outer = _own_wrapper(h, None)  # a title nested in wrappers that hold only it ("titlepage > div > div > h2")
+    if outer is not h and outer is not parent:
+        sibs += list(outer.itersiblings())[:3]
     for el in sibs:
         if not _tag(el) or _tag(el) in _HEADINGS:
             break
@@ -852,7 +868,8 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
             flags = flags | {"since"}  # "Since: 17", the label and its value in one text
     plain = text is None or code_chars >= 200 and code_chars > 0.6 * len(text)  # the page's <pre> may be its content
     one: tuple[str | None, str, str] | None = _one_release(h1_text, title)
-    if low is not None and not (maybe_change or phrases or flags or one or (plain and code_chars)):
+    titled = bool(title) and _release_like(title) and version_heading(title) is not None  # "Release 15": a date may follow
+    if low is not None and not (maybe_change or phrases or flags or one or titled or (plain and code_chars)):
         return out  # nothing to find: the common page costs a few regexes over its markdown
     headings = [h for h in node.iter(*_HEADINGS) if not (body and _in_chrome(h))]
     htext = {id(h): (h1_text if h is h1 else heading_text(h)) for h in headings}
@@ -876,11 +893,13 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     fields = _page_fields(node, body) if ("field" in flags or "table" in flags) and not n_versions and not one else None
     if fields and (maybe_change or re.search(r"(?i)releas|version", f"{h1_text} {title}") or fields[0] in f"{h1_text} {title}"):
         one = fields  # a page about one release whose version and date are only in a field table or list
-    if one is None and h1 is not None and (id(h1) in vheads or _release_like(h1_text)):
-        ver = vheads[id(h1)][0] if id(h1) in vheads else page_version_of(h1_text)
-        after = _date_after(h1) if ver and not (id(h1) in vheads and vheads[id(h1)][1]) else None
+    lead = h1 if h1 is not None else (headings[0] if headings else None)  # the page's title heading
+    lead_text = htext[id(lead)] if lead is not None else ""
+    if one is None and lead is not None and (lead is h1 or n_versions <= 1) and (id(lead) in vheads or _release_like(lead_text)):
+        ver = vheads[id(lead)][0] if id(lead) in vheads else page_version_of(lead_text)
+        after = _date_after(lead) if ver and not (id(lead) in vheads and vheads[id(lead)][1]) else None
         if after:
-            one = (ver, after[0], after[1])  # "Announcing Acme 2.3" and the post's <time> under it
+            one = (ver, after[0], after[1])  # "Announcing Acme 2.3" and the post's <time> under it; "Release 15" + "Release date:"
     pre_lines = _plain_text(node, body) if plain and not n_versions else None
     is_change = bool(strong_url or title_hint or (weak_url and n_versions >= 1) or n_dated >= 2 or n_versions >= 3
                      or one is not None or pre_lines)
@@ -1335,6 +1354,8 @@ def _walk(scan: _Scan, vheads: dict[int, tuple[str, str | None, str]], pseudo: d
             change["date"] = scan.dates.get(change["version"])
 
 
+MAX_TRAILING_LABEL_TEXT = 1200  # a member's description, not a page
+_TRAILING_LABEL = re.compile(r"[.;!?)]\s+((?:Since|Added|Available\s+since)\s*:\s*v?\d+(?:\.\d+)*)\s*\.?$")
 _LABEL_TEXT_XP = etree.XPath("descendant::text()[contains(., 'ince') or contains(., '>=') or contains(., '≥') "
                              "or contains(., 'dded') or contains(., 'eprecated')]")
 
@@ -1364,8 +1385,21 @@ def _labels(scan: _Scan, page_heading: tuple[str, Any], labels: bool) -> None:
             continue
         text = _plain(block)
         hit = label_marker(text) if len(text) <= 60 else None
+        row = None
+        if hit is None and len(text) <= MAX_TRAILING_LABEL_TEXT and (tail := _TRAILING_LABEL.search(text)):
+            # "Default flags. Since: 2.74": a label ending a member's description in a table of members
+            row = next((a for a in block.iterancestors() if _tag(a) == "tr" or a is node), None)
+            hit = label_marker(tail.group(1)) if row is not None and row is not node else None
         if hit and scan.mark(block, hit[0], hit[1]) and len(scan.found) < MAX_CHANGES:
             head = scan.heading_of(block)
+            if row is not None and hit:
+                cells = [c for c in row if _tag(c) in ("td", "th")]
+                name = _plain(cells[0]) if cells else ""
+                block_text = " — ".join(t for t in (_plain(c) for c in cells) if t)
+                anchor = next((("#" + a.get("name", a.get("id", ""))) for a in row.iter("a") if a.get("name") or a.get("id")),
+                              head[1])
+                scan.entry(block, hit[0], hit[1], None, block_text, anchor, head[0], api=api_name(name), code_el=row)
+                continue
             block_text, anchor, api, code_el = _annotated(block, text, False, node, head)
             scan.entry(block, hit[0], hit[1], None, block_text, anchor, head[0], api=api, code_el=code_el)
 

@@ -29,11 +29,20 @@ NON_PAGE_EXTENSIONS = frozenset(IGNORED_EXTENSIONS) | frozenset(
 PAGE_SUFFIXES = (".md", "llms-full.txt")
 
 
+# A plain-text change log by its conventional name ("NEWS.txt", "CHANGES.txt", "RelNotes.txt"): read as a change
+# page. A second extension is a build's copy of a page ("_sources/changelog.rst.txt"), not a change log.
+CHANGE_LOG_STEMS = frozenset("news changes changelog change-log history releases release-notes release_notes releasenotes "
+                             "relnotes whatsnew whats-new".split())
+
+
 def not_a_page(path: str) -> bool:
     """The URL path names a file that is not a page (an image, an archive, a stylesheet …)."""
     if path.endswith(PAGE_SUFFIXES):
         return False
-    return splitext(path)[1][1:].lower() in NON_PAGE_EXTENSIONS
+    stem, ext = splitext(path.rsplit("/", 1)[-1])
+    if ext.lower() == ".txt" and stem.lower() in CHANGE_LOG_STEMS:
+        return False
+    return ext[1:].lower() in NON_PAGE_EXTENSIONS
 
 
 @dataclass(frozen=True)

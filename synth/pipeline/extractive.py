@@ -359,7 +359,7 @@ def _ledger_examples(parts: "SkillParts") -> list[str]:
         examples.append(f"{intro}:\n\n{fence}{re.sub(r'[^A-Za-z0-9_+-]', '', lang or '')}\n{code}\n{fence}")
 
     for e in parts.examples:
-        add(e.code[0], "", f"{e.label()} ({safe_inline(e.area)}) — {safe_inline(e.text[:160])} [{parts.n_for(e)}]")
+        add(e.code[0], e.langs()[0], f"{e.label()} ({safe_inline(e.area)}) — {safe_inline(e.text[:160])} [{parts.n_for(e)}]")
     for url, title, code, lang in parts.page_code:
         if len(code.strip().splitlines()) >= 2:
             add(code, lang, f"From {_quote(' '.join((title or url).split()))} [{parts.page_number(url, title)}]")

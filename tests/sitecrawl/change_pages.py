@@ -88,6 +88,14 @@ DATE_PAGES = {
         "<article><h1>Acme 2.3.0</h1><p class='date'>March 4, 2024</p>"
         "<p>The streaming API lets clients iterate over frames without buffering them.</p></article>"))),
     # a date in a field list under the version heading (docutils field list), and "Released: …" lines
+    # a page per release headed by a bare major number ("Release 15"), its title nested in wrappers, the date in a
+    # field after the table of contents (DocBook-like)
+    "docbook-release-major": ("https://acme.dev/docs/appendix-r7.html", plain("R.7. Release 15", (
+        "<div class='sect1'><div class='titlepage'><div><div><h2 class='title'>R.7. Release 15</h2></div></div></div>"
+        "<div class='toc'><dl class='toc'><dt><a href='#r7-1'>R.7.1. Overview</a></dt><dt><a href='#r7-2'>R.7.2. Changes</a></dt></dl></div>"
+        "<p><strong>Release date: </strong>2024-03-04</p><div class='sect2'><div class='titlepage'><div><div>"
+        "<h3 class='title'>R.7.1. Overview</h3></div></div></div><p>Acme 15 contains many new features, including:</p>"
+        "<ul><li><p>Support for the <code>MERGE</code> command.</p></li><li><p>Structured log output in JSON.</p></li></ul></div></div>"))),
     "sphinx-field-list": ("https://docs.acme.dev/releases/2.3.html", sphinx("Acme 2.3 release notes", (
         "<section id='acme-2-3'><h1>Acme 2.3.0<a class='headerlink' href='#acme-2-3'>¶</a></h1>"
         "<dl class='field-list simple'><dt class='field-odd'>Release date<span class='colon'>:</span></dt>"
@@ -190,6 +198,19 @@ MARKER_PAGES = {
         "</tbody></table></details><p>Reads the entire contents of a file asynchronously.</p>"
         "<h3 id='fs_stat'><code>fs.statfs(path[, options], callback)</code></h3>"
         "<p>Added in: v19.6.0</p><p>Returns information about the mounted file system.</p>"))),
+    # a lone "Added in:" in its own metadata box right after a flat heading: the section it opens is the entry
+    "metadata-box-after-heading": ("https://acme.dev/api/probe.html", plain("Probe | Acme", (
+        f"<h2>Probe runner<span><a class='mark' href='#probe-runner' id='probe-runner'>#</a></span></h2>"
+        "<!--introduced_in=v9.0.0--><div class='api_meta'><span>Added in: v9.0.0, v8.4.0</span></div>"
+        "<blockquote><p>Stability: 1 - Experimental</p></blockquote>"
+        f"<p>The <code>acme:probe</code> module runs health probes. {WORDS}</p>"))),
+    # members of an enum in a table, each description ending with a "Since:" label (gtk-doc-like)
+    "member-table-trailing-since": ("https://acme.dev/ref/AcmeFlags.html", plain("AcmeFlags", (
+        f"<h1>AcmeFlags</h1><p>{WORDS}</p><h3>enum AcmeFlags</h3><table><tbody>"
+        "<tr><td><p><a name='ACME-FLAGS-NONE:CAPS'></a>ACME_FLAGS_NONE</p></td><td><p>No flags.</p></td><td> </td></tr>"
+        "<tr><td><p><a name='ACME-DEFAULT-FLAGS:CAPS'></a>ACME_DEFAULT_FLAGS</p></td><td><p>Default flags. Since: 2.74</p></td><td> </td></tr>"
+        "<tr><td><p><a name='ACME-IS-SERVICE:CAPS'></a>ACME_IS_SERVICE</p></td><td><p>Run as a service.</p></td><td> </td></tr>"
+        "</tbody></table>"))),
     "sphinx-history-table": ("https://docs.acme.dev/api.html", sphinx("API", (
         "<section id='api'><h1>API<a class='headerlink' href='#api'>¶</a></h1>"
         "<dl class='py function'><dt class='sig sig-object py' id='acme.connect'><span class='sig-prename descclassname'>acme.</span>"

@@ -26,6 +26,10 @@ SCOPE = Scope.from_start_url("https://docs.example.org/guide/intro.html")
         ("https://docs.example.org/guide/pt_BR/a.html", "locale"),
         ("https://docs.example.org/guide/img/logo.png", "not_a_page"),
         ("https://docs.example.org/guide/jakarta/a.html", None),
+        ("https://docs.example.org/guide/NEWS.txt", None),  # a plain-text change log by its conventional name
+        ("https://docs.example.org/guide/RelNotes/CHANGES.txt", None),
+        ("https://docs.example.org/guide/notes.txt", "not_a_page"),
+        ("https://docs.example.org/guide/_sources/changelog.rst.txt", "not_a_page"),  # a build's copy of a page
     ],
 )
 def test_scope_allows(url, reason):

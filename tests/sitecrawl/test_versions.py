@@ -256,6 +256,7 @@ DATES = {
     "hugo-post-is-out": ("change", "2.3.0", [("2.3.0", "2024-03-04", "field")]),
     "hugo-release-dateline": ("change", "2.3.0", [("2.3.0", "2024-03-04", "paragraph")]),
     "sphinx-field-list": ("change", "2.3.0", [("2.3.0", "2024-03-04", "field")]),
+    "docbook-release-major": ("change", "15", [("15", "2024-03-04", "field")]),
     "keepachangelog-released-line": ("change", None, [("2.3.0", "2024-03-04", "field"), ("2.2.0", "2023-11-20", "field")]),
     "sphinx-date-subheading": ("change", "2.3.0", [("2.3.0", "2024-03-04", "heading")]),
     "plain-sentence-dates": ("change", None, [("2.3.0", "2024-03-04", "paragraph")]),  # 2.2.1's block names 2.2.0's date
@@ -305,6 +306,8 @@ MARKERS = {
     "sphinx-list-table-added": [("added", "2.3", "--follow")],
     "doc-page-changelog-section": [("release", "1.3.0", None)],
     "doc-page-version-sections": [("release", "2.0", None), ("release", "1.0", None)],
+    "metadata-box-after-heading": [("added", "9.0.0", None)],
+    "member-table-trailing-since": [("added", "2.74", "ACME_DEFAULT_FLAGS")],
 }
 
 
@@ -319,6 +322,15 @@ def test_markers_in_any_common_form(name):
 def test_a_page_that_merely_names_a_version_and_a_date_is_no_release(name):
     r = extract(NOT_RELEASE_PAGES, name)
     assert (r["page_kind"], r["page_version"], r["changes"], r["release_dates"]) == ("doc", None, [], [])
+
+
+def test_a_lone_marker_and_a_trailing_label_annotate_their_section_and_row():
+    (box,) = extract(MARKER_PAGES, "metadata-box-after-heading")["changes"]
+    assert box["text"].startswith("Probe runner Added in: v9.0.0 Stability: 1 - Experimental The `acme:probe` module")
+    (row,) = extract(MARKER_PAGES, "member-table-trailing-since")["changes"]
+    assert row["text"] == "ACME_DEFAULT_FLAGS — Default flags. Since: 2.74" and row["anchor"] == "#ACME-DEFAULT-FLAGS:CAPS"
+    rel = extract(DATE_PAGES, "docbook-release-major")["changes"]
+    assert any("MERGE" in c["text"] and c["version"] == "15" for c in rel)
 
 
 def test_each_history_row_and_label_carries_its_api_block():
@@ -446,7 +458,7 @@ def test_a_hostile_page_stays_within_the_caps():
 
 
 def test_crawl_reads_change_pages_by_structure(run_crawl):
-    """A real crawl: a plain-text NEWS file served as text/plain, a post about one release named by nothing but
+    """A real crawl: a plain-text NEWS.txt served as text/plain (a .txt by a change log's conventional name), a post about one release named by nothing but
     its structure, and an API page whose markers are a History table and "Since:" fields."""
     from tests.sitecrawl.change_pages import NEWS_PLAIN
 
@@ -454,24 +466,24 @@ def test_crawl_reads_change_pages_by_structure(run_crawl):
     api_url, api_page = MARKER_PAGES["node-history"]
     jd_url, jd_page = MARKER_PAGES["javadoc-since"]
     index = html("Acme", "<main><h1>Acme</h1><p>" + "Start here for the Acme documentation and its news. " * 5 + "</p><ul>"
-                 "<li><a href='/NEWS'>News</a></li><li><a href='/posts/acme-230/'>Post</a></li>"
+                 "<li><a href='/NEWS.txt'>News</a></li><li><a href='/posts/acme-230/'>Post</a></li>"
                  "<li><a href='/api/fs.html'>fs</a></li><li><a href='/api/HexCodec.html'>HexCodec</a></li></ul></main>")
     server = MockServer()
     server.routes = {"/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\n"), "/": (200, "text/html", index),
-                     "/NEWS": (200, "text/plain; charset=utf-8", NEWS_PLAIN.encode()),
+                     "/NEWS.txt": (200, "text/plain; charset=utf-8", NEWS_PLAIN.encode()),
                      "/posts/acme-230/": (200, "text/html", post.encode()), "/api/fs.html": (200, "text/html", api_page.encode()),
                      "/api/HexCodec.html": (200, "text/html", jd_page.encode())}
     with server as site:
         res = run_crawl({"start_urls": f"{site.url}/"})
     assert res.returncode == 0, res.log[-3000:]
     items = {i["url"].replace(site.url, ""): i for i in res.items()}
-    assert (items["/NEWS"]["page_kind"], items["/posts/acme-230/"]["page_kind"]) == ("change", "change")
+    assert (items["/NEWS.txt"]["page_kind"], items["/posts/acme-230/"]["page_kind"]) == ("change", "change")
     assert items["/posts/acme-230/"]["page_version"] == "2.3.0"
     assert [(c["kind"], c["version"], c["api"]) for c in items["/api/fs.html"]["changes"]][:3] == [
         ("changed", "10.0.0", "fs.readFile"), ("changed", "7.0.0", "fs.readFile"), ("added", "0.1.29", "fs.readFile")]
     assert [(c["version"], c["api"]) for c in items["/api/HexCodec.html"]["changes"]] == [("17", "HexCodec"), ("18", "toHex")]
     crawl = json.loads((res.output_dir / "crawl.json").read_text())
     timeline = {(e["version"], e["source"]): (e["date"], e["where"], e["url"].replace(site.url, "")) for e in crawl["timeline"]}
-    assert timeline[("2.3.0", "changelog")] == ("2024-03-04", "heading", "/NEWS")
-    assert timeline[("2.2.0", "changelog")] == ("2023-11-20", "heading", "/NEWS")
+    assert timeline[("2.3.0", "changelog")] == ("2024-03-04", "heading", "/NEWS.txt")
+    assert timeline[("2.2.0", "changelog")] == ("2023-11-20", "heading", "/NEWS.txt")
     assert timeline[("2.3.0", "release-page")] == ("2024-03-04", "heading", "/posts/acme-230/")  # a page about one release

@@ -51,6 +51,7 @@ class Change:
     path: tuple[str, ...] = ()  # the enclosing headings, outermost first (when the crawl recorded them)
     api: str | None = None  # the API a marker annotates (when the crawl recorded it)
     code: tuple[str, ...] = ()  # the entry's own code examples, byte-exact
+    code_langs: tuple[str, ...] = ()  # each example's language as the page names it ("" when it names none)
     index: int = 0  # position on the page
     status: VersionStatus | None = None
     highlight: bool = False
@@ -98,16 +99,22 @@ class Change:
                 "relevance": self.relevance, "score": round(self.score, 4), "text": self.text}
 
 
-def _code_texts(code: object) -> tuple[str, ...]:
-    """An entry's code examples as the crawl writes them (``{"text", "language"}``; a bare string also), byte-exact."""
+_LANG = re.compile(r"[A-Za-z0-9_+-]{1,24}")
+
+
+def _code_texts(code: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """An entry's code examples as the crawl writes them (``{"text", "language"}``; a bare string also), byte-exact,
+    and their languages (a fence's info word: "" unless it is a plain name)."""
     if not isinstance(code, list):
-        return ()
-    out = []
+        return (), ()
+    texts, langs = [], []
     for x in code[:MAX_CODE]:
         text = x.get("text") if isinstance(x, dict) else x
+        lang = x.get("language") if isinstance(x, dict) else ""
         if isinstance(text, str) and text.strip():
-            out.append(text[:MAX_CODE_CHARS])
-    return tuple(out)
+            texts.append(text[:MAX_CODE_CHARS])
+            langs.append(lang if isinstance(lang, str) and _LANG.fullmatch(lang) else "")
+    return tuple(texts), tuple(langs)
 
 
 def read_changes(raw: object) -> list[Change]:
@@ -124,11 +131,12 @@ def read_changes(raw: object) -> list[Change]:
         if kind not in KINDS or not isinstance(version, (str, int, float)) or not str(version).strip() or not isinstance(text, str) or not text.strip():
             continue
         removed = c.get("removed_in")
-        path, api, code = c.get("path"), c.get("api"), c.get("code")
+        path, api = c.get("path"), c.get("api")
+        code, code_langs = _code_texts(c.get("code"))
         out.append(Change(kind=kind, version=str(version).strip()[:MAX_VERSION_CHARS], text=text[:MAX_ENTRY_CHARS],
                           path=tuple(str(h)[:MAX_HEADING_CHARS] for h in path[:MAX_PATH] if isinstance(h, str)) if isinstance(path, list) else (),
                           api=api[:MAX_HEADING_CHARS] if isinstance(api, str) and api.strip() else None,
-                          code=_code_texts(code),
+                          code=code, code_langs=code_langs,
                           removed_in=str(removed).strip() if isinstance(removed, (str, int, float)) and str(removed).strip() else None,
                           date=c.get("date") if isinstance(c.get("date"), str) else None,
                           anchor=c.get("anchor") if isinstance(c.get("anchor"), str) else None,

@@ -33,6 +33,7 @@ from datetime import date
 from urllib.parse import unquote, urlsplit
 
 from synth.evidence.delta.changes import Change, identifiers
+from synth.evidence.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.evidence.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
 from synth.evidence.delta.versions import newest_first, parse_version
 
@@ -54,7 +55,7 @@ _SECTION_RES = (
     ("security", re.compile(r"\bsecurity\b|\bcve\b|\bvulnerabilit", re.I)),
     ("fixes", re.compile(r"\bbug\s*-?\s*fix|\bfixes\b|\bfixed\b|\bbugs\b|\bregressions?\b", re.I)),
     ("docs", re.compile(r"\bdoc(?:s|umentation)\b", re.I)),
-    ("internal", re.compile(r"\binternal\b|\bcontributors?\b|\btrivial\b|\binfrastructure\b|\bbuild\b|"
+    ("internal", re.compile(r"\binternal\b|\bcontributors?\b|\backnowledg\w*|\bcredits\b|\btrivial\b|\binfrastructure\b|\bbuild\b|"
                             r"\bpackaging\b|\btests?\b|\btesting\b|\bci\b|\bc[ -]api\b|\bbytecode\b|\bimplementation\b|"
                             r"\bdevelopment\b|\bdependenc|\bvendored\b", re.I)),
     ("removals", re.compile(r"\bremov(?:ed|al|als|ing)\b", re.I)),
@@ -93,6 +94,11 @@ _ISSUE = r"(?:bpo|gh|issue|pr|pull|ticket|bug|cve|ghsa)[-\s#:]*\d[\w-]*|#\d+|!\d
 _ISSUE_LINK = re.compile(rf"\[\s*((?:{_ISSUE})(?:\s*,\s*(?:{_ISSUE}))*)\s*\]\([^)\s]*\)", re.I)  # [gh-123](url) → gh-123
 _ISSUE_PREFIX = re.compile(rf"^\s*(?:[(\[]?\s*(?:{_ISSUE})\s*[)\]]?\s*(?:,\s*)?)+\s*[:\-–—]?\s*", re.I)
 _ISSUE_SUFFIX = re.compile(rf"\s*[(\[]\s*(?:(?:see\s+)?(?:{_ISSUE})[\s,;]*(?:and\s+)?)+[)\]]\s*\.?\s*$", re.I)
+# "Own Id: OTP-18032 Aux Id: PR-5790, GH-6000", "Refs: ABC-12", "Ticket: #12": a tail of labelled tracker references
+_EMPTY_LINK = re.compile(r"\[\s*\]\([^)\s]*\)")  # a permalink whose glyph was its only text
+_TRACKER_TAIL = re.compile(r"(?:\s+\b(?:[A-Z][a-z]+\s+)?(?:Id|ID|Ids|Refs?|References?|Issues?|Tickets?|Bugs?|"
+                           r"PRs?|Fixes|Closes|See)\s*:\s*(?:(?:[A-Z][A-Z0-9_]*-\d+|#\d+|[A-Z]+\d+)[\s,;]*(?:and\s+)?)+)+"
+                           r"\s*\.?\s*$")
 _ONLY_ISSUES = re.compile(rf"^[\s(),.;:\[\]]*(?:(?:{_ISSUE}|and|see)[\s(),.;:\[\]]*)*$", re.I)
 _INTRO = re.compile(
     r"^\W*(?:welcome\s+to\b|these\s+(?:release\s+)?notes\s+(?:cover|describe|document|list)|this\s+(?:article|document|"
@@ -102,7 +108,9 @@ _INTRO = re.compile(
     r"see\s+.{0,80}?\bfor\s+(?:more|further|full|the\s+full|complete)?\s*(?:details|information|examples|discussion)\b|"
     r"(?:thanks|thank\s+you)\s+to\b|we\s+(?:are|'re)\s+(?:pleased|happy|excited|proud)\s+to\s+announce|"
     r"(?:editor|author|release\s+manager)s?\s*:|release\s+date\s*:|released\s*:|"
-    r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b)", re.I)
+    r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b|"
+    r"(?:the\s+)?above\s+items\b|.{0,120}\b(?:are|is)\s+(?:explained|described|detailed)\s+in\s+(?:more\s+)?detail\b|"
+    r"below\s+(?:you\s+will|you'll)\s+find\b|the\s+following\s+(?:individuals|people|persons|contributors)\b)", re.I)
 _GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
 _TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
 _WS = re.compile(r"\s+")
@@ -124,13 +132,14 @@ def date_history(text: str, is_pre: "Callable[[str], bool]") -> str:
 def clean_text(text: str) -> str:
     """An entry's text without permalink glyphs, credit tails or issue-number prefixes/suffixes ('' when nothing
     but issue numbers is left)."""
-    t = _WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
+    t = _WS.sub(" ", _EMPTY_LINK.sub("", _GLYPHS.sub("", text or ""))).strip()
     t = _ISSUE_LINK.sub(r"\1", t)
     for _ in range(3):
         before = t
         t = _ISSUE_PREFIX.sub("", t)
         t = _CREDIT_TAIL.sub("", t).rstrip()
         t = _ISSUE_SUFFIX.sub("", t).rstrip()
+        t = _TRACKER_TAIL.sub("", t).rstrip()
         if t == before:
             break
     if _ONLY_ISSUES.match(t):
@@ -188,13 +197,14 @@ def _below_version(headings: list[str] | tuple[str, ...], version: str | None) -
 
 _CONTAINER = re.compile(r"^(?:(?:standard\s+)?(?:library|libraries|modules?|packages?|components?|apis?|"
                         r"extensions?|plugins?|features?|changes?|misc(?:ellaneous)?|general|others?|notes?|"
-                        r"details|summary|highlights|items|updates?|bugs?|fixes|list)\s*)*$", re.I)
+                        r"details|summary|highlights|items|updates?|bugs?|fixes|list|malfunctions?|problems?|known\s+issues|issues|"
+                        r"defects?|corrections?)\s*)*$", re.I)
 _KIND_WORDS = re.compile(
     r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
     r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
     r"deprecat\w*|removals?|removed|pending|breaking|incompatib\w*|backwards?|bug\s*fix(?:es)?|fixes|fixed|"
     r"features?|related\s+to|enhancements?|behaviou?r|in|to|the|and|of|for|with|since|release|version|v?\d+(?:\.\d+)*)\b")
-_INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
+_INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bsource\s+code\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
                             r"\btesting\b|\bci\b|\binfrastructure\b|\bcontributors?\b|\bimplementation\b|"
                             r"\bdevelopment\b|\bdependenc\w*|\btooling\b|\bvendored\b")
 MAX_AREA_WORDS = 4
@@ -325,6 +335,7 @@ class Entry:
     use: str | None = None
     instead_of: str | None = None
     code: tuple[str, ...] = ()
+    code_langs: tuple[str, ...] = ()  # the language of each of ``code`` ("" when unknown)
     score: float = 0.0
     order: int = 0  # position in the run (page order, then the page's own order)
     edge: bool = False  # released in the cutoff month itself: the model may know it partly
@@ -334,14 +345,25 @@ class Entry:
         url, anchor, _title = self.citations[0]
         return url + (anchor or "") if anchor and "#" not in url else url
 
+    def langs(self) -> tuple[str, ...]:
+        """The language of each of :attr:`code` ("" where unknown)."""
+        return tuple(self.code_langs[i] if i < len(self.code_langs) else "" for i in range(len(self.code)))
+
     def label(self) -> str:
         """``Added in 3.11`` / ``Deprecated in 3.11, removal scheduled for 3.13`` / ``Fixed in 3.11.1``."""
         v = self.version
         return {
             "added": f"Added in {v}", "changed": f"Changed in {v}", "breaking": f"Breaking in {v}",
             "removed": f"Removed in {v}", "fixed": f"Fixed in {v}",
-            "deprecated": f"Deprecated in {v}" + (f", removal scheduled for {self.removed_in}" if self.removed_in else ""),
+            "deprecated": self._deprecated(),
         }.get(self.kind, f"New in {v}")
+
+    def _deprecated(self) -> str:
+        if not self.removed_in:
+            return f"Deprecated in {self.version}"
+        if parse_version(self.removed_in) == parse_version(self.version):  # the schedule is all the entry dates
+            return f"Deprecated, removal scheduled for {self.removed_in}"
+        return f"Deprecated in {self.version}, removal scheduled for {self.removed_in}"
 
     def to_dict(self, file: str | None = None) -> dict:
         return {"version": self.version, "kind": self.kind, "section": self.section, "area": self.area,
@@ -405,31 +427,71 @@ class Ledger:
         return {c.version: by_version[pv] for page in self.pages for c in page.changes
                 if (pv := parse_version(c.version)) is not None and by_version[pv] != c.version}
 
-    def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
-        """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
+    def placements(self, since: str | None) -> dict[tuple[str, str], Placement]:
+        """Change pages counting in another version line than the API markers (:mod:`synth.evidence.delta.lines`): each of
+        their ``(url, version)`` placed on the markers' line."""
+        since_v = parse_version(since) if since else None
+        since_label = version_label(since, str(since_v)) if since and since_v is not None else ""
+        markers = [m for page in self.pages if page.page_kind != "change" for ch in page.changes
+                   if ch.kind == "added" and (m := marker_of(ch.heading, ch.version, ch.api, ch.path[0] if ch.path else None))]
+        line = markers_line(markers, since_label)
+        if not line:
+            return {}
+        earliest = earliest_by_name(markers, line)
+        out: dict[tuple[str, str], Placement] = {}
+        for page in self.pages:
+            if page.page_kind != "change":
+                continue
+            label = page_label((next((h for h in reversed(ch.path) if ch.version in h), ch.heading), ch.version)
+                               for ch in page.changes)
+            texts: dict[str, list[str]] = defaultdict(list)
+            for ch in page.changes:
+                texts[ch.version].append(ch.text)
+            for version, placed in place_page(label, line, texts, earliest).items():
+                out[(page.url, version)] = placed
+        return out
+
+    def _classify(self, timeline: Timeline, cutoff_start: date, skipped: Counter) -> tuple[
+            list[Entry], list[Entry], dict[str, VersionStatus], dict[tuple[str, str], tuple[str, str]]]:
+        """Every held change as an entry with its version's status: the post-cutoff ones, the undated ones, the
+        statuses and the change-page sections of post-cutoff versions ((version, heading) → (url, section kind))."""
         post: list[Entry] = []
         undated: list[Entry] = []
-        skipped: Counter = Counter()
         states: dict[str, VersionStatus] = {}
-        sections_seen: dict[tuple[str, str], tuple[str, str]] = {}  # (version, heading) → (url, section kind)
+        sections_seen: dict[tuple[str, str], tuple[str, str]] = {}
         order = 0
         spelling = self._spellings()
+        placed = self.placements(timeline.since)
         for page in self.pages:
             is_change = page.page_kind == "change"
+            stamp = None if is_change else version_stamp(page.changes)
             for ch in page.changes:
                 order += 1
-                ch.version = spelling.get(ch.version, ch.version)
-                st = states.get(ch.version)
-                if st is None:
-                    st = states[ch.version] = timeline.status(ch.version, cutoff_start)
-                if st.state == PRE:
+                if stamp is not None and ch.kind == "release" and ch.version == stamp:
+                    skipped["the page's own version stamp (its title names the docs' version, not a release section)"] += 1
                     continue
-                e = _entry(ch, page, st, is_change, order, skipped)
+                ch.version = spelling.get(ch.version, ch.version)
+                where = placed.get((page.url, ch.version))
+                shown = where.shown if where is not None else ch.version
+                st = states.get(shown)
+                if st is None:
+                    st = states[shown] = (placed_status(where, timeline, cutoff_start) if where is not None
+                                          else timeline.status(ch.version, cutoff_start))
+                e = None if st.state == PRE else _entry(ch, page, st, is_change, order, skipped)
                 if e is None:
                     continue
+                e.version = shown
+                if where is not None and e.area == "General":  # a component's own notes: the component is the area
+                    e.area = where.shown.rsplit(" ", 1)[0]
                 if st.state == POST and is_change and e.headings:
                     sections_seen.setdefault((e.version, e.headings[-1]), (page.url, e.section))
                 (post if st.state == POST else undated).append(e)
+        return post, undated, states, sections_seen
+
+    def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
+        """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
+        skipped: Counter = Counter()
+        post, undated, states, sections_seen = self._classify(timeline, cutoff_start, skipped)
         pre_cache: dict[str, bool] = {}
 
         def is_pre(v: str) -> bool:
@@ -452,6 +514,34 @@ class Ledger:
                      sections=sections_seen, since_version=timeline.since, page_code=page_code)
 
 
+def version_stamp(changes: list[Change]) -> str | None:
+    """The version a page that is no change page only stamps on itself ("Erlang/OTP 25.2.3" as its title, every
+    paragraph below it): its one undated version section headed by the page's top heading. None otherwise."""
+    releases = [c for c in changes if c.kind == "release"]
+    versions = {c.version for c in releases}
+    if len(versions) != 1 or any(c.date for c in releases):
+        return None
+    v = next(iter(versions))
+    return v if all(((c.path[0] if c.path else c.heading) or "").find(v) >= 0 for c in releases) else None
+
+
+def placed_status(where: Placement, timeline: Timeline, cutoff_start: date) -> VersionStatus:
+    """A foreign version's status: its bound's on the markers' line when that is post-cutoff (it is at least that
+    late); otherwise nothing places it — known when the model's version is given (it is not shown to be newer),
+    else undated."""
+    if where.bound is not None:
+        b = timeline.status(where.bound, cutoff_start)
+        bound = f"{where.line} {where.bound}"
+        if b.state == POST:
+            return VersionStatus(where.shown, POST, b.date, f"at least {bound}, {b.how}: {where.why}", bound)
+        if b.state == UNDATED:
+            return VersionStatus(where.shown, UNDATED, None, f"at least {bound}, which is undated: {where.why}", bound)
+    if timeline.since:
+        return VersionStatus(where.shown, PRE, None, f"known: not shown to be newer than --since-version {timeline.since} "
+                                                     f"({where.why})")
+    return VersionStatus(where.shown, UNDATED, None, f"not placed: {where.why}")
+
+
 _OWN_MARKER = r"(?:[Nn]ew|[Aa]dded|[Cc]hanged|[Dd]eprecated|[Rr]emoved)\s+(?:in|since)\s*:?\s+(?:version\s+|v)?{v}" \
               r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+)?removed\s+in\s+(?:version\s+)?v?\d+(?:\.\d+)*)?\s*[.:]?"
 
@@ -463,16 +553,26 @@ def strip_own_marker(text: str, version: str) -> str:
     return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if version and rx.search(text) else text
 
 
+def strip_stamp(text: str, heading: str, version: str) -> str:
+    """The entry's text without the version stamp its heading ends with ("nodes(Arg) -> [Node] OTP 25.1 Types …"
+    → "nodes(Arg) -> [Node] Types …"): a marker's own version, which the label says."""
+    label = version_label(heading, version)
+    stamp = f"{label} {version}"
+    if not label or not heading.rstrip(" .").endswith(stamp):
+        return text
+    return _WS.sub(" ", re.sub(r"(?<![\w.])" + re.escape(stamp) + r"(?![\w]|\.\d)\.?", " ", text, count=1)).strip()
+
+
 def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
     tracker_item = bool(_ISSUE_PREFIX.match(_ISSUE_LINK.sub(r"\1", ch.text or "")))
-    text = strip_own_marker(clean_text(ch.text), ch.version)[:MAX_ENTRY_TEXT]
+    text = strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version)[:MAX_ENTRY_TEXT]
     if len(text) < 12:
         skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1
         return None
     if is_intro(text):
         skipped["introduction or cross-reference"] += 1
         return None
-    if text.endswith(":") and len(text) < 100:
+    if text.endswith(":") and (len(text) < 100 or re.search(r"(?i)\bfollowing\b", text[-120:]) and len(text) < 400):
         skipped["a list's lead-in"] += 1
         return None
     # the crawl's heading path (outermost first); older feeds carry only the nearest heading, which is below the version
@@ -512,7 +612,7 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
                  text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,
                  highlight=section == "highlights", change_page=is_change, headings=headings or nearest, api=ch.api, use=use,
-                 instead_of=old, code=ch.code, order=order)
+                 instead_of=old, code=ch.code, code_langs=ch.code_langs, order=order)
 
 
 def _key(text: str) -> str:
@@ -582,7 +682,7 @@ def _merge(into: Entry, other: Entry) -> None:
         if c not in into.citations and len(into.citations) < 8:
             into.citations.append(c)
     if not into.code and other.code:
-        into.code = other.code
+        into.code, into.code_langs = other.code, other.code_langs
     if into.area == "General" and other.area != "General":
         into.area, into.internal = other.area, other.internal
     if not into.api and other.api:

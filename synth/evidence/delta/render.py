@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from synth.evidence.delta.ledger import LEADING, Delta, Entry
 from synth.evidence.delta.timeline import VersionStatus
-from synth.evidence.delta.versions import newest_first, parse_version
+from synth.evidence.delta.versions import newest_first, parse_version, series
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
 
@@ -209,8 +209,8 @@ def _file_text(f: RefFile, topic: str, cutoff: str, flagged: Callable[[str], boo
             body.append(entry_line(e, with_area=False))
             if e.use and e.instead_of:
                 body.append(f"  Use `{_code(e.use)}` instead of `{_code(e.instead_of)}`.")
-            for code in e.code[:2]:
-                block = _code_block(code, flagged)
+            for code, lang in list(zip(e.code, e.langs()))[:2]:
+                block = _code_block(code, flagged, lang)
                 if block:
                     body += ["", block, ""]
         body.append("")
@@ -230,12 +230,12 @@ def _code(s: str) -> str:
     return s.replace("`", "")
 
 
-def _code_block(code: str, flagged: Callable[[str], bool]) -> str:
+def _code_block(code: str, flagged: Callable[[str], bool], lang: str = "") -> str:
     text = code.rstrip("\n")
     if not text.strip():
         return ""
     fence = fence_for(text)
-    block = f"{fence}\n{text}\n{fence}"
+    block = f"{fence}{lang}\n{text}\n{fence}"
     return "" if flagged(block) else block
 
 
@@ -252,20 +252,38 @@ def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, und
 # -- SKILL.md pieces -----------------------------------------------------------------------------------------------
 
 
-def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list[tuple], list[tuple]]:
-    """Entries by feature series; (groups, every series newest first with the cutoff month's own last, the others)."""
-    from synth.evidence.delta.versions import series
+def _family_key(e: Entry, present: set[tuple[str, tuple[int, ...]]]) -> tuple:
+    """The release an entry's version belongs to: the shortest version present whose numbers it extends (15.20 →
+    15, 3.11.2 → 3.11, Erts 13.0.1 → Erts 13.0), else its feature series (3.11.2 → 3.11)."""
+    pv = parse_version(e.version)
+    if pv is None:
+        return (e.version,)
+    line = e.version.rsplit(" ", 1)[0] if " " in e.version.strip() else ""
+    rel = pv.release
+    key = next((rel[:n] for n in range(1, len(rel)) if (line, rel[:n]) in present), None)
+    if key is None:  # a release of its own ("15", "3.11"), else its feature series
+        key = rel if len(rel) <= 2 else series(pv)
+    return (line, *key) if line else key
 
-    groups: dict[tuple, list[Entry]] = {}
+
+def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list[tuple], list[tuple]]:
+    """Entries by release (a feature release and its patch releases); (groups, every release newest first with the
+    cutoff month's own last, the others)."""
+
+    present = set()
     for e in entries:
         pv = parse_version(e.version)
-        groups.setdefault(series(pv) if pv is not None else (e.version,), []).append(e)
+        if pv is not None and not pv.is_prerelease:
+            present.add((e.version.rsplit(" ", 1)[0] if " " in e.version.strip() else "", pv.release))
+    groups: dict[tuple, list[Entry]] = {}
+    for e in entries:
+        groups.setdefault(_family_key(e, present), []).append(e)
 
     def edge(k: tuple) -> bool:
         return all(e.edge for e in groups[k])
 
     def newest(k: tuple) -> tuple:
-        return tuple(-x for x in k) if all(isinstance(x, int) for x in k) else ()
+        return tuple(-x for x in k if isinstance(x, int))
 
     order = sorted(groups, key=lambda k: (edge(k), newest(k)))
     return groups, order, [k for k in order if not edge(k)]
@@ -277,6 +295,13 @@ def _best_of_release(es: list[Entry]) -> list[Entry]:
     pre-releases."""
     finals = [e for e in es if not (parse_version(e.version) or parse_version("0")).is_prerelease]
     pool = finals or es
+    # the release itself before its patch releases (the fewest version numbers first)
+    depth = min((len(pv.release) for e in pool if (pv := parse_version(e.version)) is not None), default=0)
+    own = [e for e in pool if (pv := parse_version(e.version)) is None or len(pv.release) <= depth]
+    return _lead_order(own) + _lead_order([e for e in pool if e not in own])
+
+
+def _lead_order(pool: list[Entry]) -> list[Entry]:
     hl = sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order)
     by_section: dict[str, list[Entry]] = {}
     for e in sorted((e for e in pool if e.section != "highlights"), key=lambda e: (-e.score, e.order)):
@@ -331,9 +356,39 @@ def version_lines(delta: Delta) -> list[str]:
     """One line per post-cutoff version (newest first): its date or bound and why; then undated ones."""
     lines = []
     counts = Counter(e.version for e in delta.post)
-    for s in delta.post_versions()[:20]:
-        lines.append(f"- **{s.version}** — {when(s)} ({s.how}); {counts[s.version]} change(s)")
+    folded = fold_patches(delta.post_versions())
+    for s, patches in folded[:20]:
+        why = s.how.split(": ", 1)[1] if s.bound and ": " in s.how else s.how
+        latest = max((p.date for p in patches if p.date), default=None)
+        more = (f", and {len(patches)} patch release(s) ({', '.join(p.version for p in patches[:3])}"
+                f"{', …' if len(patches) > 3 else ''}{f'; the latest released {latest.isoformat()}' if latest else ''})"
+                if patches else "")
+        n = counts[s.version] + sum(counts[p.version] for p in patches)
+        lines.append(f"- **{s.version}** — {when(s)} ({why}); {n} change(s){more}")
     return lines
+
+
+def fold_patches(versions: list[VersionStatus]) -> list[tuple[VersionStatus, list[VersionStatus]]]:
+    """Patch releases under the release they patch, when that is in the list: a version whose numbers extend
+    another's (``15`` with 15.1–15.20, ``3.11`` with 3.11.1, ``Erts 13.0`` with 13.0.1). Others stand alone, in order."""
+
+    def key(s: VersionStatus) -> tuple[str, tuple[int, ...]] | None:
+        pv = parse_version(s.version)
+        line = s.version.rsplit(" ", 1)[0] if " " in s.version.strip() else ""
+        return (line, pv.release) if pv is not None and not pv.is_prerelease else None
+
+    known = {k: s for s in versions if (k := key(s)) is not None}
+    groups: dict[int, tuple[VersionStatus, list[VersionStatus]]] = {}
+    out = []
+    for s in versions:
+        k = key(s)
+        opener = next((known[(k[0], k[1][:n])] for n in range(1, len(k[1])) if (k[0], k[1][:n]) in known), None) \
+            if k is not None else None
+        if opener is not None:
+            groups.setdefault(id(opener), (opener, []))[1].append(s)
+            continue
+        out.append(groups.setdefault(id(s), (s, [])))
+    return out
 
 
 def undated_lines(delta: Delta, limit: int = MAX_UNDATED_LINES) -> list[Entry]:
@@ -389,7 +444,7 @@ def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff:
     ok = lambda es: [e for e in es if not flagged(e.text)]  # noqa: E731
     parts = SkillParts(rendered=rendered, headlines=ok(headline_entries(delta)), modern=ok(modern_entries(delta)),
                        examples=ok(example_entries(delta)), undated=ok(undated_lines(delta)),
-                       versions=version_lines(delta), version_names=[s.version for s in delta.post_versions()],
+                       versions=version_lines(delta), version_names=[s.version for s, _ in fold_patches(delta.post_versions())],
                        page_code=delta.page_code)
     for s in bundle_sources:
         parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))

@@ -77,13 +77,18 @@ class VersionStatus:
     state: str  # "post" | "pre" | "undated"
     date: date | None  # the release date (or the lower bound when inferred after a post-cutoff series)
     how: str  # "dated", "series 3.11.0", "after 3.10 (2021-10-04)", "before 3.12 (…)", "no known date"
+    bound: str | None = None  # another version line's version it is at least ("OTP 25.0"; :mod:`synth.evidence.delta.lines`)
 
     @property
     def post(self) -> bool:
         return self.state == POST
 
     def label(self) -> str:
-        """``3.11, released 2022-10-24`` / ``3.12, released after 2021-10-04`` / ``3.13, undated``."""
+        """``3.11, released 2022-10-24`` / ``3.12, released after 2021-10-04`` / ``3.13, undated`` /
+        ``STDLIB 4.0, at least OTP 25.0 (undated)``."""
+        if self.bound:
+            return f"{self.version}, at least {self.bound}" + (
+                f", released on or after {self.date.isoformat()}" if self.date else " (undated)")
         if self.date is None:
             if self.how.startswith("newer than --since-version"):
                 return f"{self.version}, {self.how.split(' --', 1)[0]} {self.how.rsplit(' ', 1)[1]} (undated)"
