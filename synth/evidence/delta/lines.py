@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from synth.evidence.delta.versions import parse_version, series, starts_series
@@ -87,7 +87,7 @@ def marker_of(heading: str, version: str, api: str | None, module: str | None) -
     return Marker((f"{module}:{api}", f"{module}.{api}"), version, version_label(heading, version))
 
 
-def markers_line(markers: Iterable[Marker], since_label: str = "") -> str:
+def markers_line(markers: Sequence[Marker], since_label: str = "") -> str:
     """The line the markers count in: ``since_label`` when given, else the label most markers carry (at least half
     of them and :data:`MIN_MARKERS`); "" when they carry none."""
     if since_label:
