@@ -148,6 +148,8 @@ def extractive_skill(bundle: dict, *, topic: str, name: str, parts: "SkillParts 
         return _delta_skill(bundle, topic=topic, name=name)
     if parts is not None and parts.undated:
         return _undated_skill(bundle, parts, topic=topic, name=name)
+    if (bundle.get("delta") or {}).get("since_version"):  # the delta is by version: a page's date makes nothing new
+        return _nothing_new_skill(bundle, topic=topic, name=name)
     # honestly undated pages (no date found; not a build-dated site) may still be new; pre-cutoff ones never are
     undated = [s for s in sources if not s.get("published") and not s.get("build_date")]
     if not any(s.get("post_cutoff") for s in sources) and not undated:
@@ -306,22 +308,32 @@ def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
     """No source is post-cutoff (by its date or its versions): say so, present nothing as new."""
     cutoff = bundle["cutoff"]
     topic_title = display_topic(topic)
-    boundary = (bundle.get("delta") or {}).get("boundary") or {}
+    delta = bundle.get("delta") or {}
+    boundary = delta.get("boundary") or {}
     last = boundary.get("last_pre_cutoff")
+    since = delta.get("since_version")
     newest = f" The newest dated version in the sources, {last['version']} ({last['date']}), came out before the cutoff." if last else ""
-    description = (f"Notes that none of the sources about {topic_title} documents a change after the {cutoff} training cutoff. "
-                   f"Use when checking whether {topic_title} changed after {cutoff}.")
-    lines = _frontmatter(name, description, f"# {topic_title}: nothing new after {cutoff}")
+    known = (f"documents a version newer than {since}, the version the model is said to know (--since-version)" if since
+             else f"is published after the {cutoff} cutoff of {bundle['target_model']} or documents a version released after it")
+    cover = delta.get("coverage") or {}
+    unread = (f" The crawl stopped at its page limit: it kept {cover.get('pages', 0):,} pages and left "
+              f"{cover['left_at_max_pages']:,} more of the site unread, where newer versions may be documented — raise "
+              "max_pages or start from the part of the site that documents the changes (start_urls)."
+              if cover.get("left_at_max_pages") else "")
+    after = f"newer than {since}" if since else f"after {cutoff}"
+    description = (f"Notes that none of the sources about {topic_title} read by skill3 documents a change {after}. "
+                   f"Use when checking whether {topic_title} changed {after}.")
+    title = f"no version newer than {since}" if since else f"nothing new after {cutoff}"
+    lines = _frontmatter(name, description, f"# {topic_title}: {title} in the sources read")
     lines += [
         "## Overview / When to use",
         "",
-        f"Compiled extractively by skill3 from {len(bundle['sources'])} source(s) about {topic_title}: none of them is "
-        f"published after the {cutoff} cutoff of {bundle['target_model']} or documents a version released after it.{newest} "
-        "What the model already knows applies; nothing here is new.",
+        f"Compiled extractively by skill3 from {len(bundle['sources'])} source(s) about {topic_title}: none of them "
+        f"{known}.{newest}{unread} Nothing here is presented as new.",
         "",
         "## Instructions",
         "",
-        f"- No change after {cutoff} was found in the sources examined: rely on what you know about {topic_title}, and "
+        f"- No change {after} was found in the sources examined: rely on what you know about {topic_title}, and "
         f"check the sources when in doubt {_examined(bundle)}.",
         "",
     ]

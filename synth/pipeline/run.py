@@ -366,6 +366,15 @@ def select(candidates: list[Candidate], budget: int, *, can_condense: bool, inpu
     return sel, bundle
 
 
+def crawl_coverage(inputs: Inputs) -> dict[str, int]:
+    """How much of the site the crawl read: the pages kept, and the pages in scope it left unread at max_pages."""
+    summary = inputs.crawl.meta.get("summary") if isinstance(inputs.crawl.meta.get("summary"), dict) else {}
+    dropped = summary.get("dropped") if isinstance(summary.get("dropped"), dict) else {}
+    left, kept = dropped.get("max_pages"), summary.get("items_written")
+    return {"pages": kept if isinstance(kept, int) and kept > 0 else 0,
+            "left_at_max_pages": left if isinstance(left, int) and left > 0 else 0}
+
+
 def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
     """The delta's reference files and SKILL.md entries (:mod:`synth.evidence.delta.render`), or None without change entries;
     every scraped text the built-in screen flags is left out."""
@@ -393,6 +402,7 @@ def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int
                              name=name, ranked=ranked, state=state)
         with state.phase("delta"):
             parts = delta_parts(ranked, bundle, inputs)
+            bundle.setdefault("delta", {}).update(since_version=inputs.since_version, coverage=crawl_coverage(inputs))
         try:
             with state.phase("synthesize"):
                 if model is None:

@@ -301,6 +301,20 @@ def test_extractive_never_presents_old_sources_as_new(sources, expect):
     assert ("frobnicator now accepts" in text) is (expect != "nothing new after")
 
 
+@pytest.mark.parametrize("coverage, unread", [({"pages": 1500, "left_at_max_pages": 29728}, True), ({"pages": 300}, False)])
+def test_with_since_version_a_fresh_page_date_is_no_delta(coverage, unread):
+    """--since-version defines the delta by versions: pages whose dates are after the cutoff but that document no
+    newer version are not presented as new, and a crawl cut short by its page limit says so."""
+    from synth.pipeline.extractive import extractive_skill
+
+    srcs = [{"n": 1, "url": "https://x.example/1", "title": "t", "authority": 0.5, "published": "2026-05-01", "post_cutoff": True,
+             "excerpts": ["The frobnicator now accepts a timeout argument for every call it makes."], "code_blocks": []}]
+    bundle = {"cutoff": "2026-01", "target_model": "m", "sources": srcs, "delta": {"since_version": "1.62", "coverage": coverage}}
+    text = extractive_skill(bundle, topic="frob", name="frob")
+    assert "no version newer than 1.62 in the sources read" in text and "frobnicator now accepts" not in text
+    assert ("left 29,728 more of the site unread" in text) is unread
+
+
 def test_a_release_date_equal_to_the_hosts_build_date_is_rejected():
     t = _timeline(("3.11.0", "2022-10-24", "changelog"))
     t.add("3.11.2", "2026-10-07", "page", "http://docs.example/whatsnew/3.11.html")  # "Release: 3.11.2 Date: <build date>"
