@@ -368,8 +368,10 @@ def select(candidates: list[Candidate], budget: int, *, can_condense: bool, inpu
 
 def crawl_coverage(inputs: Inputs) -> dict[str, int]:
     """How much of the site the crawl read: the pages kept, and the pages in scope it left unread at max_pages."""
-    summary = inputs.crawl.meta.get("summary") if isinstance(inputs.crawl.meta.get("summary"), dict) else {}
-    dropped = summary.get("dropped") if isinstance(summary.get("dropped"), dict) else {}
+    raw = inputs.crawl.meta.get("summary")
+    summary: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    raw = summary.get("dropped")
+    dropped: dict[str, Any] = raw if isinstance(raw, dict) else {}
     left, kept = dropped.get("max_pages"), summary.get("items_written")
     return {"pages": kept if isinstance(kept, int) and kept > 0 else 0,
             "left_at_max_pages": left if isinstance(left, int) and left > 0 else 0}
