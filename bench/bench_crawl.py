@@ -12,7 +12,7 @@ concurrency 16.
 
 1. throughput — pages/s of the full pipeline (``scrapy crawl docs``: content +
    dates in the process pool, scoring, duplicates, consensus), of a bare crawl
-   (the same spider, ``ITEM_PIPELINES={}``), and of the extraction alone on the
+   (a plain Scrapy spider following the same links, ``bench/bare_spider.py``), and of the extraction alone on the
    same files on all cores (``multiprocessing.Pool``): trafilatura+htmldate (the
    libraries) and skill3's own pure functions (``extract_content`` + ``page_dates``).
 2. seekers — Skill Seekers (``skill-seekers create URL --enhance-level 0 --async
@@ -115,7 +115,16 @@ def profile_of(stats: dict, pages: int) -> dict[str, float]:
     return out
 
 
-def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = None, root: Path = ROOT) -> dict:
+def bare_cmd(start_url: str) -> list[str]:
+    """A plain Scrapy spider (``bench/bare_spider.py``: Scrapy's defaults, no project settings, no pipelines)."""
+    cmd = [sys.executable, "-m", "scrapy", "runspider", str(ROOT / "bench" / "bare_spider.py"), "-a", f"start_url={start_url}"]
+    for k, v in MEASURE.items():
+        cmd += ["-s", f"{k}={v}"]
+    return cmd
+
+
+def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = None, root: Path = ROOT,
+              bare: bool = False) -> dict:
     """One crawl in a fresh process; → pages, crawl-phase and wall-clock pages/s, memory (MB).
 
     Memory, two figures: ``rss_mb`` is the peak RSS of the largest single process (the
@@ -127,10 +136,11 @@ def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = Non
     """
     tmp = Path(tempfile.mkdtemp(prefix="skill3bench-"))
     stats_file = tmp / "stats.json"
-    cmd = crawl_cmd(start_url, tmp / "out", extra, args)
+    cmd = bare_cmd(start_url) if bare else crawl_cmd(start_url, tmp / "out", extra, args)
     t = time.monotonic()
-    with open(tmp / "crawl.log", "w") as log:
-        proc = subprocess.Popen(cmd, cwd=root, env=env_for(stats_file, root), stdout=subprocess.DEVNULL, stderr=log)
+    with open(tmp / "crawl.log", "w") as log:  # the bare spider runs outside the project (no scrapy.cfg in its cwd)
+        proc = subprocess.Popen(cmd, cwd=tmp if bare else root, env=env_for(stats_file, root), stdout=subprocess.DEVNULL,
+                                stderr=log)
         with TreeSampler(proc.pid, interval=0.2) as tree:
             _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - t
@@ -217,7 +227,7 @@ def bench_throughput(site_url: str, runs: int, against: Path | None = None) -> d
         full.append(run_crawl(site_url + "/index.html"))
         if against is not None:
             base.append(run_crawl(site_url + "/index.html", root=against))
-        bare.append(run_crawl(site_url + "/index.html", {"ITEM_PIPELINES": "{}"}))
+        bare.append(run_crawl(site_url + "/index.html", bare=True))
         if not SKIP_EXTRACTION_ROWS:
             libs.append(extraction_pps(_libs, files, cores))
             own.append(extraction_pps(_skill3, files, cores))
@@ -253,7 +263,7 @@ def bench_throughput(site_url: str, runs: int, against: Path | None = None) -> d
         print(f"  this revision / baseline, crawl phase: {statistics.median(ratio):.2f}× (per run {min(ratio):.2f}–{max(ratio):.2f}×)")
         print_profile(base, "baseline")
         out["baseline_crawl_pps"] = median(base, "crawl_pps")
-    print(f"bare Scrapy (same spider, no pipelines)    {spread(col(bare, 'crawl_pps'))} pages/s; whole tree "
+    print(f"bare Scrapy (plain spider, LinkExtractor)  {spread(col(bare, 'crawl_pps'))} pages/s; whole tree "
           f"{spread(col(bare, 'tree_mb'), 0)} MB, largest process {spread(col(bare, 'rss_mb'), 0)} MB")
     if libs:
         print(f"trafilatura+htmldate alone, {cores} processes   {spread(libs)} pages/s   (1 process: {spread(libs1)})")
