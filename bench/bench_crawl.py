@@ -12,7 +12,7 @@ concurrency 16.
 
 1. throughput — pages/s of the full pipeline (``scrapy crawl docs``: content +
    dates in the process pool, scoring, duplicates, consensus), of a bare crawl
-   (the same spider, ``ITEM_PIPELINES={}``), and of the extraction alone on the
+   (a plain Scrapy spider following the same links, ``bench/bare_spider.py``), and of the extraction alone on the
    same files on all cores (``multiprocessing.Pool``): trafilatura+htmldate (the
    libraries) and skill3's own pure functions (``extract_content`` + ``page_dates``).
 2. seekers — Skill Seekers (``skill-seekers create URL --enhance-level 0 --async
@@ -60,6 +60,7 @@ from tests.mockserver import MockServer, bind, generated_site  # noqa: E402
 from tests.sitecrawl.proctree import TreeSampler  # noqa: E402
 
 PYDOCS = Path("/usr/share/doc/python3.11/html")
+SKIP_EXTRACTION_ROWS = False
 MEASURE = {
     "DOWNLOAD_DELAY": "0",
     "DOWNLOAD_DELAY_JITTER": "0",
@@ -85,15 +86,45 @@ def crawl_cmd(start_url: str | None, out: Path | None, extra: dict | None = None
     return cmd
 
 
-def env_for(stats_file: Path) -> dict:
+def env_for(stats_file: Path, root: Path = ROOT) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     env["SKILL3_ALLOW_PRIVATE_NETWORKS"] = "1"
     env["SKILL3_TEST_STATS_FILE"] = str(stats_file)
     return env
 
 
-def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = None) -> dict:
+# The per-page CPU profile (``skill3/profile/*_us`` in the crawl's stats): the extraction worker's stages, then the
+# crawler thread's; "fetch+engine" is the rest of the crawler process's CPU over the crawl (downloads, the
+# scheduler, the middlewares, the callbacks' own work, Twisted/asyncio).
+WORKER_STAGES = ("parse", "content", "versions", "redact", "dates", "links")
+CRAWLER_STAGES = ("schedule", "scoring", "feed")
+
+
+def profile_of(stats: dict, pages: int) -> dict[str, float]:
+    """ms per page by stage (empty when the crawl kept no profile: an older revision)."""
+    if not stats.get("skill3/profile/pages") or not pages:
+        return {}
+    n = stats["skill3/profile/pages"]
+    out = {k: stats.get(f"skill3/profile/{k}_us", 0) / 1000 / n for k in WORKER_STAGES}
+    out.update({k: stats.get(f"skill3/profile/{k}_us", 0) / 1000 / pages for k in CRAWLER_STAGES})
+    crawler = stats.get("skill3/profile/crawler_cpu_us", 0) / 1000 / pages
+    out["fetch+engine"] = crawler - sum(out[k] for k in CRAWLER_STAGES)
+    out["crawler total"] = crawler
+    out["worker total"] = sum(out[k] for k in WORKER_STAGES)
+    return out
+
+
+def bare_cmd(start_url: str) -> list[str]:
+    """A plain Scrapy spider (``bench/bare_spider.py``: Scrapy's defaults, no project settings, no pipelines)."""
+    cmd = [sys.executable, "-m", "scrapy", "runspider", str(ROOT / "bench" / "bare_spider.py"), "-a", f"start_url={start_url}"]
+    for k, v in MEASURE.items():
+        cmd += ["-s", f"{k}={v}"]
+    return cmd
+
+
+def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = None, root: Path = ROOT,
+              bare: bool = False) -> dict:
     """One crawl in a fresh process; → pages, crawl-phase and wall-clock pages/s, memory (MB).
 
     Memory, two figures: ``rss_mb`` is the peak RSS of the largest single process (the
@@ -105,10 +136,11 @@ def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = Non
     """
     tmp = Path(tempfile.mkdtemp(prefix="skill3bench-"))
     stats_file = tmp / "stats.json"
-    cmd = crawl_cmd(start_url, tmp / "out", extra, args)
+    cmd = bare_cmd(start_url) if bare else crawl_cmd(start_url, tmp / "out", extra, args)
     t = time.monotonic()
-    with open(tmp / "crawl.log", "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env_for(stats_file), stdout=subprocess.DEVNULL, stderr=log)
+    with open(tmp / "crawl.log", "w") as log:  # the bare spider runs outside the project (no scrapy.cfg in its cwd)
+        proc = subprocess.Popen(cmd, cwd=tmp if bare else root, env=env_for(stats_file, root), stdout=subprocess.DEVNULL,
+                                stderr=log)
         with TreeSampler(proc.pid, interval=0.2) as tree:
             _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - t
@@ -120,8 +152,10 @@ def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = Non
     elapsed = float(stats.get("elapsed_time_seconds", wall))
     items = sum(1 for f in (tmp / "out").glob("run*.jsonl") for line in f.open() if line.strip())
     shutil.rmtree(tmp, ignore_errors=True)
+    cpu_s = usage.ru_utime + usage.ru_stime
     return {"pages": pages, "items": items, "crawl_pps": pages / elapsed, "wall_pps": pages / wall,
-            "rss_mb": usage.ru_maxrss / 1024, "tree_mb": tree.peak_tree / 2**20, "tree_procs": tree.peak_processes}
+            "rss_mb": usage.ru_maxrss / 1024, "tree_mb": tree.peak_tree / 2**20, "tree_procs": tree.peak_processes,
+            "crawler_cpu_s": cpu_s, "profile": profile_of(stats, pages), "load": os.getloadavg()[0]}
 
 
 def median(rows: list[dict], key: str) -> float:
@@ -175,16 +209,29 @@ def col(rows: list[dict], key: str) -> list[float]:
     return [r[key] for r in rows]
 
 
-def bench_throughput(site_url: str, runs: int) -> dict:
+def print_profile(rows: list[dict], label: str) -> None:
+    """The per-stage CPU profile, ms per page: median (range) of the runs."""
+    profiles = [r["profile"] for r in rows if r.get("profile")]
+    if not profiles:
+        print(f"  {label}: no per-stage profile (this revision keeps none)")
+        return
+    parts = [f"{k} {spread([p[k] for p in profiles])}" for k in profiles[0]]
+    print(f"  {label} CPU ms/page: " + ", ".join(parts))
+
+
+def bench_throughput(site_url: str, runs: int, against: Path | None = None) -> dict:
     files = [f for f in glob.glob(str(PYDOCS / "**" / "*.html"), recursive=True) if "/_" not in f]
     cores = os.cpu_count() or 1
-    full, bare, libs, own, libs1 = [], [], [], [], []
+    full, bare, libs, own, libs1, base = [], [], [], [], [], []
     for _ in range(runs):  # interleaved, so a change in the machine's load touches every row alike
         full.append(run_crawl(site_url + "/index.html"))
-        bare.append(run_crawl(site_url + "/index.html", {"ITEM_PIPELINES": "{}"}))
-        libs.append(extraction_pps(_libs, files, cores))
-        own.append(extraction_pps(_skill3, files, cores))
-        libs1.append(extraction_pps(_libs, files, 1))
+        if against is not None:
+            base.append(run_crawl(site_url + "/index.html", root=against))
+        bare.append(run_crawl(site_url + "/index.html", bare=True))
+        if not SKIP_EXTRACTION_ROWS:
+            libs.append(extraction_pps(_libs, files, cores))
+            own.append(extraction_pps(_skill3, files, cores))
+            libs1.append(extraction_pps(_libs, files, 1))
     out = {
         "pages": int(median(full, "pages")),
         "full_crawl_pps": median(full, "crawl_pps"),
@@ -193,9 +240,9 @@ def bench_throughput(site_url: str, runs: int) -> dict:
         "full_tree_mb": median(full, "tree_mb"),
         "full_rss_mb": median(full, "rss_mb"),
         "bare_crawl_pps": median(bare, "crawl_pps"),
-        "libs_pps_all_cores": statistics.median(libs),
-        "libs_pps_one_core": statistics.median(libs1),
-        "skill3_extract_pps_all_cores": statistics.median(own),
+        "libs_pps_all_cores": statistics.median(libs) if libs else None,
+        "libs_pps_one_core": statistics.median(libs1) if libs1 else None,
+        "skill3_extract_pps_all_cores": statistics.median(own) if own else None,
         "cores": cores,
         "files": len(files),
     }
@@ -205,12 +252,24 @@ def bench_throughput(site_url: str, runs: int) -> dict:
           f"{spread(col(full, 'wall_pps'))} wall clock")
     print(f"  memory: whole process tree {spread(col(full, 'tree_mb'), 0)} MB peak (sum over up to "
           f"{max(r['tree_procs'] for r in full)} processes), largest single process {spread(col(full, 'rss_mb'), 0)} MB")
-    print(f"bare Scrapy (same spider, no pipelines)    {spread(col(bare, 'crawl_pps'))} pages/s; whole tree "
+    loads = ", ".join(f"{r['load']:.1f}" for r in full)
+    print(f"  load average (1 min) at the end of each run: {loads}")
+    print_profile(full, "this revision")
+    if base:
+        ratio = [f["crawl_pps"] / b["crawl_pps"] for f, b in zip(full, base)]
+        print(f"full pipeline, {against} (baseline)   {spread(col(base, 'crawl_pps'))} pages/s crawl phase, "
+              f"{spread(col(base, 'wall_pps'))} wall clock; whole tree {spread(col(base, 'tree_mb'), 0)} MB, "
+              f"largest process {spread(col(base, 'rss_mb'), 0)} MB")
+        print(f"  this revision / baseline, crawl phase: {statistics.median(ratio):.2f}× (per run {min(ratio):.2f}–{max(ratio):.2f}×)")
+        print_profile(base, "baseline")
+        out["baseline_crawl_pps"] = median(base, "crawl_pps")
+    print(f"bare Scrapy (plain spider, LinkExtractor)  {spread(col(bare, 'crawl_pps'))} pages/s; whole tree "
           f"{spread(col(bare, 'tree_mb'), 0)} MB, largest process {spread(col(bare, 'rss_mb'), 0)} MB")
-    print(f"trafilatura+htmldate alone, {cores} processes   {spread(libs)} pages/s   (1 process: {spread(libs1)})")
-    print(f"skill3 extract_content+page_dates, {cores} proc.  {spread(own)} pages/s")
-    floor = [f["crawl_pps"] / lib for f, lib in zip(full, libs)]
-    print(f"full pipeline / libraries floor            {statistics.median(floor):6.0%} (per run {min(floor):.0%}–{max(floor):.0%})   (target ≥80%)")
+    if libs:
+        print(f"trafilatura+htmldate alone, {cores} processes   {spread(libs)} pages/s   (1 process: {spread(libs1)})")
+        print(f"skill3 extract_content+page_dates, {cores} proc.  {spread(own)} pages/s")
+        floor = [f["crawl_pps"] / lib for f, lib in zip(full, libs)]
+        print(f"full pipeline / libraries floor            {statistics.median(floor):6.0%} (per run {min(floor):.0%}–{max(floor):.0%})   (target ≥80%)")
     return out
 
 
@@ -592,8 +651,14 @@ def main() -> None:
     ap.add_argument("--scaling-runs", type=int, default=3, help="interleaved runs of 1 and 2 pinned workers")
     ap.add_argument("--redis-server", default="redis-server", help="binary the scaling section starts its own Redis with")
     ap.add_argument("--redis-port", type=int, default=6391, help="loopback port of the private Redis (sections 4, 5)")
+    ap.add_argument("--against", default="", help="another checkout (e.g. a worktree of main) whose full pipeline runs "
+                    "interleaved with this one in the throughput section, with this Python")
+    ap.add_argument("--skip-extraction-rows", action="store_true", help="throughput: only the crawls (not the "
+                    "extraction-alone rows)")
     ap.add_argument("--keep-logs", action="store_true", help="keep the scaling section's crawl logs and feeds")
     a = ap.parse_args()
+    global SKIP_EXTRACTION_ROWS
+    SKIP_EXTRACTION_ROWS = a.skip_extraction_rows
     only = set(a.only.split(","))
     if not PYDOCS.is_dir() and only & {"throughput", "seekers"}:
         raise SystemExit(f"{PYDOCS} missing: apt-get install python3.11-doc")
@@ -601,7 +666,7 @@ def main() -> None:
     results = {}
     with MockServer(root=PYDOCS) as pydocs:
         if "throughput" in only:
-            results["throughput"] = bench_throughput(pydocs.url, a.runs)
+            results["throughput"] = bench_throughput(pydocs.url, a.runs, Path(a.against) if a.against else None)
         if "seekers" in only:
             wall = results.get("throughput", {}).get("full_wall_pps_runs")
             results["seekers"] = bench_seekers(pydocs.url, a.runs, a.seekers_bin, wall)

@@ -22,6 +22,7 @@ class PageItem(SourceItem):
     lastmod: str | None = None  # the sitemap's lastmod for this URL
     date_hint: str | None = None  # the corpus file's date: header
     title_hint: str = ""  # title from search results or the corpus header
+    extracted: dict[str, Any] | None = None  # skill3crawl.extract.page.process_page's result, when the spider has it
 
 
 def response_headers(response: Any) -> dict[str, str]:

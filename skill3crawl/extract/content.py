@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
+import time
 from typing import Any
 
 import lxml.html
@@ -157,7 +158,7 @@ def content_hash(excerpts: list[str], code_blocks: list[dict[str, str]]) -> str:
     return h.hexdigest()[:32]
 
 
-def extract_content(html: str, url: str) -> dict[str, Any]:
+def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, float] | None = None) -> dict[str, Any]:
     """→ ``{title, excerpts, code_blocks, content_hash, extractor, chars, drop_reason}`` and the version markers /
     change-page fields of :func:`~skill3crawl.extract.versions.find_changes` (``changes``, ``page_kind``,
     ``page_version``, ``release_dates``).
@@ -165,8 +166,12 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
     ``drop_reason`` is ``"no_content"`` when the page has too little main content
     (fewer than :data:`MIN_CONTENT_CHARS` characters of prose and code) or
     ``"unparseable"`` when it is not HTML at all.
+
+    ``tree``: the page already parsed by :func:`_parse` (read, never changed); ``cpu``: a dict that gets the
+    CPU seconds of the version-marker pass added under ``"versions"``.
     """
-    tree = _parse(html)
+    if tree is None:
+        tree = _parse(html)
     if tree is None:
         return {"title": "", "excerpts": [], "code_blocks": [], "content_hash": "", "extractor": "", "chars": 0, "drop_reason": "unparseable"}
     title = _title(tree)
@@ -204,18 +209,24 @@ def extract_content(html: str, url: str) -> dict[str, Any]:
         "drop_reason": None if chars >= MIN_CONTENT_CHARS else "no_content",
     }
     if result["drop_reason"] is None:
+        t = time.process_time()
         result.update(find_changes(node if node is not None else tree.find("body"), url, title, body=node is None, text=md,
                                    code_chars=sum(len(c["text"]) for c in code_blocks), code_of=code_of))
+        if cpu is not None:
+            cpu["versions"] = cpu.get("versions", 0.0) + time.process_time() - t
     return result
 
 
-def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict[str, Any]:
+def extract_redacted(html: str, url: str, title_hint: str, corpus: bool, *, tree: Any = None,
+                     cpu: dict[str, float] | None = None) -> dict[str, Any]:
     """:func:`extract_content`, the title chosen, then every secret in the title, excerpts and code blocks
     replaced by ``[REDACTED:<kind>]`` (``redactions``: the count, never the secret) — one call in the
-    extraction pool, so a secret never reaches ``run.jsonl`` and the reactor thread does none of the work."""
-    result = extract_content(html, url)
+    extraction pool, so a secret never reaches ``run.jsonl`` and the reactor thread does none of the work.
+    ``tree``, ``cpu``: as for :func:`extract_content` (``cpu`` also gets ``"redact"``)."""
+    result = extract_content(html, url, tree=tree, cpu=cpu)
     if result["drop_reason"]:
         return result
+    t = time.process_time()
     # the curated corpus file's title header wins; elsewhere the page's own title
     title = (title_hint or result["title"]) if corpus else (result["title"] or title_hint)
     raw_code = [c["text"] for c in result["code_blocks"]]
@@ -227,4 +238,6 @@ def extract_redacted(html: str, url: str, title_hint: str, corpus: bool) -> dict
         code_map = dict(zip(raw_code, (c["text"] for c in result["code_blocks"])))
         result["redactions"] += redact_changes(changes, result["excerpts"], trusted=result["extractor"] != "trafilatura",
                                                code_map=code_map)
+    if cpu is not None:
+        cpu["redact"] = cpu.get("redact", 0.0) + time.process_time() - t
     return result

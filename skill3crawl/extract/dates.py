@@ -284,13 +284,17 @@ def page_dates(
     lastmod: str | None = None,
     hinted: str | None = None,
     use_htmldate: bool = True,
+    tree: Any = None,
 ) -> dict[str, Any]:
-    """→ ``{published, modified, date_source}`` (ISO dates or None) of one page; see :func:`combine_dates`."""
+    """→ ``{published, modified, date_source}`` (ISO dates or None) of one page; see :func:`combine_dates`.
+
+    ``tree``: the page already parsed (``lxml.html``; read, never changed), else it is parsed here."""
     headers = {k.lower(): v for k, v in (headers or {}).items()}
-    try:
-        tree = lxml.html.document_fromstring(html.encode("utf-8", "replace")) if html and html.strip() else None
-    except (etree.ParserError, ValueError):
-        tree = None
+    if tree is None:
+        try:
+            tree = lxml.html.document_fromstring(html.encode("utf-8", "replace")) if html and html.strip() else None
+        except (etree.ParserError, ValueError):
+            tree = None
     structured = structured_dates(html, url, tree) if tree is not None else []
     from_htmldate = None
     if use_htmldate and tree is not None and normalize_date(hinted) is None:

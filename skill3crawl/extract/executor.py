@@ -21,11 +21,34 @@ PR_SET_PDEATHSIG = 1
 WORKERS = 0  # SKILL3_EXTRACT_WORKERS: 0 = extraction inline, N = N worker processes
 
 
+_trim: Callable[[int], int] | None = None  # glibc's malloc_trim, in a worker
+
+
 def _worker_init(parent: int) -> None:
     # Ctrl-C reaches the whole process group; the crawl shuts down gracefully and
     # still needs its workers to finish the pages in flight (JOBDIR pause/resume).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
+    global _trim
+    try:
+        import ctypes
+
+        _trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        _trim = None
+
+
+def _call_and_trim(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a worker, then the heap's free memory handed back to the system.
+
+    A large page's tree, copies and markdown (tens of MB for a 1 MB index page) are freed into glibc's heap,
+    which keeps them: a worker measured 174 MB after the Python docs without this and 113 MB with it, at no
+    CPU cost measurable in the noise (one ``malloc_trim(0)`` per page)."""
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        if _trim is not None:
+            _trim(0)
 
 
 def die_with_parent(parent: int) -> None:
@@ -66,7 +89,7 @@ class Extractor:
         if self._pool is None:
             return fn(*args, **kwargs)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, partial(fn, *args, **kwargs))
+        return await loop.run_in_executor(self._pool, partial(_call_and_trim, fn, *args, **kwargs))
 
     def close(self) -> None:
         if self._pool is not None:

@@ -9,9 +9,11 @@ Every drop raises :class:`DropItem` and counts ``skill3/dropped/<reason>``.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import date
 from typing import Any, Self
 
+from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from skill3crawl.extract.content import extract_redacted
@@ -48,9 +50,12 @@ class ContentPipeline(_Base):
     are computed on redacted text). Synthesis redacts again before any model call."""
 
     async def process_item(self, item: Any) -> Any:
-        result = await get_extractor(self.crawler).run(
-            extract_redacted, item.html, item.final_url or item.url, item.title_hint or item.title, item.discovery == "corpus"
-        )
+        if item.extracted is not None:  # the spider had the page processed in one call (skill3crawl.extract.page)
+            result = item.extracted["content"]
+        else:
+            result = await get_extractor(self.crawler).run(
+                extract_redacted, item.html, item.final_url or item.url, item.title_hint or item.title, item.discovery == "corpus"
+            )
         if result["drop_reason"]:
             self.drop(item, result["drop_reason"])
         item.title = result["title"]
@@ -77,15 +82,20 @@ class ContentPipeline(_Base):
 
 class DatesPipeline(_Base):
     async def process_item(self, item: Any) -> Any:
-        today = get_state(self.crawler).today
-        result = await get_extractor(self.crawler).run(
-            page_dates, item.html, item.final_url or item.url, item.headers, today=today, lastmod=item.lastmod, hinted=item.date_hint
-        )
+        if item.extracted is not None and item.extracted["dates"] is not None:
+            result = item.extracted["dates"]
+        else:
+            today = get_state(self.crawler).today
+            result = await get_extractor(self.crawler).run(
+                page_dates, item.html, item.final_url or item.url, item.headers, today=today, lastmod=item.lastmod,
+                hinted=item.date_hint
+            )
         item.published = result["published"]
         item.modified = result["modified"]
         item.date_source = result["date_source"]
         if item.date_source:
             self.stats.inc_value(f"skill3/date_source/{item.date_source}")
+        self.crawler._skill3_stage_t = time.thread_time()  # the synchronous stages start: ReleasePipeline times them
         return item
 
 
@@ -187,9 +197,29 @@ class LimitPipeline(_Base):
 
 
 class ReleasePipeline(_Base):
-    """Frees the transient page data (never exported) before the item is written."""
+    """Frees the transient page data (never exported) before the item is written.
+
+    It also keeps the crawler thread's CPU profile (``skill3/profile/*_us``, summed over the pages; the
+    extraction worker's stages are counted by the spider): ``scoring`` = the synchronous stages from the
+    end of the dates to here (build dates, scoring, duplicates, fingerprints or consensus, limit), ``feed``
+    = from here to the last ``item_scraped`` receiver (the feed export and the budget's bookkeeping)."""
+
+    def __init__(self, crawler: Any) -> None:
+        super().__init__(crawler)
+        self._t: float | None = None
+        crawler.signals.connect(self._scraped, signal=signals.item_scraped)  # after the feed exporter's receiver
+
+    def _scraped(self, item: Any = None, response: Any = None, spider: Any = None) -> None:
+        if self._t is not None:
+            self.stats.inc_value("skill3/profile/feed_us", int((time.thread_time() - self._t) * 1e6))
+            self._t = None
 
     def process_item(self, item: Any) -> Any:
         item.html = ""
         item.headers = {}
+        item.extracted = None
+        self._t = time.thread_time()
+        start = getattr(self.crawler, "_skill3_stage_t", None)
+        if start is not None:
+            self.stats.inc_value("skill3/profile/scoring_us", int((self._t - start) * 1e6))
         return item

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
-from urllib.parse import urldefrag, urlsplit
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import scrapy
 from scrapy.http import HtmlResponse, Response, TextResponse
@@ -33,6 +34,8 @@ from scrapy.utils.sitemap import sitemap_urls_from_robots
 
 from skill3crawl import distributed
 from skill3crawl.extract.dates import normalize_date
+from skill3crawl.extract.executor import get_extractor
+from skill3crawl.extract.page import LinkRules, PageContext, process_page
 from skill3crawl.items import response_headers
 from skill3crawl.progress import Progress
 from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget
@@ -128,6 +131,7 @@ class DocsCrawlMixin:
     def setup_site_crawl(self) -> None:
         """The site roots to crawl and their scopes, from the arguments."""
         a = self.args
+        self._profile_cpu0 = time.process_time()
         self.site_roots = a.site_roots(authoritative=self.crawl_authoritative_roots)
         self.scopes = [Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in self.site_roots]
 
@@ -141,6 +145,13 @@ class DocsCrawlMixin:
             else:
                 self._docs_state = LocalState(self, self.settings.getint("SKILL3_PAGE_WINDOW", PAGE_WINDOW))
         return self._docs_state
+
+    @property
+    def link_rules(self) -> LinkRules:
+        """:attr:`link_extractor`'s rules, applied by the extraction worker to the tree it parses the page into."""
+        if not hasattr(self, "_link_rules"):
+            self._link_rules = LinkRules.of(deny_extensions=[])
+        return self._link_rules
 
     @property
     def link_extractor(self) -> LinkExtractor:
@@ -249,6 +260,8 @@ class DocsCrawlMixin:
 
     def closed(self, reason: str) -> None:
         """The pages still waiting were never fetched: counted as dropped by ``max_pages``."""
+        if hasattr(self, "_profile_cpu0"):  # the crawler process's CPU over the crawl (the profile's total)
+            self.crawler.stats.set_value("skill3/profile/crawler_cpu_us", int((time.process_time() - self._profile_cpu0) * 1e6))
         if self.args is not None and reason != "shutdown" and not distributed.redis_enabled(self.settings):
             left = self.docs_state.waiting_count()  # never fetched: the budget was spent (or the spider closed)
             if left:
@@ -337,8 +350,11 @@ class DocsCrawlMixin:
         self.release_slot(failure.request.meta.get("skill3_key"))
         self.page_failed(failure)
 
-    def follow_links(self, response: Response) -> Iterator[scrapy.Request]:
-        """In-scope links of a page, each URL considered once per crawl (no per-link canonicalisation cost)."""
+    def follow_links(self, response: Response, urls: list[str] | None = None) -> Iterator[scrapy.Request]:
+        """In-scope links of a page, each URL considered once per crawl (no per-link canonicalisation cost).
+
+        ``urls``: the page's links as the extraction worker read them (:meth:`LinkRules.follow_urls`: sorted,
+        without fragments); without them they are read here with :attr:`link_extractor`."""
         if not isinstance(response, HtmlResponse):
             return
         hops = response.meta.get("skill3_hops", 0) + 1
@@ -346,8 +362,9 @@ class DocsCrawlMixin:
             self._drop("depth_limit")
             return
         seen = self.__dict__.setdefault("_links_seen", set())
-        urls = {urldefrag(link.url).url for link in self.link_extractor.extract_links(response)}
-        for url in sorted(urls):  # sorted: a deterministic order for breadth-first runs
+        if urls is None:
+            urls = sorted({urldefrag(link.url).url for link in self.link_extractor.extract_links(response)})
+        for url in urls:  # sorted: a deterministic order for breadth-first runs
             if url in seen:
                 continue
             seen.add(url)
@@ -355,22 +372,47 @@ class DocsCrawlMixin:
             if req is not None:
                 yield req
 
-    def _canonical_keys(self, response: Response) -> tuple[str, set[str]]:
-        """The page's canonical key (``<link rel=canonical>`` on the same host, else its URL) and its aliases."""
+    def _canonical_keys(self, response: Response, page: dict | None = None) -> tuple[str, set[str]]:
+        """The page's canonical key (``<link rel=canonical>`` on the same host, else its URL) and its aliases
+        (``page``: :func:`process_page`'s result, which has the href and the base URL already)."""
         keys = {url_key(response.url), url_key(response.request.url)}
         if response.meta.get("skill3_html_url"):
             keys.add(url_key(response.meta["skill3_html_url"]))
         primary = url_key(response.meta.get("skill3_html_url") or response.url)
         if isinstance(response, HtmlResponse):
-            href = response.xpath("//link[@rel='canonical']/@href").get()
-            if href:
-                target = response.urljoin(href.strip())
-                if urlsplit(target).netloc == urlsplit(response.url).netloc:
-                    primary = url_key(target)
+            if page is not None:
+                href = page["canonical"]
+                target = urljoin(page["base_url"], href.strip()) if href else None
+            else:
+                href = response.xpath("//link[@rel='canonical']/@href").get()
+                target = response.urljoin(href.strip()) if href else None
+            if target and urlsplit(target).netloc == urlsplit(response.url).netloc:
+                primary = url_key(target)
         return primary, keys - {primary}
 
-    def parse_site_page(self, response: Response) -> Iterator[scrapy.Request | PageItem]:
-        """A docs page: its links first (breadth-first), then its item unless a page with its canonical key was written."""
+    async def _process_page(self, response: HtmlResponse, html: str, info: dict) -> dict | None:
+        """The page parsed once in the extraction pool: content, dates, links and its canonical href
+        (:func:`~skill3crawl.extract.page.process_page`), or None when the HTML is not the response's own text
+        (a markdown or text body converted: its links, if any, are the response's)."""
+        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        if ctype and "html" not in ctype:
+            return None
+        hops = response.meta.get("skill3_hops", 0) + 1
+        rules = self.link_rules if hops <= self.args.depth_limit else None
+        ctx = PageContext(today=get_state(self.crawler).today, title_hint=info.get("title") or "",
+                          headers=response_headers(response), lastmod=info.get("lastmod"), rules=rules,
+                          encoding=response.encoding)
+        page = await get_extractor(self.crawler).run(process_page, html, response.url, ctx)
+        stats = self.crawler.stats
+        stats.inc_value("skill3/profile/pages")
+        for stage, seconds in page["cpu"].items():
+            stats.inc_value(f"skill3/profile/{stage}_us", int(seconds * 1e6))
+        return page
+
+    async def parse_site_page(self, response: Response) -> AsyncIterator[scrapy.Request | PageItem]:
+        """A docs page: its links first (breadth-first), then its item unless a page with its canonical key was written.
+
+        An HTML page is parsed once, in the extraction pool; this thread only schedules what comes back."""
         info = response.meta["skill3"]
         stats = self.crawler.stats
         stats.inc_value("skill3/pages_fetched")
@@ -379,9 +421,14 @@ class DocsCrawlMixin:
         if html is None:
             self.release_slot(response.meta.get("skill3_key"))
             return
+        page = None
         if isinstance(response, HtmlResponse):
-            yield from self.follow_links(response)  # breadth-first: links are queued before the item is processed
-        primary, aliases = self._canonical_keys(response)
+            page = await self._process_page(response, html, info)
+            t = time.thread_time()
+            for req in self.follow_links(response, page["links"] if page is not None else None):
+                yield req  # breadth-first: links are queued before the item is processed
+            stats.inc_value("skill3/profile/schedule_us", int((time.thread_time() - t) * 1e6))
+        primary, aliases = self._canonical_keys(response, page)
         fresh = self.docs_state.add_canonical(primary)
         for key in aliases:
             self.docs_state.add_canonical(key)
@@ -390,5 +437,7 @@ class DocsCrawlMixin:
             self.release_slot(response.meta.get("skill3_key"))
             return
         self.items_yielded += 1
-        yield self._item(info["url"], response.url, html, response_headers(response), info["discovery"], None,
-                         lastmod=info.get("lastmod"), title_hint=info.get("title") or "")
+        item = self._item(info["url"], response.url, html, response_headers(response), info["discovery"], None,
+                          lastmod=info.get("lastmod"), title_hint=info.get("title") or "")
+        item.extracted = page
+        yield item

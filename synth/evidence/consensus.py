@@ -19,12 +19,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from datasketch import MinHash, MinHashLSH
-
 from synth.skill.markdown import heading_title
 
 if TYPE_CHECKING:
     import tldextract
+    from datasketch import MinHash
 
 AUTHORITATIVE = 0.8
 SAME = 0.8  # exact Jaccard at or above: the same snippet
@@ -120,7 +119,13 @@ class ConsensusIndex:
 
     def __init__(self, num_perm: int = NUM_PERM, minhash_cache: int = 0) -> None:
         """``minhash_cache``: keep the MinHashes of this many recent snippets (for a caller that asks about the same
-        snippets again, as the bundle does; off by default so a crawl-long index holds nothing extra)."""
+        snippets again, as the bundle does; off by default so a crawl-long index holds nothing extra).
+
+        datasketch (with numpy and scipy, ~65 MB of a process) is imported here, not with the module: a docs
+        crawl of one publisher fingerprints snippets (:func:`fingerprint`) without ever building an index."""
+        from datasketch import MinHash, MinHashLSH
+
+        self._MinHash = MinHash
         self._num_perm = num_perm
         self._lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=num_perm)
         self._clusters: list[_Cluster] = []
@@ -134,7 +139,7 @@ class ConsensusIndex:
     def _minhash(self, sh: frozenset[str]) -> MinHash:
         m = self._recent.get(sh)  # a MinHash is read-only once built
         if m is None:
-            m = MinHash(num_perm=self._num_perm, permutations=self._perms, scheme=self._scheme)
+            m = self._MinHash(num_perm=self._num_perm, permutations=self._perms, scheme=self._scheme)
             m.update_batch([s.encode("utf-8") for s in sh])
             if self._cache_size:
                 if len(self._recent) >= self._cache_size:
