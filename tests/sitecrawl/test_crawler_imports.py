@@ -10,7 +10,7 @@ import pytest
 
 CASES = [
     # the crawler: the spider, every pipeline of a docs crawl, the fingerprint stage that replaces consensus
-    ("skill3crawl.spiders.docs, skill3crawl.pipelines, skill3crawl.docs.pipelines", ("datasketch", "numpy", "scipy")),
+    ("skill3crawl.spiders.docs, skill3crawl.pipelines, skill3crawl.sitecrawl.pipelines", ("datasketch", "numpy", "scipy")),
     # the extraction worker: process_page and what it calls
     ("skill3crawl.extract.page, skill3crawl.extract.content, skill3crawl.extract.dates", ("scrapy", "twisted", "datasketch")),
 ]
@@ -25,7 +25,7 @@ def test_process_imports(modules: str, absent: tuple[str, ...]) -> None:
 
 def test_consensus_index_still_builds() -> None:
     """The index imports datasketch when it is built."""
-    from synth.consensus import ConsensusIndex
+    from synth.evidence.consensus import ConsensusIndex
 
     index = ConsensusIndex()
     a = index.add("the quick brown fox jumps over the lazy dog", "a.example", 0.5)
