@@ -320,7 +320,7 @@ def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
               f"{cover['left_at_max_pages']:,} more of the site unread, where newer versions may be documented — raise "
               "max_pages or start from the part of the site that documents the changes (start_urls)."
               if cover.get("left_at_max_pages") else "")
-    after = f"newer than {since}" if since else f"after {cutoff}"
+    after = f"after {since}" if since else f"after {cutoff}"
     description = (f"Notes that none of the sources about {topic_title} read by skill3 documents a change {after}. "
                    f"Use when checking whether {topic_title} changed {after}.")
     title = f"no version newer than {since}" if since else f"nothing new after {cutoff}"
