@@ -160,3 +160,6 @@ def test_patch_releases_fold_under_their_series():
         ("CORELIB 4.0", ["CORELIB 4.0.2", "CORELIB 4.0.1"]), ("25.0", ["25.0.1"])]
     # a patch release whose series opener is not listed stands alone
     assert [s.version for s, _ in fold_patches([st("3.11.2", None), st("3.12", None)])] == ["3.11.2", "3.12"]
+    # pre-releases belong to their release too
+    assert [(s.version, [p.version for p in ps]) for s, ps in fold_patches([st("3.11", None), st("3.11.0rc1", None)])] == [
+        ("3.11", ["3.11.0rc1"])]

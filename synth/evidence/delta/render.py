@@ -359,8 +359,8 @@ def version_lines(delta: Delta) -> list[str]:
     folded = fold_patches(delta.post_versions())
     for s, patches in folded[:20]:
         why = s.how.split(": ", 1)[1] if s.bound and ": " in s.how else s.how
-        latest = max((p.date for p in patches if p.date), default=None)
-        more = (f", and {len(patches)} patch release(s) ({', '.join(p.version for p in patches[:3])}"
+        latest = max((p.date for p in patches if p.date and not p.bound and not p.how.startswith("after ")), default=None)
+        more = (f", and {len(patches)} other release(s) of it ({', '.join(p.version for p in patches[:3])}"
                 f"{', …' if len(patches) > 3 else ''}{f'; the latest released {latest.isoformat()}' if latest else ''})"
                 if patches else "")
         n = counts[s.version] + sum(counts[p.version] for p in patches)
@@ -369,15 +369,16 @@ def version_lines(delta: Delta) -> list[str]:
 
 
 def fold_patches(versions: list[VersionStatus]) -> list[tuple[VersionStatus, list[VersionStatus]]]:
-    """Patch releases under the release they patch, when that is in the list: a version whose numbers extend
-    another's (``15`` with 15.1–15.20, ``3.11`` with 3.11.1, ``Erts 13.0`` with 13.0.1). Others stand alone, in order."""
+    """Patch releases and pre-releases under the release they belong to, when that is in the list: a version whose
+    numbers extend another's (``15`` with 15.1–15.20, ``3.11`` with 3.11.1 and 3.11.0rc1, ``Erts 13.0`` with 13.0.1).
+    Others stand alone, in order."""
 
     def key(s: VersionStatus) -> tuple[str, tuple[int, ...]] | None:
         pv = parse_version(s.version)
         line = s.version.rsplit(" ", 1)[0] if " " in s.version.strip() else ""
-        return (line, pv.release) if pv is not None and not pv.is_prerelease else None
+        return (line, pv.release) if pv is not None else None
 
-    known = {k: s for s in versions if (k := key(s)) is not None}
+    known = {k: s for s in versions if (k := key(s)) is not None and not parse_version(s.version).is_prerelease}
     groups: dict[int, tuple[VersionStatus, list[VersionStatus]]] = {}
     out = []
     for s in versions:
