@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from synth.core.errors import ExitCode, Skill3Error
+from synth.core.errors import ExitCode
 from synth.llm.bounds import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
 from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS
 
@@ -41,17 +41,6 @@ def _opt(default: Any, help: str) -> Any:
 def option_help(name: str) -> str:
     """The help text of the synthesis option ``name`` (a :class:`SynthOptions` field)."""
     return next(f.metadata["help"] for f in fields(SynthOptions) if f.name == name)
-
-
-class SynthFailure(Skill3Error):
-    """A synthesis run stops: ``code`` is its exit code (1 failure, 2 bad usage or input), ``str()`` one line."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message, code)
-
-    @property
-    def code(self) -> ExitCode:
-        return self.exit_code
 
 
 @dataclass(frozen=True)
