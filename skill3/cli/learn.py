@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional
 
 import typer
 
-from skill3crawl.args import LearnOption, learn_options, learn_spider_args
+from skill3crawl.args import LearnOption, arg_default, learn_options, learn_spider_args
 from synth.core.errors import ExitCode
 from synth.llm.bounds import timeout_value
 from synth.llm.model import LLMError
@@ -79,7 +79,8 @@ def _checked(topic: str, export: list[str], setting: list[str], options: dict[st
         _fail(ExitCode.USAGE, f"unknown --export {bad[0]!r}; use one of {', '.join(EXPORT_FORMATS)}")
     try:  # a malformed -s, a bad --llm-timeout, or a hosted provider without a key: this command synthesises
         overrides = runner.setting_overrides(setting)
-        check_provider(options.get("llm_provider") or "auto", options.get("llm_endpoint"))
+        provider = options.get("llm_provider")
+        check_provider(arg_default("llm_provider") if provider is None else provider, options.get("llm_endpoint"))
         if options.get("llm_timeout") is not None:
             timeout_value(options["llm_timeout"])
         kwargs = learn_spider_args(topic, options)
