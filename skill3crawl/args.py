@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
@@ -23,7 +24,7 @@ from synth.evidence.urls import host_of
 from synth.llm.model import LLMError
 from synth.llm.registry import Choice, Provider, check_provider
 from synth.output.outdir import output_dir_problem
-from synth.pipeline.options import MIN_CONTEXT_TOKENS, SynthOptions
+from synth.pipeline.options import MIN_CONTEXT_TOKENS, SynthOptions, option_help
 from synth.skill.names import topic_slug
 from synth.vet.redact import redact_urls
 
@@ -37,6 +38,11 @@ SECRET_ARGS = frozenset({"brave_key"})
 
 class ArgsError(UsageError, ValueError):
     """A bad spider argument; ``str()`` is one line naming it."""
+
+
+# Not spider arguments: derived by the model (parse_args refuses them with a hint).
+DERIVED = {"cutoff": "did you mean cutoff_time?", "corpus": "did you mean input_file?",
+           "feed_name": "the feed is <output_dir>/run.jsonl (run-<worker_id>.jsonl for workers)"}
 
 
 def arg_default(name: str) -> Any:
@@ -78,32 +84,40 @@ def _whole_number(value: Any, low: int, high: int, unit: str) -> int:
 class LearnArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
+    # Each argument with a description is a `skill3 learn` option too (--x-y for x_y, the same value; see
+    # :func:`learn_options`): its description is the option's help, ``{default}`` in it the default below.
     topic: str
-    target_model: str | None = None
-    cutoff_time: str | None = None
-    strict_cutoff: bool = False
-    since_version: str | None = None  # the target model knows the topic up to this version
-    authoritative: list[str] = Field(default_factory=list)
-    start_urls: list[str] = Field(default_factory=list)
-    input_file: str | None = None
-    max_pages: int = 200
-    output_dir: str | None = None
-    synth: bool = True
-    llm_provider: Provider = "auto"
-    llm_endpoint: str | None = None
-    llm_model: str | None = None
-    llm_timeout: float | None = None  # seconds one synthesis model call may take, retries included
-    verify: bool = False
-    fail_on_findings: bool = True  # synthesis' exit-3 gate (skill3 learn --no-fail-on-findings)
-    fresh: bool = False  # ignore the previous run in the output folder (synth.agents.refresh)
-    context_tokens: int | None = None  # synthesis: the model's context window (default DEFAULT_CONTEXT_TOKENS)
-    brave_key: SecretStr | None = None
-    package: str | None = None  # pypi:NAME / npm:NAME / crates:NAME pins the registry package the topic is
+    target_model: str | None = Field(None, description=option_help("target_model"))
+    cutoff_time: str | None = Field(None, description=option_help("cutoff"))
+    strict_cutoff: bool = Field(False, description=option_help("strict_cutoff"))
+    since_version: str | None = Field(None, description=option_help("since_version"))  # the target model's last version
+    authoritative: list[str] = Field(default_factory=list, description="comma-separated authoritative hosts (weight 1.0)")
+    start_urls: list[str] = Field(default_factory=list, description="comma-separated URLs to crawl directly, each within its "
+                                                                    "path prefix (docs mode)")
+    input_file: str | None = Field(None, description="offline corpus: an === SOURCE === file, JSON Lines, a WARC file or a "
+                                                     "folder of .html/.md pages (docs/corpus.md)")
+    max_pages: int = Field(200, description=f"pages written, 1–{MAX_PAGES_LIMIT} (default {{default}})")
+    output_dir: str | None = Field(None, description="output folder (default output/<topic>)")
+    synth: bool = True  # synthesise when the crawl ends (skill3 learn passes 0: it synthesises itself)
+    llm_provider: Provider = Field("auto", description=option_help("llm_provider"))
+    llm_endpoint: str | None = Field(None, description=option_help("llm_endpoint"))
+    llm_model: str | None = Field(None, description=option_help("llm_model"))
+    llm_timeout: float | None = Field(None, description=option_help("llm_timeout"), json_schema_extra={"metavar": "SECONDS"})
+    verify: bool = Field(False, description=option_help("verify"))
+    fail_on_findings: bool = Field(True, description=option_help("fail_on_findings"))  # synthesis' exit-3 gate
+    fresh: bool = Field(False, description=option_help("fresh"))  # ignore the previous run (synth.agents.refresh)
+    context_tokens: int | None = Field(None, description=option_help("context_tokens"))  # synthesis: the model's window
+    brave_key: SecretStr | None = Field(None, description="Brave Search API key (default BRAVE_SEARCH_API_KEY)")
+    package: str | None = Field(None, description="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME "
+                                                  "(default: looked up by the topic's name)")
     role: Literal["main", "worker"] = "main"
     # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.sitecrawl.crawl).
-    depth_limit: int = DEFAULT_DEPTH_LIMIT  # link hops from a start URL / sitemap / llms.txt entry
-    sitemap_filter: list[str] = Field(default_factory=list)  # path prefixes
-    locales: Literal["skip", "keep"] = "skip"
+    depth_limit: int = Field(DEFAULT_DEPTH_LIMIT, description="link hops from a start URL, sitemap or llms.txt entry "
+                                                              "(default {default})")
+    sitemap_filter: list[str] = Field(default_factory=list, description="comma-separated path prefixes sitemap and link "
+                                                                        "URLs must start with")
+    locales: Literal["skip", "keep"] = Field("skip", description="skip: leave /ja/, /zh-cn/ … translations out; keep "
+                                                                 "(default {default})")
     # Distributed crawls (skill3crawl.distributed): this worker's id, and the feed file it writes.
     worker_id: str | None = None
     feed_name: str = "run.jsonl"
@@ -316,6 +330,68 @@ class LearnArgs(BaseModel):
         )
 
 
+
+@dataclass(frozen=True)
+class LearnOption:
+    """A spider argument that is a `skill3 learn` option: ``--x-y`` for ``-a x_y``. ``kind`` is what the command
+    line parses (``bool`` a flag, ``int``, ``float``, else ``str``: lists comma-separated); ``default`` the
+    argument's; ``help`` its description with the default filled in."""
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """``--x-y``, and ``--x-y/--no-x-y`` for a flag that is on by default."""
+        dashed = "--" + self.name.replace("_", "-")
+        return f"{dashed}/--no-{dashed[2:]}" if self.kind is bool and self.default else dashed
+
+    def spider_value(self, value: Any) -> str | None:
+        """The ``-a`` value for the option's ``value``: a flag 1 or 0; ``None`` when the option was left out
+        (the argument's default applies)."""
+        if value is None or value == "":
+            return None
+        if self.kind is bool:
+            return "1" if value else "0"
+        return str(value)
+
+
+def _kind(annotation: Any) -> type:
+    kinds = {a for a in (get_args(annotation) or (annotation,)) if a is not type(None)}
+    for kind in (bool, int, float):
+        if kinds == {kind}:
+            return kind
+    return str
+
+
+def learn_options() -> list[LearnOption]:
+    """The `skill3 learn` options, one per described spider argument, in the model's order."""
+    options = []
+    for name, f in LearnArgs.model_fields.items():
+        if f.description:
+            default = f.get_default(call_default_factory=True)
+            extra = f.json_schema_extra if isinstance(f.json_schema_extra, dict) else {}
+            metavar = extra.get("metavar")
+            options.append(LearnOption(name, _kind(f.annotation), default, f.description.format(default=default),
+                                       metavar if isinstance(metavar, str) else None))
+    return options
+
+
+def learn_spider_args(topic: str, values: dict[str, Any]) -> dict[str, str]:
+    """`skill3 learn TOPIC --x-y V` as the spider's ``-a`` arguments (``values``: option name → value), with
+    ``synth=0``: the command synthesises itself. An option left out (``None``) is not passed: its default applies
+    (``output_dir`` included: ``output/<topic-slug>``)."""
+    kw = {"topic": topic, "synth": "0"}
+    for option in learn_options():
+        value = option.spider_value(values.get(option.name))  # left out, or None: not passed
+        if value is not None:
+            kw[option.name] = value
+    return kw
+
+
 def _one_line(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
@@ -330,7 +406,7 @@ def _one_line(exc: ValidationError) -> str:
     if err.get("type") == "missing":
         return f"missing argument {loc}: pass -a {loc}=…"
     if err.get("type") == "extra_forbidden":
-        known = ", ".join(k for k in LearnArgs.model_fields if k not in ("cutoff", "corpus", "feed_name"))
+        known = ", ".join(k for k in LearnArgs.model_fields if k not in DERIVED)
         return f"unknown argument {loc!r} (known: {known})"
     return f"bad argument {loc}: {msg}" if loc else msg
 
@@ -366,10 +442,8 @@ def parse_args(raw: dict[str, Any], *, docs: bool = False, feed_name: str = "run
     with one line on the first problem. The environment is checked by :meth:`LearnArgs.usage_problem`."""
     # Runner bookkeeping such as scrapyd's _job/_version is not a skill3 argument.
     raw = {k: v for k, v in raw.items() if not str(k).startswith("_")}
-    for derived in ("cutoff", "corpus", "feed_name"):
+    for derived, hint in DERIVED.items():
         if derived in raw:
-            hint = {"cutoff": "did you mean cutoff_time?", "corpus": "did you mean input_file?",
-                    "feed_name": "the feed is <output_dir>/run.jsonl (run-<worker_id>.jsonl for workers)"}[derived]
             raise ArgsError(f"unknown argument {derived!r}: {hint}")
     if docs:
         raw = docs_defaults(raw)

@@ -74,21 +74,16 @@ ALLOWED: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "synth.lint": ("synth.core", "synth.skill", "synth.evidence.urls"),
     # the chat models and the planner; the endpoint's host (urls)
     "synth.llm": ("synth.core", "synth.skill", "synth.evidence.urls"),
-    # the post-processor applies lint's structural rules to what the model wrote
-    "synth.skill.postprocess": ("synth.core", "synth.skill", "synth.lint"),
     # vetting: the input screen reads source items; the output check runs lint
     "synth.vet": ("synth.core", "synth.skill", "synth.lint", "synth.evidence.item"),
-    # what a run writes. Three arrows back up, to remove: writing raises the run's SynthFailure, run.json names the
-    # bundle's Selection (a type), index.html shows the refresh panel
+    # what a run writes (run.json reads the evidence selected through a protocol of its own, index.html renders the
+    # refresh panel from run.json)
     "synth.output": ("synth.core", "synth.skill", "synth.evidence"),
-    "synth.output.writing": ("synth.core", "synth.skill", "synth.evidence", "synth.pipeline.options"),
-    "synth.output.manifest": ("synth.core", "synth.skill", "synth.evidence", "synth.pipeline.bundle"),
-    "synth.output.preview": ("synth.core", "synth.skill", "synth.evidence", "synth.agents.refresh"),
-    # the synthesis run in its steps; a refresh is one of them
+    # keeping a skill current and putting it where agents look
+    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.vet", "synth.output"),
+    # the synthesis run in its steps; a refresh is one of them (agents.refresh reads the run through protocols)
     "synth.pipeline": ("synth.core", "synth.skill", "synth.evidence", "synth.lint", "synth.llm", "synth.vet", "synth.output",
                        "synth.agents"),
-    # keeping a skill current and putting it where agents look
-    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.vet", "synth.output", "synth.pipeline"),
     "synth": (),  # synth/__init__.py
     # the crawl: the evidence model, its exit codes and errors, what the spider asks a model (the planner, the provider
     # choice), the SKILL.md reader and names, secret redaction, the output folder's lock and atomic writes, and the
@@ -143,10 +138,14 @@ def module_name(path: Path) -> str:
         ("synth.evidence.consensus", "synth.skill.postprocess", True),
         ("synth.evidence.delta.ledger", "synth.evidence.delta.timeline", False),
         ("synth.core.errors", "synth.evidence.urls", True),
-        ("synth.skill.names", "synth.lint.rules", True),  # only the post-processor may
-        ("synth.skill.postprocess", "synth.lint.rules", False),
+        ("synth.skill.names", "synth.lint.rules", True),
+        ("synth.skill.postprocess", "synth.lint.rules", True),  # the structural rules are synth.skill.structure's
+        ("synth.lint.rules", "synth.skill.structure", False),
         ("synth.skill.postprocess", "synth.skill.spec", False),
-        ("synth.output.writing", "synth.pipeline.options", False),
+        ("synth.output.writing", "synth.pipeline.options", True),  # SynthFailure is synth.core's
+        ("synth.output.writing", "synth.core.errors", False),
+        ("synth.output.manifest", "synth.pipeline.bundle", True),
+        ("synth.output.preview", "synth.agents.refresh", True),
         ("synth.output.ownership", "synth.pipeline.options", True),
         ("synth.pipeline.run", "skill3crawl.runner", True),
         ("synth.pipeline.run", "skill3.cli.app", True),
@@ -158,7 +157,8 @@ def module_name(path: Path) -> str:
         ("skill3.cli.learn", "skill3crawl.runner", False),
         ("skill3.mcp_server", "skill3.cli.vet", False),
         ("skill3.mcp_server", "skill3crawl.runner", True),
-        ("synth.agents.refresh", "synth.pipeline.bundle", False),
+        ("synth.agents.refresh", "synth.pipeline.bundle", True),  # the run calls the refresh, not the other way
+        ("synth.pipeline.run", "synth.agents.refresh", False),
         ("synth.vet.screen", "scrapy", False),  # third parties: the scan above
         ("synth.newpackage.x", "synth.core.errors", True),  # a package not in the table
     ],

@@ -11,30 +11,23 @@ from typing import Annotated, Optional, cast
 
 import typer
 
-from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Provider
-from synth.pipeline.options import DEFAULT_CONTEXT_TOKENS
+from synth.llm.registry import Provider
+from synth.pipeline.options import option_help
 
-_OTHERS = [p for p in PROVIDERS if p != "auto"]
-PROVIDER_HELP = ("auto (the default: openai if the endpoint answers GET /models with a 2xx JSON model list, else extractive), "
-                 + ", ".join(_OTHERS[:-1]) + f" or {_OTHERS[-1]}")
-
-# The synthesis options `skill3 synth` and `skill3 learn` share: one definition, one help text.
-TargetModel = Annotated[Optional[str], typer.Option("--target-model", help="the model the skill is for (cutoff lookup only)")]
-CutoffTime = Annotated[Optional[str], typer.Option("--cutoff-time", help="cutoff month YYYY-MM; wins over --target-model")]
-StrictCutoff = Annotated[bool, typer.Option("--strict-cutoff", help="drop pre-cutoff and undated sources")]
-SinceVersion = Annotated[Optional[str], typer.Option("--since-version", help="the target model knows the topic up to this version: every newer version is the delta, dated or not (for sites that print no release dates)")]
-LlmProvider = Annotated[str, typer.Option("--llm-provider", help=PROVIDER_HELP)]
-LlmEndpoint = Annotated[Optional[str], typer.Option("--llm-endpoint", help=f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})")]
-LlmModel = Annotated[Optional[str], typer.Option("--llm-model", help="model name at the endpoint")]
-Verify = Annotated[bool, typer.Option("--verify", help="one more model call re-grounds the draft against its sources")]
-ContextTokens = Annotated[Optional[int], typer.Option("--context-tokens", help=f"the model's context window in tokens (default {DEFAULT_CONTEXT_TOKENS})")]
-LlmTimeout = Annotated[Optional[float], typer.Option(
-    "--llm-timeout", metavar="SECONDS",
-    help="seconds one model call may take, its retries included (default SKILL3_LLM_TIMEOUT, else 300; all calls of a run "
-         "together: SKILL3_LLM_TOTAL_TIMEOUT, else 3600)")]
-FailOnFindings = Annotated[bool, typer.Option("--fail-on-findings/--no-fail-on-findings", help="exit 3 when high-severity findings remain")]
-Fresh = Annotated[bool, typer.Option("--fresh", help="ignore the previous run in the output folder: no unchanged short cut, no diff (the previous skill is still kept in .history/)")]
-
+# The synthesis options of `skill3 synth`; their help texts are SynthOptions' (skill3 learn shows the same ones
+# through the spider arguments, skill3crawl.args.LearnArgs).
+TargetModel = Annotated[Optional[str], typer.Option("--target-model", help=option_help("target_model"))]
+CutoffTime = Annotated[Optional[str], typer.Option("--cutoff-time", help=option_help("cutoff"))]
+StrictCutoff = Annotated[bool, typer.Option("--strict-cutoff", help=option_help("strict_cutoff"))]
+SinceVersion = Annotated[Optional[str], typer.Option("--since-version", help=option_help("since_version"))]
+LlmProvider = Annotated[str, typer.Option("--llm-provider", help=option_help("llm_provider"))]
+LlmEndpoint = Annotated[Optional[str], typer.Option("--llm-endpoint", help=option_help("llm_endpoint"))]
+LlmModel = Annotated[Optional[str], typer.Option("--llm-model", help=option_help("llm_model"))]
+Verify = Annotated[bool, typer.Option("--verify", help=option_help("verify"))]
+ContextTokens = Annotated[Optional[int], typer.Option("--context-tokens", help=option_help("context_tokens"))]
+LlmTimeout = Annotated[Optional[float], typer.Option("--llm-timeout", metavar="SECONDS", help=option_help("llm_timeout"))]
+FailOnFindings = Annotated[bool, typer.Option("--fail-on-findings/--no-fail-on-findings", help=option_help("fail_on_findings"))]
+Fresh = Annotated[bool, typer.Option("--fresh", help=option_help("fresh"))]
 
 def synth_cmd(
     run_jsonl: list[Path] = typer.Argument(..., help="run.jsonl file(s) written by the crawl (several workers: pass them all)"),

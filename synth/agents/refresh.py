@@ -20,25 +20,78 @@ previous run is still archived and the version still goes up, so installed copie
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import re
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from synth.agents import AgentsError
 from synth.agents.diff import diff_runs, summary_lines
 from synth.agents.runview import RunView, load
 
 if TYPE_CHECKING:  # pragma: no cover
-    from synth.pipeline.bundle import Ranked
-    from synth.pipeline.inputs import Inputs
-    from synth.pipeline.options import SynthOptions, SynthResult
+    from synth.evidence.cutoff import Cutoff
+    from synth.evidence.item import SourceItem
     from synth.skill.postprocess import Skill
+
+_Result = TypeVar("_Result", covariant=True)
+
+
+# What a refresh reads of the run it is part of (synth.pipeline's SynthOptions, Inputs, Ranked and RunState are
+# these): the run calls the refresh, the refresh does not import the run.
+class _Options(Protocol):
+    @property
+    def strict_cutoff(self) -> bool: ...
+    @property
+    def llm_provider(self) -> str: ...
+    @property
+    def llm_model(self) -> str | None: ...
+    @property
+    def llm_endpoint(self) -> str | None: ...
+    @property
+    def verify(self) -> bool: ...
+    @property
+    def fresh(self) -> bool: ...
+
+
+class _Inputs(Protocol):
+    @property
+    def topic(self) -> str: ...
+    @property
+    def target_model(self) -> str: ...
+    @property
+    def cutoff(self) -> Cutoff: ...
+    @property
+    def context_tokens(self) -> int: ...
+    @property
+    def out_dir(self) -> Path: ...
+
+
+class _Candidate(Protocol):
+    @property
+    def url(self) -> str: ...
+    @property
+    def item(self) -> SourceItem: ...
+    @property
+    def post_cutoff(self) -> bool: ...
+    @property
+    def excerpts(self) -> list[str]: ...
+    @property
+    def code_blocks(self) -> list[dict]: ...
+
+
+class _Ranked(Protocol):
+    @property
+    def candidates(self) -> Sequence[_Candidate]: ...
+
+
+class _RunState(Protocol[_Result]):
+    def result(self, exit_code: int, **fields: Any) -> _Result: ...
 
 HISTORY = ".history"
 FIRST_VERSION = "1.0.0"
@@ -56,7 +109,7 @@ def bump(version: str | None) -> str:
     return f"{int(m.group(1))}.{int(m.group(2) or 0) + 1}.0"
 
 
-def fingerprint(options: SynthOptions, inputs: Inputs, ranked: Ranked) -> str:
+def fingerprint(options: _Options, inputs: _Inputs, ranked: _Ranked) -> str:
     """sha256 of what shapes the skill: every candidate's URL, title, dates and text (order-free), the cutoff,
     the target model, the provider and model asked for, and the options that change the output."""
     from importlib.metadata import PackageNotFoundError, version
@@ -107,7 +160,7 @@ class Refresh:
         return (self.previous is not None and not self.fresh and skill.name == self.previous.skill_dir.name
                 and skill.files() == self.previous.files())
 
-    def unchanged_result(self, state: Any, reason: str) -> SynthResult:
+    def unchanged_result(self, state: _RunState[_Result], reason: str) -> _Result:
         """Leave the skill folder alone; record the check in run.json and the preview; the previous gate's exit code."""
         prev = self.previous
         assert prev is not None and prev.out_dir is not None and prev.manifest is not None
@@ -245,7 +298,7 @@ def _rerender_preview(prev: RunView, man: dict[str, Any]) -> None:
     atomic_write_text(index, render_preview(skill, man))
 
 
-def prepare(options: SynthOptions, inputs: Inputs, ranked: Ranked) -> Refresh:
+def prepare(options: _Options, inputs: _Inputs, ranked: _Ranked) -> Refresh:
     """The refresh state of this run (see the module docstring); ``unchanged`` when the fingerprint matches."""
     fp = fingerprint(options, inputs, ranked)
     fresh = bool(getattr(options, "fresh", False))
@@ -268,35 +321,3 @@ def prepare(options: SynthOptions, inputs: Inputs, ranked: Ranked) -> Refresh:
 def files_sha256(view: RunView) -> dict[str, str]:
     """sha256 of each of the skill's files (SKILL.md and references/*.md), as written."""
     return {rel: hashlib.sha256(text.encode("utf-8")).hexdigest() for rel, text in sorted(view.files().items())}
-
-
-# --------------------------------------------------------------------------- the preview panel
-
-
-def preview_panel(manifest: dict[str, Any]) -> str:
-    """The "since last learn" card of index.html (empty for a first run). Everything shown is escaped."""
-    rec = manifest.get("refresh")
-    if not isinstance(rec, dict) or rec.get("status") in (None, "first"):
-        return ""
-    e = html.escape
-    lines = "".join(f"<li>{e(str(s))}</li>" for s in rec.get("summary") or [])
-    d = rec.get("diff") if isinstance(rec.get("diff"), dict) else None
-    detail = ""
-    if d:
-        def rows(items: list[dict], label: str) -> str:
-            return "".join(f"<tr><td>{label}</td><td>{e(str(i.get('version') or ''))}</td><td>{e(str(i.get('text', '')))}</td>"
-                           f"<td class=\"url\">{e(str(i.get('url') or ''))}</td></tr>" for i in items[:50])
-        claims = d["claims"]
-        body = rows(claims["added"], "added") + rows(claims["removed"], "removed") + rows(
-            [c["to"] for c in claims["changed"]], "changed")
-        srcs = "".join(f"<li>{'+' if k == 'added' else '−'} <span class=\"url\">{e(u)}</span></li>"
-                       for k in ("added", "removed") for u in d["sources"][k][:50])
-        vers = ", ".join(e(v["version"]) for v in d["versions"]["added"][:30])
-        detail = ((f"<p>New versions: {vers}</p>" if vers else "")
-                  + (f"<table><thead><tr><th>claim</th><th>version</th><th>text</th><th>cited</th></tr></thead>"
-                     f"<tbody>{body}</tbody></table>" if body else "")
-                  + (f"<ul>{srcs}</ul>" if srcs else ""))
-    status = {"unchanged": "no change", "refreshed": "refreshed", "fresh": "learned fresh"}.get(str(rec.get("status")), str(rec.get("status")))
-    versions = f"{rec.get('previous_version') or '?'} → {rec.get('version') or '?'}"
-    return (f'<section class="card"><h2>Since last learn</h2><div class="meta">{e(status)} · {e(versions)} · '
-            f'checked {e(str(rec.get("checked_at") or ""))}</div><ul>{lines}</ul>{detail}</section>')

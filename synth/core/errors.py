@@ -35,3 +35,15 @@ class UsageError(Skill3Error):
     """Bad usage or bad input (exit 2)."""
 
     exit_code = ExitCode.USAGE
+
+
+class SynthFailure(Skill3Error):
+    """A synthesis run stops: ``code`` is its exit code (1 failure, 2 bad usage or input), ``str()`` one line
+    (raised by the run's steps and by what they call, e.g. the skill folder's writer)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message, code)
+
+    @property
+    def code(self) -> ExitCode:
+        return self.exit_code

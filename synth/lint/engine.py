@@ -6,10 +6,10 @@ import tempfile
 from pathlib import Path
 
 from synth.lint.catalogue import BY_ID, RULES, SKIP_RULE
-from synth.lint.document import find_skill_file, read_skill
 from synth.lint.facts import Facts
 from synth.lint.model import Finding, LintError, LintResult, Skip, severity_rank
 from synth.lint.rules import CHECKS
+from synth.skill.document import find_skill_file, read_skill
 
 
 def lint_skill(path: str | Path, facts: Facts | None = None) -> LintResult:

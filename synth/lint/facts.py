@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from synth.lint.model import LintError
+from synth.skill.structure import DEFAULT_MAX_LINES
 
-DEFAULT_MAX_LINES = 500
 DEFAULT_MAX_TOKENS = 5000
 
 

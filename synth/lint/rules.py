@@ -17,19 +17,17 @@ from urllib.parse import unquote
 
 from synth.evidence.urls import url_key
 from synth.lint.catalogue import BY_ID
-from synth.lint.document import (
+from synth.lint.facts import Facts
+from synth.lint.model import Finding, Skip
+from synth.skill import echoes, frontmatter, markdown, size, structure
+from synth.skill.document import (
     MAX_FILE_BYTES,
     SkillDoc,
     find_skill_file,
     parse_yaml,
     read_bounded,
     read_bounded_text,
-    read_text,
 )
-from synth.lint.facts import Facts
-from synth.lint.model import Finding, Skip
-from synth.skill import echoes, frontmatter, markdown, size
-from synth.skill.spec import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_NAME, NAME_RE, RESERVED_WORDS, SPEC_KEYS
 
 Check = Callable[[SkillDoc, Facts], Iterable[Finding | Skip]]
 CHECKS: dict[str, Check] = {}
@@ -53,33 +51,38 @@ def _f(rule: str, message: str, line: int = 0, file: str = "SKILL.md", severity:
     return Finding(rule, severity or BY_ID[rule].severity, message, file, line)  # type: ignore[arg-type]
 
 
-def _short(value: object, limit: int = 80, repr_: bool = True) -> str:
-    """A value for a message, at most ``limit`` characters."""
-    text = repr(value) if repr_ else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _meta(doc: SkillDoc) -> dict:
     return doc.meta if doc.meta is not None else {}
 
 
-# --------------------------------------------------------------------------- S: structure
+# --------------------------------------------------------------------------- S: structure, N: name and description
+# The rules that read the SKILL.md text alone are synth.skill.structure's (the post-processor runs them too).
 
-# The rules that read the SKILL.md text alone (no folder, no other file, no facts): the format the
-# post-processor guarantees and checks with ``structural_findings`` before anything is written.
-STRUCTURAL = ("S2", "S3", "S4", "S5", "S6", "N1", "N3", "N4", "N5", "N6")
+STRUCTURAL = structure.STRUCTURAL
+
+
+def _found(problems: Iterable[structure.Problem]) -> Iterator[Finding]:
+    for p in problems:
+        yield _f(p.rule, p.message, p.line)
 
 
 def structural_findings(text: str, rules: tuple[str, ...] = STRUCTURAL, max_lines: int | None = None) -> list[Finding]:
-    """The findings of ``rules`` (the ``STRUCTURAL`` ones by default) on a SKILL.md text held in memory.
+    """The findings of ``rules`` (the ``STRUCTURAL`` ones by default) on a SKILL.md text held in memory
+    (:func:`synth.skill.structure.structural_problems` with lint's severities). ``max_lines``: B1's budget."""
+    budget = Facts().max_lines if max_lines is None else max_lines
+    return list(_found(structure.structural_problems(text, rules, budget)))
 
-    The same checks ``skill3 lint`` runs, without a folder: the post-processor's last guard.
-    ``max_lines`` sets the line budget B1 reads (when ``rules`` includes it).
-    """
-    doc = read_text(text, Path("skill"))
-    facts = Facts() if max_lines is None else Facts(max_lines=max_lines)
-    return [f for rule in rules for f in CHECKS[rule](doc, facts) if isinstance(f, Finding)]
 
+def _register(rule: str, problems: Callable[[SkillDoc], Iterator[structure.Problem]]) -> None:
+    @check(rule)
+    def run(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+        return _found(problems(doc))
+
+    run.__name__ = problems.__name__
+
+
+for _rule, _problems in structure.CHECKS.items():
+    _register(_rule, _problems)
 
 
 @check("S1")
@@ -93,151 +96,11 @@ def s1_skill_md(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
         yield _f("S1", f"SKILL.md {doc.read_error}", file=doc.skill_md.name)
 
 
-@check("S2")
-def s2_frontmatter(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    if doc.split is None:
-        return
-    if doc.split.error:
-        yield _f("S2", doc.split.error, 1)
-        return
-    if doc.yaml_refused:
-        yield _f("S2", f"frontmatter {doc.yaml_error}", doc.split.yaml_start + doc.yaml_error_line)
-    elif doc.yaml_error:
-        yield _f("S2", f"frontmatter is not valid YAML: {doc.yaml_error}", doc.split.yaml_start + doc.yaml_error_line)
-    elif doc.meta is None:
-        yield _f("S2", "frontmatter must be a YAML mapping (key: value lines)", doc.split.yaml_start)
-    second = frontmatter.second_frontmatter_line(doc.split.body, doc.split.body_start)
-    if second:
-        yield _f("S2", "a second frontmatter block follows the first; keep exactly one", second)
-
-
-@check("S3")
-def s3_keys(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    for key in _meta(doc):
-        if key not in SPEC_KEYS:
-            yield _f("S3", f"frontmatter key {key!r} is not in the spec ({', '.join(SPEC_KEYS)}); move it under metadata",
-                     doc.key_line(str(key)))
-
-
-@check("S4")
-def s4_metadata(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    meta = _meta(doc)
-    if "metadata" not in meta:
-        return
-    line = doc.key_line("metadata")
-    value = meta["metadata"]
-    if not isinstance(value, dict):
-        yield _f("S4", f"metadata must be a mapping, not {type(value).__name__}", line)
-        return
-    for k, v in value.items():
-        if not isinstance(k, str):
-            yield _f("S4", f"metadata key {_short(k)} is {type(k).__name__}; quote it", line)
-        if not isinstance(v, str):
-            yield _f("S4", f"metadata.{_short(k, 40, repr_=False)} is {type(v).__name__} {_short(v)}, not a string; quote it", line)
-
-
-@check("S5")
-def s5_fences(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    for fence in doc.fences:
-        if not fence.closed:
-            opener = fence.char * fence.length
-            yield _f("S5", f"code fence {opener}{fence.info} is never closed (needs a line of {opener} or longer)", fence.start)
-
-
-@check("S6")
-def s6_body(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    if doc.split is not None and doc.split.closed and not doc.split.body.strip():
-        yield _f("S6", "the body is empty: the frontmatter says when to load the skill, the body must say what to do",
-                 doc.split.body_start - 1)
-
-
-# --------------------------------------------------------------------------- N: name and description
-
-
-@check("N1")
-def n1_name(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    if doc.meta is None:
-        return
-    line = doc.key_line("name")
-    if "name" not in doc.meta:
-        yield _f("N1", "frontmatter has no name", doc.split.yaml_start if doc.split else 0)
-        return
-    name = doc.meta["name"]
-    if not isinstance(name, str):
-        yield _f("N1", f"name must be a string, not {type(name).__name__}", line)
-        return
-    if not name:
-        yield _f("N1", "name is empty", line)
-        return
-    if len(name) > MAX_NAME:
-        yield _f("N1", f"name is {len(name)} chars; at most {MAX_NAME}", line)
-    if not NAME_RE.match(name):
-        bad = sorted({c for c in name if not (c.isascii() and (c.islower() or c.isdigit() or c == "-"))})
-        if bad:
-            yield _f("N1", f"name {name!r} has characters outside [a-z0-9-]: {''.join(bad)!r}", line)
-        if name.startswith("-") or name.endswith("-"):
-            yield _f("N1", f"name {name!r} starts or ends with a hyphen", line)
-        if "--" in name:
-            yield _f("N1", f"name {name!r} has a double hyphen", line)
-
-
 @check("N2")
 def n2_folder(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
     name = _meta(doc).get("name")
     if isinstance(name, str) and name and name != doc.dir.name:
         yield _f("N2", f"name {name!r} differs from the folder name {doc.dir.name!r}", doc.key_line("name"))
-
-
-@check("N3")
-def n3_reserved(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    name = _meta(doc).get("name")
-    if isinstance(name, str):
-        for word in RESERVED_WORDS:
-            if word in name.lower():
-                yield _f("N3", f"name {name!r} contains the reserved word {word!r}", doc.key_line("name"))
-
-
-@check("N4")
-def n4_description(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    if doc.meta is None:
-        return
-    line = doc.key_line("description")
-    if "description" not in doc.meta:
-        yield _f("N4", "frontmatter has no description", doc.split.yaml_start if doc.split else 0)
-        return
-    desc = doc.meta["description"]
-    if not isinstance(desc, str):
-        yield _f("N4", f"description must be a string, not {type(desc).__name__}", line)
-    elif not desc.strip():
-        yield _f("N4", "description is empty", line)
-    elif len(desc) > MAX_DESCRIPTION:
-        yield _f("N4", f"description is {len(desc)} chars; at most {MAX_DESCRIPTION}", line)
-
-
-_XML_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
-
-
-@check("N5")
-def n5_angle_brackets(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    desc = _meta(doc).get("description")
-    if isinstance(desc, str) and ("<" in desc or ">" in desc):
-        tag = _XML_TAG.search(desc)
-        what = f"an XML tag {tag.group(0)!r}" if tag else "an angle bracket"
-        yield _f("N5", f"description contains {what}; angle brackets are not allowed", doc.key_line("description"))
-
-
-@check("N6")
-def n6_compatibility(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    meta = _meta(doc)
-    if "compatibility" not in meta:
-        return
-    value, line = meta["compatibility"], doc.key_line("compatibility")
-    if not isinstance(value, str):
-        yield _f("N6", f"compatibility must be a string, not {type(value).__name__}", line)
-    elif not value.strip():
-        yield _f("N6", "compatibility is empty; omit the key instead", line)
-    elif len(value) > MAX_COMPATIBILITY:
-        yield _f("N6", f"compatibility is {len(value)} chars; at most {MAX_COMPATIBILITY}", line)
 
 
 @check("N7")
@@ -275,9 +138,7 @@ def v1_reference(doc: SkillDoc, facts: Facts) -> Iterator[Finding | Skip]:
 
 @check("B1")
 def b1_lines(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
-    n = len(doc.body.splitlines())
-    if n > facts.max_lines:
-        yield _f("B1", f"body is {n} lines; budget {facts.max_lines} — move details to references/")
+    return _found(structure.b1_lines(doc, facts.max_lines))
 
 
 @check("B2")

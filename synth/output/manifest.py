@@ -27,13 +27,24 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:
     from synth.evidence.cutoff import Cutoff
-    from synth.pipeline.bundle import Selection
     from synth.skill.postprocess import Skill
+
+
+class Selection(Protocol):
+    """What run.json records of the evidence selected for the model (``synth.pipeline.bundle.Selection`` is one)."""
+
+    mode: str  # "direct" | "map-reduce" | "trimmed"
+    budget: int
+    tokens: int
+    note: str
+    trimmed: list[str]
+    excluded: list[str]
+
 
 SCHEMA = "skill3.run/1"
 TOOLS = ("skill3", "openai", "anthropic", "datasketch", "skills-ref", "rich", "typer", "pyyaml", "markdown-it-py", "scrapy")

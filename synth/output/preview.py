@@ -13,13 +13,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from synth.agents.refresh import preview_panel as refresh_panel
 from synth.skill.postprocess import Skill
 
 _CSS = """
@@ -178,3 +178,32 @@ def render_preview(skill: Skill, manifest: dict) -> str:
 <tbody>{rows}</tbody></table></section>
 </main><script>{_JS}</script></body></html>
 """
+
+
+def refresh_panel(manifest: dict[str, Any]) -> str:
+    """The "since last learn" card of index.html (a refresh, synth.agents.refresh; empty for a first run). Everything shown is escaped."""
+    rec = manifest.get("refresh")
+    if not isinstance(rec, dict) or rec.get("status") in (None, "first"):
+        return ""
+    e = html.escape
+    lines = "".join(f"<li>{e(str(s))}</li>" for s in rec.get("summary") or [])
+    d = rec.get("diff") if isinstance(rec.get("diff"), dict) else None
+    detail = ""
+    if d:
+        def rows(items: list[dict], label: str) -> str:
+            return "".join(f"<tr><td>{label}</td><td>{e(str(i.get('version') or ''))}</td><td>{e(str(i.get('text', '')))}</td>"
+                           f"<td class=\"url\">{e(str(i.get('url') or ''))}</td></tr>" for i in items[:50])
+        claims = d["claims"]
+        body = rows(claims["added"], "added") + rows(claims["removed"], "removed") + rows(
+            [c["to"] for c in claims["changed"]], "changed")
+        srcs = "".join(f"<li>{'+' if k == 'added' else '−'} <span class=\"url\">{e(u)}</span></li>"
+                       for k in ("added", "removed") for u in d["sources"][k][:50])
+        vers = ", ".join(e(v["version"]) for v in d["versions"]["added"][:30])
+        detail = ((f"<p>New versions: {vers}</p>" if vers else "")
+                  + (f"<table><thead><tr><th>claim</th><th>version</th><th>text</th><th>cited</th></tr></thead>"
+                     f"<tbody>{body}</tbody></table>" if body else "")
+                  + (f"<ul>{srcs}</ul>" if srcs else ""))
+    status = {"unchanged": "no change", "refreshed": "refreshed", "fresh": "learned fresh"}.get(str(rec.get("status")), str(rec.get("status")))
+    versions = f"{rec.get('previous_version') or '?'} → {rec.get('version') or '?'}"
+    return (f'<section class="card"><h2>Since last learn</h2><div class="meta">{e(status)} · {e(versions)} · '
+            f'checked {e(str(rec.get("checked_at") or ""))}</div><ul>{lines}</ul>{detail}</section>')

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from synth.pipeline.options import SynthFailure
+from synth.core.errors import SynthFailure
 
 if TYPE_CHECKING:  # pragma: no cover
     from synth.skill.postprocess import Skill

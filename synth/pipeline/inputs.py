@@ -10,11 +10,12 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from synth.core.errors import SynthFailure
 from synth.evidence.cutoff import Cutoff, CutoffError, default_model, parse_month, resolve_cutoff
 from synth.llm.model import LLMError
 from synth.llm.registry import check_provider
 from synth.pipeline.bundle import BundleError, iter_items, rank_sources
-from synth.pipeline.options import DEFAULT_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, SynthFailure, SynthOptions
+from synth.pipeline.options import DEFAULT_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS, SynthOptions
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,14 @@ the caller prints that with :meth:`SynthResult.print_outcome`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from synth.core.errors import ExitCode, Skill3Error
+from synth.core.errors import ExitCode
+from synth.llm.bounds import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -27,15 +29,18 @@ DEFAULT_CONTEXT_TOKENS = 8192  # the model's context window when --context-token
 MIN_CONTEXT_TOKENS = 1024  # a smaller --context-tokens leaves no room for sources
 
 
-class SynthFailure(Skill3Error):
-    """A synthesis run stops: ``code`` is its exit code (1 failure, 2 bad usage or input), ``str()`` one line."""
+_OTHERS = [p for p in PROVIDERS if p != "auto"]
 
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message, code)
 
-    @property
-    def code(self) -> ExitCode:
-        return self.exit_code
+def _opt(default: Any, help: str) -> Any:
+    """A :class:`SynthOptions` field that is a command-line option: ``help`` is its one help text (``skill3 synth``
+    and ``skill3 learn``, through the spider argument of the same meaning)."""
+    return field(default=default, metadata={"help": help})
+
+
+def option_help(name: str) -> str:
+    """The help text of the synthesis option ``name`` (a :class:`SynthOptions` field)."""
+    return next(f.metadata["help"] for f in fields(SynthOptions) if f.name == name)
 
 
 @dataclass(frozen=True)
@@ -55,21 +60,26 @@ retries included (default ``SKILL3_LLM_TIMEOUT``, else 300). ``today`` (``YYYY-M
     paths: tuple[str, ...]
     output_dir: str | None = None
     topic: str | None = None
-    target_model: str | None = None
-    cutoff: str | None = None
-    llm_provider: Provider = "auto"
-    llm_endpoint: str | None = None
-    llm_model: str | None = None
-    verify: bool = False
-    strict_cutoff: bool = False
-    since_version: str | None = None  # the target model knows the topic up to this version (newer ones are the delta)
-    context_tokens: int | None = None
-    llm_timeout: float | None = None  # seconds one model call may take, retries included (None: SKILL3_LLM_TIMEOUT or 300)
-    fail_on_findings: bool = True
+    target_model: str | None = _opt(None, "the model the skill is for (cutoff lookup only)")
+    cutoff: str | None = _opt(None, "cutoff month YYYY-MM; wins over --target-model")  # --cutoff-time
+    llm_provider: Provider = _opt("auto", "auto (the default: openai if the endpoint answers GET /models with a 2xx JSON model "
+                                          "list, else extractive), " + ", ".join(_OTHERS[:-1]) + f" or {_OTHERS[-1]}")
+    llm_endpoint: str | None = _opt(None, f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})")
+    llm_model: str | None = _opt(None, "model name at the endpoint")
+    verify: bool = _opt(False, "one more model call re-grounds the draft against its sources")
+    strict_cutoff: bool = _opt(False, "drop pre-cutoff and undated sources")
+    since_version: str | None = _opt(None, "the target model knows the topic up to this version: every newer version is the "
+                                           "delta, dated or not (for sites that print no release dates)")
+    context_tokens: int | None = _opt(None, f"the model's context window in tokens (default {DEFAULT_CONTEXT_TOKENS})")
+    llm_timeout: float | None = _opt(None, f"seconds one model call may take, its retries included (default SKILL3_LLM_TIMEOUT, "
+                                           f"else {DEFAULT_TIMEOUT:g}; all calls of a run together: SKILL3_LLM_TOTAL_TIMEOUT, "
+                                           f"else {DEFAULT_TOTAL_TIMEOUT:g})")
+    fail_on_findings: bool = _opt(True, "exit 3 when high-severity findings remain")
     today: str | None = None
     dry_run: bool = False
     progress: bool = True
-    fresh: bool = False  # ignore the previous run in the output folder (no unchanged short cut, no diff)
+    fresh: bool = _opt(False, "ignore the previous run in the output folder: no unchanged short cut, no diff (the previous skill "
+                              "is still kept in .history/)")
     auto_choice: "Choice | None" = None
 
     def __post_init__(self) -> None:

@@ -37,7 +37,7 @@ from rich.console import Console
 from synth.agents import AgentsError
 from synth.agents import refresh as agents_refresh
 from synth.core.console import print_warning
-from synth.core.errors import ExitCode
+from synth.core.errors import ExitCode, SynthFailure
 from synth.evidence.conflicts import resolve_candidates, stale_constructs
 from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
 from synth.llm.progress import generation_progress
@@ -59,7 +59,7 @@ from synth.pipeline.dryrun import DryRunReport
 from synth.pipeline.extractive import extractive_skill
 from synth.pipeline.inputs import Inputs, resolve_inputs
 from synth.pipeline.interrupt import critical_section, exit_code_of, interruptible, signal_name
-from synth.pipeline.options import SynthFailure, SynthOptions, SynthResult
+from synth.pipeline.options import SynthOptions, SynthResult
 from synth.pipeline.synthesize import (
     CallLog,
     bundle_nonce,

@@ -58,9 +58,16 @@ def sanitize_name(raw: str | None, topic: str) -> str:
     return fallback_name(topic)
 
 
+_WORD = re.compile(r"(?<![^\W_])[^\W_]+(?![^\W_])")  # a run of letters and digits
+_ACRONYM = re.compile(r"(?=[a-z0-9]{2,6}\Z)(?=(?:[0-9]*[a-z]){2})[b-df-hj-np-tv-xz0-9]+\Z")  # 2–6 ASCII, 2+ letters, no vowel (y is one)
+
+
 def display_topic(topic: str) -> str:
-    """'mcp' → 'MCP', 'tidewire' → 'Tidewire'; a topic with capitals is kept as written."""
+    """The topic as a title: a topic with capitals is kept as written; else each word that cannot be a word (no
+    vowel, y included: 'mcp', 'grpc', 'k8s') is an acronym in capitals and the first letter is capitalised
+    ('glib' → 'Glib', 'node' → 'Node', 'mcp server' → 'MCP server', 'css-grid' → 'CSS-grid')."""
     t = " ".join((topic or "").split()) or "Skill"
     if t != t.lower():
         return t
-    return t.upper() if len(t) <= 4 and t.isalnum() else t[:1].upper() + t[1:]
+    t = _WORD.sub(lambda m: m.group().upper() if _ACRONYM.match(m.group()) else m.group(), t)
+    return t[:1].upper() + t[1:]

@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 import yaml
 
 from synth.core.errors import Skill3Error
-from synth.lint.rules import STRUCTURAL, structural_findings
 from synth.skill import echoes, fixers, references, safety, sources
 from synth.skill.frontmatter import read_frontmatter
 from synth.skill.names import sanitize_name
 from synth.skill.spec import ALLOWED_KEYS, DROPPED_KEYS, FOOTER_PREFIX, MAX_BODY_LINES, MAX_COMPATIBILITY, MAX_DESCRIPTION
+from synth.skill.structure import STRUCTURAL, structural_problems
 
 MIN_CONTENT_WORDS = 15
 
@@ -183,13 +183,13 @@ def _description(raw_desc: object, body: str, name: str, ctx: SkillContext) -> t
 def validate_skill(skill: Skill) -> list[str]:
     """Re-read what would be written with lint's structural rules (a last guard; the fixes above should make this empty).
 
-    SKILL.md gets ``synth.lint.rules.structural_findings`` (frontmatter, keys, metadata, fences,
+    SKILL.md gets ``synth.skill.structure.structural_problems`` (frontmatter, keys, metadata, fences,
     body, name, description, compatibility) and lint's line budget B1 with
     ``MAX_BODY_LINES + 40`` lines of room; each reference file gets the same fence rule (S5).
     A problem reads ``<rule> <message>`` (``references/x.md: S5 …`` for a reference file).
     """
     text = skill.skill_md()
-    problems = [f"{f.rule} {f.message}" for f in structural_findings(text, STRUCTURAL + ("B1",), MAX_BODY_LINES + 40)]
+    problems = [f"{f.rule} {f.message}" for f in structural_problems(text, STRUCTURAL + ("B1",), MAX_BODY_LINES + 40)]
     for path, content in skill.references.items():
-        problems += [f"{path}: {f.rule} {f.message}" for f in structural_findings(content, ("S5",))]
+        problems += [f"{path}: {f.rule} {f.message}" for f in structural_problems(content, ("S5",))]
     return problems

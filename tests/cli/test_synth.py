@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from skill3.cli.app import app
-from skill3.cli.learn import learn_spider_kwargs
 from skill3.cli.main import app as skill3_app
+from skill3crawl.args import learn_spider_args
 from tests.pipeline.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,34 +122,24 @@ def test_console_script_runs(feed, tmp_path):
 @pytest.mark.parametrize(
     "options, expected",
     [
-        ({}, {"topic": "mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "fail_on_findings": "1", "llm_provider": "auto"}),  # output_dir: the spider's default
+        ({}, {"topic": "mcp", "synth": "0"}),  # left out: the spider's defaults (output_dir: output/<topic-slug>)
+        ({"strict_cutoff": False, "verify": False, "fail_on_findings": True, "fresh": False, "llm_provider": None, "max_pages": None},
+         {"topic": "mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "fail_on_findings": "1", "fresh": "0"}),  # as typer gives them
         ({"target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": True, "authoritative": "a.org,b.org",
           "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources", "max_pages": 40, "output_dir": "o/x",
           "llm_provider": "openai", "llm_endpoint": "http://h:1/v1", "llm_model": "m", "verify": True, "brave_key": "k",
-          "depth_limit": 3, "sitemap_filter": "/docs/,/api/", "locales": "keep", "context_tokens": 4096, "fail_on_findings": False},
+          "depth_limit": 3, "sitemap_filter": "/docs/,/api/", "locales": "keep", "context_tokens": 4096, "fail_on_findings": False,
+          "llm_timeout": 90.0, "since_version": "", "package": "pypi:mcp"},
          {"topic": "mcp", "target_model": "claude-sonnet-4-6", "cutoff_time": "2025-09", "strict_cutoff": "1",
           "authoritative": "a.org,b.org", "start_urls": "https://a.org/x", "input_file": "examples/mcp.sources",
           "max_pages": "40", "output_dir": "o/x", "llm_provider": "openai", "llm_endpoint": "http://h:1/v1",
           "llm_model": "m", "verify": "1", "brave_key": "k", "synth": "0", "depth_limit": "3",
-          "sitemap_filter": "/docs/,/api/", "locales": "keep", "context_tokens": "4096", "fail_on_findings": "0"}),
+          "sitemap_filter": "/docs/,/api/", "locales": "keep", "context_tokens": "4096", "fail_on_findings": "0",
+          "llm_timeout": "90.0", "package": "pypi:mcp"}),
     ],
 )
 def test_learn_option_to_spider_argument_mapping(options, expected) -> None:
-    assert learn_spider_kwargs("mcp", **options) == expected
-
-
-def test_learn_every_option_maps_to_a_spider_argument() -> None:
-    import inspect
-
-    from skill3.cli.learn import learn_cmd
-
-    spider_side = set(inspect.signature(learn_spider_kwargs).parameters) - {"topic"}
-    # --export/--export-to run after the synthesis, on its output folder: not crawl arguments; every other option is an -a
-    cli_side = set(inspect.signature(learn_cmd).parameters) - {"topic", "setting", "export", "export_to"}
-    assert cli_side == spider_side
-    from skill3crawl.args import LearnArgs
-
-    assert spider_side <= set(LearnArgs.model_fields)  # each one a real -a argument of the spider
+    assert learn_spider_args("mcp", options) == expected
 
 
 @pytest.mark.parametrize(
@@ -264,7 +254,7 @@ def test_learn_default_output_folder_is_the_crawls_topic_slug(topic, folder) -> 
     """`skill3 learn` and `scrapy crawl learn` put a topic's run in the same folder, whatever its script."""
     from skill3crawl.args import checked_args, parse_args
 
-    assert checked_args(learn_spider_kwargs(topic)).output_dir == folder
+    assert checked_args(learn_spider_args(topic, {})).output_dir == folder
     assert parse_args({"topic": topic, "cutoff_time": "2026-01", "input_file": str(ROOT / "examples" / "mcp.sources")}).output_dir == folder
 
 

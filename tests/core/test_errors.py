@@ -60,7 +60,7 @@ def test_each_error_carries_its_exit_code(name: str, code: int) -> None:
 
 
 def test_an_error_can_carry_another_code() -> None:
-    from synth.pipeline.options import SynthFailure
+    from synth.core.errors import SynthFailure
     from synth.vet.install import SetupError
 
     assert SynthFailure(2, "bad input").exit_code == ExitCode.USAGE == SynthFailure(2, "x").code

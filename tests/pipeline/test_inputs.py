@@ -6,8 +6,9 @@ from datetime import datetime, timezone
 import pytest
 
 import synth.pipeline.inputs as inputs_mod
+from synth.core.errors import SynthFailure
 from synth.pipeline.inputs import resolve_inputs
-from synth.pipeline.options import SynthFailure, SynthOptions
+from synth.pipeline.options import SynthOptions
 from tests.pipeline.corpus import make_item, write_jsonl
 
 STARTED = datetime(2026, 11, 29, tzinfo=timezone.utc)

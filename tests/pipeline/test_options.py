@@ -23,12 +23,12 @@ def _closed_port() -> int:
 def test_every_entry_point_defaults_to_the_auto_provider():
     from skill3.cli.learn import learn_cmd
     from skill3.cli.synth import synth_cmd
-    from skill3crawl.args import LearnArgs
+    from skill3crawl.args import LearnArgs, learn_spider_args, parse_args
 
     defaults = {
         "SynthOptions": SynthOptions(paths=("x",)).llm_provider,
         "skill3 synth": inspect.signature(synth_cmd).parameters["llm_provider"].default,
-        "skill3 learn": inspect.signature(learn_cmd).parameters["llm_provider"].default,
+        "skill3 learn": parse_args(learn_spider_args("t", {"llm_provider": inspect.signature(learn_cmd).parameters["llm_provider"].default.default})).llm_provider,
         "scrapy crawl learn -a": LearnArgs.model_fields["llm_provider"].default,
     }
     assert set(defaults.values()) == {"auto"}, defaults
