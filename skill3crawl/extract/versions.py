@@ -641,6 +641,17 @@ def _url_hint(url: str) -> tuple[bool, bool]:
     return strong, weak
 
 
+_CHANGE_TOKENS = frozenset({"notes", "relnotes", "releaselog", "release-log", "release_log", "deprecations"})
+_VERSIONED_CHANGE_TOKEN = re.compile(r"(?:release|releases|changes|news|changelog|relnotes|notes)[-_]?v?\d")
+
+
+def change_like_url(url: str) -> bool:
+    """Whether a URL's path names a change page ("whatsnew/v1.5.0.html", "changelog", "release-15.html", "news/"):
+    a crawl with a page budget claims these first."""
+    strong, weak = _url_hint(url)
+    return strong or weak or any(t in _CHANGE_TOKENS or _VERSIONED_CHANGE_TOKEN.match(t) for t in _url_tokens(url))
+
+
 def _source_of(url: str, title: str, whatsnew: bool) -> str:
     if whatsnew:
         return "whatsnew"

@@ -36,6 +36,7 @@ from skill3crawl import distributed
 from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.extract.page import LinkRules, PageContext, process_page
+from skill3crawl.extract.versions import change_like_url
 from skill3crawl.items import response_headers
 from skill3crawl.progress import Progress
 from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget
@@ -306,6 +307,8 @@ class DocsCrawlMixin:
             return
         host = urlsplit(response.url).netloc
         count = 0
+        if kind != "sitemapindex":  # change pages first, so a page budget smaller than the sitemap holds them
+            entries = sorted(entries, key=lambda e: not change_like_url(e.loc))
         for entry in entries:
             if urlsplit(entry.loc).netloc != host:
                 continue  # a sitemap may only list its own host's pages
@@ -364,7 +367,8 @@ class DocsCrawlMixin:
         seen = self.__dict__.setdefault("_links_seen", set())
         if urls is None:
             urls = sorted({urldefrag(link.url).url for link in self.link_extractor.extract_links(response)})
-        for url in urls:  # sorted: a deterministic order for breadth-first runs
+        # sorted: a deterministic order for breadth-first runs; change pages first, so a page budget holds them
+        for url in sorted(urls, key=lambda u: not change_like_url(u)):
             if url in seen:
                 continue
             seen.add(url)
