@@ -182,97 +182,160 @@ def rank_sources(
     build-dated hosts and the BM25 statistics grow while the run is read); the kept candidates
     are then re-scored with the final statistics and cut to ``max_candidates``.
     """
-    report = ReadReport()
-    meta = crawl_meta if isinstance(crawl_meta, dict) else {}
-    timeline = Timeline(today, since=since_version, settled=False)  # settled before the re-score: pass 1 still learns versions
-    for row in meta.get("timeline") or []:
-        if isinstance(row, dict):
-            timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
-    declared = {normalize_host(h): str(d) for h, d in (meta.get("build_dated_hosts") or {}).items()} \
-        if isinstance(meta.get("build_dated_hosts"), dict) else {}
-    hosts = HostDates()
-    ledger = Ledger()
-    release_pages: list[tuple[str, str, str, str, str | None]] = []  # a change page about one version, with its date
-    bm = BM25(query_terms(topic, *[q for q in queries if isinstance(q, str)]))
-    heap = _Heap(max_candidates * HEAP_SLACK)
-    seen_any = False
+    first = _FirstPass(crawl_meta if isinstance(crawl_meta, dict) else {}, cutoff_start=cutoff_start, today=today,
+                       strict=strict, topic=topic, queries=queries, since_version=since_version,
+                       max_candidates=max_candidates)
     # Pass 1: score and keep the best candidates.
     skipped: set[str] = set()
-    for where, item in iter_items(paths, report, skipped=skipped):
-        seen_any = True
-        report.items += 1
+    first.read(paths, skipped)
+    # Final statistics: re-score what pass 1 kept.
+    build_dated, changes_delta = first.settle()
+    candidates = first.rescored(build_dated)[:max_candidates]
+    first.report.duplicates = 0
+    # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
+    _vote(candidates, paths, skipped)
+    _apply_delta(candidates, topic=topic, queries=queries)
+    for c in candidates:
+        c.rescore(consensus=True)
+    candidates.sort(key=Candidate.rank_key)
+    return Ranked(candidates, first.report, first.delta_record(candidates, build_dated), changes_delta)
+
+
+class _FirstPass:
+    """Pass 1 over the run: what every item teaches (host dates, the version timeline, the ledger of change entries,
+    the release pages, the BM25 statistics) and the bounded heap of the best candidates on provisional scores."""
+
+    def __init__(self, meta: dict, *, cutoff_start: date, today: date, strict: bool, topic: str,
+                 queries: list[str] | tuple[str, ...], since_version: str | None, max_candidates: int) -> None:
+        self.cutoff_start, self.today, self.strict = cutoff_start, today, strict
+        self.report = ReadReport()
+        self.timeline = Timeline(today, since=since_version, settled=False)  # settled before the re-score: pass 1 still learns versions
+        for row in meta.get("timeline") or []:
+            if isinstance(row, dict):
+                self.timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
+        self.declared = {normalize_host(h): str(d) for h, d in (meta.get("build_dated_hosts") or {}).items()} \
+            if isinstance(meta.get("build_dated_hosts"), dict) else {}
+        self.hosts = HostDates()
+        self.ledger = Ledger()
+        self.release_pages: list[tuple[str, str, str, str, str | None]] = []  # a change page about one version, with its date
+        self.bm = BM25(query_terms(topic, *[q for q in queries if isinstance(q, str)]))
+        self.heap = _Heap(max_candidates * HEAP_SLACK)
+
+    def read(self, paths: list[str], skipped: set[str]) -> None:
+        """Every item of ``paths`` learnt from and scored; ``skipped`` collects the lines skipped as malformed."""
+        seen_any = False
+        for where, item in iter_items(paths, self.report, skipped=skipped):
+            seen_any = True
+            self.report.items += 1
+            self._consider(where, item)
+        if not seen_any:
+            report = self.report
+            detail = f" ({report.malformed} malformed line(s), first at {report.malformed_at[0]})" if report.malformed_at else ""
+            raise BundleError(f"no valid source item in {', '.join(paths)}{detail}")
+
+    def _consider(self, where: str, item: SourceItem) -> None:
         host = normalize_host(item.host or host_of(item.final_url or item.url))
-        hosts.observe(host, item.published, item.modified)
+        changes = self._learn(item, host)
+        tf, length = self.bm.observe(_page_text(item))
+        build_date = self.declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
+        if not changes and self.heap.full() and (item.final_url or item.url) not in self.heap \
+                and self._cannot_enter(item, build_date, tf, length):
+            return
+        c, reason = score_item(item, self.cutoff_start, self.today, self.strict, timeline=self.timeline,
+                               build_date=build_date, changes=changes)
+        if c is None:
+            self.report.dropped[reason or "dropped"] += 1
+            return
+        c.where = where
+        c.term_counts, c.length = tf, length
+        c.relevance = self.bm.relevance(tf, length)
+        c.rescore()
+        self.heap.push(c)
+
+    def _learn(self, item: SourceItem, host: str) -> list[Change]:
+        """What one item teaches the run, whether or not it is kept: its host's dates, the versions it dates or
+        declares, its change entries (the ledger), a release page's date; returns its change entries."""
+        self.hosts.observe(host, item.published, item.modified)
         changes = read_changes(item.changes) if item.changes else []
         for version, day in dated_releases(changes):
-            timeline.add(version, day, "page", item.final_url or item.url)
+            self.timeline.add(version, day, "page", item.final_url or item.url)
         if changes:
-            ledger.observe(item.final_url or item.url, item.title, item.page_kind, item.page_version, item.authority, changes,
-                           item.code_blocks)
+            self.ledger.observe(item.final_url or item.url, item.title, item.page_kind, item.page_version, item.authority,
+                                changes, item.code_blocks)
         if (item.page_kind == "change" and item.page_version and item.published and item.date_source in OWN_DATE_SIGNALS
-                and len(release_pages) < MAX_RELEASE_PAGES):
-            release_pages.append((host, item.page_version, item.published, item.final_url or item.url, item.date_source))
+                and len(self.release_pages) < MAX_RELEASE_PAGES):
+            self.release_pages.append((host, item.page_version, item.published, item.final_url or item.url, item.date_source))
         if item.page_kind == "change" and float(item.authority) >= AUTHORITATIVE:
             # the site's own What's New / release notes name these versions (the page's, its version sections')
             for v in {item.page_version, *(c.version for c in changes if c.kind == "release")} - {None}:
-                timeline.declare(v)
-        tf, length = bm.observe(_page_text(item))
-        build_date = declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
-        if not changes and heap.full() and (item.final_url or item.url) not in heap:
-            # Most pages cannot enter the full heap: bound the rank score as if the page were not boilerplate (what
-            # ``score_item`` + ``Candidate.rescore`` compute is this times a factor ≤ 1), and only score the rest.
-            published = parse_day(item.published)
-            if published is not None and published > today:
-                report.dropped["future_dated"] += 1
+                self.timeline.declare(v)
+        return changes
+
+    def _cannot_enter(self, item: SourceItem, build_date: str | None, tf: dict, length: int) -> bool:
+        """Whether a page without change entries cannot enter the full heap (a rule drops it, counted, or its rank
+        score is below the worst kept), so it is not scored. Most pages cannot: bound the rank score as if the page
+        were not boilerplate (what ``score_item`` + ``Candidate.rescore`` compute is this times a factor ≤ 1)."""
+        published = parse_day(item.published)
+        if published is not None and published > self.today:
+            self.report.dropped["future_dated"] += 1
+            return True
+        f = page_freshness(published, [], build_dated=bool(build_date), cutoff_start=self.cutoff_start, today=self.today,
+                           strict=self.strict)
+        if f.drop_reason:
+            self.report.dropped[f.drop_reason] += 1
+            return True
+        auth = max(0.0, min(1.0, float(item.authority)))
+        rel = RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * self.bm.relevance(tf, length)
+        return self.heap.below_worst(round(combined_score(auth, f.recency_weight) * f.delta_factor * 1.0 * rel, 6))
+
+    def settle(self) -> tuple[dict[str, str], Delta]:
+        """The final statistics: the build-dated hosts (detected and declared), the release pages' dates, the settled
+        timeline; returns the build-dated hosts and the run's post-cutoff change entries (the ledger's delta)."""
+        detected = self.hosts.build_dated()
+        build_dated = {**detected, **self.declared}
+        item_build_dates = {normalize_host(c.item.host or host_of(c.url)): c.build_date for c in self.heap.ranked() if c.build_date}
+        for host, version, day, url, _signal in self.release_pages:
+            # a page about one release dated otherwise than its host's build: the date it prints is the release's
+            bd = build_dated.get(host) or item_build_dates.get(host)
+            if not bd or str(day)[:10] != str(bd)[:10]:
+                self.timeline.add(version, day, "release page date", url)
+        self.timeline.reject_build_dates({**item_build_dates, **build_dated}, site_host)
+        self.timeline.settle()
+        return build_dated, self.ledger.finish(self.timeline, self.cutoff_start)
+
+    def rescored(self, build_dated: dict[str, str]) -> list[Candidate]:
+        """What the heap kept, scored again on the final statistics, in rank order (a rule may drop some now)."""
+        rescored: list[Candidate] = []
+        for c in self.heap.ranked():
+            host = normalize_host(c.item.host or host_of(c.url))
+            bd = build_dated.get(host) or c.build_date
+            again, reason = score_item(c.item, self.cutoff_start, self.today, self.strict, timeline=self.timeline, build_date=bd)
+            if again is None:
+                self.report.dropped[reason or "dropped"] += 1
                 continue
-            f = page_freshness(published, changes, build_dated=bool(build_date), cutoff_start=cutoff_start, today=today,
-                               strict=strict)
-            if f.drop_reason:
-                report.dropped[f.drop_reason] += 1
-                continue
-            auth = max(0.0, min(1.0, float(item.authority)))
-            rel = RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * bm.relevance(tf, length)
-            if heap.below_worst(round(combined_score(auth, f.recency_weight) * f.delta_factor * 1.0 * rel, 6)):
-                continue
-        c, reason = score_item(item, cutoff_start, today, strict, timeline=timeline, build_date=build_date, changes=changes)
-        if c is None:
-            report.dropped[reason or "dropped"] += 1
-            continue
-        c.where = where
-        c.term_counts, c.length = tf, length
-        c.relevance = bm.relevance(tf, length)
-        c.rescore()
-        heap.push(c)
-    if not seen_any:
-        detail = f" ({report.malformed} malformed line(s), first at {report.malformed_at[0]})" if report.malformed_at else ""
-        raise BundleError(f"no valid source item in {', '.join(paths)}{detail}")
-    # Final statistics: re-score what pass 1 kept.
-    detected = hosts.build_dated()
-    build_dated = {**detected, **declared}
-    item_build_dates = {normalize_host(c.item.host or host_of(c.url)): c.build_date for c in heap.ranked() if c.build_date}
-    for host, version, day, url, _signal in release_pages:
-        # a page about one release dated otherwise than its host's build: the date it prints is the release's
-        bd = build_dated.get(host) or item_build_dates.get(host)
-        if not bd or str(day)[:10] != str(bd)[:10]:
-            timeline.add(version, day, "release page date", url)
-    timeline.reject_build_dates({**item_build_dates, **build_dated}, site_host)
-    timeline.settle()
-    changes_delta = ledger.finish(timeline, cutoff_start)
-    rescored: list[Candidate] = []
-    for c in heap.ranked():
-        host = normalize_host(c.item.host or host_of(c.url))
-        bd = build_dated.get(host) or c.build_date
-        again, reason = score_item(c.item, cutoff_start, today, strict, timeline=timeline, build_date=bd)
-        if again is None:
-            report.dropped[reason or "dropped"] += 1
-            continue
-        again.where, again.term_counts, again.length = c.where, c.term_counts, c.length
-        again.relevance = bm.relevance(c.term_counts, c.length)
-        again.rescore()
-        rescored.append(again)
-    candidates = sorted(rescored, key=Candidate.rank_key)[:max_candidates]
-    report.duplicates = 0
-    # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
+            again.where, again.term_counts, again.length = c.where, c.term_counts, c.length
+            again.relevance = self.bm.relevance(c.term_counts, c.length)
+            again.rescore()
+            rescored.append(again)
+        return sorted(rescored, key=Candidate.rank_key)
+
+    def delta_record(self, candidates: list[Candidate], build_dated: dict[str, str]) -> dict:
+        """The delta's record for run.json and --dry-run: timeline, boundary, build-dated hosts, relevance query."""
+        declared = self.declared
+        return {
+            "timeline": self.timeline.entries(),
+            "boundary": self.timeline.boundary(self.cutoff_start),
+            "rejected_dates": self.timeline.rejected,
+            "build_dated_hosts": {h: {"date": d, "how": "declared by the crawl" if h in declared else "detected: most pages share this date"}
+                                  for h, d in sorted(build_dated.items())},
+            "relevance_query": list(self.bm.terms),
+            "post_cutoff_entries": sum(len(c.delta) for c in candidates),
+        }
+
+
+def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str]) -> None:
+    """Pass 2: cluster the candidates' snippets, let every item of the run vote on them (the lines pass 1 skipped as
+    malformed excepted), and apply the outcome to each candidate."""
     votes = _Votes()
     per_candidate: list[list[tuple[str, str, int]]] = []
     for c in candidates:
@@ -286,20 +349,6 @@ def rank_sources(
         votes.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
     for c, snippets in zip(candidates, per_candidate):
         _apply_consensus(c, snippets, votes)
-    _apply_delta(candidates, topic=topic, queries=queries)
-    for c in candidates:
-        c.rescore(consensus=True)
-    candidates.sort(key=Candidate.rank_key)
-    delta = {
-        "timeline": timeline.entries(),
-        "boundary": timeline.boundary(cutoff_start),
-        "rejected_dates": timeline.rejected,
-        "build_dated_hosts": {h: {"date": d, "how": "declared by the crawl" if h in declared else "detected: most pages share this date"}
-                              for h, d in sorted(build_dated.items())},
-        "relevance_query": list(bm.terms),
-        "post_cutoff_entries": sum(len(c.delta) for c in candidates),
-    }
-    return Ranked(candidates, report, delta, changes_delta)
 
 
 def _apply_delta(candidates: list[Candidate], *, topic: str, queries: Iterable[object]) -> None:
