@@ -87,44 +87,49 @@ def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: s
         with p.open("rb") as fh:
             for n, raw in _lines(fh, MAX_LINE_BYTES):
                 where = f"{path}:{n}"
-                if raw is None:
-                    if skipped is not None:
-                        skipped.add(where)
-                    if report is not None:
-                        report.lines += 1
-                        report.note_malformed(where, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
-                    continue
-                fields = fields_from_json(raw)  # parsed and checked in one call; None: read it the long way
-                if fields is not None:
-                    if report is not None:
-                        report.lines += 1
-                    yield where, SourceItem(**fields)
-                    continue
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    line = raw.decode("utf-8", "replace")
-                    if report is not None:
-                        report.note_not_utf8(where)
-                if not line.strip():
-                    continue
-                if report is not None:
-                    report.lines += 1
-                try:
-                    item = SourceItem.from_dict(_loads(line))
-                except RecursionError:
-                    if skipped is not None:
-                        skipped.add(where)
-                    if report is not None:
-                        report.note_malformed(where, "JSON nested too deeply")
-                    continue
-                except (ValueError, TypeError) as exc:
-                    if skipped is not None:
-                        skipped.add(where)
-                    if report is not None:
-                        report.note_malformed(where, str(exc).splitlines()[0][:120])
-                    continue
-                yield where, item
+                item = _read_line(raw, where, report, skipped)
+                if item is not None:
+                    yield where, item
+
+
+def _read_line(raw: bytes | None, where: str, report: ReadReport | None, skipped: set[str] | None) -> SourceItem | None:
+    """One line (``None``: longer than :data:`MAX_LINE_BYTES`) as a source item; ``None`` for a blank line and for
+    a malformed one (counted in ``report``, its ``where`` added to ``skipped``)."""
+    if raw is None:
+        if report is not None:
+            report.lines += 1
+        _malformed(where, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB", report, skipped)
+        return None
+    fields = fields_from_json(raw)  # parsed and checked in one call; None: read it the long way
+    if fields is not None:
+        if report is not None:
+            report.lines += 1
+        return SourceItem(**fields)
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        line = raw.decode("utf-8", "replace")
+        if report is not None:
+            report.note_not_utf8(where)
+    if not line.strip():
+        return None
+    if report is not None:
+        report.lines += 1
+    try:
+        return SourceItem.from_dict(_loads(line))
+    except RecursionError:
+        reason = "JSON nested too deeply"
+    except (ValueError, TypeError) as exc:
+        reason = str(exc).splitlines()[0][:120]
+    _malformed(where, reason, report, skipped)
+    return None
+
+
+def _malformed(where: str, reason: str, report: ReadReport | None, skipped: set[str] | None) -> None:
+    if skipped is not None:
+        skipped.add(where)
+    if report is not None:
+        report.note_malformed(where, reason)
 
 
 _VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
