@@ -1,0 +1,170 @@
+"""Reading run.jsonl: the lines one at a time (bounded), each checked as a source item; the first pass reads every
+field, the second (:func:`_vote_items`) only what the consensus vote needs."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Callable, Iterator
+
+import orjson
+
+from synth.core.errors import UsageError
+from synth.evidence.item import SourceItem, check_fields, fields_from_json
+
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few MiB at most
+MAX_REPORTED_MALFORMED = 20
+
+
+class BundleError(UsageError, ValueError):
+    """Bad input for synthesis (exit 2); the message is one line."""
+
+
+@dataclass
+class ReadReport:
+    files: list[str] = field(default_factory=list)
+    lines: int = 0
+    items: int = 0
+    malformed: int = 0
+    malformed_at: list[str] = field(default_factory=list)  # "file:line: reason", first few
+    dropped: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    duplicates: int = 0
+    not_utf8: int = 0  # lines that were not UTF-8 (read with replacement characters)
+    not_utf8_at: str = ""  # the first of them
+
+    def note_not_utf8(self, where: str) -> None:
+        self.not_utf8 += 1
+        self.not_utf8_at = self.not_utf8_at or where
+
+    def note_malformed(self, where: str, reason: str) -> None:
+        self.malformed += 1
+        if len(self.malformed_at) < MAX_REPORTED_MALFORMED:
+            self.malformed_at.append(f"{where}: {reason}")
+
+    def to_dict(self) -> dict:
+        return {
+            "files": self.files,
+            "lines": self.lines,
+            "items": self.items,
+            "malformed": self.malformed,
+            "malformed_at": self.malformed_at,
+            "dropped": dict(self.dropped),
+            "duplicates": self.duplicates,
+            "not_utf8": self.not_utf8,
+        }
+
+
+def _lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of a binary file, one line at a time; a line longer than ``limit`` bytes is
+    read past in pieces and comes as ``None`` (never held whole)."""
+    n = 0
+    while True:
+        chunk = fh.readline(limit + 1)
+        if not chunk:
+            return
+        n += 1
+        if len(chunk) > limit and not chunk.endswith(b"\n"):
+            while chunk and not chunk.endswith(b"\n"):
+                chunk = fh.readline(1 << 20)
+            yield n, None
+        else:
+            yield n, chunk
+
+
+def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: set[str] | None = None) -> Iterator[tuple[str, SourceItem]]:
+    """Stream (``file:line``, item) from JSONL files; malformed lines (not JSON, nested too deep, a
+    field of the wrong type, longer than :data:`MAX_LINE_BYTES`) are counted in ``report`` and skipped.
+    Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``).
+    ``skipped`` collects the ``file:line`` of every line skipped as malformed."""
+    for path in paths:
+        p = Path(path)
+        if not p.is_file():
+            raise BundleError(f"{path}: no such file (pass a run.jsonl written by the crawl)")
+        if report is not None and path not in report.files:
+            report.files.append(path)
+        with p.open("rb") as fh:
+            for n, raw in _lines(fh, MAX_LINE_BYTES):
+                where = f"{path}:{n}"
+                item = _read_line(raw, where, report, skipped)
+                if item is not None:
+                    yield where, item
+
+
+def _read_line(raw: bytes | None, where: str, report: ReadReport | None, skipped: set[str] | None) -> SourceItem | None:
+    """One line (``None``: longer than :data:`MAX_LINE_BYTES`) as a source item; ``None`` for a blank line and for
+    a malformed one (counted in ``report``, its ``where`` added to ``skipped``)."""
+    if raw is None:
+        if report is not None:
+            report.lines += 1
+        _malformed(where, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB", report, skipped)
+        return None
+    fields = fields_from_json(raw)  # parsed and checked in one call; None: read it the long way
+    if fields is not None:
+        if report is not None:
+            report.lines += 1
+        return SourceItem(**fields)
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        line = raw.decode("utf-8", "replace")
+        if report is not None:
+            report.note_not_utf8(where)
+    if not line.strip():
+        return None
+    if report is not None:
+        report.lines += 1
+    try:
+        return SourceItem.from_dict(_loads(line))
+    except RecursionError:
+        reason = "JSON nested too deeply"
+    except (ValueError, TypeError) as exc:
+        reason = str(exc).splitlines()[0][:120]
+    _malformed(where, reason, report, skipped)
+    return None
+
+
+def _malformed(where: str, reason: str, report: ReadReport | None, skipped: set[str] | None) -> None:
+    if skipped is not None:
+        skipped.add(where)
+    if report is not None:
+        report.note_malformed(where, reason)
+
+
+_VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
+
+
+def _vote_items(paths: list[str], skipped: set[str], may_vote: Callable[[str], bool] | None = None) -> Iterator[dict]:
+    """Second pass: the fields the consensus vote reads (checked and capped as :func:`iter_items` does), of every
+    line the first pass accepted; the other fields are not checked again. ``may_vote(line)``: a cheap test on the
+    raw line; a line it rejects is not parsed."""
+    for path in paths:
+        with Path(path).open("rb") as fh:
+            for n, raw in _lines(fh, MAX_LINE_BYTES):
+                if raw is None or (skipped and f"{path}:{n}" in skipped):
+                    continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    line = raw.decode("utf-8", "replace")
+                if not line.strip() or (may_vote is not None and not may_vote(line)):
+                    continue
+                fields = fields_from_json(raw)
+                if fields is not None:
+                    yield fields
+                    continue
+                try:
+                    data = _loads(line)
+                    yield check_fields({k: data[k] for k in _VOTE_FIELDS if k in data})
+                except (ValueError, TypeError, RecursionError, KeyError, AttributeError):
+                    continue  # the file changed since the first pass
+
+
+def _loads(line: str) -> Any:
+    """``json.loads`` semantics at orjson's speed: a line orjson rejects (NaN, lone surrogates, huge integers,
+    malformed JSON) is parsed again by the standard library, which accepts it or names the problem as before."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)

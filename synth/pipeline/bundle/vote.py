@@ -1,0 +1,189 @@
+"""The consensus vote: the candidates' snippets clustered, every line of the run voting on those clusters through an
+exact shingle index (:class:`_Votes`), and the outcome applied to each candidate (:func:`_apply_consensus`)."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from synth.evidence.consensus import (
+    AUTHORITATIVE,
+    SAME,
+    VARIANT,
+    ConsensusIndex,
+    independent_host,
+    item_snippets,
+    shingles,
+)
+from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, Candidate
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only
+MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
+
+
+class _Votes:
+    """The candidates' snippet clusters plus an exact shingle index the whole run votes through."""
+
+    def __init__(self) -> None:
+        # every candidate snippet is asked about again (conflicts_with_authority): keep their MinHashes
+        self.index = ConsensusIndex(minhash_cache=DEFAULT_MAX_SOURCES * CANDIDATES_PER_SOURCE * 64)
+        self.rep: dict[int, frozenset[tuple]] = {}
+        self.hosts: dict[int, set[str]] = defaultdict(set)
+        self.authoritative_variant: set[int] = set()  # clusters an authoritative source published a variant of
+        self._inverted: dict[tuple, list[int]] = defaultdict(list)
+        self._all: set[tuple] = set()
+        self._short: set[tuple] = set()  # shingles of candidate snippets under 3 words (1- or 2-word tuples)
+        self._low_authority: set[int] = set()  # clusters holding a snippet of a candidate below AUTHORITATIVE
+
+    def add_candidate_snippet(self, text: str, host: str, authority: float) -> int:
+        verdict = self.index.add(text, host, authority)
+        cid = verdict.cluster
+        if authority < AUTHORITATIVE:
+            self._low_authority.add(cid)
+        if cid not in self.rep:
+            sh = fast_shingles(text)
+            self.rep[cid] = sh
+            self._all |= sh
+            self._short.update(s for s in sh if len(s) < 3)
+            for s in sh:
+                self._inverted[s].append(cid)
+        return cid
+
+    def observe_item(self, excerpts: list[str], code_blocks: list[dict], host: str, authority: float) -> None:
+        """Let every snippet of one item vote, skipping the item when none of its snippets can match a candidate.
+
+        A vote needs a Jaccard of at least ``VARIANT`` > 0 with a candidate's snippet, so at least one shared
+        shingle; the shingles of each snippet (a claim sentence is a run of words of one paragraph, a code block is
+        one text) are among the item's word 3-shingles taken over all its texts at once — one C-speed pass instead
+        of a sentence split and a shingle set per snippet. A snippet under 3 words is one 1- or 2-word shingle, so
+        those are looked up only when a candidate has such a snippet. Lowercasing the joined texts is lowercasing
+        each one: the only context-dependent case mapping (final sigma) stops at whitespace.
+        """
+        if not self._may_match(lower_words("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]))):
+            return
+        for _kind, text in item_snippets(excerpts, code_blocks):
+            self.observe(text, host, authority)
+
+    def may_vote(self, line: str) -> bool:
+        """False when no text of this raw run.jsonl line can share a shingle with a candidate snippet (no parsing).
+
+        Every string of the line is its text with JSON escapes; ``\\n``, ``\\"``, ``\\\\``… stand for non-word
+        characters, so turned into spaces the line's words contain every word run of every text (more words only
+        add shingles: the test stays one-sided). A ``\\uXXXX`` escape may stand for a letter: such a line is parsed.
+        Lowercasing the whole line is lowercasing each string: JSON quotes and the escaped characters stop the
+        final-sigma context as whitespace does.
+        """
+        text = line
+        if "\\" in text:
+            text = text.replace("\\\\", " ")
+            for esc in _JSON_ESCAPES:
+                text = text.replace(esc, " ")
+            if "\\" in text:
+                return True
+        return self._may_match(lower_words(text))
+
+    def _may_match(self, words: list[str]) -> bool:
+        if not self._all.isdisjoint(zip(words, words[1:], words[2:])):
+            return True
+        return bool(self._short) and not (self._short.isdisjoint(zip(words)) and self._short.isdisjoint(zip(words, words[1:])))
+
+    def observe(self, text: str, host: str, authority: float) -> None:
+        sh = fast_shingles(text)
+        common = sh & self._all  # C-speed pre-filter: most snippets share nothing with the candidates
+        if not common:
+            return
+        overlap: dict[int, int] = defaultdict(int)
+        for s in common:
+            for cid in self._inverted[s]:
+                overlap[cid] += 1
+        for cid, inter in overlap.items():
+            rep = self.rep[cid]
+            j = inter / (len(sh) + len(rep) - inter)
+            if j >= SAME:
+                hosts = self.hosts[cid]
+                if len(hosts) < MAX_HOSTS_PER_CLUSTER:
+                    hosts.add(independent_host(host))
+                    self._retire_if_decided(cid)
+            elif j >= VARIANT and authority >= AUTHORITATIVE and cid not in self.authoritative_variant:
+                self.authoritative_variant.add(cid)
+                self._retire_if_decided(cid)
+
+    def _retire_if_decided(self, cid: int) -> None:
+        """Stop looking for votes on a cluster no further line can change: its host count is at the cap, and an
+        authoritative variant is already known or no low-authority candidate would be dropped for one. Its shingles
+        leave the index (those no other cluster shares), so lines that only it could match are skipped unparsed."""
+        if len(self.hosts[cid]) < MAX_HOSTS_PER_CLUSTER or (cid in self._low_authority and cid not in self.authoritative_variant):
+            return
+        for s in self.rep[cid]:
+            owners = self._inverted[s]
+            if cid in owners:
+                owners.remove(cid)
+                if not owners:
+                    self._all.discard(s)
+                    self._short.discard(s)
+
+    def agreement(self, cid: int) -> int:
+        return max(1, len(self.hosts.get(cid, ())))
+
+
+_JSON_ESCAPES = tuple("\\" + c for c in 'nt"/rbf')  # after "\\\\": every escape but \\uXXXX
+_ASCII_NON_WORD = {i: 32 for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
+
+
+_ASCII_LOWER_WORDS = {**_ASCII_NON_WORD, **{i: i + 32 for i in range(ord("A"), ord("Z") + 1)}}
+
+
+def lower_words(text: str) -> list[str]:
+    """``re.findall(r"\\w+", text.lower())``; an ASCII text is lowercased and split at C speed in one translation
+    (non-word characters to spaces, then split)."""
+    return text.translate(_ASCII_LOWER_WORDS).split() if text.isascii() else _WORD.findall(text.lower())
+
+
+def fast_shingles(text: str, k: int = 3) -> frozenset[tuple]:
+    """The same word 3-shingles as ``consensus.shingles``, as tuples (no string joins): the hot path of pass 2."""
+    words = lower_words(text)
+    if len(words) < k:
+        return frozenset([tuple(words)]) if words else frozenset()
+    return frozenset(zip(words, words[1:], words[2:]))
+
+
+def _apply_consensus(c: Candidate, snippets: list[tuple[str, str, int]], votes: _Votes) -> None:
+    conflicting_claims: list[str] = []
+    best = 1
+    code_consensus: dict[str, int] = {}
+    conflicting_code: set[str] = set()
+    for kind, text, cid in snippets:
+        agree = votes.agreement(cid)
+        conflict = c.authority < AUTHORITATIVE and (
+            cid in votes.authoritative_variant or votes.index.conflicts_with_authority(cid, c.authority, shingles(text))
+        )
+        if conflict:
+            c.dropped_snippets.append({"kind": kind, "reason": "conflicts with the authoritative version", "text": text[:200]})
+            if kind == "claim":
+                conflicting_claims.append(text)
+            else:
+                conflicting_code.add(text)
+            continue
+        best = max(best, agree)
+        if kind == "code":
+            code_consensus[text] = agree
+    c.consensus_count = best
+    excerpts = []
+    for para in c.item.excerpts:
+        for claim in conflicting_claims:
+            para = para.replace(claim, "").strip()
+        if para:
+            excerpts.append(para)
+    c.excerpts = excerpts
+    blocks = []
+    for cb in c.item.code_blocks:
+        text = cb.get("text", "")
+        if not text.strip() or text in conflicting_code:
+            continue
+        agree = code_consensus.get(text, 1)
+        if c.authority < STRUCTURE_ONLY_BELOW and agree < 2:
+            c.dropped_snippets.append({"kind": "code", "reason": "low-authority code without consensus", "text": text[:200]})
+            continue
+        blocks.append({"text": text, "language": cb.get("language", "") or "", "consensus": agree})
+    c.code_blocks = blocks
