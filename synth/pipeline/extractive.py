@@ -13,14 +13,13 @@ reconcile or explain.
 from __future__ import annotations
 
 import re
-
 from typing import TYPE_CHECKING
 
-from synth.pipeline.bundle import STRUCTURE_ONLY_BELOW
 from synth.evidence.consensus import claim_sentences
 from synth.evidence.delta.versions import parse_version
-from synth.skill.names import display_topic
+from synth.pipeline.bundle import STRUCTURE_ONLY_BELOW
 from synth.skill.markdown import CITATION, fence_for, heading_title
+from synth.skill.names import display_topic
 from synth.vet.screen import screen_markdown
 
 if TYPE_CHECKING:
