@@ -518,11 +518,14 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
 
 def _own_wrapper(el: Any, stop: Any) -> Any:
     """The outermost element below ``stop`` that holds nothing but ``el`` (a metadata box around a lone "Added in:
-    v18.0.0"): the marker's own block, whose neighbours are the heading it follows and the text it annotates."""
-    cur, own = el, _plain(el).strip()
+    v18.0.0"): the marker's own block, whose neighbours are the heading it follows and the text it annotates.
+    Read from the children and their text, never a whole container's text (markers are many on an API page)."""
+    cur = el
     while True:
         parent = cur.getparent()
-        if parent is None or parent is stop or _plain(parent).strip() != own:
+        if parent is None or parent is stop or (parent.text or "").strip():
+            return cur
+        if any(c is not cur and isinstance(c.tag, str) or (c.tail or "").strip() for c in parent):
             return cur
         cur = parent
 

@@ -482,7 +482,7 @@ class Ledger:
                     continue
                 e.version = shown
                 if where is not None and e.area == "General":  # a component's own notes: the component is the area
-                    e.area = where.shown.rsplit(" ", 1)[0]
+                    e.area = where.label
                 if st.state == POST and is_change and e.headings:
                     sections_seen.setdefault((e.version, e.headings[-1]), (page.url, e.section))
                 (post if st.state == POST else undated).append(e)

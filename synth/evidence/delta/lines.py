@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from synth.evidence.delta.versions import parse_version, series, starts_series
 
@@ -37,6 +38,11 @@ removed version versions release released releases notes note v changes changelo
 updates patch fix fixes bugfix hotfix minor major feature features api level draft preview build revision rev
 """.split())
 _LABEL_BEFORE = r"([A-Za-z][A-Za-z0-9_+-]*)[\s:/-]+v?{v}(?![\w]|\.\d)"
+
+
+@lru_cache(maxsize=4096)
+def _label_rx(version: str) -> re.Pattern[str]:
+    return re.compile(_LABEL_BEFORE.format(v=re.escape(version)))
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_MARKER_NAMES = 20_000  # qualified API names one run aligns with (a 10,000-page API site has ~30,000 markers)
 MIN_MARKERS = 10  # markers a line needs before it can tell other lines apart
@@ -48,7 +54,7 @@ def version_label(text: str | None, version: str | None) -> str:
     "" when there is none or it is a generic word ("Version 4.0", "New in 4.0")."""
     if not text or not version:
         return ""
-    m = re.search(_LABEL_BEFORE.format(v=re.escape(version)), text)
+    m = _label_rx(version).search(text)
     if not m or m.group(1).lower() in _NOT_A_LABEL:
         return ""
     return m.group(1)
@@ -72,6 +78,7 @@ class Placement:
     """Where a foreign section's version stands on the markers' line."""
 
     shown: str  # "STDLIB 4.0": the section's own label and version
+    label: str  # "STDLIB"
     line: str  # the markers' line ("OTP")
     bound: str | None  # the markers' version it is at least ("25.0"), None when nothing bounds it
     why: str  # "its notes name lists:enumerate, added in OTP 25.0" / "older than STDLIB 4.0, …"
@@ -174,12 +181,12 @@ def place_page(label: str, line: str, sections: dict[str, list[str]], earliest: 
         if carried is not None and series(pv) >= series(carried[4]):
             why = (f"its notes {carried[2]}" if carried[3] == version
                    else f"newer than {label} {carried[3]}, whose notes {carried[2]}")
-            out[version] = Placement(f"{label} {version}", line, carried[1], why)
+            out[version] = Placement(f"{label} {version}", label, line, carried[1], why)
         elif first is not None:
-            out[version] = Placement(f"{label} {version}", line, None,
+            out[version] = Placement(f"{label} {version}", label, line, None,
                                      f"older than {label} {first}, the first {label} version its notes place on {line}")
         else:
-            out[version] = Placement(f"{label} {version}", line, None,
+            out[version] = Placement(f"{label} {version}", label, line, None,
                                      f"{label} is another version line than {line}, and no {label} section names an "
                                      f"API marked in {line}")
     return out

@@ -252,17 +252,29 @@ def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, und
 # -- SKILL.md pieces -----------------------------------------------------------------------------------------------
 
 
+def _line_release(version: str) -> tuple[str, tuple[int, ...], bool] | None:
+    """("STDLIB", (4, 0), False) for "STDLIB 4.0", ("", (3, 11, 0), True) for "3.11.0rc1"; None without a version."""
+    pv = parse_version(version)
+    if pv is None:
+        return None
+    return (version.rsplit(" ", 1)[0] if " " in version.strip() else ""), pv.release, pv.is_prerelease
+
+
+def _extends(line: str, rel: tuple[int, ...], present: set[tuple[str, tuple[int, ...]]]) -> tuple[int, ...] | None:
+    """The shortest release of ``line`` in ``present`` whose numbers ``rel`` extends (15.20 → 15), else None."""
+    return next((rel[:n] for n in range(1, len(rel)) if (line, rel[:n]) in present), None)
+
+
 def _family_key(e: Entry, present: set[tuple[str, tuple[int, ...]]]) -> tuple:
     """The release an entry's version belongs to: the shortest version present whose numbers it extends (15.20 →
     15, 3.11.2 → 3.11, Erts 13.0.1 → Erts 13.0), else its feature series (3.11.2 → 3.11)."""
-    pv = parse_version(e.version)
-    if pv is None:
+    lr = _line_release(e.version)
+    if lr is None:
         return (e.version,)
-    line = e.version.rsplit(" ", 1)[0] if " " in e.version.strip() else ""
-    rel = pv.release
-    key = next((rel[:n] for n in range(1, len(rel)) if (line, rel[:n]) in present), None)
+    line, rel, _pre = lr
+    key = _extends(line, rel, present)
     if key is None:  # a release of its own ("15", "3.11"), else its feature series
-        key = rel if len(rel) <= 2 else series(pv)
+        key = rel if len(rel) <= 2 else series(parse_version(e.version))
     return (line, *key) if line else key
 
 
@@ -270,11 +282,7 @@ def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list
     """Entries by release (a feature release and its patch releases); (groups, every release newest first with the
     cutoff month's own last, the others)."""
 
-    present = set()
-    for e in entries:
-        pv = parse_version(e.version)
-        if pv is not None and not pv.is_prerelease:
-            present.add((e.version.rsplit(" ", 1)[0] if " " in e.version.strip() else "", pv.release))
+    present = {(lr[0], lr[1]) for e in entries if (lr := _line_release(e.version)) is not None and not lr[2]}
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:
         groups.setdefault(_family_key(e, present), []).append(e)
@@ -373,18 +381,15 @@ def fold_patches(versions: list[VersionStatus]) -> list[tuple[VersionStatus, lis
     numbers extend another's (``15`` with 15.1–15.20, ``3.11`` with 3.11.1 and 3.11.0rc1, ``Erts 13.0`` with 13.0.1).
     Others stand alone, in order."""
 
-    def key(s: VersionStatus) -> tuple[str, tuple[int, ...]] | None:
-        pv = parse_version(s.version)
-        line = s.version.rsplit(" ", 1)[0] if " " in s.version.strip() else ""
-        return (line, pv.release) if pv is not None else None
-
-    known = {k: s for s in versions if (k := key(s)) is not None and not parse_version(s.version).is_prerelease}
+    lrs = {id(s): _line_release(s.version) for s in versions}
+    known = {(lr[0], lr[1]): s for s in versions if (lr := lrs[id(s)]) is not None and not lr[2]}
+    present = set(known)
     groups: dict[int, tuple[VersionStatus, list[VersionStatus]]] = {}
     out = []
     for s in versions:
-        k = key(s)
-        opener = next((known[(k[0], k[1][:n])] for n in range(1, len(k[1])) if (k[0], k[1][:n]) in known), None) \
-            if k is not None else None
+        lr = lrs[id(s)]
+        rel = _extends(lr[0], lr[1], present) if lr is not None else None
+        opener = known[(lr[0], rel)] if lr is not None and rel is not None else None
         if opener is not None:
             groups.setdefault(id(opener), (opener, []))[1].append(s)
             continue
