@@ -76,9 +76,7 @@ class _Votes:
         """
         text = line
         if "\\" in text:
-            text = text.replace("\\\\", " ")
-            for esc in _JSON_ESCAPES:
-                text = text.replace(esc, " ")
+            text = _JSON_ESCAPE.sub(" ", text)  # one C pass (a str.replace per escape copied the line eight times)
             if "\\" in text:
                 return True
         return self._may_match(lower_words(text))
@@ -127,7 +125,7 @@ class _Votes:
         return max(1, len(self.hosts.get(cid, ())))
 
 
-_JSON_ESCAPES = tuple("\\" + c for c in 'nt"/rbf')  # after "\\\\": every escape but \\uXXXX
+_JSON_ESCAPE = re.compile(r'\\[\\nt"/rbf]')  # every JSON escape but \\uXXXX, left to right as the parser reads them
 _ASCII_NON_WORD = {i: 32 for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
 
 
