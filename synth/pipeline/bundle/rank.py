@@ -27,6 +27,7 @@ from synth.evidence.delta.timeline import Timeline, parse_day
 from synth.evidence.item import SourceItem
 from synth.evidence.scoring import combined_score
 from synth.evidence.urls import host_of, normalize_host, site_host
+from synth.pipeline.bundle import parallel
 from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, RELEVANCE_FLOOR, Candidate
 from synth.pipeline.bundle.read import BundleError, ReadReport, _vote_items, iter_items
 from synth.pipeline.bundle.vote import _apply_consensus, _Votes
@@ -187,13 +188,14 @@ def rank_sources(
                        max_candidates=max_candidates)
     # Pass 1: score and keep the best candidates.
     skipped: set[str] = set()
-    first.read(paths, skipped)
+    splitter = parallel.Splitter()
+    first.read(paths, skipped, splitter)
     # Final statistics: re-score what pass 1 kept.
     build_dated, changes_delta = first.settle()
     candidates = first.rescored(build_dated)[:max_candidates]
     first.report.duplicates = 0
     # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
-    _vote(candidates, paths, skipped)
+    _vote(candidates, paths, skipped, splitter.finish())
     _apply_delta(candidates, topic=topic, queries=queries)
     for c in candidates:
         c.rescore(consensus=True)
@@ -221,10 +223,11 @@ class _FirstPass:
         self.bm = BM25(query_terms(topic, *[q for q in queries if isinstance(q, str)]))
         self.heap = _Heap(max_candidates * HEAP_SLACK)
 
-    def read(self, paths: list[str], skipped: set[str]) -> None:
-        """Every item of ``paths`` learnt from and scored; ``skipped`` collects the lines skipped as malformed."""
+    def read(self, paths: list[str], skipped: set[str], splitter: parallel.Splitter | None = None) -> None:
+        """Every item of ``paths`` learnt from and scored; ``skipped`` collects the lines skipped as malformed,
+        ``splitter`` the chunks of pass 2."""
         seen_any = False
-        for where, item in iter_items(paths, self.report, skipped=skipped):
+        for where, item in iter_items(paths, self.report, skipped=skipped, splitter=splitter):
             seen_any = True
             self.report.items += 1
             self._consider(where, item)
@@ -333,9 +336,10 @@ class _FirstPass:
         }
 
 
-def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str]) -> None:
+def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chunks: list[parallel.Chunk] | None = None) -> None:
     """Pass 2: cluster the candidates' snippets, let every item of the run vote on them (the lines pass 1 skipped as
-    malformed excepted), and apply the outcome to each candidate."""
+    malformed excepted), and apply the outcome to each candidate. ``chunks``: the run cut at line ends, read in worker
+    processes when the run is large (:mod:`.parallel`)."""
     votes = _Votes()
     per_candidate: list[list[tuple[str, str, int]]] = []
     for c in candidates:
@@ -344,9 +348,11 @@ def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str]) -> N
         for kind, text in item_snippets(c.item.excerpts, c.item.code_blocks):
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
-    for data in _vote_items(paths, skipped, votes.may_vote):
-        host = normalize_host(data.get("host") or host_of(data.get("final_url") or data["url"]))
-        votes.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
+    n_workers = parallel.workers()
+    if not (chunks and n_workers > 1 and sum(c.end - c.start for c in chunks) >= parallel.MIN_PARALLEL_BYTES
+            and parallel.vote_parallel(votes, chunks, skipped, min(n_workers, len(chunks)))):
+        for data in _vote_items(paths, skipped, votes.may_vote):
+            votes.observe_fields(data)
     for c, snippets in zip(candidates, per_candidate):
         _apply_consensus(c, snippets, votes)
 
