@@ -311,9 +311,9 @@ class LearnArgs(BaseModel):
         before the crawl (``scrapy crawl``'s argument check), never in the spider."""
         from synth.llm.registry import model_problem
 
-        if self.role == "worker" or not self.needs_model() or self.llm_provider not in ("openai", "anthropic"):
+        if self.role == "worker" or not self.needs_model():
             return None
-        return model_problem(self.llm_provider, self.llm_endpoint)
+        return model_problem(self.llm_provider, self.llm_endpoint)  # None for auto and for a provider calling no model
 
     def public_dict(self) -> dict[str, Any]:
         """The arguments as given, secrets removed (for crawl.json and logs)."""

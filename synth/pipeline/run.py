@@ -1,4 +1,4 @@
-"""``run_synth``: run.jsonl files → bundle → model (or extractive) → post-processor → skill folder, run.json, index.html.
+"""``run_synth``: run.jsonl files → bundle → synthesizer (a model, or the extractive one) → post-processor → skill folder, run.json, index.html.
 
 Exit codes: 0 done; 1 failure with a one-line reason; 2 bad usage or bad input; 3 skill written but
 high-severity findings remain (the vet gate, ``--no-fail-on-findings`` turns it off).
@@ -24,11 +24,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +34,14 @@ from rich.console import Console
 
 from synth.agents import AgentsError
 from synth.agents import refresh as agents_refresh
-from synth.core.console import print_warning
 from synth.core.errors import ExitCode, SynthFailure
 from synth.evidence.conflicts import resolve_candidates, stale_constructs
-from synth.llm.model import ChatModel, ContextLengthError, LLMError, Message
-from synth.llm.progress import generation_progress
-from synth.llm.registry import Choice, choose, fallback_warning, make_chat_model, model_problem
+from synth.llm.model import ContextLengthError, LLMError, Message
+from synth.llm.registry import Choice, capabilities, choose, fallback_warning, make_model, model_problem
 from synth.output import manifest as manifest_mod
 from synth.output.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
 from synth.output.writing import OutputTransaction, atomic_write_text, write_skill  # noqa: F401  (re-exported)
+from synth.pipeline.budget import MIN_BUDGET, bundle_budget, output_reserve
 from synth.pipeline.bundle import (
     BundleError,
     Candidate,
@@ -56,92 +53,32 @@ from synth.pipeline.bundle import (
     to_bundle,
 )
 from synth.pipeline.dryrun import DryRunReport
-from synth.pipeline.extractive import extractive_skill
 from synth.pipeline.inputs import Inputs, resolve_inputs
 from synth.pipeline.interrupt import critical_section, exit_code_of, interruptible, signal_name
 from synth.pipeline.options import SynthOptions, SynthResult
-from synth.pipeline.synthesize import (
-    CallLog,
-    bundle_nonce,
-    condense_messages,
-    messages_tokens,
-    repair_messages,
-    synth_messages,
-    verify_messages,
-)
+from synth.pipeline.state import RunState
+from synth.pipeline.synthesize import repair_messages, verify_messages
+from synth.pipeline.synthesizer import Synthesizer, synthesizer_for
 from synth.skill.names import display_topic, sanitize_name
 from synth.skill.postprocess import PostProcessError, Skill, SkillContext, postprocess
 from synth.skill.size import estimate_tokens
 
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text"]
 
-MIN_BUDGET = 256
-DELTA_INDEX_TOKENS = 500
-# Without a model there is no context window to fit: the extractive synthesizer chooses its quotes (its own output
-# stays within the skill's body budget) from a bundle of at least this many tokens.
-EXTRACTIVE_BUDGET = 16_000
-
-
-class RunState:
-    """What a run gathers as it goes: the timings per phase, the warnings (for run.json), the model calls;
-    and where it prints (``err``, progress displays when ``progress``)."""
-
-    def __init__(self, err: Console, progress: bool = True) -> None:
-        self.err = err
-        self.progress = progress
-        self.timings: dict[str, float] = {}
-        self.warnings: list[str] = []
-        self.log = CallLog()
-        self.committed = False  # the outputs are in place
-        self.started = datetime.now(timezone.utc)
-        self.conflicts: dict[str, Any] = {}  # synth.evidence.conflicts: opposite advice settled before the bundle
-
-    @contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        """Add the time spent in the block to ``timings[name]`` (seconds)."""
-        t0 = time.monotonic()
-        try:
-            yield
-        finally:
-            self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - t0, 3)
-
-    def warn(self, message: str, *, loud: bool = False, record: bool = True, show: bool = True) -> None:
-        """Print one warning line to stderr (``loud``: bold yellow ``WARNING``; not when ``show`` is false: the
-        caller said it already) and, when ``record``, keep it for run.json's ``warnings``."""
-        if show:
-            print_warning(self.err, message, loud=loud)
-        if record:
-            self.warnings.append(message)
-
-    def display(self, label: str) -> AbstractContextManager[Callable[[str], None] | None]:
-        """The progress display of one model call (nothing with ``--quiet``)."""
-        return generation_progress(label, console=self.err) if self.progress else nullcontext(None)
-
-    def call(self, model: ChatModel, phase: str, messages: list[Message], *, max_tokens: int, label: str) -> str:
-        """One logged model call under a progress display labelled ``label``."""
-        with self.display(label) as on_text:
-            return self.log.call(model, phase, messages, max_tokens=max_tokens, on_text=on_text)
-
-    def result(self, exit_code: int, **fields: Any) -> SynthResult:
-        """The run's result with the warnings and timings gathered so far."""
-        return SynthResult(exit_code=exit_code, warnings=tuple(self.warnings), timings=dict(self.timings), **fields)
-
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """The provider asked for, the one used ("auto" resolved), the model (``None``: extractive)."""
+    """The provider asked for, the one used ("auto" resolved) as its synthesizer."""
 
-    model: ChatModel | None
+    synthesizer: Synthesizer
     requested: str
     used: str
     fallback_reason: str | None = None
 
     def record(self) -> dict[str, Any]:
         """run.json's ``model`` entry."""
-        model = self.model
-        return {"requested": self.requested, "used": self.used,
-                "endpoint": getattr(model, "endpoint", None) if model else None,
-                "model": getattr(model, "model", None) if model else None, "auto_fallback_reason": self.fallback_reason}
+        return {"requested": self.requested, "used": self.used, **self.synthesizer.record(),
+                "auto_fallback_reason": self.fallback_reason}
 
 
 @dataclass
@@ -179,27 +116,6 @@ class Synthesised:
     choice: ModelChoice
     draft: Draft
     checked: Checked
-
-
-def output_reserve(context_tokens: int) -> int:
-    """Tokens kept free for the model's answer."""
-    return min(2048, max(256, context_tokens // 4))
-
-
-def evidence_budget(context_tokens: int, topic: str, name: str, cutoff: str, target_model: str, n_sources: int) -> int:
-    """Context minus the answer's reserve, the prompt's own text and per-source fence overhead."""
-    empty = {"skill_name": name, "target_model": target_model, "cutoff": cutoff, "sources": []}
-    overhead = messages_tokens(synth_messages(empty, topic=topic, name=name, today="2026-01-01")) + 40 * n_sources
-    overhead += DELTA_INDEX_TOKENS  # the delta index the prompt may carry (synth.pipeline.synthesize.MAX_INDEX_CHARS)
-    return max(MIN_BUDGET, context_tokens - output_reserve(context_tokens) - overhead)
-
-
-def bundle_budget(inputs: Inputs, name: str, n_sources: int, *, extractive: bool) -> int:
-    """The evidence budget of the run: :func:`evidence_budget`, and at least ``EXTRACTIVE_BUDGET`` when the
-    provider used is ``extractive`` (no model: no context window to fit). The one place that decides it, for
-    the run and its dry run alike."""
-    budget = evidence_budget(inputs.context_tokens, inputs.topic, name, inputs.cutoff.month, inputs.target_model, n_sources)
-    return max(budget, EXTRACTIVE_BUDGET) if extractive else budget
 
 
 def run_synth(options: SynthOptions, *, console: Console | None = None) -> SynthResult:
@@ -248,23 +164,21 @@ def _steps(options: SynthOptions, state: RunState, inputs: Inputs) -> SynthResul
     ranked = rank(inputs, options.strict_cutoff, state)
     name = sanitize_name(inputs.topic, inputs.topic)
     if options.dry_run:  # the bundle the run would build: the provider resolved as the run resolves it
-        provider = resolve_provider(options, state)
-        extractive = provider.provider == "extractive"
-        budget = bundle_budget(inputs, name, len(ranked.candidates), extractive=extractive)
-        sel = select_evidence(ranked.candidates, budget, can_condense=not extractive)
+        caps = capabilities(resolve_provider(options, state).provider)
+        budget = bundle_budget(inputs, name, len(ranked.candidates), caps)
+        sel = select_evidence(ranked.candidates, budget, can_condense=caps.condenses)
         return state.result(0, dry_run=DryRunReport(ranked, sel, budget, inputs.context_tokens, inputs.cutoff.month))
     # --- refresh (synth.agents.refresh): a previous run here with the same inputs → its skill is left as it was
     refresh = agents_refresh.prepare(options, inputs, ranked)
     if refresh.unchanged:
         _check_outputs(inputs.out_dir)
         return refresh.unchanged_result(state, "same sources and options as the previous run")
-    provider = resolve_provider(options, state)
-    budget = bundle_budget(inputs, name, len(ranked.candidates), extractive=provider.provider == "extractive")
-    choice = choose_model(options, provider, inputs, state)
+    choice = choose_model(options, resolve_provider(options, state), inputs, state)
+    budget = bundle_budget(inputs, name, len(ranked.candidates), choice.synthesizer.capabilities)
     with state.phase("vet_input"):
         candidates, input_vet = vet_input_step(ranked.candidates, state)
     state.conflicts = resolve_candidates(candidates).to_dict()  # opposite advice: the loser never reaches the model
-    draft = synthesize(choice.model, candidates, budget, inputs, ranked, name, state)
+    draft = synthesize(choice.synthesizer, candidates, budget, inputs, ranked, name, state)
     draft.context.version = refresh.version  # refresh: synthesised at the previous run's version
     checked = check_output(draft, choice, input_vet, options, inputs, state)
     if refresh.same_files(checked.skill):  # refresh: the same skill again → nothing is rewritten
@@ -327,7 +241,7 @@ def _warn_timeline(delta: Any, state: RunState) -> None:
 
 def choose_model(options: SynthOptions, provider: Choice, inputs: Inputs, state: RunState) -> ModelChoice:
     """Refuse outputs skill3 did not write, check that an explicitly chosen openai endpoint answers (else exit 2,
-    one line), then make the model of ``provider`` with its time budget — all before any model call."""
+    one line), then make the synthesizer of ``provider`` (its model with its time budget) — all before any model call."""
     from synth.llm.bounds import CallBudget
 
     _check_outputs(inputs.out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
@@ -336,11 +250,12 @@ def choose_model(options: SynthOptions, provider: Choice, inputs: Inputs, state:
         if problem:
             raise SynthFailure(2, problem)
     try:
-        model = make_chat_model(provider.provider, endpoint=options.llm_endpoint, model=provider.model,
-                                budget=CallBudget(inputs.llm_timeout, inputs.llm_total_timeout))
+        synthesizer = synthesizer_for(provider.provider, lambda: make_model(
+            provider.provider, endpoint=options.llm_endpoint, model=provider.model,
+            budget=CallBudget(inputs.llm_timeout, inputs.llm_total_timeout)))
     except LLMError as exc:  # a missing key, an unknown provider
         raise SynthFailure(2, str(exc)) from None
-    return ModelChoice(model, options.llm_provider, provider.provider, provider.reason)
+    return ModelChoice(synthesizer, options.llm_provider, provider.provider, provider.reason)
 
 
 def vet_input_step(candidates: list[Candidate], state: RunState) -> tuple[list[Candidate], Any]:
@@ -393,29 +308,21 @@ def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
     return parts
 
 
-def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int, inputs: Inputs, ranked: Ranked,
+def synthesize(synthesizer: Synthesizer, candidates: list[Candidate], budget: int, inputs: Inputs, ranked: Ranked,
                name: str, state: RunState) -> Draft:
-    """Select and draft the skill; after a context-length error the bundle is halved once (trimmed, not
-    condensed with more calls) and the draft retried."""
+    """Select and draft the skill (condensed when the synthesizer condenses and the evidence does not fit); after a
+    context-length error the bundle is halved once (trimmed, not condensed with more calls) and the draft retried."""
     shrunk: dict[str, Any] | None = None
-    map_reduce: dict[str, Any] = {}
     while True:
-        sel, bundle = select(candidates, budget, can_condense=model is not None and shrunk is None, inputs=inputs,
-                             name=name, ranked=ranked, state=state)
+        can_condense = synthesizer.capabilities.condenses and shrunk is None
+        sel, bundle = select(candidates, budget, can_condense=can_condense, inputs=inputs, name=name, ranked=ranked,
+                             state=state)
         with state.phase("delta"):
             parts = delta_parts(ranked, bundle, inputs)
             bundle.setdefault("delta", {}).update(since_version=inputs.since_version, coverage=crawl_coverage(inputs))
         try:
             with state.phase("synthesize"):
-                if model is None:
-                    text, messages = extractive_skill(bundle, topic=inputs.topic, name=name, parts=parts), []
-                else:
-                    notes = None
-                    if sel.mode == "map-reduce":
-                        notes, map_reduce = _condense(model, bundle, sel, inputs, state)
-                    messages = synth_messages(bundle, topic=inputs.topic, name=name, today=inputs.today, notes=notes)
-                    text = state.call(model, "synthesize", messages, max_tokens=output_reserve(inputs.context_tokens),
-                                      label="synthesising SKILL.md")
+                text, messages, map_reduce = synthesizer.draft(bundle, sel, inputs, name, parts, state)
             if parts is not None and parts.extra_sources:
                 bundle["delta_sources"] = list(parts.extra_sources)  # pages only the delta's lines cite
             ctx = SkillContext(topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
@@ -435,24 +342,26 @@ def synthesize(model: ChatModel | None, candidates: list[Candidate], budget: int
 
 def check_output(draft: Draft, choice: ModelChoice, input_vet: Any, options: SynthOptions, inputs: Inputs,
                  state: RunState) -> Checked:
-    """Post-process (one re-prompt when the draft is not fixable), --verify, then lint and vet the skill."""
-    model = choice.model
+    """Post-process (one re-prompt when the draft is not fixable), --verify, then lint and vet the skill. What asks
+    the model again (a repair, --verify, a lint re-prompt, a revision) runs when its capabilities say it calls one."""
+    synthesizer = choice.synthesizer
+    calls_model = synthesizer.capabilities.calls_model
     with state.phase("postprocess"):
-        skill = _postprocess_or_repair(draft, model, inputs.context_tokens, state)
+        skill = _postprocess_or_repair(draft, synthesizer, inputs.context_tokens, state)
         reprompted = any(c["phase"] == "repair" for c in state.log.calls)
-    if model is not None and not skill.cited:
+    if calls_model and not skill.cited:  # a skill quoted without a model cites every statement
         state.warn("the model cited no source: the skill's statements are not traceable "
                    "(consider --llm-provider extractive or a stronger model)")
     verify_info: dict[str, Any] = {"status": "not requested"}
     if options.verify:
-        if model is None:
+        if not calls_model:
             verify_info = {"status": "skipped", "reason": f"provider {choice.used} has no model to verify with"}
-            state.warn("--verify skipped: the extractive provider has no model", record=False)
+            state.warn(f"--verify skipped: the {choice.used} provider has no model", record=False)
         else:
             with state.phase("verify"):
-                skill, verify_info = _verify(model, draft, skill, inputs, state)
+                skill, verify_info = _verify(synthesizer, draft, skill, inputs, state)
     with state.phase("lint_and_vet"):
-        skill, lint_info, vet_info = _lint_and_vet_output(skill, draft, model, input_vet, inputs.context_tokens,
+        skill, lint_info, vet_info = _lint_and_vet_output(skill, draft, synthesizer, input_vet, inputs.context_tokens,
                                                           options.fail_on_findings, state)
     return Checked(skill, reprompted, verify_info, lint_info, vet_info)
 
@@ -572,9 +481,10 @@ def _previous_skill_dir(out_dir: Path) -> Path | None:
     return path if path.is_dir() and not path.is_symlink() and (path / "SKILL.md").is_file() else None
 
 
-def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, input_vet: Any, ctx_tokens: int,
+def _lint_and_vet_output(skill: Skill, draft: Draft, synthesizer: Synthesizer, input_vet: Any, ctx_tokens: int,
                          fail_on_findings: bool, state: RunState) -> tuple[Skill, dict[str, Any], dict[str, Any]]:
-    """Lint (fixer, one re-prompt) and the SkillSpector correction loop; returns (skill, lint record, vet record)."""
+    """Lint (fixer, one re-prompt) and the SkillSpector correction loop (its revisions by the model, when the synthesizer
+    calls one); returns (skill, lint record, vet record)."""
     from synth.lint import Facts
     from synth.lint.facts import StaleConstruct
     from synth.pipeline.checks import (
@@ -595,16 +505,16 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, in
                   stale=tuple(StaleConstruct(**c) for c in stale) if stale is not None else None)
     reprompt: Callable[[list[str]], str] | None = None
     revise: Callable[[str, str], str] | None = None
-    if model is not None:
+    if synthesizer.capabilities.calls_model:
         def reprompt(problems: list[str]) -> str:
-            return state.call(model, "lint-repair", repair_messages(draft.messages, skill.skill_md(), problems),
-                              max_tokens=output_reserve(ctx_tokens), label="re-prompting to fix lint errors")
+            return synthesizer.ask(state, "lint-repair", repair_messages(draft.messages, skill.skill_md(), problems),
+                                   context_tokens=ctx_tokens, label="re-prompting to fix lint errors")
 
         rounds = iter(range(1, 100))
 
         def revise(text: str, findings: str) -> str:
-            return state.call(model, f"revise[{next(rounds)}]", revise_messages(text, findings),
-                              max_tokens=output_reserve(ctx_tokens), label="revising the skill for its findings")
+            return synthesizer.ask(state, f"revise[{next(rounds)}]", revise_messages(text, findings),
+                                   context_tokens=ctx_tokens, label="revising the skill for its findings")
     try:
         skill, _first, lint_log = lint_and_fix(skill, draft.context, facts, reprompt=reprompt, err=err, warnings=state.warnings)
         skill, correction = vet_output(skill, draft.context, facts, revise_model=revise, err=err, warnings=state.warnings)
@@ -621,37 +531,18 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, model: ChatModel | None, in
     return skill, lint_info, vet_info
 
 
-def _condense(model: ChatModel, bundle: dict[str, Any], sel: Selection, inputs: Inputs,
-              state: RunState) -> tuple[dict[int, str], dict[str, Any]]:
-    """Map-reduce: one call per source condenses it into a note; returns (notes by source number, the record)."""
-    n = len(bundle["sources"])
-    note_tokens = max(96, min(600, sel.budget // max(1, n)))
-    nonce = bundle_nonce(bundle)
-    max_src = max(MIN_BUDGET, inputs.context_tokens - note_tokens - 400)
-    notes: dict[int, str] = {}
-    cut_sources = []
-    for src in bundle["sources"]:
-        messages, cut = condense_messages(src, topic=inputs.topic, cutoff=inputs.cutoff.month, nonce=nonce,
-                                          words=int(note_tokens * 0.7), max_source_tokens=max_src)
-        if cut:
-            cut_sources.append(src["url"])
-        notes[src["n"]] = state.call(model, f"condense[{src['n']}]", messages, max_tokens=note_tokens,
-                                     label=f"condensing source {src['n']}/{n}").strip()
-    return notes, {"sources": n, "note_tokens": note_tokens, "cut_before_condensing": cut_sources}
-
-
-def _postprocess_or_repair(draft: Draft, model: ChatModel | None, ctx_tokens: int, state: RunState) -> Skill:
-    """The post-processed draft; a draft it cannot fix gets one re-prompt (the extractive one: exit 1)."""
+def _postprocess_or_repair(draft: Draft, synthesizer: Synthesizer, ctx_tokens: int, state: RunState) -> Skill:
+    """The post-processed draft; a draft it cannot fix gets one re-prompt (a synthesizer calling no model: exit 1)."""
     try:
         return postprocess(draft.text, draft.context)
     except PostProcessError as exc:
-        if model is None:
-            raise SynthFailure(1, f"the extractive draft could not be made valid: {exc}") from None
+        if not synthesizer.capabilities.calls_model:
+            raise SynthFailure(1, f"the {synthesizer.provider} draft could not be made valid: {exc}") from None
         state.warn(f"the draft is not fixable ({exc}); re-prompting the model once", record=False)
         first = exc
     try:
-        again = state.call(model, "repair", repair_messages(draft.messages, draft.text, first.problems),
-                           max_tokens=output_reserve(ctx_tokens), label="re-prompting for a valid SKILL.md")
+        again = synthesizer.ask(state, "repair", repair_messages(draft.messages, draft.text, first.problems),
+                                context_tokens=ctx_tokens, label="re-prompting for a valid SKILL.md")
     except LLMError as exc:
         raise SynthFailure(1, f"the draft was not a valid skill ({first}) and the re-prompt failed: {exc}") from None
     try:
@@ -660,7 +551,7 @@ def _postprocess_or_repair(draft: Draft, model: ChatModel | None, ctx_tokens: in
         raise SynthFailure(1, f"the model did not produce a valid skill after one re-prompt: {exc}") from None
 
 
-def _verify(model: ChatModel, draft: Draft, skill: Skill, inputs: Inputs, state: RunState) -> tuple[Skill, dict[str, Any]]:
+def _verify(synthesizer: Synthesizer, draft: Draft, skill: Skill, inputs: Inputs, state: RunState) -> tuple[Skill, dict[str, Any]]:
     """One call re-grounds the draft against its sources; the sources are trimmed so sources + draft fit the context."""
     sel, bundle, ctx_tokens = draft.selection, draft.bundle, inputs.context_tokens
     text = skill.skill_md()
@@ -678,7 +569,7 @@ def _verify(model: ChatModel, draft: Draft, skill: Skill, inputs: Inputs, state:
             for src in bundle["sources"] if src["url"] in keep]}
     messages = verify_messages(verify_bundle, text, today=inputs.today)
     try:
-        answer = state.call(model, "verify", messages, max_tokens=output_reserve(ctx_tokens), label="verifying against the sources")
+        answer = synthesizer.ask(state, "verify", messages, context_tokens=ctx_tokens, label="verifying against the sources")
     except ContextLengthError as exc:
         msg = f"--verify skipped: {exc}"
         state.warn(msg)
