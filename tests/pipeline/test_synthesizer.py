@@ -6,6 +6,7 @@ OpenAI-compatible server) and the extractive one through the same decision."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 import pytest
 from rich.console import Console
@@ -13,8 +14,11 @@ from rich.console import Console
 from synth.core.errors import SynthFailure
 from synth.llm.registry import capabilities, make_model
 from synth.pipeline.budget import bundle_budget
+from synth.pipeline.draft import Draft
+from synth.pipeline.inputs import resolve_inputs
 from synth.pipeline.options import SynthOptions
-from synth.pipeline.run import Draft, _postprocess_or_repair, run_synth
+from synth.pipeline.review import _postprocess_or_repair
+from synth.pipeline.run import run_synth
 from synth.pipeline.state import RunState
 from synth.pipeline.synthesizer import synthesizer_for
 from synth.skill.postprocess import SkillContext
@@ -102,11 +106,7 @@ def test_a_draft_the_post_processor_cannot_fix_is_re_prompted_only_by_a_model(tm
 
 
 def test_bundle_budget_is_at_least_the_providers_floor(tmp_path) -> None:
-    from synth.pipeline.inputs import resolve_inputs
-
     write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
-    from datetime import datetime, timezone
-
     inputs = resolve_inputs(SynthOptions(paths=(str(tmp_path / "run.jsonl"),), cutoff="2026-01", context_tokens=2048),
                             datetime.now(timezone.utc))
     model, extractive = (bundle_budget(inputs, "mcp", 3, capabilities(p)) for p in ("openai", "extractive"))
