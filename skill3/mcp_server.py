@@ -31,6 +31,7 @@ from mcp_types import Resource as MCPResource
 from synth.agents import AgentsError
 from synth.agents.runview import MAX_SKILLS, RunView, _try_load, candidates, stamp
 from synth.agents.search import search_entries
+from synth.llm.registry import PROVIDERS
 
 SCHEME = "skill3://skills/"
 MAX_READ = 512 * 1024
@@ -197,8 +198,8 @@ def learn_argv(root: Path, topic: str, *, start_urls: list[str] | None, input_fi
     if not slug or len(topic) > 200:
         raise ToolError("topic must name something with a letter or digit (at most 200 characters)")
     argv = [sys.executable, "-m", "skill3", "learn", topic, "--output-dir", str(root / slug), "--llm-provider", llm_provider]
-    if llm_provider not in ("auto", "openai", "anthropic", "extractive"):
-        raise ToolError("llm_provider must be auto, openai, anthropic or extractive")
+    if llm_provider not in PROVIDERS:
+        raise ToolError(f"llm_provider must be {', '.join(PROVIDERS[:-1])} or {PROVIDERS[-1]}")
     for u in start_urls or []:
         if not u.startswith(("http://", "https://")) or any(c.isspace() for c in u) or "," in u:
             raise ToolError(f"start URL {u!r} is not a plain http(s) URL")

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
@@ -24,7 +24,7 @@ from synth.evidence.urls import host_of
 from synth.llm.model import LLMError
 from synth.llm.registry import Choice, Provider, check_provider
 from synth.output.outdir import output_dir_problem
-from synth.pipeline.options import MIN_CONTEXT_TOKENS, SynthOptions, option_help
+from synth.pipeline.options import MIN_CONTEXT_TOKENS, CommandOption, SynthOptions, option_kind, synth_option, synth_options
 from synth.skill.names import topic_slug
 from synth.vet.redact import redact_urls
 
@@ -48,6 +48,16 @@ DERIVED = {"cutoff": "did you mean cutoff_time?", "corpus": "did you mean input_
 def arg_default(name: str) -> Any:
     """The default of the spider argument ``name`` (help texts take it from here)."""
     return LearnArgs.model_fields[name].get_default(call_default_factory=True)
+
+
+def _synth(name: str) -> Any:
+    """The spider argument of the synthesis option ``name`` that ``skill3 learn`` shares with ``skill3 synth``: its
+    default and help are :class:`SynthOptions`' (:func:`synth.pipeline.options.synth_options`), written there once."""
+    option = synth_option(name)
+    if not option.learn:
+        raise ValueError(f"{name} is not a synthesis option skill3 learn shares")
+    extra: dict[str, Any] | None = {"metavar": option.metavar} if option.metavar else None
+    return Field(option.default, description=option.help.replace("{", "{{").replace("}", "}}"), json_schema_extra=extra)
 
 
 def _split_csv(value: Any) -> list[str]:
@@ -86,11 +96,12 @@ class LearnArgs(BaseModel):
 
     # Each argument with a description is a `skill3 learn` option too (--x-y for x_y, the same value; see
     # :func:`learn_options`): its description is the option's help, ``{default}`` in it the default below.
+    # The synthesis options skill3 synth has too (``_synth``): their defaults and help texts are SynthOptions'.
     topic: str
-    target_model: str | None = Field(None, description=option_help("target_model"))
-    cutoff_time: str | None = Field(None, description=option_help("cutoff"))
-    strict_cutoff: bool = Field(False, description=option_help("strict_cutoff"))
-    since_version: str | None = Field(None, description=option_help("since_version"))  # the target model's last version
+    target_model: str | None = _synth("target_model")
+    cutoff_time: str | None = _synth("cutoff_time")
+    strict_cutoff: bool = _synth("strict_cutoff")
+    since_version: str | None = _synth("since_version")  # the target model's last version
     authoritative: list[str] = Field(default_factory=list, description="comma-separated authoritative hosts (weight 1.0)")
     start_urls: list[str] = Field(default_factory=list, description="comma-separated URLs to crawl directly, each within its "
                                                                     "path prefix (docs mode)")
@@ -99,14 +110,14 @@ class LearnArgs(BaseModel):
     max_pages: int = Field(200, description=f"pages written, 1–{MAX_PAGES_LIMIT} (default {{default}})")
     output_dir: str | None = Field(None, description="output folder (default output/<topic>)")
     synth: bool = True  # synthesise when the crawl ends (skill3 learn passes 0: it synthesises itself)
-    llm_provider: Provider = Field("auto", description=option_help("llm_provider"))
-    llm_endpoint: str | None = Field(None, description=option_help("llm_endpoint"))
-    llm_model: str | None = Field(None, description=option_help("llm_model"))
-    llm_timeout: float | None = Field(None, description=option_help("llm_timeout"), json_schema_extra={"metavar": "SECONDS"})
-    verify: bool = Field(False, description=option_help("verify"))
-    fail_on_findings: bool = Field(True, description=option_help("fail_on_findings"))  # synthesis' exit-3 gate
-    fresh: bool = Field(False, description=option_help("fresh"))  # ignore the previous run (synth.agents.refresh)
-    context_tokens: int | None = Field(None, description=option_help("context_tokens"))  # synthesis: the model's window
+    llm_provider: Provider = _synth("llm_provider")
+    llm_endpoint: str | None = _synth("llm_endpoint")
+    llm_model: str | None = _synth("llm_model")
+    llm_timeout: float | None = _synth("llm_timeout")
+    verify: bool = _synth("verify")
+    fail_on_findings: bool = _synth("fail_on_findings")  # synthesis' exit-3 gate
+    fresh: bool = _synth("fresh")  # ignore the previous run (synth.agents.refresh)
+    context_tokens: int | None = _synth("context_tokens")  # synthesis: the model's window
     brave_key: SecretStr | None = Field(None, description="Brave Search API key (default BRAVE_SEARCH_API_KEY)")
     package: str | None = Field(None, description="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME "
                                                   "(default: looked up by the topic's name)")
@@ -300,9 +311,9 @@ class LearnArgs(BaseModel):
         before the crawl (``scrapy crawl``'s argument check), never in the spider."""
         from synth.llm.registry import model_problem
 
-        if self.role == "worker" or not self.needs_model() or self.llm_provider not in ("openai", "anthropic"):
+        if self.role == "worker" or not self.needs_model():
             return None
-        return model_problem(self.llm_provider, self.llm_endpoint)
+        return model_problem(self.llm_provider, self.llm_endpoint)  # None for auto and for a provider calling no model
 
     def public_dict(self) -> dict[str, Any]:
         """The arguments as given, secrets removed (for crawl.json and logs)."""
@@ -320,34 +331,15 @@ class LearnArgs(BaseModel):
         (``SKILL3_TODAY``); ``auto_choice``: the provider ``auto`` already resolved to (one probe per run).
         The cutoff is passed as given (``cutoff_time``, else the target model's): synthesis resolves it the
         same way and records where it came from."""
-        return SynthOptions(
-            paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic,
-            target_model=self.target_model, cutoff=self.cutoff_time,
-            llm_provider=self.llm_provider, llm_endpoint=self.llm_endpoint, llm_model=self.llm_model,
-            llm_timeout=self.llm_timeout, verify=self.verify, strict_cutoff=self.strict_cutoff,
-            since_version=self.since_version, context_tokens=self.context_tokens, fail_on_findings=self.fail_on_findings,
-            today=today, fresh=self.fresh, auto_choice=auto_choice,
-        )
-
+        shared = {o.field: getattr(self, o.name) for o in synth_options() if o.learn}
+        return SynthOptions(paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic, today=today,
+                            auto_choice=auto_choice, **shared)
 
 
 @dataclass(frozen=True)
-class LearnOption:
-    """A spider argument that is a `skill3 learn` option: ``--x-y`` for ``-a x_y``. ``kind`` is what the command
-    line parses (``bool`` a flag, ``int``, ``float``, else ``str``: lists comma-separated); ``default`` the
-    argument's; ``help`` its description with the default filled in."""
-
-    name: str
-    kind: type
-    default: Any
-    help: str
-    metavar: str | None = None
-
-    @property
-    def flag(self) -> str:
-        """``--x-y``, and ``--x-y/--no-x-y`` for a flag that is on by default."""
-        dashed = "--" + self.name.replace("_", "-")
-        return f"{dashed}/--no-{dashed[2:]}" if self.kind is bool and self.default else dashed
+class LearnOption(CommandOption):
+    """A spider argument that is a `skill3 learn` option: ``--x-y`` for ``-a x_y``; ``default`` the argument's,
+    ``help`` its description with the default filled in."""
 
     def spider_value(self, value: Any) -> str | None:
         """The ``-a`` value for the option's ``value``: a flag 1 or 0; ``None`` when the option was left out
@@ -359,14 +351,6 @@ class LearnOption:
         return str(value)
 
 
-def _kind(annotation: Any) -> type:
-    kinds = {a for a in (get_args(annotation) or (annotation,)) if a is not type(None)}
-    for kind in (bool, int, float):
-        if kinds == {kind}:
-            return kind
-    return str
-
-
 def learn_options() -> list[LearnOption]:
     """The `skill3 learn` options, one per described spider argument, in the model's order."""
     options = []
@@ -375,7 +359,7 @@ def learn_options() -> list[LearnOption]:
             default = f.get_default(call_default_factory=True)
             extra = f.json_schema_extra if isinstance(f.json_schema_extra, dict) else {}
             metavar = extra.get("metavar")
-            options.append(LearnOption(name, _kind(f.annotation), default, f.description.format(default=default),
+            options.append(LearnOption(name, option_kind(f.annotation), default, f.description.format(default=default),
                                        metavar if isinstance(metavar, str) else None))
     return options
 

@@ -25,6 +25,30 @@ class PageItem(SourceItem):
     extracted: dict[str, Any] | None = None  # skill3crawl.extract.page.process_page's result, when the spider has it
 
 
+@dataclass(frozen=True)
+class FetchedPage:
+    """A page as a spider found it, before the pipelines: what ``LearnSpider._item`` makes a :class:`PageItem` of.
+
+    ``url`` the URL asked for (or the source's), ``final_url`` where it was read (after redirects), ``html`` the
+    page as HTML, ``discovery`` how it was found and ``query`` the search that found it; the hints are
+    :class:`PageItem`'s."""
+
+    url: str
+    final_url: str
+    html: str
+    discovery: str
+    headers: dict[str, str] = field(default_factory=dict)
+    query: str | None = None
+    lastmod: str | None = None
+    title_hint: str = ""
+    date_hint: str | None = None
+
+    @classmethod
+    def of_response(cls, response: Any, url: str, html: str, discovery: str, **hints: Any) -> FetchedPage:
+        """The page ``response`` answered for ``url`` (its final URL and headers the response's)."""
+        return cls(url, response.url, html, discovery, response_headers(response), **hints)
+
+
 def response_headers(response: Any) -> dict[str, str]:
     """A response's headers for :attr:`PageItem.headers`: lower-case names, first values."""
     out = {}

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional
 
 import typer
 
-from skill3crawl.args import LearnOption, arg_default, learn_options, learn_spider_args
+from skill3.cli.params import option_parameter, with_parameters
+from skill3crawl.args import arg_default, learn_options, learn_spider_args
 from synth.core.errors import ExitCode
 from synth.llm.bounds import timeout_value
 from synth.llm.model import LLMError
@@ -144,18 +145,9 @@ def _synthesise(args: LearnArgs, outcome: CrawlOutcome, auto_choice: Choice | No
     return result.exit_code
 
 
-def _option(option: LearnOption) -> inspect.Parameter:
-    """A spider argument as a typer option: a flag with the argument's default, else an optional value (left out:
-    the argument's default applies)."""
-    if option.kind is bool:
-        default = typer.Option(option.default, option.flag, help=option.help)
-        return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=bool)
-    default = typer.Option(None, option.flag, help=option.help, metavar=option.metavar)
-    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Optional[option.kind])
-
-
-def _signature() -> inspect.Signature:
-    """`skill3 learn`'s parameters: the topic, one option per spider argument, then the command's own."""
+def _parameters() -> list[inspect.Parameter]:
+    """`skill3 learn`'s parameters: the topic, one option per spider argument (left out: the argument's default
+    applies), then the command's own."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     own = {
         "export": (list[str], typer.Option([], "--export", metavar="FORMAT", help="then write the skill's always-loaded index: "
@@ -163,16 +155,15 @@ def _signature() -> inspect.Signature:
         "export_to": (Optional[Path], typer.Option(None, "--export-to", help="the folder --export writes into (default: the output folder)")),
         "setting": (list[str], typer.Option([], "-s", "--set", metavar="NAME=VALUE", help=SETTING_HELP)),
     }
-    return inspect.Signature([
+    return [
         inspect.Parameter("topic", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str,
                           default=typer.Argument(..., help="technology or concept to learn, e.g. mcp")),
-        *(_option(o) for o in learn_options()),
+        *(option_parameter(o, typed_default=False) for o in learn_options()),
         *(inspect.Parameter(name, keyword, annotation=kind, default=default) for name, (kind, default) in own.items()),
-    ])
+    ]
 
 
-learn_cmd.__signature__ = _signature()  # type: ignore[attr-defined]  # what typer reads (inspect.signature)
-learn_cmd.__annotations__ = {}  # the signature's annotations, not the def's, are the options' types
+with_parameters(learn_cmd, _parameters())
 
 
 _HELD: list = []  # the output folder's lock (synth.output.outdir.OutputLock) while `learn` runs

@@ -28,7 +28,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 
 from skill3crawl.config import setting_or_env
 from skill3crawl.discovery import registries as reg
-from skill3crawl.items import response_headers
+from skill3crawl.items import FetchedPage
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
@@ -276,7 +276,7 @@ class OfficialSourcesMixin:
             self.crawler.stats.inc_value("skill3/pages_fetched")
             self.crawler.stats.inc_value("skill3/discovery/repository")
             self.items_yielded += 1
-            yield self._item(url, url, page, {}, "repository", None, title_hint=e["title"])
+            yield self._item(FetchedPage(url, url, page, "repository", title_hint=e["title"]))
 
     def parse_changelog(self, response: Response, repo: tuple[str, str], label: str, fname: str) -> Iterator[PageItem]:
         owner, name = repo
@@ -292,7 +292,7 @@ class OfficialSourcesMixin:
             return
         self.crawler.stats.inc_value("skill3/discovery/repository")
         self.items_yielded += 1
-        yield self._item(blob, response.url, html, response_headers(response), "repository", None, title_hint=info["title"])
+        yield self._item(FetchedPage.of_response(response, blob, html, "repository", title_hint=info["title"]))
 
     # -- docs ---------------------------------------------------------------------
     def _crawl_docs(self, urls: list[str]) -> Iterator[scrapy.Request]:

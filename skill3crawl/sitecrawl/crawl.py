@@ -37,7 +37,7 @@ from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.extract.page import LinkRules, PageContext, process_page
 from skill3crawl.extract.versions import change_like_url
-from skill3crawl.items import response_headers
+from skill3crawl.items import FetchedPage, response_headers
 from skill3crawl.progress import Progress
 from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget
 from skill3crawl.sitecrawl.llms import llms_candidates, md_variant, parse_llms_txt
@@ -122,7 +122,7 @@ class DocsCrawlMixin:
     seen_urls: set[str]  # url_key of the search results requested
     items_yielded: int  # page items handed to the pipelines
     fallback_started: bool  # the direct crawl of all site roots was started
-    _item: Callable[..., PageItem]  # (url, final_url, html, headers, discovery, query, *, lastmod, title_hint) → item
+    _item: Callable[[FetchedPage], PageItem]  # a fetched page → its item (LearnSpider._item)
     page_html: Callable[[Response, dict], str | None]  # the page as HTML, or None (counted as dropped)
     page_failed: Callable[[Failure], None]  # count a failed page request
     # -- set here ----------------------------------------------------------------
@@ -441,7 +441,7 @@ class DocsCrawlMixin:
             self.release_slot(response.meta.get("skill3_key"))
             return
         self.items_yielded += 1
-        item = self._item(info["url"], response.url, html, response_headers(response), info["discovery"], None,
-                          lastmod=info.get("lastmod"), title_hint=info.get("title") or "")
+        item = self._item(FetchedPage.of_response(response, info["url"], html, info["discovery"], lastmod=info.get("lastmod"),
+                                                  title_hint=info.get("title") or ""))
         item.extracted = page
         yield item

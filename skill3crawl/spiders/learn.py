@@ -35,7 +35,7 @@ from skill3crawl.corpus import markdown_to_html, source_html
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
 from skill3crawl.extract.encoding import page_text
-from skill3crawl.items import EXPORT_FIELDS, PageItem, response_headers
+from skill3crawl.items import EXPORT_FIELDS, FetchedPage, PageItem
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
@@ -330,26 +330,27 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         url = canonical_url(src.url)
         self.crawler.stats.inc_value("skill3/pages_fetched")
         self.crawler.stats.inc_value("skill3/discovery/corpus")
-        return self._item(url, url, source_html(src), dict(src.headers), "corpus", None, title_hint=src.title, date_hint=src.date)
+        return self._item(FetchedPage(url, url, source_html(src), "corpus", dict(src.headers), title_hint=src.title,
+                                      date_hint=src.date))
 
-    def _item(self, url: str, final_url: str, html: str, headers: dict[str, str], discovery: str, query: str | None, *,
-              lastmod: str | None = None, title_hint: str = "", date_hint: str | None = None) -> PageItem:
+    def _item(self, page: FetchedPage) -> PageItem:
+        """The item of a fetched page, with this crawl's topic and cutoff."""
         a = self.args
         return PageItem(
-            url=url,
-            final_url=final_url,
-            host=host_of(final_url),
-            title=title_hint,
+            url=page.url,
+            final_url=page.final_url,
+            host=host_of(page.final_url),
+            title=page.title_hint,
             topic=a.topic,
             cutoff=a.cutoff.month,
             fetched_at=_now(),
-            discovery=discovery,
-            query=query,
-            html=html,
-            headers=headers,
-            lastmod=lastmod,
-            date_hint=date_hint,
-            title_hint=title_hint,
+            discovery=page.discovery,
+            query=page.query,
+            html=page.html,
+            headers=page.headers,
+            lastmod=page.lastmod,
+            date_hint=page.date_hint,
+            title_hint=page.title_hint,
         )
 
     # ----------------------------------------------------------------- search
@@ -434,8 +435,8 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         if html is None:
             return
         self.items_yielded += 1
-        yield self._item(info["url"], response.url, html, response_headers(response), info["discovery"], info["query"],
-                         title_hint=info.get("title") or "")
+        yield self._item(FetchedPage.of_response(response, info["url"], html, info["discovery"], query=info["query"],
+                                                 title_hint=info.get("title") or ""))
 
     def page_html(self, response: Any, info: dict) -> str | None:
         """The page as HTML (markdown and plain-text bodies converted), or None, counted as dropped."""

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
@@ -23,6 +25,47 @@ DEFAULT_ANTHROPIC_MODEL = "claude-opus-4-8"
 # The providers, written once: the spider arguments, SynthOptions and the CLI take them from here.
 Provider = Literal["auto", "openai", "anthropic", "extractive"]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
+
+# Without a model there is no context window to fit: the extractive synthesizer chooses its quotes (its own output
+# stays within the skill's body budget) from a bundle of at least this many tokens.
+EXTRACTIVE_BUDGET = 16_000
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider does, declared once per provider (:data:`CAPABILITIES`): synthesis, the query planner and
+    the argument checks ask these, never the provider's name or whether a model was built.
+
+    ``calls_model``: a language model answers — a model is built (:func:`make_chat_model`), it plans the crawl's
+    queries, it drafts the skill from the prompt, it can be asked again (a draft the post-processor cannot fix,
+    lint errors, vet findings, ``--verify``) and a draft of it that cites nothing is warned about; without one the
+    skill is compiled from quotes, each cited (``synth.pipeline.extractive``). ``condenses``: it can condense each
+    source into a note when the evidence does not fit its budget (map-reduce). ``min_budget``: the evidence budget
+    is at least this many tokens (it has no context window to fit); 0: the model's window decides."""
+
+    calls_model: bool
+    condenses: bool
+    min_budget: int = 0
+
+
+_MODEL = Capabilities(calls_model=True, condenses=True)
+# Every provider but "auto" (which is resolved to one of these before a run uses it).
+CAPABILITIES: Mapping[str, Capabilities] = MappingProxyType({
+    "openai": _MODEL,
+    "anthropic": _MODEL,
+    "extractive": Capabilities(calls_model=False, condenses=False, min_budget=EXTRACTIVE_BUDGET),
+})
+
+
+def capabilities(provider: str) -> Capabilities:
+    """The capabilities of ``provider`` (``auto`` must be resolved first: :func:`choose`)."""
+    try:
+        return CAPABILITIES[provider]
+    except KeyError:
+        if provider in PROVIDERS:
+            raise LLMError(f"llm_provider {provider!r} must be resolved before its capabilities are known") from None
+        raise UnknownProviderError(f"unknown llm_provider {provider!r}: use one of {', '.join(PROVIDERS)}") from None
+
 
 # OpenAI-compatible services that are hosted (need LLM_API_KEY). Any other endpoint may be a
 # local or private server that needs no key; a gateway that needs one rejects the call (HTTP 401).
@@ -69,18 +112,33 @@ def make_chat_model(
     max_retries: int = MAX_RETRIES,
     budget: CallBudget | None = None,
 ) -> ChatModel | None:
-    """Build the provider's model; ``extractive`` returns None (no model is called).
+    """The provider's model (:func:`make_model`), or None when it calls none (``extractive``: its capabilities say so).
+
+    A hosted provider without a key, an unknown one or ``auto`` (resolve it first: :func:`choose`) fails here."""
+    caps = CAPABILITIES.get(provider)  # None: "auto" or an unknown name, which make_model refuses
+    if caps is not None and not caps.calls_model:
+        return None
+    return make_model(provider, endpoint, model, api_key, timeout, max_retries, budget)
+
+
+def make_model(
+    provider: str,
+    endpoint: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_retries: int = MAX_RETRIES,
+    budget: CallBudget | None = None,
+) -> ChatModel:
+    """Build the model of a provider that calls one.
 
     Keys come from flags or the environment only (``LLM_API_KEY``, ``ANTHROPIC_API_KEY``)
     and are never logged. A hosted provider without a key fails here, before any call.
-    ``auto`` is resolved by the caller (``resolve_auto``) before this is called. ``timeout``: seconds one
-    call may take, retries included; ``budget`` (a :class:`~synth.llm.bounds.CallBudget`) instead, to share a
-    run's total budget.
+    ``timeout``: seconds one call may take, retries included; ``budget`` (a :class:`~synth.llm.bounds.CallBudget`)
+    instead, to share a run's total budget.
     """
     budget = budget or CallBudget(timeout)
     check_provider(provider, endpoint, api_key)
-    if provider == "extractive":
-        return None
     if provider == "openai":
         from synth.llm.openai_compat import OpenAICompatModel
 
@@ -98,6 +156,8 @@ def make_chat_model(
         return AnthropicModel(
             endpoint=endpoint, model=model or DEFAULT_ANTHROPIC_MODEL, api_key=key, max_retries=max_retries, budget=budget
         )
+    if provider in CAPABILITIES:
+        raise LLMError(f"llm_provider {provider!r} calls no model")
     raise LLMError(f"llm_provider {provider!r} must be resolved before building a model")
 
 
@@ -157,7 +217,10 @@ def model_problem(provider: str, endpoint: str | None = None, api_key: str | Non
 
     ``openai``: ``GET /models`` must give a 2xx JSON model list (as for ``auto``). ``anthropic``: ``GET
     /v1/models`` must be reachable and must not reject the key (401/403). ``auto`` and ``extractive`` need
-    no check (``auto`` falls back to extractive by itself)."""
+    no check (``auto`` falls back to extractive by itself; ``extractive`` calls no model)."""
+    caps = CAPABILITIES.get(provider)
+    if caps is None or not caps.calls_model:
+        return None
     import httpx2
 
     if provider == "openai":
@@ -167,7 +230,7 @@ def model_problem(provider: str, endpoint: str | None = None, api_key: str | Non
             return None
         return (f"llm_provider openai: {reason}; start the model server, pass the right --llm-endpoint, "
                 "or --llm-provider auto / extractive")
-    if provider != "anthropic":
+    if provider != "anthropic":  # pragma: no cover  (a provider calling a model without a probe of its own)
         return None
     base = (endpoint or "https://api.anthropic.com").rstrip("/")
     key = api_key or os.environ.get("ANTHROPIC_API_KEY") or ""

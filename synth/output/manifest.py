@@ -99,7 +99,7 @@ def _bounded_crawl(meta: dict[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class RunRecord:
     """What one synthesis run did and used, as :func:`build` writes it into run.json (the caller is
-    :func:`synth.pipeline.run._manifest`)."""
+    :func:`synth.pipeline.write._manifest`)."""
 
     topic: str
     target_model: str

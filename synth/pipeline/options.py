@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args, get_type_hints
 
 from synth.core.errors import ExitCode
 from synth.llm.bounds import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
-from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice, Provider
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
 
-    from synth.llm.registry import Choice, Provider
     from synth.pipeline.dryrun import DryRunReport
 
 ERROR_PREFIX = "skill3 synth: error: "
@@ -32,15 +32,14 @@ MIN_CONTEXT_TOKENS = 1024  # a smaller --context-tokens leaves no room for sourc
 _OTHERS = [p for p in PROVIDERS if p != "auto"]
 
 
-def _opt(default: Any, help: str) -> Any:
-    """A :class:`SynthOptions` field that is a command-line option: ``help`` is its one help text (``skill3 synth``
-    and ``skill3 learn``, through the spider argument of the same meaning)."""
-    return field(default=default, metadata={"help": help})
-
-
-def option_help(name: str) -> str:
-    """The help text of the synthesis option ``name`` (a :class:`SynthOptions` field)."""
-    return next(f.metadata["help"] for f in fields(SynthOptions) if f.name == name)
+def _opt(default: Any, help: str, *, name: str | None = None, metavar: str | None = None, negated: bool = False,
+         learn: bool = False) -> Any:
+    """A :class:`SynthOptions` field that is a ``skill3 synth`` option, defined here once: ``help`` its one help text
+    (``{default}`` in it: the default); ``name`` the option's when it is not the field's (``--x-y`` for ``x_y``);
+    ``negated``: a flag that turns the field off; ``learn``: ``skill3 learn`` has it too, as the spider argument
+    ``name`` (``skill3crawl.args.LearnArgs`` takes its default and help from here)."""
+    return field(default=default, metadata={"help": help, "name": name, "metavar": metavar, "negated": negated,
+                                            "learn": learn})
 
 
 @dataclass(frozen=True)
@@ -51,36 +50,42 @@ class SynthOptions:
     file's folder), ``topic``, ``target_model`` and ``cutoff`` (month ``YYYY-MM``) default to what the
     crawl recorded. ``llm_provider`` is ``auto`` (openai when the endpoint answers, else extractive),
     ``openai``, ``anthropic`` or ``extractive``; ``llm_timeout`` the seconds one model call may take, its
-retries included (default ``SKILL3_LLM_TIMEOUT``, else 300). ``today`` (``YYYY-MM-DD``) bounds the freshness window
-    (default: the day the run starts). ``fail_on_findings``: exit 3 when high-severity findings remain.
+    retries included (default ``SKILL3_LLM_TIMEOUT``, else 300). ``today`` (``YYYY-MM-DD``) bounds the freshness
+    window (default: the day the run starts). ``fail_on_findings``: exit 3 when high-severity findings remain.
     ``auto_choice``: ``auto`` already resolved by the caller (``skill3 learn``, the crawl's planner), which
     told the user about a fallback: synthesis uses it without a second probe or a second warning.
+
+    The fields made with ``_opt`` are the options of ``skill3 synth`` (:func:`synth_options`, in this order);
+    ``paths`` is its argument.
     """
 
-    paths: tuple[str, ...]
-    output_dir: str | None = None
-    topic: str | None = None
-    target_model: str | None = _opt(None, "the model the skill is for (cutoff lookup only)")
-    cutoff: str | None = _opt(None, "cutoff month YYYY-MM; wins over --target-model")  # --cutoff-time
-    llm_provider: Provider = _opt("auto", "auto (the default: openai if the endpoint answers GET /models with a 2xx JSON model "
-                                          "list, else extractive), " + ", ".join(_OTHERS[:-1]) + f" or {_OTHERS[-1]}")
-    llm_endpoint: str | None = _opt(None, f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})")
-    llm_model: str | None = _opt(None, "model name at the endpoint")
-    verify: bool = _opt(False, "one more model call re-grounds the draft against its sources")
-    strict_cutoff: bool = _opt(False, "drop pre-cutoff and undated sources")
-    since_version: str | None = _opt(None, "the target model knows the topic up to this version: every newer version is the "
-                                           "delta, dated or not (for sites that print no release dates)")
-    context_tokens: int | None = _opt(None, f"the model's context window in tokens (default {DEFAULT_CONTEXT_TOKENS})")
-    llm_timeout: float | None = _opt(None, f"seconds one model call may take, its retries included (default SKILL3_LLM_TIMEOUT, "
-                                           f"else {DEFAULT_TIMEOUT:g}; all calls of a run together: SKILL3_LLM_TOTAL_TIMEOUT, "
-                                           f"else {DEFAULT_TOTAL_TIMEOUT:g})")
-    fail_on_findings: bool = _opt(True, "exit 3 when high-severity findings remain")
+    paths: tuple[str, ...] = field(metadata={"help": "run.jsonl file(s) written by the crawl (several workers: pass them all)"})
+    output_dir: str | None = _opt(None, "where the skill, run.json and index.html go (default: the first file's folder)")
+    topic: str | None = _opt(None, "topic (default: from crawl.json or the items)")
+    target_model: str | None = _opt(None, "the model the skill is for (cutoff lookup only)", learn=True)
+    cutoff: str | None = _opt(None, "cutoff month YYYY-MM; wins over --target-model", name="cutoff_time", learn=True)
+    llm_provider: Provider = _opt("auto", "{default} (the default: openai if the endpoint answers GET /models with a 2xx "
+                                          "JSON model list, else extractive), " + ", ".join(_OTHERS[:-1]) + f" or {_OTHERS[-1]}",
+                                  learn=True)
+    llm_endpoint: str | None = _opt(None, f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})", learn=True)
+    llm_model: str | None = _opt(None, "model name at the endpoint", learn=True)
+    verify: bool = _opt(False, "one more model call re-grounds the draft against its sources", learn=True)
+    strict_cutoff: bool = _opt(False, "drop pre-cutoff and undated sources", learn=True)
+    since_version: str | None = _opt(None, "the target model knows the topic up to this version: every newer version is "
+                                           "the delta, dated or not (for sites that print no release dates)", learn=True)
+    context_tokens: int | None = _opt(None, f"the model's context window in tokens (default {DEFAULT_CONTEXT_TOKENS})",
+                                      learn=True)
+    llm_timeout: float | None = _opt(None, f"seconds one model call may take, its retries included (default "
+                                           f"SKILL3_LLM_TIMEOUT, else {DEFAULT_TIMEOUT:g}; all calls of a run together: "
+                                           f"SKILL3_LLM_TOTAL_TIMEOUT, else {DEFAULT_TOTAL_TIMEOUT:g})",
+                                     metavar="SECONDS", learn=True)
+    dry_run: bool = _opt(False, "print the ranked sources and the bundle size; call no model, write nothing")
+    fail_on_findings: bool = _opt(True, "exit 3 when high-severity findings remain", learn=True)
+    fresh: bool = _opt(False, "ignore the previous run in the output folder: no unchanged short cut, no diff (the previous "
+                              "skill is still kept in .history/)", learn=True)
+    progress: bool = _opt(True, "no progress display", name="quiet", negated=True)
     today: str | None = None
-    dry_run: bool = False
-    progress: bool = True
-    fresh: bool = _opt(False, "ignore the previous run in the output folder: no unchanged short cut, no diff (the previous skill "
-                              "is still kept in .history/)")
-    auto_choice: "Choice | None" = None
+    auto_choice: Choice | None = None
 
     def __post_init__(self) -> None:
         paths: Any = self.paths
@@ -89,6 +94,78 @@ retries included (default ``SKILL3_LLM_TIMEOUT``, else 300). ``today`` (``YYYY-M
         object.__setattr__(self, "paths", tuple(str(p) for p in paths))
         if isinstance(self.output_dir, Path):
             object.__setattr__(self, "output_dir", str(self.output_dir))
+
+
+def option_kind(annotation: Any) -> type:
+    """What the command line parses for a field of type ``annotation``: ``bool`` (a flag), ``int``, ``float``, else
+    ``str`` (lists comma-separated)."""
+    kinds = {a for a in (get_args(annotation) or (annotation,)) if a is not type(None)}
+    for kind in (bool, int, float):
+        if kinds == {kind}:
+            return kind
+    return str
+
+
+@dataclass(frozen=True)
+class CommandOption:
+    """A command-line option: ``name`` the parameter, ``--x-y`` for ``x_y``; ``kind`` what the command line parses
+    (:func:`option_kind`); ``default`` the option's; ``help`` its one help text, its default filled in; ``metavar``.
+    ``skill3 synth``'s are :class:`SynthOption`, ``skill3 learn``'s ``skill3crawl.args.LearnOption``."""
+
+    name: str
+    kind: type
+    default: Any
+    help: str
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """``--x-y``, and ``--x-y/--no-x-y`` for a flag that is on by default."""
+        dashed = "--" + self.name.replace("_", "-")
+        return f"{dashed}/--no-{dashed[2:]}" if self.kind is bool and self.default else dashed
+
+
+@dataclass(frozen=True)
+class SynthOption(CommandOption):
+    """A :class:`SynthOptions` field as a ``skill3 synth`` option: ``field`` the field it sets (``name``, the option,
+    may differ: ``--cutoff-time`` sets ``cutoff``); ``negated``: a flag that turns the field off (``--quiet``: no
+    progress display), so ``default`` is the flag's; ``learn``: ``skill3 learn`` has it too, as the spider
+    argument ``name``."""
+
+    field: str = ""
+    negated: bool = False
+    learn: bool = False
+
+    def value(self, given: Any) -> Any:
+        """The field's value for the option's value ``given``."""
+        return not given if self.negated else given
+
+
+@cache
+def synth_options() -> tuple[SynthOption, ...]:
+    """``skill3 synth``'s options, one per :class:`SynthOptions` field made with ``_opt``, in the fields' order."""
+    hints = get_type_hints(SynthOptions)
+    options = []
+    for f in fields(SynthOptions):
+        meta = f.metadata
+        if "learn" not in meta:  # not an option (``paths`` is the command's argument)
+            continue
+        default = not f.default if meta["negated"] else f.default
+        options.append(SynthOption(meta["name"] or f.name, bool if meta["negated"] else option_kind(hints[f.name]), default,
+                                   meta["help"].format(default=f.default), meta["metavar"], field=f.name,
+                                   negated=meta["negated"], learn=meta["learn"]))
+    return tuple(options)
+
+
+def synth_option(name: str) -> SynthOption:
+    """The ``skill3 synth`` option ``name`` (the option's name: ``cutoff_time``, not the field ``cutoff``)."""
+    return next(o for o in synth_options() if o.name == name)
+
+
+def option_help(name: str) -> str:
+    """The help text of the :class:`SynthOptions` field ``name`` (``paths``: the command's argument)."""
+    f = next(f for f in fields(SynthOptions) if f.name == name)
+    return str(f.metadata["help"]).format(default=f.default)
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ Reference files:
 <<<END DELTA INDEX {nonce}>>>
 """
 MAX_INDEX_LINES = 40
-MAX_INDEX_CHARS = 1500  # ≈ 430 tokens: the run's evidence budget keeps room for it (synth.pipeline.run.evidence_budget)
+MAX_INDEX_CHARS = 1500  # ≈ 430 tokens: the run's evidence budget keeps room for it (synth.pipeline.budget.evidence_budget)
 
 SYSTEM_CONDENSE = """You condense one web page about {topic} into short notes for a later writer.
 Keep only what is new since {cutoff}: features, API and parameter names, versions, dates, deprecations, and short code examples copied verbatim.

@@ -27,7 +27,7 @@ def test_every_entry_point_defaults_to_the_auto_provider():
 
     defaults = {
         "SynthOptions": SynthOptions(paths=("x",)).llm_provider,
-        "skill3 synth": inspect.signature(synth_cmd).parameters["llm_provider"].default,
+        "skill3 synth": inspect.signature(synth_cmd).parameters["llm_provider"].default.default,
         "skill3 learn": parse_args(learn_spider_args("t", {"llm_provider": inspect.signature(learn_cmd).parameters["llm_provider"].default.default})).llm_provider,
         "scrapy crawl learn -a": LearnArgs.model_fields["llm_provider"].default,
     }

@@ -1,0 +1,101 @@
+"""The draft step: the evidence that fits the budget as the bundle (:func:`select`), the delta's parts, then the
+synthesizer's draft (:func:`synthesize`; the bundle halved once after a context-length error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from synth.core.errors import SynthFailure
+from synth.llm.model import ContextLengthError, LLMError, Message
+from synth.pipeline.budget import MIN_BUDGET
+from synth.pipeline.bundle import Candidate, Ranked, Selection, select_evidence, to_bundle
+from synth.pipeline.inputs import Inputs
+from synth.pipeline.state import RunState
+from synth.pipeline.synthesizer import Synthesizer
+from synth.skill.names import display_topic
+from synth.skill.postprocess import SkillContext
+
+
+@dataclass
+class Draft:
+    """The synthesised text with the selection, bundle and messages it came from."""
+
+    text: str
+    messages: list[Message]
+    selection: Selection
+    bundle: dict[str, Any]
+    context: SkillContext
+    shrunk: dict[str, Any] | None = None
+    map_reduce: dict[str, Any] = field(default_factory=dict)
+    parts: Any = None  # synth.evidence.delta.render.SkillParts: the references and the entries SKILL.md names
+
+
+def select(candidates: list[Candidate], budget: int, *, can_condense: bool, inputs: Inputs, name: str,
+           ranked: Ranked, state: RunState) -> tuple[Selection, dict[str, Any]]:
+    """The evidence that fits ``budget`` and its bundle (what the model reads)."""
+    with state.phase("select"):
+        sel = select_evidence(candidates, budget, can_condense=can_condense)
+        bundle = to_bundle(sel, skill_name=name, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
+                           delta=ranked.delta)
+    return sel, bundle
+
+
+def crawl_coverage(inputs: Inputs) -> dict[str, int]:
+    """How much of the site the crawl read: the pages kept, and the pages in scope it left unread at max_pages."""
+    raw = inputs.crawl.meta.get("summary")
+    summary: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    raw = summary.get("dropped")
+    dropped: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    left, kept = dropped.get("max_pages"), summary.get("items_written")
+    return {"pages": kept if isinstance(kept, int) and kept > 0 else 0,
+            "left_at_max_pages": left if isinstance(left, int) and left > 0 else 0}
+
+
+def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
+    """The delta's reference files and SKILL.md entries (:mod:`synth.evidence.delta.render`), or None without change entries;
+    every scraped text the built-in screen flags is left out."""
+    if ranked.changes is None or not (ranked.changes.post or ranked.changes.undated):
+        return None
+    from synth.evidence.delta.render import skill_parts
+    from synth.vet.screen import screen_markdown
+
+    parts = skill_parts(ranked.changes, bundle["sources"], topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,
+                        flagged=lambda text: bool(screen_markdown(text, "delta.md")))
+    bundle.setdefault("delta", {})
+    bundle["delta"]["versions"] = parts.versions
+    bundle["delta"]["reference_index"] = parts.index_lines()
+    return parts
+
+
+def synthesize(synthesizer: Synthesizer, candidates: list[Candidate], budget: int, inputs: Inputs, ranked: Ranked,
+               name: str, state: RunState) -> Draft:
+    """Select and draft the skill (condensed when the synthesizer condenses and the evidence does not fit); after a
+    context-length error the bundle is halved once (trimmed, not condensed with more calls) and the draft retried."""
+    shrunk: dict[str, Any] | None = None
+    while True:
+        can_condense = synthesizer.capabilities.condenses and shrunk is None
+        sel, bundle = select(candidates, budget, can_condense=can_condense, inputs=inputs, name=name, ranked=ranked,
+                             state=state)
+        with state.phase("delta"):
+            parts = delta_parts(ranked, bundle, inputs)
+            bundle.setdefault("delta", {}).update(since_version=inputs.since_version, coverage=crawl_coverage(inputs))
+        try:
+            with state.phase("synthesize"):
+                text, messages, map_reduce = synthesizer.draft(bundle, sel, inputs, name, parts, state)
+            if parts is not None and parts.extra_sources:
+                bundle["delta_sources"] = list(parts.extra_sources)  # pages only the delta's lines cite
+            ctx = SkillContext(topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
+                               learned_date=inputs.today, sources=bundle["sources"] + bundle.get("delta_sources", []),
+                               references=dict(parts.rendered.files) if parts else {},
+                               reference_index=parts.index_lines() if parts else [])
+            return Draft(text, messages, sel, bundle, ctx, shrunk, map_reduce, parts)
+        except ContextLengthError as exc:
+            if shrunk is not None:
+                raise SynthFailure(1, f"{exc} (already retried with a {budget}-token bundle; lower --context-tokens)") from None
+            shrunk = {"from": budget, "to": max(MIN_BUDGET, min(budget, sel.tokens) // 2), "reason": str(exc)}
+            state.warn(f"{exc}; retrying once with the bundle halved to {shrunk['to']} tokens", record=False)
+            budget = shrunk["to"]
+        except LLMError as exc:
+            raise SynthFailure(1, str(exc)) from None
