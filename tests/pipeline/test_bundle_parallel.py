@@ -15,15 +15,21 @@ def forced(monkeypatch):
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 256 * 1024)
     monkeypatch.setenv(parallel.ENV, "2")
     calls = []
-    real = parallel.vote_parallel
-    monkeypatch.setattr(parallel, "vote_parallel", lambda *a: (calls.append(len(a[1])), real(*a))[1])
+    real = parallel.VotePool.vote
+
+    def vote(self, votes, chunks, skipped):
+        done = real(self, votes, chunks, skipped)
+        calls.append((len(chunks), done))
+        return done
+
+    monkeypatch.setattr(parallel.VotePool, "vote", vote)
     return calls
 
 
 def test_worker_processes_give_the_recorded_snapshot(tmp_path, forced):
     expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
     got = snapshot(generate(tmp_path / "run.jsonl"))
-    assert forced and all(n > 4 for n in forced), "pass 2 did not run in chunks"
+    assert forced and all(n > 4 and done for n, done in forced), "pass 2 did not run in chunks in the workers"
     for mode in expected:
         assert [c["consensus_count"] for c in got[mode]["candidates"]] == [c["consensus_count"] for c in expected[mode]["candidates"]], mode
         assert got[mode] == expected[mode], mode
@@ -64,4 +70,17 @@ def test_a_pool_that_cannot_start_falls_back_to_one_pass(tmp_path, forced, monke
     expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
     got = snapshot(generate(tmp_path / "run.jsonl"))
     assert got == expected
-    assert "could not start 2 worker processes (no semaphores here): reading in the main process" in caplog.text
+    assert "could not use 2 worker processes (no semaphores here): reading in the main process" in caplog.text
+    assert forced and not any(done for _n, done in forced)
+
+
+def test_a_pool_that_breaks_falls_back_to_one_pass(tmp_path, forced, monkeypatch, caplog):
+    """A worker that dies (here: every chunk's vote raises in the worker) loses nothing: one pass in order."""
+    monkeypatch.setattr(parallel, "_worker_vote", _explode)
+    expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    assert snapshot(generate(tmp_path / "run.jsonl")) == expected
+    assert "reading in the main process" in caplog.text
+
+
+def _explode(*_args):
+    raise RuntimeError("worker lost")

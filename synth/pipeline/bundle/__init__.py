@@ -5,8 +5,8 @@ Deterministic, no model. Two streaming passes over the files:
 1. read every line, re-score freshness against the run's cutoff, drop what the
    rules drop (future-dated; pre-cutoff/undated under ``strict``), and keep only
    the best ``candidates`` items in a bounded heap (de-duplicated by URL);
-2. cluster the candidates' snippets (``ConsensusIndex``: MinHash LSH + exact
-   check), then stream every item again and let each snippet *vote* on the
+2. cluster the candidates' snippets (``ExactIndex``: every Jaccard computed
+   exactly), then stream every item again and let each snippet *vote* on the
    candidates' clusters through an exact shingle inverted index (no new
    clusters, so memory stays bounded by the candidates, not the crawl). A line
    whose words share no 3-shingle with any candidate snippet cannot vote: it is

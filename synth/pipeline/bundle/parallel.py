@@ -108,18 +108,60 @@ def _worker_vote(state: dict, chunk: Chunk, skipped: frozenset[str]) -> tuple[di
     return dict(votes.hosts), votes.authoritative_variant
 
 
-def vote_parallel(votes: _Votes, chunks: list[Chunk], skipped: set[str], n_workers: int) -> bool:
-    """Pass 2 over ``chunks`` in ``n_workers`` processes, merged into ``votes``; False when no pool could start (then
-    nothing was merged and the caller reads in order)."""
-    state = votes.state()
-    frozen = frozenset(skipped)
-    try:
-        with ProcessPoolExecutor(max_workers=n_workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(_worker_vote, [state] * len(chunks), chunks, [frozen] * len(chunks)))
-    except (OSError, RuntimeError, ImportError) as exc:  # BrokenProcessPool is a RuntimeError
+def _ready() -> bool:
+    return True  # a worker that ran this has imported this module (and the vote's) and waits for its chunks
+
+
+class VotePool:
+    """The worker processes of pass 2, started when pass 1 starts (their start and imports overlap its reading)
+    when the run is large and more than one worker is allowed; ``pool.active`` says whether there is one."""
+
+    def __init__(self, paths: list[str], env: dict[str, str] | None = None) -> None:
+        self.n = workers(env)
+        self._pool: ProcessPoolExecutor | None = None
+        size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+        if self.n > 1 and size >= MIN_PARALLEL_BYTES:
+            try:
+                self._pool = ProcessPoolExecutor(max_workers=self.n, mp_context=multiprocessing.get_context("spawn"))
+                for _ in range(self.n):
+                    self._pool.submit(_ready)
+            except (OSError, RuntimeError, ImportError) as exc:
+                self._failed(exc)
+
+    @property
+    def active(self) -> bool:
+        return self._pool is not None
+
+    def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str]) -> bool:
+        """Pass 2 over ``chunks`` in the workers, merged into ``votes``; False when there is no pool or it broke (then
+        nothing was merged and the caller reads in order)."""
+        if self._pool is None or not chunks:
+            return False
+        state = votes.state()
+        frozen = frozenset(skipped)
+        try:
+            results = list(self._pool.map(_worker_vote, [state] * len(chunks), chunks, [frozen] * len(chunks)))
+        except (OSError, RuntimeError, ImportError) as exc:  # BrokenProcessPool is a RuntimeError
+            self._failed(exc)
+            return False
+        for hosts, variants in results:
+            votes.merge(hosts, variants)
+        return True
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> "VotePool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _failed(self, exc: BaseException) -> None:
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        log.warning("pass 2 could not start %d worker processes (%s): reading in the main process", n_workers, reason)
-        return False
-    for hosts, variants in results:
-        votes.merge(hosts, variants)
-    return True
+        log.warning("pass 2 could not use %d worker processes (%s): reading in the main process", self.n, reason)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None

@@ -186,16 +186,17 @@ def rank_sources(
     first = _FirstPass(crawl_meta if isinstance(crawl_meta, dict) else {}, cutoff_start=cutoff_start, today=today,
                        strict=strict, topic=topic, queries=queries, since_version=since_version,
                        max_candidates=max_candidates)
-    # Pass 1: score and keep the best candidates.
-    skipped: set[str] = set()
-    splitter = parallel.Splitter()
-    first.read(paths, skipped, splitter)
-    # Final statistics: re-score what pass 1 kept.
-    build_dated, changes_delta = first.settle()
-    candidates = first.rescored(build_dated)[:max_candidates]
-    first.report.duplicates = 0
-    # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
-    _vote(candidates, paths, skipped, splitter.finish())
+    with parallel.VotePool(paths) as pool:  # pass 2's workers start now, when the run is large
+        # Pass 1: score and keep the best candidates.
+        skipped: set[str] = set()
+        splitter = parallel.Splitter()
+        first.read(paths, skipped, splitter)
+        # Final statistics: re-score what pass 1 kept.
+        build_dated, changes_delta = first.settle()
+        candidates = first.rescored(build_dated)[:max_candidates]
+        first.report.duplicates = 0
+        # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
+        _vote(candidates, paths, skipped, splitter.finish(), pool)
     _apply_delta(candidates, topic=topic, queries=queries)
     for c in candidates:
         c.rescore(consensus=True)
@@ -336,10 +337,11 @@ class _FirstPass:
         }
 
 
-def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chunks: list[parallel.Chunk] | None = None) -> None:
+def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chunks: list[parallel.Chunk] | None = None,
+          pool: parallel.VotePool | None = None) -> None:
     """Pass 2: cluster the candidates' snippets, let every item of the run vote on them (the lines pass 1 skipped as
-    malformed excepted), and apply the outcome to each candidate. ``chunks``: the run cut at line ends, read in worker
-    processes when the run is large (:mod:`.parallel`)."""
+    malformed excepted), and apply the outcome to each candidate. ``chunks``: the run cut at line ends, read by the
+    ``pool``'s worker processes when it has them (:mod:`.parallel`)."""
     votes = _Votes()
     per_candidate: list[list[tuple[str, str, int]]] = []
     for c in candidates:
@@ -348,9 +350,7 @@ def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chun
         for kind, text in item_snippets(c.item.excerpts, c.item.code_blocks):
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
-    n_workers = parallel.workers()
-    if not (chunks and n_workers > 1 and sum(c.end - c.start for c in chunks) >= parallel.MIN_PARALLEL_BYTES
-            and parallel.vote_parallel(votes, chunks, skipped, min(n_workers, len(chunks)))):
+    if pool is None or not pool.vote(votes, chunks or [], skipped):
         for data in _vote_items(paths, skipped, votes.may_vote):
             votes.observe_fields(data)
     for c, snippets in zip(candidates, per_candidate):

@@ -10,13 +10,13 @@ from synth.evidence.consensus import (
     AUTHORITATIVE,
     SAME,
     VARIANT,
-    ConsensusIndex,
+    ExactIndex,
     independent_host,
     item_snippets,
     shingles,
 )
 from synth.evidence.urls import host_of, normalize_host
-from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, Candidate
+from synth.pipeline.bundle.candidate import Candidate
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only
@@ -28,8 +28,7 @@ class _Votes:
 
     def __init__(self, *, clustering: bool = True) -> None:
         """``clustering=False``: only the vote's index (a worker of :mod:`.parallel`; no candidate is added there)."""
-        # every candidate snippet is asked about again (conflicts_with_authority): keep their MinHashes
-        self.index = ConsensusIndex(minhash_cache=DEFAULT_MAX_SOURCES * CANDIDATES_PER_SOURCE * 64) if clustering else None
+        self.index = ExactIndex() if clustering else None  # the candidates' snippets: a few thousand at most
         self.rep: dict[int, frozenset[tuple]] = {}
         self.hosts: dict[int, set[str]] = defaultdict(set)
         self.authoritative_variant: set[int] = set()  # clusters an authoritative source published a variant of
@@ -151,7 +150,7 @@ class _Votes:
                     self._short.discard(s)
 
     @property
-    def clustering(self) -> ConsensusIndex:
+    def clustering(self) -> ExactIndex:
         assert self.index is not None, "a vote-only copy has no clusters"
         return self.index
 
