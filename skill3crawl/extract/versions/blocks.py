@@ -4,7 +4,7 @@ paragraph, the paragraph a bare marker follows, the section it opens, the API bl
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from skill3crawl.extract.releases import heading_text, label_marker
 from skill3crawl.extract.versions.bounds import MAX_API_CHARS
@@ -29,6 +29,16 @@ from skill3crawl.extract.versions.tree import (
 )
 
 _MD_HEADING = re.compile(r"(?m)(?:^|(?<=\s))#{1,6} ")
+
+
+class _Block(NamedTuple):
+    """What a change entry stands for: the text of the block a marker annotates, its anchor, the API it names and the
+    element whose code blocks are the entry's."""
+
+    text: str
+    anchor: str | None
+    api: str | None
+    code_el: Any
 
 
 def _intro(dd: Any, skip: Any) -> str:
@@ -129,7 +139,7 @@ def _heading_api(h: Any, text: str | None = None) -> str | None:
 
 
 def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None, Any]
-               ) -> tuple[str, str | None, str | None, Any]:
+               ) -> _Block:
     """(text, anchor, api, code element) of the block a marker annotates (``heading``: the one it sits under)."""
     dd = _definition_of(marker_el, stop)
     if dd is not None:
@@ -140,17 +150,17 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
             intro = _cap(intro, 400) if intro else ""
         text = " — ".join(p for p in (sig, " ".join(p for p in (intro, marker_text) if p)) if p)
         anchor = ("#" + dt.get("id")) if dt is not None and dt.get("id") else _anchor_up(dd, stop)
-        return text, anchor or heading[1], _dt_api(dt), dd
+        return _Block(text, anchor or heading[1], _dt_api(dt), dd)
     block = _block_of(marker_el, stop)
     tag = _tag(block)
     if tag in _HEADINGS:
         htext = heading_text(block)
         text = " ".join(p for p in (htext, _next_block_text(block)) if p)
-        return text, _heading_anchor(block) or heading[1], _heading_api(block, htext), block
+        return _Block(text, _heading_anchor(block) or heading[1], _heading_api(block, htext), block)
     if _is_title(block):
         container = block.getparent()
         container = container if container is not None else block
-        return _md(container), _anchor_up(block, stop) or heading[1], None, container
+        return _Block(_md(container), _anchor_up(block, stop) or heading[1], None, container)
     if tag == "li" or tag in ("td", "th", "dt") or own_body:
         text = _md(block) if tag not in ("section", "article", "main") else marker_text
         api = None
@@ -161,20 +171,20 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
                 text = " — ".join(p for p in (text, _intro(parent_dd, None)) if p)
         if marker_text and marker_text not in text:
             text = f"{text} {marker_text}".strip()
-        return text, (block.get("id") and "#" + block.get("id")) or heading[1], api, block
+        return _Block(text, (block.get("id") and "#" + block.get("id")) or heading[1], api, block)
     # a bare marker: the paragraph it follows, or the section it opens
     unit = marker_el if _tag(marker_el) == "div" or block is stop or _tag(block) in ("section", "article", "main", "body") else block
     if unit is marker_el:
         unit = _own_wrapper(marker_el, stop)
     prev, prev_text, after_heading = _prev_block(unit)
     if prev_text and not after_heading:
-        return f"{prev_text} {marker_text}", heading[1], None, prev
+        return _Block(f"{prev_text} {marker_text}", heading[1], None, prev)
     nxt = _next_block_text(unit)
     api = _heading_api(heading[2], heading[0]) if after_heading and heading[2] is not None else None
-    return " ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1], api, unit
+    return _Block(" ".join(p for p in (heading[0], marker_text, nxt) if p), heading[1], api, unit)
 
 
-def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> tuple[str, str | None, str | None, Any]:
+def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> _Block:
     """(text, anchor, api, code element) of the API block a labelled field (``Since: 17``) sits in: the
     definition, the section or article with its own heading, the heading it follows, else the page's own API."""
     cur = el.getparent()
@@ -184,14 +194,14 @@ def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> tuple[str, 
             dt = _dt_of(cur)
             if dt is not None:
                 text = " — ".join(p for p in (_md(dt), _cap(_intro(cur, el), 400)) if p)
-                return text, ("#" + dt.get("id")) if dt.get("id") else _anchor_up(cur, stop), _dt_api(dt), cur
+                return _Block(text, ("#" + dt.get("id")) if dt.get("id") else _anchor_up(cur, stop), _dt_api(dt), cur)
         if tag in ("section", "article", "div", "li", "details"):
             h = next((c for c in cur[:4] if _tag(c) in _HEADINGS), None)
             if h is not None:
                 htext = heading_text(h)
                 text = " — ".join(p for p in (htext, _blocks_text(cur, el)) if p)
                 api = api_name(cur.get("id")) or _heading_api(h, htext)
-                return text, ("#" + cur.get("id")) if cur.get("id") else _heading_anchor(h), api, cur
+                return _Block(text, ("#" + cur.get("id")) if cur.get("id") else _heading_anchor(h), api, cur)
         cur = cur.getparent()
     h = _heading_before(el, stop)
     if h is not None and h is not page_heading[1]:  # flat markup: the heading the field follows, and the blocks between
@@ -208,8 +218,8 @@ def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> tuple[str, 
             if sum(len(p) for p in parts) >= 400:
                 break
         text = " — ".join(p for p in (htext, _cap(" ".join(p for p in parts if p), 500)) if p)
-        return text, _heading_anchor(h), _heading_api(h, htext), h
+        return _Block(text, _heading_anchor(h), _heading_api(h, htext), h)
     container = el.getparent()
     htext, h = page_heading
     body = _blocks_text(container, el) if container is not None else ""
-    return " — ".join(p for p in (htext, body) if p), None, _heading_api(h, htext) if h is not None else None, container
+    return _Block(" — ".join(p for p in (htext, body) if p), None, _heading_api(h, htext) if h is not None else None, container)

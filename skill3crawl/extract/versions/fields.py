@@ -20,7 +20,7 @@ from skill3crawl.extract.releases import (
     normalize_version,
     since_label,
 )
-from skill3crawl.extract.versions.blocks import _annotated, _api_block, _dt_api, _heading_api, api_name
+from skill3crawl.extract.versions.blocks import _annotated, _api_block, _Block, _dt_api, _heading_api, api_name
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABLE_ROWS
 from skill3crawl.extract.versions.phrases import _VER_RE, _kind_of_text, _removed_in
 from skill3crawl.extract.versions.state import _Scan
@@ -98,10 +98,9 @@ def _labels(scan: _Scan, page_heading: tuple[str, Any], labels: bool) -> None:
                 block_text = " — ".join(t for t in (_plain(c) for c in cells) if t)
                 anchor = next((("#" + a.get("name", a.get("id", ""))) for a in row.iter("a") if a.get("name") or a.get("id")),
                               head[1])
-                scan.entry(block, hit[0], hit[1], None, block_text, anchor, head[0], api=api_name(name), code_el=row)
+                scan.entry(block, hit[0], hit[1], None, _Block(block_text, anchor, api_name(name), row), head[0])
                 continue
-            block_text, anchor, api, code_el = _annotated(block, text, False, node, head)
-            scan.entry(block, hit[0], hit[1], None, block_text, anchor, head[0], api=api, code_el=code_el)
+            scan.entry(block, hit[0], hit[1], None, _annotated(block, text, False, node, head), head[0])
 
 
 def _table_columns(table: Any) -> tuple[list[Any], int, int | None, int | None, str] | None:
@@ -165,7 +164,7 @@ def _history_tables(scan: _Scan) -> set[Any]:
                 row_api = api_name(_plain(cells[ncol]), signature=True)
             if scan.mark(tr, kind, ver):
                 scan.entry(tr, kind, ver, _removed_in(change) if kind == "deprecated" else None,
-                           f"{row_text} — {change}" if row_text else change, anchor, head[0], when, api=row_api)
+                           _Block(f"{row_text} — {change}" if row_text else change, anchor, row_api, None), head[0], when)
     return done
 
 
@@ -182,8 +181,7 @@ def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], se
         if since_kind is not None:
             ver = label_version(value)
             if ver and scan.mark(table, since_kind, ver):
-                block_text, anchor, api, code_el = _api_block(table, scan.node, page_heading)
-                scan.entry(table, since_kind, ver, None, block_text, anchor, stack[-1][1] if stack else "", api=api, code_el=code_el)
+                scan.entry(table, since_kind, ver, None, _api_block(table, scan.node, page_heading), stack[-1][1] if stack else "")
         elif fields_ver is None and is_version_label(label):
             fields_ver = label_version(value)
         elif fields_date is None and is_date_label(label):
@@ -222,9 +220,9 @@ def _dl_fields(scan: _Scan, dl: Any, pending: str | None, date_for: Callable[[st
         if kind is not None:
             sver = label_version(_plain(dd))
             if sver and scan.mark(dl, kind, sver) and len(scan.found) < MAX_CHANGES:
-                text, anchor, api, code_el = _api_block(dl, scan.node, page_heading)
+                block = _api_block(dl, scan.node, page_heading)
                 head = scan.heading_of(dl)
-                scan.entry(dt, kind, sver, None, text, anchor, head[0], api=api, code_el=code_el)
+                scan.entry(dt, kind, sver, None, block, head[0])
         elif ver is None and is_version_label(label):
             ver = label_version(_plain(dd))
         elif when is None and is_date_label(label):

@@ -1,9 +1,12 @@
 """What a page is: a change page by its URL or title words, the one version it is about, a release named with
-a date by its first heading, title or field table, version lines that head sections as paragraphs."""
+a date by its first heading, title or field table, version lines that head sections as paragraphs, a plain-text
+change log. :func:`_screen` reads what the URL, title, first heading and markdown say before the tree is read;
+:class:`_Page` the rest, once the screen let the page through."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -11,6 +14,7 @@ from skill3crawl.extract.releases import (
     find_date,
     find_dates,
     free_date,
+    heading_text,
     is_date_label,
     is_version_label,
     label_date,
@@ -19,7 +23,9 @@ from skill3crawl.extract.releases import (
     version_heading,
     without_dates,
 )
+from skill3crawl.extract.versions.bounds import MAX_TEXT_LINES
 from skill3crawl.extract.versions.phrases import _VER
+from skill3crawl.extract.versions.quick import _ALL_FLAGS, _QUICK_DIGITS, _QUICK_VERBS, _RAW_SINCE, _phrases, _quick_flags
 from skill3crawl.extract.versions.tree import (
     _BADGE_WORDS,
     _HEADINGS,
@@ -220,3 +226,164 @@ def _page_fields(node: Any, body: bool) -> tuple[str, str, str] | None:
         if ver and when:
             return ver, when, "table" if _tag(container) == "table" else "field"
     return None
+
+
+def _plain_text(node: Any, body: bool) -> tuple[Any, list[str]] | None:
+    """(the ``<pre>``, its lines) of a page whose content is plain text with at least two version headings."""
+    for pre in node.iter("pre"):
+        if body and _in_chrome(pre):
+            continue
+        text = pre.text_content()
+        if len(text) < 200:
+            continue
+        lines = text.split("\n")[:MAX_TEXT_LINES]
+        n = 0
+        for ln in lines:
+            s = ln.strip().lstrip("#").strip()
+            if s and len(s) <= 120 and not ln[:1].isspace() and _QUICK_DIGITS.search(s) and version_heading(s):
+                n += 1
+                if n >= 2:
+                    return pre, lines
+        return None  # the first long <pre> is the page's text
+    return None
+
+
+@dataclass
+class _Screen:
+    """What a page's URL, title, first heading and markdown say before its tree is read (:func:`_screen`)."""
+
+    h1: Any  # the first <h1> outside the page's chrome
+    h1_text: str
+    strong_url: bool  # the URL path names a change page (changelog, whatsnew, migration …)
+    weak_url: bool  # … or may (changes, history, news, releases …)
+    title_hint: bool  # the first heading or the title reads as a change page's
+    phrases: int  # marker phrases in the markdown (-1: no markdown, every scan runs)
+    verbs: frozenset[str]  # the verbs of those phrases
+    flags: frozenset[str]  # the structures the markdown may hold (one scan each)
+    plain: bool  # the page's <pre> may be its content
+    one: tuple[str | None, str, str] | None  # (version, date, where) of the one release its first heading or title names
+    titled: bool  # a title that names a release ("Release 15"): a date may follow
+
+    @property
+    def maybe_change(self) -> bool:
+        return self.strong_url or self.weak_url or self.title_hint
+
+    @property
+    def heading(self) -> tuple[str, Any]:
+        """(text, element) of the page's first heading."""
+        return self.h1_text, self.h1
+
+    def worth_scanning(self, code_chars: int) -> bool:
+        """Whether anything may be found: without any of these the common page costs a few regexes over its markdown."""
+        return bool(self.maybe_change or self.phrases or self.flags or self.one or self.titled or (self.plain and code_chars))
+
+
+def _screen(node: Any, url: str, title: str, body: bool, text: str | None, code_chars: int) -> _Screen:
+    """The page's URL, title and first heading, and the pre-screen over its markdown (``text``; None: every scan runs)."""
+    strong_url, weak_url = _url_hint(url)
+    h1 = next((h for h in node.iter("h1") if not (body and _in_chrome(h))), None)
+    h1_text = heading_text(h1) if h1 is not None else ""
+    title_hint = bool(_CHANGE_TITLE.search(h1_text) or _CHANGE_TITLE.search(title or ""))
+    phrases, verbs, flags = _markdown_hints(node, body, text)
+    plain = text is None or code_chars >= 200 and code_chars > 0.6 * len(text)  # the page's <pre> may be its content
+    one: tuple[str | None, str, str] | None = _one_release(h1_text, title)
+    titled = bool(title) and _release_like(title) and version_heading(title) is not None  # "Release 15": a date may follow
+    return _Screen(h1, h1_text, strong_url, weak_url, title_hint, phrases, verbs, flags, plain, one, titled)
+
+
+def _markdown_hints(node: Any, body: bool, text: str | None) -> tuple[int, frozenset[str], frozenset[str]]:
+    """(marker phrases, their verbs, structure flags) of the page's markdown; without markdown every scan runs."""
+    low = text.lower() if text is not None else None
+    phrases, verbs = _phrases(low) if low is not None else (-1, frozenset(_QUICK_VERBS))
+    flags = _quick_flags(text, low) if text is not None and low is not None else _ALL_FLAGS
+    if body and low is not None:  # a generic extractor's markdown leaves out field lists and labels: read the body's text too
+        raw = node.text_content().lower()
+        more, more_verbs = _phrases(raw)
+        phrases, verbs = max(phrases, more), verbs | more_verbs
+        if "since" not in flags and "since:" in raw and _RAW_SINCE.search(raw):
+            flags = flags | {"since"}  # "Since: 17", the label and its value in one text
+    return phrases, verbs, flags
+
+
+def _version_heads(headings: list[Any], htext: dict[int, str]) -> dict[int, tuple[str, str | None, str]]:
+    """Heading id → (version, date, where) of each heading that names a release; its date from a ``<time
+    datetime>`` inside it when its text has none."""
+    vheads: dict[int, tuple[str, str | None, str]] = {}
+    for h in headings:
+        vh = version_heading(htext[id(h)])
+        if vh and vh[1] and not _release_like(htext[id(h)]):
+            vh = None  # a post's title that mentions a version on a day
+        if vh:
+            when, where = vh[1], "heading"
+            if when is None:  # a <time datetime> inside the heading
+                t = next(h.iter(*_TIME_TAGS), None)
+                when = find_date((t.get("datetime") or "")[:10]) if t is not None else None
+                where = "time" if when else where
+            vheads[id(h)] = (vh[0], when, where)
+    return vheads
+
+
+class _Page:
+    """What a page is, read from its tree: its version headings (and the paragraphs that head a version), the one
+    release it is about, its plain-text change log, whether it is a change page and has version sections, the
+    version it is about and its source kind ("whatsnew", "release-page", "changelog")."""
+
+    def __init__(self, node: Any, url: str, title: str, body: bool, screen: _Screen, headings: list[Any],
+                 htext: dict[int, str]) -> None:
+        self.htext = htext  # heading element id → its text
+        self.vheads = _version_heads(headings, htext)
+        self.pseudo: dict[int, tuple[Any, ...]] = _pseudo_headings(node, body) if "pseudo" in screen.flags else {}
+        n_versions = len(self.vheads) + len(self.pseudo)
+        n_dated = sum(1 for v in (*self.vheads.values(), *self.pseudo.values()) if v[1])
+        one = self._field_release(node, title, body, screen, n_versions)
+        self.one = self._lead_release(screen, headings, n_versions, one)
+        self.pre_lines = _plain_text(node, body) if screen.plain and not n_versions else None
+        self.is_change = bool(screen.strong_url or screen.title_hint or (screen.weak_url and n_versions >= 1) or n_dated >= 2
+                              or n_versions >= 3 or self.one is not None or self.pre_lines)
+        change_heading = n_versions >= 1 and any(_CHANGE_TITLE.search(t) for t in htext.values())
+        self.sections = self.is_change or n_versions >= 2 or n_dated >= 1 or change_heading
+        self.version = self._version(screen, title, n_versions) if self.is_change else None
+        self.source = self._source(url, title, screen, n_versions)
+
+    @staticmethod
+    def _field_release(node: Any, title: str, body: bool, screen: _Screen, n_versions: int) -> tuple[str | None, str, str] | None:
+        """The screen's release, else a page about one release whose version and date are only in a field table or list."""
+        one, h1_text = screen.one, screen.h1_text
+        fields = _page_fields(node, body) if ("field" in screen.flags or "table" in screen.flags) and not n_versions and not one else None
+        if fields and (screen.maybe_change or re.search(r"(?i)releas|version", f"{h1_text} {title}") or fields[0] in f"{h1_text} {title}"):
+            one = fields  # a page about one release whose version and date are only in a field table or list
+        return one
+
+    def _lead_release(self, screen: _Screen, headings: list[Any], n_versions: int, one: tuple[str | None, str, str] | None
+                      ) -> tuple[str | None, str, str] | None:
+        """``one``, else the release the page's title heading names with a date right after it ("Announcing Acme 2.3" and
+        the post's <time> under it; "Release 15" + "Release date:")."""
+        h1, vheads = screen.h1, self.vheads
+        lead = h1 if h1 is not None else (headings[0] if headings else None)  # the page's title heading
+        if one is not None or lead is None:
+            return one
+        lead_text = self.htext[id(lead)]
+        if (lead is h1 or n_versions <= 1) and (id(lead) in vheads or _release_like(lead_text)):
+            ver = vheads[id(lead)][0] if id(lead) in vheads else page_version_of(lead_text)
+            after = _date_after(lead) if ver and not (id(lead) in vheads and vheads[id(lead)][1]) else None
+            if after:
+                return (ver, after[0], after[1])
+        return None
+
+    def _version(self, screen: _Screen, title: str, n_versions: int) -> str | None:
+        """A change page's version: its first heading's before its title's; a title of many releases names none."""
+        h1 = screen.h1
+        page_version = page_version_of(screen.h1_text)
+        if page_version is None and n_versions == 1 and h1 is not None and self.vheads.get(id(h1)):
+            page_version = self.vheads[id(h1)][0]
+        return page_version or page_version_of(title or "") or (self.one[0] if self.one is not None else None)
+
+    def _source(self, url: str, title: str, screen: _Screen, n_versions: int) -> str:
+        """The page's source kind: "whatsnew", "release-page" (also a page about one release) or "changelog"."""
+        titles = " | ".join(t for t in (screen.h1_text, title) if t)
+        whatsnew = bool(re.search(r"(?i)what[’'`]?s[\s_-]*new", titles) or
+                        any(t in ("whatsnew", "whats-new", "whats_new", "what-s-new") for t in _url_tokens(url)))
+        source = _source_of(url, title, whatsnew)
+        if source == "changelog" and self.one is not None and n_versions <= 1:
+            source = "release-page"  # a page about one release
+        return source

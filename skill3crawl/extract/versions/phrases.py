@@ -42,8 +42,8 @@ def _marker_fields(text: str) -> tuple[str, str, str | None] | None:
 
 
 def _removed_in(text: str) -> str | None:
-    m = re.search(r"(?i)remov\w*\s+in\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(" + _VER + r")", text)
-    return normalize_version(m.group(1)) if m else None
+    m = _REMOVAL_IN.search(text)
+    return normalize_version(m.group("ver")) if m else None
 
 
 def _kind_of_text(text: str, default: str = "changed") -> str:

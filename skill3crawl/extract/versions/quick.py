@@ -48,30 +48,14 @@ def _phrases(low: str) -> tuple[int, frozenset[str]]:
 def _quick_flags(text: str, low: str) -> frozenset[str]:
     """Which structures the page's markdown may hold (each flag turns one scan on): one pass over its short lines
     (headings with a version after any section number, version lines, table headers, field labels)."""
-    flags = set()
+    flags: set[str] = set()
     for ln in text.split("\n"):
         if not ln or len(ln) > 200:
             continue
-        c = ln[0]
-        if c == "#":
-            if "hver" not in flags and _QUICK_DIGITS.search(ln):
-                m = _SECTION_NUMBER.match(ln)  # "## 4.1. Usage" is a numbered section, "## 2.3.0 (…)" a release
-                if (_VER_RE.search(ln, m.end() if m else 0) or m and version_heading(ln.lstrip("# "))) and heading_title(ln) is not None:
-                    flags.add("hver")
-            if "badge" not in flags and _HEADING_END_VER.search(ln):
-                flags.add("badge")  # a version at a heading's end: a since label or badge in it
-            continue
-        if c == "|" and "table" not in flags and _QUICK_TABLE.search(ln):
-            flags.add("table")
-        if c == "[" and "](" in ln:  # a line that starts with a link: read the link's text
-            ln = _MD_LINK.sub(r"\1", ln)
-        if len(ln) <= 60:
-            if "badge" not in flags and len(ln) <= 40 and _BARE_VERSION_LINE.match(ln):
-                flags.add("badge")  # a line that is only a version: a badge
-            if "field" not in flags and _QUICK_FIELD.match(ln):
-                flags.add("field")
-        if "pseudo" not in flags and _PSEUDO_HINT.match(ln) and version_heading(ln.strip("*_|-> \t")):
-            flags.add("pseudo")
+        if ln[0] == "#":
+            _heading_flags(ln, flags)
+        else:
+            _line_flags(ln, flags)
     if _label_start(low, "since", _QUICK_SINCE):
         flags.add("since")
     if _plus_badge(text):
@@ -79,6 +63,33 @@ def _quick_flags(text: str, low: str) -> frozenset[str]:
     if ("since" not in flags and (">=" in text or "≥" in text) and _AT_LEAST_HINT.search(text)):
         flags.add("since")  # a requirement label "(Acme 8 >= 8.2.0)" reads like a since label
     return frozenset(flags)
+
+
+def _heading_flags(ln: str, flags: set[str]) -> None:
+    """A markdown heading line: a version after any section number ("hver"), a version at its end ("badge")."""
+    if "hver" not in flags and _QUICK_DIGITS.search(ln):
+        m = _SECTION_NUMBER.match(ln)  # "## 4.1. Usage" is a numbered section, "## 2.3.0 (…)" a release
+        if (_VER_RE.search(ln, m.end() if m else 0) or m and version_heading(ln.lstrip("# "))) and heading_title(ln) is not None:
+            flags.add("hver")
+    if "badge" not in flags and _HEADING_END_VER.search(ln):
+        flags.add("badge")  # a version at a heading's end: a since label or badge in it
+
+
+def _line_flags(ln: str, flags: set[str]) -> None:
+    """Any other short line: a version table's header, a line that is only a version, a field label, a paragraph
+    that heads a version ("pseudo")."""
+    c = ln[0]
+    if c == "|" and "table" not in flags and _QUICK_TABLE.search(ln):
+        flags.add("table")
+    if c == "[" and "](" in ln:  # a line that starts with a link: read the link's text
+        ln = _MD_LINK.sub(r"\1", ln)
+    if len(ln) <= 60:
+        if "badge" not in flags and len(ln) <= 40 and _BARE_VERSION_LINE.match(ln):
+            flags.add("badge")  # a line that is only a version: a badge
+        if "field" not in flags and _QUICK_FIELD.match(ln):
+            flags.add("field")
+    if "pseudo" not in flags and _PSEUDO_HINT.match(ln) and version_heading(ln.strip("*_|-> \t")):
+        flags.add("pseudo")
 
 
 def _label_start(low: str, word: str, rx: re.Pattern[str]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from skill3crawl.extract.releases import heading_text
+from skill3crawl.extract.versions.blocks import _Block
 from skill3crawl.extract.versions.bounds import MAX_API_CHARS, MAX_CHANGES, MAX_RELEASE_DATES
 from skill3crawl.extract.versions.tree import _cap, _clean, _heading_anchor, _heading_before
 
@@ -25,9 +26,11 @@ class _Scan:
         self.dates: dict[str, str] = {}
         self.release_dates: list[dict[str, str]] = []
 
-    def entry(self, el: Any, kind: str, ver: str | None, removed_in: str | None, text: str, anchor: str | None,
-              heading: str, date: str | None = None, *, api: str | None = None, code_el: Any = None,
-              path: list[str] | None = None) -> dict[str, Any] | None:
+    def entry(self, el: Any, kind: str, ver: str | None, removed_in: str | None, block: _Block, heading: str,
+              date: str | None = None, *, path: list[str] | None = None) -> dict[str, Any] | None:
+        """A change entry of ``el``: what it says (kind, version, removal), the block it annotates (text, anchor, API,
+        code element), the heading it sits under; None when it has no version or text, or the page has enough."""
+        text, anchor, api, code_el = block
         text = _cap(_clean(text))
         if not (ver and text) or len(self.found) >= MAX_CHANGES:
             return None
