@@ -37,7 +37,8 @@ from typing import IO, Any, Iterator
 
 import yaml
 
-from skill3crawl.corpus import MARKER, MAX_BODY_BYTES, Corpus, CorpusError, CorpusSource
+from skill3crawl.corpus import MAX_BODY_BYTES, Corpus, CorpusError, CorpusSource
+from skill3crawl.corpus_markers import MARKER
 
 MAX_FOLDER_FILES = 100_000  # like the crawl's page limit
 PAGE_SUFFIXES = {".html": "html", ".htm": "html", ".xhtml": "html", ".md": "markdown", ".markdown": "markdown"}

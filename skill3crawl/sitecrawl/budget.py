@@ -9,7 +9,7 @@ wait, as compact entries, in a FIFO list (breadth-first order kept) bounded by
 canonical keys of the pages written (:func:`synth.evidence.urls.url_key`).
 
 :class:`LocalState` keeps it in ``spider.state`` (persisted with ``JOBDIR``);
-:class:`skill3crawl.distributed.RedisSharedState` in Redis, shared by all workers.
+:class:`skill3crawl.distributed.state.RedisSharedState` in Redis, shared by all workers.
 """
 
 from __future__ import annotations

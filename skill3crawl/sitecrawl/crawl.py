@@ -33,6 +33,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.sitemap import sitemap_urls_from_robots
 
 from skill3crawl import distributed
+from skill3crawl.distributed.state import RedisSharedState
 from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.extract.page import LinkRules, PageContext, process_page
@@ -142,7 +143,7 @@ class DocsCrawlMixin:
         """The page budget: in Redis for a distributed crawl, else in ``spider.state``."""
         if not hasattr(self, "_docs_state"):
             if distributed.redis_enabled(self.settings):
-                self._docs_state: PageBudget = distributed.RedisSharedState(self.settings, self.name, self.crawler)
+                self._docs_state: PageBudget = RedisSharedState(self.settings, self.name, self.crawler)
             else:
                 self._docs_state = LocalState(self, self.settings.getint("SKILL3_PAGE_WINDOW", PAGE_WINDOW))
         return self._docs_state

@@ -17,9 +17,9 @@ from typing import Any, Callable, Iterable
 from synth.skill.frontmatter import split_frontmatter
 from synth.skill.markdown import fenced_line_numbers, headings
 from synth.vet.findings import Finding, ScanResult, stable_hash
+from synth.vet.hidden import strip_invisible
 from synth.vet.redact import redact_text, secret_spans
 from synth.vet.runner import Scan, run_scan
-from synth.vet.screen import strip_invisible
 
 Revise = Callable[[str, list[Finding]], str]
 

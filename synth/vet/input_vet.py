@@ -24,9 +24,10 @@ from synth.core.errors import Skill3Error
 from synth.evidence.item import SourceItem
 from synth.skill.markdown import fence_for
 from synth.vet.findings import Finding, ScanResult
+from synth.vet.hidden import strip_invisible
 from synth.vet.redact import redact_item
 from synth.vet.runner import Scan, run_scan
-from synth.vet.screen import screen_markdown, strip_invisible
+from synth.vet.screen import screen_markdown
 
 SCREEN_TOOL = "skill3"
 

@@ -5,7 +5,8 @@ from datetime import date
 import pytest
 
 from synth.evidence.delta.changes import read_changes
-from synth.evidence.delta.ledger import Ledger, clean_text, version_stamp
+from synth.evidence.delta.cleaning import clean_text
+from synth.evidence.delta.ledger import Ledger, version_stamp
 from synth.evidence.delta.lines import page_label, place_page, version_label
 from synth.evidence.delta.render import fold_patches, version_lines
 from synth.evidence.delta.timeline import Timeline, VersionStatus

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from skill3crawl import distributed
+from skill3crawl.distributed.idle import RedisWorkerIdle
+from skill3crawl.distributed.scheduler import RedisAddon, RedisScheduler
 from tests.mockserver import MockServer, bind, generated_site
 
 from .conftest import ROOT, crawl_cmd, crawl_env
@@ -75,14 +77,14 @@ def test_profile_settings_and_bad_url():
     from scrapy.settings import Settings
 
     s = Settings({"SKILL3_REDIS_URL": "redis://127.0.0.1:6390/0"})
-    distributed.RedisAddon().update_settings(s)
-    assert s["SCHEDULER"] == "skill3crawl.distributed.RedisScheduler"
-    assert s["DUPEFILTER_CLASS"] == "skill3crawl.distributed.RedisDupeFilter"
+    RedisAddon().update_settings(s)
+    assert s["SCHEDULER"] == "skill3crawl.distributed.scheduler.RedisScheduler"
+    assert s["DUPEFILTER_CLASS"] == "skill3crawl.distributed.scheduler.RedisDupeFilter"
     assert s.getbool("SCHEDULER_PERSIST") is True and s["REDIS_URL"] == "redis://127.0.0.1:6390/0"
     with pytest.raises(ValueError, match="SKILL3_REDIS_URL must be a redis:// URL"):
-        distributed.RedisAddon().update_settings(Settings({"SKILL3_REDIS_URL": "http://x"}))
+        RedisAddon().update_settings(Settings({"SKILL3_REDIS_URL": "http://x"}))
     with pytest.raises(ValueError, match="JOBDIR and SKILL3_REDIS_URL"):
-        distributed.RedisAddon().update_settings(Settings({"SKILL3_REDIS_URL": "redis://x", "JOBDIR": "/tmp/j"}))
+        RedisAddon().update_settings(Settings({"SKILL3_REDIS_URL": "redis://x", "JOBDIR": "/tmp/j"}))
     assert distributed.feed_name("planner", "h-1") == "run.jsonl"
     assert distributed.feed_name("worker", "h-1") == "run-h-1.jsonl"
 
@@ -195,12 +197,12 @@ def test_a_worker_reads_busy_before_its_request_leaves_the_queue(key: str) -> No
     from scrapy.settings import Settings
 
     settings = Settings({"SKILL3_REDIS_URL": REDIS_URL, "SKILL3_REDIS_KEY": key})
-    distributed.RedisAddon().update_settings(settings)
+    RedisAddon().update_settings(settings)
     crawler = get_crawler(Demo, {k: settings[k] for k in ("SKILL3_REDIS_URL", "SKILL3_REDIS_KEY", "REDIS_URL", "DUPEFILTER_CLASS",
                                                           "SCHEDULER_PERSIST", "SCHEDULER_QUEUE_CLASS")})
-    idle = distributed.RedisWorkerIdle.from_crawler(crawler)
+    idle = RedisWorkerIdle.from_crawler(crawler)
     idle.key, idle.me = key + ":workers", "a"  # what spider_opened sets, without its heartbeat loop
-    scheduler = distributed.RedisScheduler.from_crawler(crawler)
+    scheduler = RedisScheduler.from_crawler(crawler)
     scheduler.open(Demo.from_crawler(crawler))
     assert scheduler.enqueue_request(Request("http://docs.example.org/p1.html"))
     other = _redis()  # another worker's connection

@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from skill3.cli.app import app
-from synth.vet.screen import screen_markdown, strip_invisible
+from synth.vet.hidden import strip_invisible
+from synth.vet.screen import screen_markdown
 from tests.mockserver import StubLLM
 from tests.pipeline.corpus import EXAMPLE, make_item, parse_sources, write_jsonl
 

@@ -19,20 +19,41 @@ complete:
 * **de-duplication**: the same change stated twice (the change page and an API page's marker, or two
   pages) is one entry with every citation.
 
-Pure: no I/O, no Scrapy.
+The cleaning is :mod:`synth.evidence.delta.cleaning`'s, the section kinds and areas
+:mod:`synth.evidence.delta.classify`'s. Pure: no I/O, no Scrapy.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from urllib.parse import unquote, urlsplit
 
 from synth.evidence.delta.changes import Change, identifiers
+from synth.evidence.delta.classify import (
+    _ENTRY_KIND,
+    _KIND_OF_MARKER,
+    _LEAD_VERB,
+    _SCHEDULE,
+    SECTION_WEIGHT,
+    area_from_api,
+    area_from_headings,
+    area_from_url,
+    is_internal,
+    section_of,
+    use_instead,
+)
+from synth.evidence.delta.cleaning import (
+    _ISSUE_LINK,
+    _ISSUE_PREFIX,
+    clean_heading,
+    clean_text,
+    date_history,
+    is_intro,
+    strip_own_marker,
+    strip_stamp,
+)
 from synth.evidence.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.evidence.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
 from synth.evidence.delta.versions import newest_first, parse_version
@@ -40,277 +61,6 @@ from synth.evidence.delta.versions import newest_first, parse_version
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
 MAX_ENTRY_TEXT = 1200
 EDGE_WEIGHT = 0.5  # a version released in the cutoff month: partly known, after the versions released later
-
-# -- section kinds ----------------------------------------------------------------------------------------------
-
-SECTION_KINDS = ("highlights", "breaking", "features", "deprecations", "removals", "behaviour", "other", "fixes",
-                 "security", "docs", "internal")
-# what leads: the project's own highlights, then what a user must change or can newly use
-SECTION_WEIGHT = {"highlights": 3.0, "breaking": 2.2, "features": 2.0, "deprecations": 1.6, "removals": 1.6,
-                  "behaviour": 1.3, "other": 1.0, "fixes": 0.25, "security": 0.3, "docs": 0.15, "internal": 0.2}
-LEADING = frozenset({"highlights", "breaking", "features", "deprecations", "removals", "behaviour", "other"})
-_SECTION_RES = (
-    ("highlights", re.compile(r"\b(?:highlights?|summary|overview|at a glance|tl;?dr|key (?:features|changes)|"
-                              r"major (?:features|changes|new features)|headline)\b", re.I)),
-    ("security", re.compile(r"\bsecurity\b|\bcve\b|\bvulnerabilit", re.I)),
-    ("fixes", re.compile(r"\bbug\s*-?\s*fix|\bfixes\b|\bfixed\b|\bbugs\b|\bregressions?\b", re.I)),
-    ("docs", re.compile(r"\bdoc(?:s|umentation)\b", re.I)),
-    ("internal", re.compile(r"\binternal\b|\bcontributors?\b|\backnowledg\w*|\bcredits\b|\btrivial\b|\binfrastructure\b|\bbuild\b|"
-                            r"\bpackaging\b|\btests?\b|\btesting\b|\bci\b|\bc[ -]api\b|\bbytecode\b|\bimplementation\b|"
-                            r"\bdevelopment\b|\bdependenc|\bvendored\b", re.I)),
-    ("removals", re.compile(r"\bremov(?:ed|al|als|ing)\b", re.I)),
-    ("deprecations", re.compile(r"\bdeprecat", re.I)),
-    ("breaking", re.compile(r"\bbreaking\b|\bincompatib|\bbackwards?[- ]incompat|\bporting\b|\bupgrad(?:e|ing)\b|"
-                            r"\bmigrat", re.I)),
-    ("behaviour", re.compile(r"\bbehaviou?r\b|\bchanged\b|\bchanges\b|\bimproved\b|\bimprovements?\b|"
-                             r"\boptimi[sz]ations?\b|\bperformance\b|\bfaster\b|\bupdated?\b", re.I)),
-    ("features", re.compile(r"\bnew\b|\bfeatures?\b|\badded\b|\badditions?\b|\benhancements?\b|\bintroduc", re.I)),
-)
-_ENTRY_KIND = {"features": "added", "breaking": "breaking", "deprecations": "deprecated", "removals": "removed",
-               "fixes": "fixed", "security": "fixed", "behaviour": "changed"}
-_KIND_OF_MARKER = {"added": "features", "changed": "behaviour", "deprecated": "deprecations", "removed": "removals"}
-
-# An entry's own first word, on change pages that list entries without subsections ("Fixed a crash …").
-_LEAD_VERB = (
-    ("breaking", re.compile(r"^\W*(?:\*\*)?(?:breaking(?: change)?|backwards?[- ]incompatible|incompatible)\b", re.I)),
-    ("deprecations", re.compile(r"^\W*(?:deprecate[ds]?|deprecation)\b", re.I)),
-    ("removals", re.compile(r"^\W*(?:removed?|drop(?:ped)?)\b", re.I)),
-    ("fixes", re.compile(r"^\W*(?:fix(?:ed|es)?|bug ?fix|correct(?:ed)?|resolved?)\b", re.I)),
-    ("features", re.compile(r"^\W*(?:add(?:ed|s)?|new|introduc(?:e|ed|es)|support(?:s|ed)? for|now supports?)\b", re.I)),
-)
-
-# "will be removed in 4.0", "scheduled for removal in 4.0", "pending removal in 4.0", "to be removed in 4.0"
-_SCHEDULE = re.compile(r"(?i)\b(?:will|would|shall|is\s+(?:going|scheduled|planned|slated)\s+to|to)\s+be\s+removed\s+"
-                       r"(?:in|by|from)\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)|"
-                       r"\b(?:scheduled|planned|pending)\s+(?:for\s+)?removal\s+(?:in|by)\s+"
-                       r"(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)")
-
-# -- cleaning ---------------------------------------------------------------------------------------------------
-
-_CREDIT_TAIL = re.compile(
-    r"\s*[(\[]?\s*(?:(?:original\s+)?(?:patch|contributed|contribution|implemented|written|reported|fixed|added|"
-    r"suggested|proposed|initial\s+patch|pr)\s+(?:by|from)\b|thanks\s+(?:to|@))[^()\[\]]{0,240}[)\]]?\s*\.?\s*$", re.I)
-_ISSUE = r"(?:bpo|gh|issue|pr|pull|ticket|bug|cve|ghsa)[-\s#:]*\d[\w-]*|#\d+|!\d+"
-_ISSUE_LINK = re.compile(rf"\[\s*((?:{_ISSUE})(?:\s*,\s*(?:{_ISSUE}))*)\s*\]\([^)\s]*\)", re.I)  # [gh-123](url) → gh-123
-_ISSUE_PREFIX = re.compile(rf"^\s*(?:[(\[]?\s*(?:{_ISSUE})\s*[)\]]?\s*(?:,\s*)?)+\s*[:\-–—]?\s*", re.I)
-_ISSUE_SUFFIX = re.compile(rf"\s*[(\[]\s*(?:(?:see\s+)?(?:{_ISSUE})[\s,;]*(?:and\s+)?)+[)\]]\s*\.?\s*$", re.I)
-# "Own Id: OTP-18032 Aux Id: PR-5790, GH-6000", "Refs: ABC-12", "Ticket: #12": a tail of labelled tracker references
-_EMPTY_LINK = re.compile(r"\[\s*\]\([^)\s]*\)")  # a permalink whose glyph was its only text
-_TRACKER_TAIL = re.compile(r"(?:\s+\b(?:[A-Z][a-z]+\s+)?(?:Id|ID|Ids|Refs?|References?|Issues?|Tickets?|Bugs?|"
-                           r"PRs?|Fixes|Closes|See)\s*:\s*(?:(?:[A-Z][A-Z0-9_]*-\d+|#\d+|[A-Z]+\d+)[\s,;]*(?:and\s+)?)+)+"
-                           r"\s*\.?\s*$")
-_ONLY_ISSUES = re.compile(rf"^[\s(),.;:\[\]]*(?:(?:{_ISSUE}|and|see)[\s(),.;:\[\]]*)*$", re.I)
-_INTRO = re.compile(
-    r"^\W*(?:welcome\s+to\b|these\s+(?:release\s+)?notes\s+(?:cover|describe|document|list)|this\s+(?:article|document|"
-    r"page|release|section|chapter)\s+(?:explains|describes|covers|documents|lists|summari[sz]es|contains|includes)|"
-    r"(?:for\s+(?:full|more)\s+details|for\s+a\s+(?:full|complete)\s+list)\b|see\s+(?:also\s+)?(?:the\s+)?.{0,80}?"
-    r"(?:release\s+notes|changelog|change\s*log|changes|what'?s\s+new|news|full\s+list)\b|the\s+full\s+(?:list|changelog)|"
-    r"see\s+.{0,80}?\bfor\s+(?:more|further|full|the\s+full|complete)?\s*(?:details|information|examples|discussion)\b|"
-    r"(?:thanks|thank\s+you)\s+to\b|we\s+(?:are|'re)\s+(?:pleased|happy|excited|proud)\s+to\s+announce|"
-    r"(?:editor|author|release\s+manager)s?\s*:|release\s+date\s*:|released\s*:|"
-    r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b|"
-    r"(?:the\s+)?above\s+items\b|.{0,120}\b(?:are|is)\s+(?:explained|described|detailed)\s+in\s+(?:more\s+)?detail\b|"
-    r"below\s+(?:you\s+will|you'll)\s+find\b|the\s+following\s+(?:individuals|people|persons|contributors)\b)", re.I)
-_GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
-_TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
-_WS = re.compile(r"\s+")
-
-
-_HISTORY = re.compile(r"\b(?:[Nn]ew|[Aa]dded|[Ii]ntroduced)\s+(?:in|since)\s+((?:version\s+|release\s+|[A-Za-z][\w+#-]{0,30}\s+)?)"
-                      r"(v?\d+(?:\.\d+)*)(?![\w]|\.\d)")
-
-
-def date_history(text: str, is_pre: "Callable[[str], bool]") -> str:
-    """A phrase inside a post-cutoff entry that dates something to a version released before the cutoff ("the
-    replacements added in Python 3.9") says so: "available since Python 3.9, before the cutoff" — so no line of the
-    skill presents an old version as new."""
-    def repl(m: re.Match) -> str:
-        return f"available since {m.group(1)}{m.group(2)}, before the cutoff" if is_pre(m.group(2).lstrip("vV")) else m.group(0)
-    return _HISTORY.sub(repl, text) if _HISTORY.search(text) else text
-
-
-def clean_text(text: str) -> str:
-    """An entry's text without permalink glyphs, credit tails or issue-number prefixes/suffixes ('' when nothing
-    but issue numbers is left)."""
-    t = _WS.sub(" ", _EMPTY_LINK.sub("", _GLYPHS.sub("", text or ""))).strip()
-    t = _ISSUE_LINK.sub(r"\1", t)
-    for _ in range(3):
-        before = t
-        t = _ISSUE_PREFIX.sub("", t)
-        t = _CREDIT_TAIL.sub("", t).rstrip()
-        t = _ISSUE_SUFFIX.sub("", t).rstrip()
-        t = _TRACKER_TAIL.sub("", t).rstrip()
-        if t == before:
-            break
-    if _ONLY_ISSUES.match(t):
-        return ""
-    if t and t[-1] not in ".!?:;)`*\"'" and len(t) > 40:
-        t += "."
-    return t
-
-
-def clean_heading(text: str) -> str:
-    """A heading without permalink glyphs of any theme (private-use, symbol, zero-width characters, '¶', '#')."""
-    t = _WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
-    t = _TRAILING_SYMBOLS.sub("", t).strip()
-    return "".join(ch for ch in t if unicodedata.category(ch) not in ("Co", "Cf", "Cs"))
-
-
-def is_intro(text: str) -> bool:
-    """An introduction or cross-reference ("Welcome to …", "See the … release notes") — not a change entry."""
-    return bool(_INTRO.match(text or ""))
-
-
-def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> str:
-    """The section kind of the innermost heading (below the version's own heading) that names one, else ``other``."""
-    for h in reversed(_below_version(headings, version)):
-        for kind, rx in _SECTION_RES:
-            if rx.search(h):
-                return kind
-    return "other"
-
-
-_VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
-
-
-def names_version(text: str, version: str) -> bool:
-    """Whether ``text`` prints ``version`` in any spelling of it (``4.2.0`` names ``4.2``)."""
-    want = parse_version(version)
-    if want is None:
-        return False
-    return any(parse_version(m.group(1)) == want for m in _VERSION_TOKEN.finditer(text or ""))
-
-
-def _below_version(headings: list[str] | tuple[str, ...], version: str | None) -> list[str]:
-    """The headings after the first one that names ``version`` (a page about one release names it in its title;
-    a sub-section may name it again: "Backwards incompatible changes in 2.3")."""
-    hs = [clean_heading(h) for h in headings if h]
-    if version:
-        for i, h in enumerate(hs):
-            if names_version(h, version):
-                return hs[i + 1:]
-    # no heading names the version: a release page's own title still is not a section
-    return hs[1:] if len(hs) > 1 else []
-
-
-# -- areas ------------------------------------------------------------------------------------------------------
-
-_CONTAINER = re.compile(r"^(?:(?:standard\s+)?(?:library|libraries|modules?|packages?|components?|apis?|"
-                        r"extensions?|plugins?|features?|changes?|misc(?:ellaneous)?|general|others?|notes?|"
-                        r"details|summary|highlights|items|updates?|bugs?|fixes|list|malfunctions?|problems?|known\s+issues|issues|"
-                        r"defects?|corrections?)\s*)*$", re.I)
-_KIND_WORDS = re.compile(
-    r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
-    r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
-    r"deprecat\w*|removals?|removed|pending|breaking|incompatib\w*|backwards?|bug\s*fix(?:es)?|fixes|fixed|"
-    r"features?|related\s+to|enhancements?|behaviou?r|in|to|the|and|of|for|with|since|release|version|v?\d+(?:\.\d+)*)\b")
-_INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bsource\s+code\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
-                            r"\btesting\b|\bci\b|\binfrastructure\b|\bcontributors?\b|\bimplementation\b|"
-                            r"\bdevelopment\b|\bdependenc\w*|\btooling\b|\bvendored\b")
-MAX_AREA_WORDS = 4
-MAX_AREA_CHARS = 40
-_URL_STEM_SKIP = frozenset({"index", "html", "docs", "doc", "api", "en", "latest", "stable", "reference", "library",
-                            "manual", "guide", "content", "pages", "main", "master", "current", "release", "releases",
-                            "whatsnew", "changelog", "news", "changes", "history", "notes", "release-notes"})
-
-
-def area_from_headings(headings: list[str] | tuple[str, ...], version: str | None) -> str | None:
-    """The component a change-page entry belongs to, from the headings below its version: kind words removed
-    ("Other Language Changes" → Language, "C API Changes" → C API); a container ("Improved Modules") hands on to
-    its sub-heading ("asyncio"); a long heading is a feature's title, not an area."""
-    area = None
-    hs = [clean_heading(x) for x in headings if x]
-    # the words of the heading that names the version ("What's New In Acme 2.3") name the product, not an area
-    own = next((h for h in hs if version and names_version(h, version)), "")
-    product = {w.lower() for w in re.findall(r"[A-Za-z][\w+#-]*", own)}
-    for h in _below_version(headings, version):
-        rest = _WS.sub(" ", _KIND_WORDS.sub(" ", h))
-        rest = " ".join(w for w in rest.split() if w.lower().strip(":-–—,.()[]") not in product).strip(" :-–—,.()[]")
-        if not rest or _CONTAINER.match(rest):
-            continue
-        words = rest.split()
-        if len(words) > MAX_AREA_WORDS or len(rest) > MAX_AREA_CHARS or re.match(r"(?i)^(?:pep|rfc|jep|kep|sip|nep)\b", rest):
-            break
-        area = rest
-    return area
-
-
-def area_from_api(api: str | None, text: str) -> str | None:
-    """``asyncio.TaskGroup`` → asyncio; the first dotted name of a marker's signature when the crawl gave no API."""
-    name = api
-    if not name:
-        m = re.match(r"^\W{0,3}(?:(?:class|def|function|method|attribute|property|exception|module|data|"
-                     r"static|abstract|async|coroutine|decorator|interface|enum|record|type|macro|var|const)\s+)*"
-                     r"([A-Za-z_][\w]*(?:[.:/][A-Za-z_][\w]*)+)", text or "")
-        name = m.group(1) if m else None
-    if not name:
-        return None
-    parts = [p for p in re.split(r"[.:/#]", name.strip()) if p]
-    # the namespace: the lower-case module path before the first class and the object itself, at most three parts
-    module = []
-    for p in parts[:-1]:
-        if p[:1].isupper() or len(module) == 3:
-            break
-        module.append(p)
-    head = ".".join(module) or parts[0]
-    return head if 1 < len(head) <= MAX_AREA_CHARS and not head[:1].isdigit() else None
-
-
-def area_from_url(url: str) -> str | None:
-    """The page's place in the site: its file name's first word (``library/asyncio-task.html`` → asyncio)."""
-    segs = [s for s in unquote(urlsplit(url).path).split("/") if s]
-    for seg in reversed(segs):
-        stem = re.sub(r"\.(?:html?|md|mdx|rst|txt|php|aspx?)$", "", seg, flags=re.I)
-        first = re.split(r"[-_.]", stem)[0]
-        if first and first.lower() not in _URL_STEM_SKIP and not first[:1].isdigit() and len(first) > 1:
-            return first
-    return None
-
-
-def is_internal(area: str | None, section: str) -> bool:
-    return section == "internal" or bool(area and _INTERNAL_AREA.search(area))
-
-
-# -- "use X instead of Y" ------------------------------------------------------------------------------------------
-
-_CODE = r"`{1,2}([^`\n]{1,80})`{1,2}"
-# a name as code: backticked, or dotted / called / snake_case / CamelCase (a plain word is not a name)
-_NAME = (r"(?:`{1,2}([^`\n]{1,80})`{1,2}|([A-Za-z_]\w*(?:\.\w+)+(?:\(\))?|[A-Za-z_]\w*\(\)|[a-z][a-z0-9]*_[a-z0-9_]+(?:\(\))?|"
-         r"[A-Z][a-z0-9]+[A-Z]\w*)(?!\w|\.\w))")
-_V = lambda *ws: "(?:" + "|".join(f"[{w[0].upper()}{w[0]}]{w[1:]}" for w in ws) + ")"  # noqa: E731  (verbs, either case)
-_INSTEAD = (
-    # "Use X instead of Y", "use X instead" (Y: the entry's subject)
-    re.compile(rf"\b{_V('use', 'prefer', 'call', 'switch to', 'migrate to')}\s+{_NAME}\s+instead(?:\s+of\s+{_NAME})?"),
-    # "Y is deprecated in favo(u)r of X", "Y has been replaced by X", "Y: superseded by X"
-    re.compile(rf"{_NAME}(?:\s+(?:helper|function|method|class|module|option|attribute|parameter|argument|setting|API))?"
-               rf"\s+(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:deprecated|removed)?\s*"
-               rf"(?:,\s*)?(?:in\s+favou?r\s+of|replaced\s+(?:by|with)|superseded\s+by)\s+{_NAME}"),
-    # "X (method|function …) (that|which) supersedes Y"
-    re.compile(rf"{_NAME}\s+(?:(?:method|function|class|module|option|attribute|parameter|API)\s+)?(?:that\s+|which\s+)?"
-               rf"(?:supersedes|replaces)\s+{_NAME}"),
-)
-
-
-def use_instead(text: str, api: str | None = None) -> tuple[str | None, str | None]:
-    """(what to use now, what it replaces) when the entry states it; (None, None) otherwise."""
-    m = _INSTEAD[0].search(text or "")
-    if m:
-        use = m.group(1) or m.group(2)
-        old = m.group(3) or m.group(4) or api
-        if use and old and use != old:
-            return use.strip(), old.strip()
-    m = _INSTEAD[1].search(text or "")
-    if m:
-        old, use = m.group(1) or m.group(2), m.group(3) or m.group(4)
-        if use and old and use != old:
-            return use.strip(), old.strip()
-    m = _INSTEAD[2].search(text or "")
-    if m:
-        use, old = m.group(1) or m.group(2), m.group(3) or m.group(4)
-        if use and old and use != old:
-            return use.strip(), old.strip()
-    return None, None
-
 
 # -- the ledger -------------------------------------------------------------------------------------------------
 
@@ -540,28 +290,6 @@ def placed_status(where: Placement, timeline: Timeline, cutoff_start: date) -> V
         return VersionStatus(where.shown, PRE, None, f"known: not shown to be newer than --since-version {timeline.since} "
                                                      f"({where.why})")
     return VersionStatus(where.shown, UNDATED, None, f"not placed: {where.why}")
-
-
-_OWN_MARKER = r"(?:[Nn]ew|[Aa]dded|[Cc]hanged|[Dd]eprecated|[Rr]emoved)\s+(?:in|since)\s*:?\s+(?:version\s+|v)?{v}" \
-              r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+)?removed\s+in\s+(?:version\s+)?v?\d+(?:\.\d+)*)?\s*[.:]?"
-
-
-def strip_own_marker(text: str, version: str) -> str:
-    """The entry's text without the marker phrase that names its own version ("New in version 3.11." — the label
-    says it); a marker of another version stays."""
-    rx = re.compile(r"\s*(?<![\w-])(?<!be )(?<!to )" + _OWN_MARKER.format(v=re.escape(version)) + r"(?![\w]|\.\d)")
-    return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if version and rx.search(text) else text
-
-
-def strip_stamp(text: str, heading: str, version: str) -> str:
-    """The entry's text without the version stamp its heading ends with ("nodes(Arg) -> [Node] OTP 25.1 Types …"
-    → "nodes(Arg) -> [Node] Types …"): a marker's own version, which the label says."""
-    label = version_label(heading, version)
-    stamp = f"{label} {version}"
-    if not label or not heading.rstrip(" .").endswith(stamp):
-        return text
-    return _WS.sub(" ", re.sub(r"(?<![\w.])" + re.escape(stamp) + r"(?![\w]|\.\d)\.?", " ", text, count=1)).strip()
-
 
 def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
     tracker_item = bool(_ISSUE_PREFIX.match(_ISSUE_LINK.sub(r"\1", ch.text or "")))

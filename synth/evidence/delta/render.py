@@ -19,7 +19,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from synth.evidence.delta.ledger import LEADING, Delta, Entry
+from synth.evidence.delta.classify import LEADING
+from synth.evidence.delta.ledger import Delta, Entry
 from synth.evidence.delta.timeline import VersionStatus
 from synth.evidence.delta.versions import newest_first, parse_version, series
 from synth.skill.markdown import fence_for

@@ -1,0 +1,191 @@
+"""The scan of one page (:func:`scan_changes`, :func:`find_changes`): the page read, the passes run, then each
+entry's document order, heading path and code blocks."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import islice
+from typing import Any, Callable
+
+from skill3crawl.extract.releases import heading_text
+from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_CODE, MAX_CODE_CHARS, MAX_PATH, MAX_PATH_CHARS
+from skill3crawl.extract.versions.fields import _history_tables, _labels
+from skill3crawl.extract.versions.markers import _attribute_markers, _directives, _tab_markers, _text_markers
+from skill3crawl.extract.versions.page import (
+    _Page,
+    _Screen,
+    _screen,
+)
+from skill3crawl.extract.versions.sections import _text_sections, _walk
+from skill3crawl.extract.versions.state import _Scan
+from skill3crawl.extract.versions.tree import _HEADINGS, _PSEUDO_LEVEL, _cap, _doc_keys, _in_chrome, _plain, _tag
+
+
+def _empty() -> dict[str, Any]:
+    return {"changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+
+
+def find_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
+                 code_chars: int = 0, code_of: dict[Any, dict[str, str]] | None = None) -> dict[str, Any]:
+    """:func:`scan_changes`; markup it cannot read leaves the page's content alone: no changes, ``page_kind`` ``""``."""
+    try:
+        return scan_changes(node, url, title, body=body, text=text, code_chars=code_chars, code_of=code_of)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError, RecursionError):
+        return _empty()
+
+
+def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
+                 code_chars: int = 0, code_of: dict[Any, dict[str, str]] | None = None) -> dict[str, Any]:
+    """Version markers and change-page sections of one page (see the module docstring).
+
+    ``node`` is the main-content element (or the ``<body>``, with ``body=True``: its nav, header,
+    footer and aside are then left out). ``text``, the page's markdown when the caller has it, lets a
+    page with no marker phrase, no version heading, no version table or field and no change-page URL
+    or title skip the scan; ``code_chars`` (the characters of its code blocks) tells a plain-text page
+    (its ``<pre>`` is the content) apart; ``code_of`` (``<pre>`` element → its code block) saves reading
+    an entry's code again. Returns empty results for ``None``.
+    """
+    out = _empty()
+    if node is None:
+        return out
+    out["page_kind"] = "doc"
+    screen = _screen(node, url, title, body, text, code_chars)
+    if text is not None and not screen.worth_scanning(code_chars):
+        return out  # nothing to find: the common page costs a few regexes over its markdown
+    headings = [h for h in node.iter(*_HEADINGS) if not (body and _in_chrome(h))]
+    htext = {id(h): (screen.h1_text if h is screen.h1 else heading_text(h)) for h in headings}
+    page = _Page(node, url, title, body, screen, headings, htext)
+    out["page_kind"] = "change" if page.is_change else "doc"
+    out["page_version"] = page.version
+    scan = _Scan(node, body, page.source, htext, code_of)
+    if page.one is not None:
+        scan.add_date(page.one[0], page.one[1], page.one[2])
+    _markers(scan, screen, page)
+    _sections(scan, screen, page)
+    _finish(scan, headings, htext, page.pseudo)
+    out["changes"] = [c for _el, c, _code in scan.found[:MAX_CHANGES]]
+    out["release_dates"] = scan.release_dates
+    return out
+
+
+def _markers(scan: _Scan, screen: _Screen, page: _Page) -> None:
+    """The marker passes, each only where the screen found what it reads."""
+    phrases, flags = screen.phrases, screen.flags
+    # 1. Sphinx directives: div.versionadded / versionchanged / deprecated / deprecated-removed / versionremoved
+    directives: list[Any] = []
+    if phrases:
+        directives = _directives(scan)
+    # 2. History tables, tables of versions and dates
+    tables = _history_tables(scan) if "table" in flags else set()
+    # 3. the phrases as text: admonition titles, badges, paragraphs, headings
+    scan.emitted.update(directives)
+    # (on a change page the version sections speak: "deprecated since 2.5" in a 3.0 entry is history)
+    if not page.is_change and (phrases < 0 or phrases > len(directives)):
+        _text_markers(scan, screen.verbs, {*directives, *tables})
+    # 4. badges, since labels, stability attributes, "X+" badges, tabs labelled as markers
+    if flags & {"badge", "since", "plus"}:  # a badge's or label's version shows in a heading or a line of its own
+        _attribute_markers(scan, set(directives), "plus" in flags, screen.heading)
+    if screen.maybe_change or "since" in flags:
+        _tab_markers(scan)
+
+
+def _sections(scan: _Scan, screen: _Screen, page: _Page) -> None:
+    """5. version sections, field tables and lists: entries and release dates; a plain-text change log's."""
+    labels = "since" in screen.flags
+    if page.sections:
+        _walk(scan, page, screen.heading, labels)
+    elif screen.flags & {"since", "table", "field"}:
+        _labels(scan, screen.heading, labels)
+    if page.pre_lines:
+        _text_sections(scan, page.pre_lines, screen.h1_text)
+
+
+def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dict[int, Any]) -> None:
+    """Document order, then each entry's heading path (from the outline) and code blocks."""
+    node, found = scan.node, scan.found
+    if not found:
+        return
+    doc_key = _doc_keys(node)
+    keys = [doc_key(el) for el, _c, _code in found]
+    if len(found) > 1:
+        order = sorted(range(len(found)), key=keys.__getitem__)
+        found[:] = [found[i] for i in order]
+        keys = [keys[i] for i in order]
+    if any(c["path"] is None for _el, c, _code in found):
+        _outline_paths(found, keys, headings, htext, pseudo, doc_key)
+    stops: set[Any] = set()
+    for el, _c, _code in found:
+        cur = el
+        while cur is not None and cur is not node and cur not in stops:
+            stops.add(cur)
+            cur = cur.getparent()
+    for el, change, code_el in found:
+        change["path"] = [_cap(t, MAX_PATH_CHARS) for t in change["path"] if t][-MAX_PATH:]
+        if code_el is not None:
+            change["code"] = _codes(code_el, stops, scan.code_of)
+
+
+def _outline_paths(found: list[tuple[Any, dict[str, Any], Any]], keys: list[tuple[int, ...]], headings: list[Any],
+                   htext: dict[int, str], pseudo: dict[int, Any], doc_key: Callable[[Any], tuple[int, ...]]) -> None:
+    """The heading path of each entry without one: the enclosing headings of the outline (headings and the
+    paragraphs that head a version) before it in document order (``keys``: the entries' document-order keys)."""
+    outline = headings
+    if pseudo:
+        extra = [v[3] for v in pseudo.values()]
+        outline = sorted([*headings, *extra], key=doc_key)
+    hkeys, paths = [], []
+    stack: list[tuple[int, str]] = []
+    for h in outline:
+        level = _HEADINGS.get(_tag(h), _PSEUDO_LEVEL)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, htext.get(id(h)) or _plain(h)))
+        hkeys.append(doc_key(h))
+        paths.append([t for _l, t in stack])
+    for (el, change, _code), key in zip(found, keys):
+        if change["path"] is None:
+            i = bisect_right(hkeys, key) - 1
+            change["path"] = paths[i] if i >= 0 else []
+
+
+def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """The code blocks of an entry: ``<pre>`` inside its block, then right after it (before the next entry or
+    heading), byte-exact; one too long to keep whole is left out."""
+    from skill3crawl.extract.content import _NOT_CODE, _code_text, code_language
+
+    out: list[dict[str, str]] = []
+    for pre in _code_pres(code_el, stops):
+        known = code_of.get(pre) if code_of is not None else None
+        if known is not None:
+            if len(known["text"]) <= MAX_CODE_CHARS:
+                out.append(dict(known))
+            if len(out) >= MAX_CODE:
+                break
+            continue
+        if any(c in (a.get("class") or "") for a in (pre, *pre.iterancestors()) for c in _NOT_CODE):
+            continue
+        text = _code_text(pre)
+        if text.strip() and len(text) <= MAX_CODE_CHARS:
+            out.append({"text": text, "language": code_language(pre)})
+        if len(out) >= MAX_CODE:
+            break
+    return out
+
+
+def _code_pres(code_el: Any, stops: set[Any]) -> list[Any]:
+    """The ``<pre>`` elements of an entry: inside its block (not a heading's), then in the siblings after it up to the
+    next heading or entry (at most six siblings)."""
+    pres: list[Any] = []
+    if _tag(code_el) not in _HEADINGS:
+        pres += islice(code_el.iter("pre"), MAX_CODE)
+    sib, hops = code_el.getnext(), 0
+    while sib is not None and len(pres) < MAX_CODE and hops < 6:
+        tag = _tag(sib)
+        if tag in _HEADINGS or sib in stops:
+            break
+        if tag == "pre":
+            pres.append(sib)
+        elif tag:
+            pres += islice(sib.iter("pre"), MAX_CODE)
+        sib, hops = sib.getnext(), hops + 1
+    return pres

@@ -1,0 +1,278 @@
+"""Version sections: one pass in document order over the heading outline, each version section's entries and
+release date; the same for a plain-text change log (one ``<pre>`` of version heading lines)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from skill3crawl.extract.releases import (
+    date_heading,
+    find_date,
+    find_dates,
+    label_date,
+    label_marker,
+    normalize_version,
+    version_heading,
+    without_dates,
+)
+from skill3crawl.extract.versions.blocks import _annotated, _Block
+from skill3crawl.extract.versions.bounds import MAX_CHANGES, MIN_ENTRY_CHARS, MIN_ITEM_WORDS
+from skill3crawl.extract.versions.fields import _dl_fields, _table
+from skill3crawl.extract.versions.page import _Page
+from skill3crawl.extract.versions.phrases import _VER, _VER_RE, _removed_in, _section_kind
+from skill3crawl.extract.versions.quick import _QUICK_DIGITS
+from skill3crawl.extract.versions.state import _Scan
+from skill3crawl.extract.versions.tree import (
+    _HEADINGS,
+    _PSEUDO_LEVEL,
+    _TIME_TAGS,
+    _anchor_up,
+    _clean,
+    _field_list,
+    _heading_anchor,
+    _in_chrome,
+    _inside,
+    _md,
+    _plain,
+)
+
+_WAS_RELEASED = re.compile(
+    r"(?i)(?<![\w.])(?P<ver>" + _VER + r")(?![\w-]|\.\d)\s+(?:was|is|has\s+been)\s+(?:officially\s+)?released\s+on\s+"
+)
+_RELEASE_CUE = re.compile(r"(?i)releas|publish|availab|ship|tagged|launch|\bout\b|\bdated?\b")
+
+
+_WALK_TAGS = (*_HEADINGS, "p", "li", "dt", "table", *_TIME_TAGS)
+
+
+def _walk(scan: _Scan, page: _Page, page_heading: tuple[str, Any], labels: bool) -> None:
+    """One pass in document order: the heading outline, version sections and their entries and dates, History
+    and version tables, labelled fields (``labels``: short blocks that are a label of their own too)."""
+    _Walk(scan, page, page_heading, labels).run()
+
+
+class _Walk:
+    """The state of :func:`_walk`: the enclosing headings, the version section it is in, the version whose date is
+    still to be read (``pending``) and the blocks read since its heading."""
+
+    def __init__(self, scan: _Scan, page: _Page, page_heading: tuple[str, Any], labels: bool) -> None:
+        self.scan, self.page, self.page_heading, self.labels = scan, page, page_heading, labels
+        self.stack: list[tuple[int, str, str | None]] = []  # (level, text, anchor) of the enclosing headings
+        self.version: tuple[int, str, Any] | None = None  # (heading level, version, scope: a dl for a dt heading)
+        page_version = page.version
+        self.pending: str | None = page_version if page_version and page_version not in scan.dates else None
+        self.since_heading = 0
+        self.section_entries: list[dict[str, Any]] = []
+        self.done: set[Any] = set()  # field lists and tables read
+        self.n_entries = 0
+
+    def date_for(self, ver: str | None, d: str | None, where: str) -> None:
+        self.scan.add_date(ver, d, where)
+        if ver == self.pending:
+            self.pending = None
+
+    def run(self) -> None:
+        node, body = self.scan.node, self.scan.body
+        for el in node.iter(*_WALK_TAGS):
+            if body and _in_chrome(el):
+                continue
+            version = self.version
+            if version is not None and version[2] is not None and not _inside(el, {version[2]}, node):
+                self.version, self.pending = None, None  # a definition list of versions ended
+                while self.stack and self.stack[-1][0] >= _PSEUDO_LEVEL:
+                    self.stack.pop()
+            self.element(el)
+        # a date printed after a section's first entries ("X was released on …" further down) reaches them too
+        for change in self.section_entries:
+            if change["date"] is None:
+                change["date"] = self.scan.dates.get(change["version"])
+
+    def element(self, el: Any) -> None:
+        """A heading, a ``<time>``, a table, a definition term, or a block of text."""
+        scan, tag = self.scan, el.tag
+        vh = self.page.vheads.get(id(el)) or self.page.pseudo.get(id(el))
+        if tag in _HEADINGS or (vh and id(el) in self.page.pseudo):
+            self.heading(el, tag, vh)
+        elif tag in _TIME_TAGS:
+            if self.pending and self.since_heading <= 3:
+                self.date_for(self.pending, find_date((el.get("datetime") or "")[:10]), "time")
+        elif tag == "table":
+            if el not in self.done:
+                self.done.add(el)
+                _table(scan, el, self.stack, self.version[1] if self.version else None, self.pending, self.date_for,
+                       self.page_heading)
+        elif tag == "dt":
+            dl = el.getparent()
+            if dl is not None and dl not in self.done:
+                self.done.add(dl)
+                _dl_fields(scan, dl, self.pending, self.date_for, self.page_heading, self.labels)
+        elif not (el in scan.emitted or _inside(el.getparent(), scan.emitted, scan.node) or _field_list(el)):
+            self.block(el, tag)
+
+    def heading(self, el: Any, tag: str, vh: tuple[Any, ...] | None) -> None:
+        """A heading (or a paragraph that heads a version): the outline, a version section opened or closed, a date
+        heading the pending version's section."""
+        level = _HEADINGS.get(tag, _PSEUDO_LEVEL)
+        stack = self.stack
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        text = self.page.htext.get(id(el)) or _plain(el)
+        stack.append((level, text, _heading_anchor(el) if tag in _HEADINGS else _anchor_up(el, self.scan.node)))
+        if vh:
+            scope = el.getparent() if tag == "dt" else None
+            self.version = (level, vh[0], scope)
+            self.scan.add_date(vh[0], vh[1], vh[2])
+            self.pending, self.since_heading = (None if vh[0] in self.scan.dates else vh[0]), 0
+        elif self.pending and (when := date_heading(text)):
+            self.date_for(self.pending, when, "heading")  # "Jul 3, 2022" heading the release's section
+        elif self.version and level <= self.version[0]:
+            self.version, self.pending = None, None
+
+    def block(self, el: Any, tag: str) -> None:
+        """A paragraph, list item or term: the pending version's date, a release sentence, a label of its own, or an
+        entry of the version section."""
+        page = self.page
+        ver = self.version[1] if self.version else page.version
+        want = page.sections and bool(ver) and self.n_entries < MAX_CHANGES
+        if self.pending or want or (page.is_change and not self.scan.dates):
+            text = _md(el)
+        else:  # a short paragraph may be a label of its own ("Since: OTP 25.0")
+            text = _md(el) if self.labels and len(el.text_content()) <= 80 else ""
+        if self.pending and self.pending_date(self.pending, text):
+            return
+        if text and page.is_change and "releas" in text:
+            wm = _WAS_RELEASED.search(text)
+            if wm:
+                self.scan.add_date(normalize_version(wm.group("ver")), find_date(text[wm.end():wm.end() + 40]), "paragraph")
+        if self.labels and text and len(text) <= 60 and not want and self.label(el, text):
+            return
+        if text and len(text) <= 120 and label_date(text):
+            return  # a date line ("Published: March 4, 2024") is no entry
+        if not want or not ver or (len(text) < MIN_ENTRY_CHARS and (tag != "li" or len(text.split()) < MIN_ITEM_WORDS)):
+            return
+        self.entry(el, tag, text, ver)
+
+    def pending_date(self, pending: str, text: str) -> bool:
+        """The pending version's date from a field ("Released: …", then nothing more of the block) or a sentence in
+        the first blocks after its heading."""
+        self.since_heading += 1
+        if text and (when := label_date(text)):
+            self.date_for(pending, when, "field" if re.search(r"[A-Za-z]{3}", without_dates(text)) else "paragraph")
+            return True
+        if text and (when := _sentence_date(text, pending)):
+            self.date_for(pending, when, "paragraph")
+        if self.since_heading > 3:
+            self.pending = None
+        return False
+
+    def label(self, el: Any, text: str) -> bool:
+        """A label as a paragraph of its own ("Since: OTP 25.0"): it marks its section."""
+        hit = label_marker(text)
+        if hit and self.scan.mark(el, hit[0], hit[1]):
+            head = self.scan.heading_of(el)
+            self.scan.entry(el, hit[0], hit[1], None, _annotated(el, text, False, self.scan.node, head), head[0])
+            return True
+        return False
+
+    def entry(self, el: Any, tag: str, text: str, ver: str) -> None:
+        """An entry of the version section: its kind from the subsection headings, its heading path."""
+        scan, stack = self.scan, self.stack
+        if tag == "li":
+            scan.emitted.add(el)
+        kind = _section_kind(stack)
+        heading_texts = " ".join(t for _l, t, _a in stack)
+        rem = _removed_in(heading_texts) if kind == "deprecated" else None
+        anchor = ("#" + el.get("id")) if el.get("id") else (stack[-1][2] if stack else None)
+        change = scan.entry(el, kind, ver, rem, _Block(text, anchor, None, el), stack[-1][1] if stack else "",
+                            scan.dates.get(ver), path=[t for _l, t, _a in stack])
+        if change is not None:
+            self.section_entries.append(change)
+        self.n_entries += 1
+
+
+def _sentence_date(text: str, ver: str) -> str | None:
+    """The release date a sentence under a version's heading states ("This release was published on March
+    4, 2024"), unless another version is named before it."""
+    text = text[:600]
+    dates = find_dates(text)
+    if not dates:
+        return None
+    start, end, when = dates[0]
+    around = text[max(0, start - 80):start] + " " + text[end:end + 30]
+    if not _RELEASE_CUE.search(around):
+        return None
+    for m in _VER_RE.finditer(text[:start]):
+        other = normalize_version(m.group(1))
+        if other != ver and not ver.startswith(other + ".") and not other.startswith(ver + "."):
+            return None  # "2.2.0 was released on …": that date is 2.2.0's
+    return when
+
+
+_BULLET = re.compile(r"^(\s*)(?:[-*+•o]|\d{1,3}[.)])\s+(\S.*)$")
+_UNDERLINE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
+
+
+def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) -> None:
+    """A plain-text change log: version heading lines (alone, or underlined), sub-heading lines ("Bug fixes:",
+    underlined words), bullet items and paragraphs as entries, dates from the heading or a field line."""
+    pre, lines = pre_lines
+    version: str | None = None
+    sub: str | None = None
+    heading = ""
+    pending = False
+    item: list[str] = []
+
+    def flush() -> None:
+        if item and version:
+            text = _clean(" ".join(s.strip() for s in item))
+            if len(text) >= MIN_ENTRY_CHARS or len(text.split()) >= MIN_ITEM_WORDS:
+                path = [p for p in (h1_text, heading, sub) if p]
+                kind = _section_kind([(0, sub, None)]) if sub else "release"
+                scan.entry(pre, kind, version, None, _Block(text, None, None, None), sub or heading, scan.dates.get(version),
+                           path=path)
+        item.clear()
+
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s:
+            flush()
+            continue
+        if _UNDERLINE.match(s):
+            continue
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        underlined = bool(_UNDERLINE.match(nxt)) and len(nxt) >= max(3, len(s) // 2)
+        cand = s.lstrip("#").strip()
+        vh = _version_line(line, s, cand, underlined)
+        if vh:
+            flush()
+            version, sub, heading = vh[0], None, cand
+            scan.add_date(vh[0], vh[1], "text")
+            pending = vh[0] not in scan.dates
+            continue
+        if version and pending and len(s) <= 120 and (when := label_date(s)):
+            scan.add_date(version, when, "text")
+            pending = False
+            continue
+        if version and not _BULLET.match(line) and len(s) <= 60 and (underlined or s.startswith("#") or
+                                                                      (s.endswith(":") and not item)):
+            flush()
+            sub = s.lstrip("#").strip().rstrip(":")
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            flush()
+            item.append(bullet.group(2))
+        else:
+            item.append(s)
+        if len(scan.found) >= MAX_CHANGES:
+            break
+    flush()
+
+
+def _version_line(line: str, s: str, cand: str, underlined: bool) -> tuple[str, str | None] | None:
+    """(version, date) when a plain-text line (``s`` stripped, ``cand`` without its '#'s) is a version heading: not
+    indented unless underlined or '#'-marked, no bullet."""
+    if len(cand) <= 120 and (underlined or not line[:1].isspace() or s.startswith("#")) and not _BULLET.match(line):
+        return version_heading(cand) if _QUICK_DIGITS.search(cand) else None
+    return None
