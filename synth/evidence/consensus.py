@@ -194,6 +194,73 @@ class ConsensusIndex:
         return len(self._clusters)
 
 
+class ExactIndex:
+    """:class:`ConsensusIndex`'s clustering with every Jaccard computed exactly, for a bounded set of snippets (the
+    bundle's candidates: at most a few thousand): a snippet's candidates are the clusters whose Jaccard with it
+    reaches :data:`LSH_THRESHOLD` (what the LSH approximates), found through an inverted shingle index. Nothing is
+    missed by chance, and datasketch (with numpy and scipy: ~0.5 s and ~65 MB to import) is not needed."""
+
+    def __init__(self) -> None:
+        self._clusters: list[_Cluster] = []
+        self._inverted: dict[str, list[int]] = {}
+
+    def _candidates(self, sh: frozenset[str]) -> dict[int, float]:
+        """Indexed clusters with a Jaccard of at least :data:`LSH_THRESHOLD` with ``sh``, and that Jaccard."""
+        overlap: dict[int, int] = {}
+        for s in sh:
+            for key in self._inverted.get(s, ()):
+                overlap[key] = overlap.get(key, 0) + 1
+        out = {}
+        for key, inter in overlap.items():
+            j = inter / (len(sh) + len(self._clusters[key].shingles) - inter)
+            if j >= LSH_THRESHOLD:
+                out[key] = j
+        return out
+
+    def add(self, text: str, host: str, authority: float) -> Verdict:
+        sh = shingles(text)
+        fp = fingerprint(text)
+        candidates = self._candidates(sh)
+        keys = sorted(candidates)[:MAX_CANDIDATES] if len(candidates) > MAX_CANDIDATES else candidates
+        best: tuple[float, int] | None = None
+        for key in keys:
+            if best is None or candidates[key] > best[0]:
+                best = (candidates[key], key)
+        conflict = False
+        if best is not None and best[0] >= SAME:
+            cid = best[1]
+        else:
+            if best is not None and best[0] >= VARIANT:
+                variant_of = self._clusters[best[1]]
+                conflict = variant_of.best_authority >= AUTHORITATIVE and authority < AUTHORITATIVE
+            cid = len(self._clusters)
+            self._clusters.append(_Cluster(sh))
+            if len(candidates) < MAX_CANDIDATES:
+                for s in sh:
+                    self._inverted.setdefault(s, []).append(cid)
+        cluster = self._clusters[cid]
+        cluster.hosts.add(independent_host(host))
+        cluster.best_authority = max(cluster.best_authority, authority)
+        if authority >= AUTHORITATIVE:
+            cluster.authoritative_fps.add(fp)
+        return Verdict(fp, cid, conflict)
+
+    def agreement(self, cluster: int) -> int:
+        return len(self._clusters[cluster].hosts)
+
+    def conflicts_with_authority(self, cluster: int, authority: float, text_shingles: frozenset[str]) -> bool:
+        """As :meth:`ConsensusIndex.conflicts_with_authority`."""
+        if authority >= AUTHORITATIVE:
+            return False
+        for key, j in self._candidates(text_shingles).items():
+            if key != cluster and self._clusters[key].best_authority >= AUTHORITATIVE and VARIANT <= j < SAME:
+                return True
+        return False
+
+    def __len__(self) -> int:
+        return len(self._clusters)
+
+
 def is_trusted(agreeing_hosts: int, authority: float, required: int = 2) -> bool:
     """Trusted when N independent hosts agree, or the source is authoritative."""
     return authority >= AUTHORITATIVE or agreeing_hosts >= required

@@ -39,7 +39,7 @@ from synth.evidence.conflicts import resolve_candidates
 from synth.llm.registry import capabilities
 from synth.output.writing import atomic_write_text, write_skill
 from synth.pipeline.budget import MIN_BUDGET, bundle_budget, output_reserve
-from synth.pipeline.bundle import BundleError, Candidate, Ranked, rank_sources, select_evidence
+from synth.pipeline.bundle import BundleError, Candidate, Ranked, Subject, rank_sources, select_evidence
 from synth.pipeline.draft import Draft, crawl_coverage, delta_parts, select, synthesize
 from synth.pipeline.dryrun import DryRunReport
 from synth.pipeline.inputs import Inputs, resolve_inputs
@@ -133,9 +133,9 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
     """Read, score and rank every item; warn about malformed and non-UTF-8 lines; no usable source: exit 2."""
     with state.phase("read_and_rank"):
         try:
+            subject = Subject(inputs.topic, inputs.crawl.queries, inputs.crawl.meta, inputs.since_version)
             ranked = rank_sources(list(inputs.paths), cutoff_start=inputs.cutoff.start, today=inputs.today_date,
-                                  strict=strict_cutoff, topic=inputs.topic, queries=inputs.crawl.queries,
-                                  crawl_meta=inputs.crawl.meta, since_version=inputs.since_version)
+                                  strict=strict_cutoff, subject=subject)
         except BundleError as exc:
             raise SynthFailure(2, str(exc)) from None
     rep = ranked.report

@@ -34,6 +34,7 @@ from detect_secrets.plugins import keyword
 from detect_secrets.plugins.base import RegexBasedDetector
 
 from synth.evidence.item import SourceItem
+from synth.vet.literals import lowered, may_match
 
 _SKIPPED_PLUGINS = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
 _MARK = "REDACTED"
@@ -342,25 +343,39 @@ def _multiline() -> tuple[tuple, tuple]:
     return detectors, extra
 
 
-def _text_scope(text: str) -> _Scope:
+def _text_scope(text: str, within: _Scope | None = None) -> _Scope:
     """The plugins and patterns that can match in ``text`` (its lines are read as they are and with markdown
     escapes removed, so both forms are tested); testing each pattern once over the text is much cheaper than
-    one combined pattern on every line, and most texts need none."""
+    one combined pattern on every line, and most texts need none. ``within``: the scope of a text this one is a
+    part of (:func:`redact_fields`): only its plugins and patterns can match here."""
     view = _unescaped(text)  # line by line the same: an escape never spans a newline
     forms = (text,) if view is None else (text, view[0])
     detectors_ml, extra_ml = _multiline()
-    detectors = tuple((kind, tuple(rx for rx, m in pairs if any(m.search(f) for f in forms))) for kind, pairs in detectors_ml)
+    if within is not None:
+        allowed = {id(rx) for _kind, rxs in within.detectors for rx in rxs}
+        detectors_ml = tuple((kind, tuple(p for p in pairs if id(p[0]) in allowed)) for kind, pairs in detectors_ml)
+        extra_ml = tuple(p for p in extra_ml if p[0] in within.extra)
+    lows = [lowered(f) for f in forms]
+
+    def found(m: Pattern[str]) -> bool:
+        return any(may_match(m, f, low) and m.search(f) for f, low in zip(forms, lows))
+
+    detectors = tuple((kind, tuple(rx for rx, m in pairs if found(m))) for kind, pairs in detectors_ml)
     return _Scope(
-        plugins=_text_plugins(text.replace("\\", "")),
+        plugins=_text_plugins(text.replace("\\", ""), within.plugins if within is not None else None),
         detectors=tuple((kind, rxs) for kind, rxs in detectors if rxs),
-        extra=tuple(entry for entry, m in extra_ml if any(m.search(f) for f in forms)),
+        extra=tuple(entry for entry, m in extra_ml if found(m)),
     )
 
 
-def _text_plugins(text: str) -> tuple:
+def _text_plugins(text: str, within: tuple | None = None) -> tuple:
     """The non-regex plugins that can match somewhere in ``text`` (a gated plugin whose keywords are absent
     from the whole text cannot match any of its lines)."""
-    return tuple(entry for entry in _detectors()[1] if entry[2] is None or entry[2].search(text))
+    return tuple(entry for entry in (_detectors()[1] if within is None else within) if entry[2] is None or entry[2].search(text))
+
+
+def _empty(scope: _Scope) -> bool:
+    return not (scope.plugins or scope.detectors or scope.extra)
 
 
 def _in_urls(text: str, spans: Iterable[_Span]) -> tuple[list[_Span], set[int]]:
@@ -405,11 +420,11 @@ def _apply(text: str, spans: Iterable[_Span]) -> tuple[str, int]:
     return text, len(merged)
 
 
-def redact_text(text: str, *, filename: str = "source.md") -> tuple[str, int]:
+def redact_text(text: str, *, filename: str = "source.md", within: _Scope | None = None) -> tuple[str, int]:
     """Return ``(redacted_text, number_of_secrets_redacted)``.
 
     ``filename`` only tells detect-secrets' keyword detector which syntax to
-    expect (``x.py``, ``x.yaml``...); nothing is read or written.
+    expect (``x.py``, ``x.yaml``...); nothing is read or written. ``within``: as for :func:`_text_scope`.
     """
     if not text:
         return text, 0
@@ -418,8 +433,8 @@ def redact_text(text: str, *, filename: str = "source.md") -> tuple[str, int]:
     if blocks:
         text, count = _apply(text, blocks)
     out: list[str] = []
-    scope = _text_scope(text)
-    if not (scope.plugins or scope.detectors or scope.extra):
+    scope = _text_scope(text, within)
+    if _empty(scope):
         return text, count
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
@@ -454,17 +469,26 @@ def filename_for_language(language: str) -> str:
 
 def redact_fields(title: str, excerpts: list[str], code_blocks: list[dict]) -> tuple[str, list[str], list[dict], int]:
     """Redacted copies of a source's title, excerpts and code blocks, and the number of secrets
-    (plain data in and out, so it can run in a worker process)."""
-    title, total = redact_text(title)
+    (plain data in and out, so it can run in a worker process).
+
+    The patterns are first tested once over all the texts joined by newlines: a pattern that matches in one of
+    them matches in the joined text (none is anchored to a text's start or end, and a newline is a line end to
+    them), so a text is tested only with those that matched there, and a page where none did is returned as is
+    (with a private key block in it, each text is scoped alone, as the block is replaced before)."""
+    joined = "\n".join([title, *excerpts, *(b.get("text", "") for b in code_blocks)])
+    page = None if _PRIVATE_KEY_BLOCK.search(joined) else _text_scope(joined)  # a key block is replaced first: as before
+    if page is not None and _empty(page):
+        return title, list(excerpts), [dict(b) for b in code_blocks], 0
+    title, total = redact_text(title, within=page)
     out_excerpts = []
     for excerpt in excerpts:
-        excerpt, n = redact_text(excerpt)
+        excerpt, n = redact_text(excerpt, within=page)
         total += n
         out_excerpts.append(excerpt)
     blocks = []
     for block in code_blocks:
         block = dict(block)
-        block["text"], n = redact_text(block.get("text", ""), filename=filename_for_language(block.get("language", "")))
+        block["text"], n = redact_text(block.get("text", ""), filename=filename_for_language(block.get("language", "")), within=page)
         total += n
         blocks.append(block)
     return title, out_excerpts, blocks, total

@@ -153,3 +153,63 @@ def test_relative_dates_are_never_publication_dates(raw):
                                            ("March 2026", date(2026, 3, 1)), ("5 mars 2026", date(2026, 3, 5))])
 def test_absolute_free_text_dates_still_parse(raw, expected):
     assert normalize_date(raw) == expected
+
+
+# A string htmldate's extensive search hands to its external (dateparser) parser: found on a real docs page.
+_EXTERNAL = "(c_int * 3)(9, 2, 8)"
+
+
+def _page(lang: str | None, text: str) -> str:
+    attr = f' lang="{lang}"' if lang is not None else ""
+    return f"<html{attr}><head><title>t</title></head><body><div><p>{text}</p><p>Body text.</p></div></body></html>"
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("fr", ["fr", "en"]),  # the declared language and English
+    ("en-GB", ["en"]),
+    (None, None),  # none declared: every locale, htmldate's own parser
+    ("zz", None),  # a language dateparser does not know: every locale
+])
+def test_htmldate_reads_free_text_in_the_declared_languages(monkeypatch, lang, expected):
+    import htmldate.extractors as hx
+
+    from skill3crawl.extract import dates
+
+    used = []
+    original_date = hx._external_date
+
+    def spy(string):
+        used.append(hx.get_external_parser())
+        return original_date(string)
+
+    monkeypatch.setattr(hx, "_external_date", spy)
+    hx.try_date_expr.cache_clear()
+    page_dates(_page(lang, f"Item {_EXTERNAL} shown"), "https://example.org/a", today=TODAY)
+    assert used, "the page's string no longer reaches htmldate's external parser: pick another"
+    languages = used[0].languages
+    assert (sorted(languages) if languages else None) == (sorted(expected) if expected else None)
+    if expected is None:
+        assert used[0] is dates._htmldate_state["original"](), "not htmldate's own all-locale parser"
+
+
+def test_other_htmldate_callers_keep_every_locale(monkeypatch):
+    import htmldate.extractors as hx
+
+    used = []
+    original_date = hx._external_date
+    monkeypatch.setattr(hx, "_external_date", lambda s: (used.append(hx.get_external_parser()), original_date(s))[1])
+    page_dates(_page("fr", f"Article {_EXTERNAL} vu"), "https://example.org/a", today=TODAY)
+    find_date(_page("fr", f"Article {_EXTERNAL} vu"), extensive_search=True, original_date=True)  # not through skill3
+    assert len(used) == 2, "htmldate's cached answer for the string was reused across languages"
+    assert used[0].languages and used[1].languages is None
+
+
+def test_htmldate_parser_settings_are_htmldates():
+    from dateparser import DateDataParser
+
+    from skill3crawl.extract import dates
+
+    page_dates(_page("fr", "x"), "https://example.org/a", today=TODAY)  # installs the scoped parser
+    theirs = dates._htmldate_state["original"]()._settings
+    ours = DateDataParser(languages=["fr"], settings=dates.HTMLDATE_PARSER_SETTINGS)._settings
+    assert vars(ours) == vars(theirs)

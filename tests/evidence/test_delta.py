@@ -246,7 +246,7 @@ def test_identifiers(text, names):
 
 def test_entry_selection_takes_the_best_entries_across_sources(tmp_path):
     """Over budget without a model: the best-scored change entries of all sources, each source's header paid once."""
-    from synth.pipeline.bundle import rank_sources, select_evidence, source_tokens
+    from synth.pipeline.bundle import Subject, rank_sources, select_evidence, source_tokens
     from tests.pipeline.corpus import make_item, write_jsonl
 
     def page(url, entries, title):
@@ -267,8 +267,8 @@ def test_entry_selection_takes_the_best_entries_across_sources(tmp_path):
     (tmp_path / "crawl.json").write_text('{"timeline": [{"version": "2.0", "date": "2022-10-24", "source": "t"}]}')
     import json
 
-    r = rank_sources([str(feed)], cutoff_start=date(2022, 1, 1), today=TODAY, topic="quill",
-                     crawl_meta=json.loads((tmp_path / "crawl.json").read_text()))
+    r = rank_sources([str(feed)], cutoff_start=date(2022, 1, 1), today=TODAY,
+                     subject=Subject("quill", crawl_meta=json.loads((tmp_path / "crawl.json").read_text())))
     sel = select_evidence(r.candidates, 900, can_condense=False)
     assert sel.mode == "trimmed" and sum(source_tokens(c) for c in sel.sources) <= 900
     by = {c.url: c for c in sel.sources}

@@ -323,7 +323,7 @@ def test_own_page_date_on_a_build_dated_host(published, signal, page_kind, own):
 def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     """Twelve pages share the build date; the page about release 2.3.0 prints 2023-03-04: that dates 2.3.0, and the
     2.3 marker on an API page becomes post-cutoff evidence."""
-    from synth.pipeline.bundle import rank_sources
+    from synth.pipeline.bundle import Subject, rank_sources
     from tests.pipeline.corpus import make_item, write_jsonl
 
     items = [make_item(f"http://docs.acme.example/p{i}.html", published="2026-10-07", excerpts=[f"Page {i} about acme."],
@@ -336,7 +336,7 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
                     excerpts=["frobnicate(x) — frobnicates x. Added in version 2.3."])
     api.update(page_kind="doc", changes=[_ch("added", "2.3", "frobnicate(x) — frobnicates x.", api="acme.frobnicate")])
     feed = write_jsonl(tmp_path / "run.jsonl", items + [release, api])
-    ranked = rank_sources([str(feed)], cutoff_start=CUTOFF, today=TODAY, topic="acme")
+    ranked = rank_sources([str(feed)], cutoff_start=CUTOFF, today=TODAY, subject=Subject("acme"))
     assert ranked.delta["build_dated_hosts"]["docs.acme.example"]["date"] == "2026-10-07"
     assert ("2.3.0", "2023-03-04") in {(r["version"], r["date"]) for r in ranked.delta["timeline"]}
     assert {e.version for e in ranked.changes.post} == {"2.3"}  # 2.3.0 and 2.3 are one release

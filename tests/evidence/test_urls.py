@@ -99,7 +99,7 @@ def test_items_with_and_without_a_host_field_count_as_one_site(tmp_path):
     build-dated site with half its pages lacking ``host`` was not recognised."""
     from datetime import date
 
-    from synth.pipeline.bundle import rank_sources
+    from synth.pipeline.bundle import Subject, rank_sources
     from tests.pipeline.corpus import make_item, write_jsonl
 
     items = []
@@ -108,5 +108,5 @@ def test_items_with_and_without_a_host_field_count_as_one_site(tmp_path):
         item["host"] = "::1" if i % 2 else ""
         items.append(item)
     feed = write_jsonl(tmp_path / "run.jsonl", items)
-    ranked = rank_sources([str(feed)], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29), topic="alpha")
+    ranked = rank_sources([str(feed)], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29), subject=Subject("alpha"))
     assert list(ranked.delta["build_dated_hosts"]) == ["::1"]

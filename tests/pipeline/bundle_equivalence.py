@@ -18,7 +18,7 @@ import random
 from datetime import date
 from pathlib import Path
 
-from synth.pipeline.bundle import rank_sources, ranking_rows, select_evidence, to_bundle
+from synth.pipeline.bundle import Subject, rank_sources, ranking_rows, select_evidence, to_bundle
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bundle_equivalence.json"
 CUTOFF_START = date(2026, 1, 1)
@@ -102,8 +102,8 @@ def snapshot(path: Path) -> dict:
     """Everything the bundle decides over ``path``, as JSON-able data."""
     out = {}
     for name, kw in {"default": {}, "strict": {"strict": True, "max_candidates": 20}}.items():
-        r = rank_sources([str(path)], cutoff_start=CUTOFF_START, today=TODAY, topic=TOPIC, queries=QUERIES,
-                         crawl_meta={"timeline": [{"version": "2.0", "date": "2026-03-01", "source": "pypi"}]}, **kw)
+        r = rank_sources([str(path)], cutoff_start=CUTOFF_START, today=TODAY, subject=Subject(
+            TOPIC, QUERIES, crawl_meta={"timeline": [{"version": "2.0", "date": "2026-03-01", "source": "pypi"}]}), **kw)
         cands = [{"url": c.url, "where": c.where, "rank_score": c.rank_score, "consensus_count": c.consensus_count,
                   "relevance": c.relevance, "excerpts": c.excerpts, "code_blocks": c.code_blocks,
                   "dropped_snippets": c.dropped_snippets, "delta": [ch.tag() for ch in c.delta]} for c in r.candidates]

@@ -242,3 +242,53 @@ def test_generic_detection_also_reaches_items():
     assert redact_item(item) == 2
     assert GENERIC not in item.excerpts[0] + item.code_blocks[0]["text"]
 
+
+
+def _fields_one_by_one(title, excerpts, code_blocks):
+    """redact_fields as each text alone gives it: what the page-wide pre-check must equal."""
+    from synth.vet.redact import filename_for_language
+
+    t, total = redact_text(title)
+    out = []
+    for e in excerpts:
+        e, n = redact_text(e)
+        out.append(e)
+        total += n
+    blocks = []
+    for b in code_blocks:
+        text, n = redact_text(b["text"], filename=filename_for_language(b.get("language", "")))
+        blocks.append({**b, "text": text})
+        total += n
+    return t, out, blocks, total
+
+
+_KEY_BLOCK = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx1y2z3\n-----END RSA PRIVATE KEY-----"
+
+
+@pytest.mark.parametrize("page", [
+    # a page without any secret: returned as is, without testing each text
+    ("Title", ["Intro paragraph.", "Plain prose about servers and clients."], [{"text": "ls -la", "language": "bash"}]),
+    # secrets of several kinds spread over the texts, in prose and in code of several languages
+    ("Keys", [c[0] for c in CASES[:8]], [{"text": c[0], "language": lang} for c, lang in zip(CASES[8:], ("python", "yaml", "bash", "json", ""))]),
+    ("x", KEEP, [{"text": "\n".join(KEEP), "language": "python"}]),
+    # a secret only in the title; one split by a markdown escape; credentials in a URL
+    ("token ghp_" + "a" * 36, ["nothing here"], []),
+    ("t", ["api\\_key = 'Zx9Qw8Er7Ty6Ui5Op4'", "https://user:pa55word@example.org/x"], []),
+    # a private key block (replaced before the rest, per text as before)
+    ("t", ["before", _KEY_BLOCK, "db_pass=Zx9" + "Qw8Er7Ty6"], [{"text": _KEY_BLOCK, "language": ""}]),
+])
+def test_page_wide_pre_check_changes_nothing(page):
+    from synth.vet.redact import redact_fields
+
+    title, excerpts, blocks = page
+    assert redact_fields(title, excerpts, blocks) == _fields_one_by_one(title, excerpts, blocks)
+
+
+def test_page_wide_pre_check_on_a_real_page_table():
+    """Every case of this file's tables as one page, and each line as its own text."""
+    from synth.vet.redact import redact_fields
+
+    texts = [c[0] for c in CASES] + KEEP + (case_dir("06") / "s3-backup" / "SKILL.md").read_text().splitlines()
+    got = redact_fields(texts[0], texts[1:], [{"text": t, "language": "yaml"} for t in texts[::3]])
+    assert got == _fields_one_by_one(texts[0], texts[1:], [{"text": t, "language": "yaml"} for t in texts[::3]])
+    assert got[3] >= len(CASES)

@@ -5,8 +5,8 @@ Deterministic, no model. Two streaming passes over the files:
 1. read every line, re-score freshness against the run's cutoff, drop what the
    rules drop (future-dated; pre-cutoff/undated under ``strict``), and keep only
    the best ``candidates`` items in a bounded heap (de-duplicated by URL);
-2. cluster the candidates' snippets (``ConsensusIndex``: MinHash LSH + exact
-   check), then stream every item again and let each snippet *vote* on the
+2. cluster the candidates' snippets (``ExactIndex``: every Jaccard computed
+   exactly), then stream every item again and let each snippet *vote* on the
    candidates' clusters through an exact shingle inverted index (no new
    clusters, so memory stays bounded by the candidates, not the crawl). A line
    whose words share no 3-shingle with any candidate snippet cannot vote: it is
@@ -38,6 +38,7 @@ from synth.pipeline.bundle.rank import (
     MAX_RELEASE_PAGES,
     OWN_DATE_SIGNALS,
     Ranked,
+    Subject,
     _Heap,
     own_page_date,
     rank_sources,
@@ -62,7 +63,7 @@ __all__ = [
     "CANDIDATES_PER_SOURCE", "CHARS_PER_TOKEN", "DEFAULT_MAX_SOURCES", "HEAP_SLACK", "MAX_ENTRIES_PER_SOURCE",
     "MAX_HOSTS_PER_CLUSTER", "MAX_LINE_BYTES", "MAX_RELEASE_PAGES", "MAX_REPORTED_MALFORMED", "MIN_SOURCE_TOKENS",
     "OWN_DATE_SIGNALS", "RELEVANCE_FLOOR", "STRUCTURE_ONLY_BELOW",
-    "BundleError", "Candidate", "Ranked", "ReadReport", "Selection", "SourceItem",
+    "BundleError", "Candidate", "Ranked", "ReadReport", "Selection", "SourceItem", "Subject",
     "_Heap", "_Votes", "_fair_shares",
     "estimate_tokens", "fast_shingles", "item_snippets", "iter_items", "lower_words", "own_page_date", "rank_sources",
     "ranking_rows", "render_source", "score_item", "select_evidence", "source_tokens", "to_bundle",

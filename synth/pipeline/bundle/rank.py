@@ -7,7 +7,6 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Iterable
 
 from synth.evidence.consensus import AUTHORITATIVE, item_snippets
 from synth.evidence.delta.changes import (
@@ -27,6 +26,7 @@ from synth.evidence.delta.timeline import Timeline, parse_day
 from synth.evidence.item import SourceItem
 from synth.evidence.scoring import combined_score
 from synth.evidence.urls import host_of, normalize_host, site_host
+from synth.pipeline.bundle import parallel
 from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, RELEVANCE_FLOOR, Candidate
 from synth.pipeline.bundle.read import BundleError, ReadReport, _vote_items, iter_items
 from synth.pipeline.bundle.vote import _apply_consensus, _Votes
@@ -164,6 +164,20 @@ class Ranked:
     changes: Delta | None = None  # every post-cutoff (and undated) change entry of the run: the references
 
 
+@dataclass(frozen=True)
+class Subject:
+    """What the run is about, for ranking: the topic and planned queries (relevance), the crawl's record
+    (``crawl.json``'s ``meta``: the version timeline, build-dated hosts) and ``--since-version``."""
+
+    topic: str = ""
+    queries: list[str] | tuple[str, ...] = ()
+    crawl_meta: dict | None = None
+    since_version: str | None = None
+
+    def terms(self) -> tuple[str, ...]:
+        return query_terms(self.topic, *[q for q in self.queries if isinstance(q, str)])
+
+
 def rank_sources(
     paths: list[str],
     *,
@@ -171,10 +185,7 @@ def rank_sources(
     today: date,
     strict: bool = False,
     max_candidates: int = DEFAULT_MAX_SOURCES * CANDIDATES_PER_SOURCE,
-    topic: str = "",
-    queries: list[str] | tuple[str, ...] = (),
-    crawl_meta: dict | None = None,
-    since_version: str | None = None,
+    subject: Subject = Subject(),
 ) -> Ranked:
     """Read, score and rank the run; consensus, relevance and the delta (timeline, change entries) applied.
 
@@ -182,19 +193,19 @@ def rank_sources(
     build-dated hosts and the BM25 statistics grow while the run is read); the kept candidates
     are then re-scored with the final statistics and cut to ``max_candidates``.
     """
-    first = _FirstPass(crawl_meta if isinstance(crawl_meta, dict) else {}, cutoff_start=cutoff_start, today=today,
-                       strict=strict, topic=topic, queries=queries, since_version=since_version,
-                       max_candidates=max_candidates)
-    # Pass 1: score and keep the best candidates.
-    skipped: set[str] = set()
-    first.read(paths, skipped)
-    # Final statistics: re-score what pass 1 kept.
-    build_dated, changes_delta = first.settle()
-    candidates = first.rescored(build_dated)[:max_candidates]
-    first.report.duplicates = 0
-    # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
-    _vote(candidates, paths, skipped)
-    _apply_delta(candidates, topic=topic, queries=queries)
+    first = _FirstPass(subject, cutoff_start=cutoff_start, today=today, strict=strict, max_candidates=max_candidates)
+    with parallel.VotePool(paths) as pool:  # pass 2's workers start now, when the run is large
+        # Pass 1: score and keep the best candidates.
+        skipped: set[str] = set()
+        splitter = parallel.Splitter()
+        first.read(paths, skipped, splitter)
+        # Final statistics: re-score what pass 1 kept.
+        build_dated, changes_delta = first.settle()
+        candidates = first.rescored(build_dated)[:max_candidates]
+        first.report.duplicates = 0
+        # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
+        _vote(candidates, paths, skipped, splitter.finish(), pool)
+    _apply_delta(candidates, subject.terms())
     for c in candidates:
         c.rescore(consensus=True)
     candidates.sort(key=Candidate.rank_key)
@@ -205,11 +216,11 @@ class _FirstPass:
     """Pass 1 over the run: what every item teaches (host dates, the version timeline, the ledger of change entries,
     the release pages, the BM25 statistics) and the bounded heap of the best candidates on provisional scores."""
 
-    def __init__(self, meta: dict, *, cutoff_start: date, today: date, strict: bool, topic: str,
-                 queries: list[str] | tuple[str, ...], since_version: str | None, max_candidates: int) -> None:
+    def __init__(self, subject: Subject, *, cutoff_start: date, today: date, strict: bool, max_candidates: int) -> None:
         self.cutoff_start, self.today, self.strict = cutoff_start, today, strict
         self.report = ReadReport()
-        self.timeline = Timeline(today, since=since_version, settled=False)  # settled before the re-score: pass 1 still learns versions
+        meta = subject.crawl_meta if isinstance(subject.crawl_meta, dict) else {}
+        self.timeline = Timeline(today, since=subject.since_version, settled=False)  # settled before the re-score: pass 1 still learns versions
         for row in meta.get("timeline") or []:
             if isinstance(row, dict):
                 self.timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
@@ -218,13 +229,14 @@ class _FirstPass:
         self.hosts = HostDates()
         self.ledger = Ledger()
         self.release_pages: list[tuple[str, str, str, str, str | None]] = []  # a change page about one version, with its date
-        self.bm = BM25(query_terms(topic, *[q for q in queries if isinstance(q, str)]))
+        self.bm = BM25(subject.terms())
         self.heap = _Heap(max_candidates * HEAP_SLACK)
 
-    def read(self, paths: list[str], skipped: set[str]) -> None:
-        """Every item of ``paths`` learnt from and scored; ``skipped`` collects the lines skipped as malformed."""
+    def read(self, paths: list[str], skipped: set[str], splitter: parallel.Splitter | None = None) -> None:
+        """Every item of ``paths`` learnt from and scored; ``skipped`` collects the lines skipped as malformed,
+        ``splitter`` the chunks of pass 2."""
         seen_any = False
-        for where, item in iter_items(paths, self.report, skipped=skipped):
+        for where, item in iter_items(paths, self.report, skipped=skipped, splitter=splitter):
             seen_any = True
             self.report.items += 1
             self._consider(where, item)
@@ -333,9 +345,11 @@ class _FirstPass:
         }
 
 
-def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str]) -> None:
+def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chunks: list[parallel.Chunk] | None = None,
+          pool: parallel.VotePool | None = None) -> None:
     """Pass 2: cluster the candidates' snippets, let every item of the run vote on them (the lines pass 1 skipped as
-    malformed excepted), and apply the outcome to each candidate."""
+    malformed excepted), and apply the outcome to each candidate. ``chunks``: the run cut at line ends, read by the
+    ``pool``'s worker processes when it has them (:mod:`.parallel`)."""
     votes = _Votes()
     per_candidate: list[list[tuple[str, str, int]]] = []
     for c in candidates:
@@ -344,17 +358,16 @@ def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str]) -> N
         for kind, text in item_snippets(c.item.excerpts, c.item.code_blocks):
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
-    for data in _vote_items(paths, skipped, votes.may_vote):
-        host = normalize_host(data.get("host") or host_of(data.get("final_url") or data["url"]))
-        votes.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
+    if pool is None or not pool.vote(votes, chunks or [], skipped):
+        for data in _vote_items(paths, skipped, votes.may_vote):
+            votes.observe_fields(data)
     for c, snippets in zip(candidates, per_candidate):
         _apply_consensus(c, snippets, votes)
 
 
-def _apply_delta(candidates: list[Candidate], *, topic: str, queries: Iterable[object]) -> None:
-    """Score every candidate's change entries (relevance against topic, queries and the page's title) and put the
-    post-cutoff ones, best first and tagged with version and date, in place of the page's excerpts."""
-    base = query_terms(topic, *[q for q in queries if isinstance(q, str)])
+def _apply_delta(candidates: list[Candidate], base: tuple[str, ...]) -> None:
+    """Score every candidate's change entries (relevance against the run's query terms ``base`` and the page's title)
+    and put the post-cutoff ones, best first and tagged with version and date, in place of the page's excerpts."""
     titles = {id(c): query_terms(c.item.title or "") for c in candidates}
     terms = tuple(dict.fromkeys([*base, *(t for ts in titles.values() for t in ts)]))
     bm = BM25(terms)

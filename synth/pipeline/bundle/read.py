@@ -7,12 +7,15 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterator
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator
 
 import orjson
 
 from synth.core.errors import UsageError
 from synth.evidence.item import SourceItem, check_fields, fields_from_json
+
+if TYPE_CHECKING:
+    from synth.pipeline.bundle.parallel import Splitter
 
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few MiB at most
 MAX_REPORTED_MALFORMED = 20
@@ -56,10 +59,10 @@ class ReadReport:
         }
 
 
-def _lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
-    """(line number, bytes) of a binary file, one line at a time; a line longer than ``limit`` bytes is
-    read past in pieces and comes as ``None`` (never held whole)."""
-    n = 0
+def _lines(fh: IO[bytes], limit: int, first: int = 1) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes) of a binary file from its current position, whose line is number ``first``, one line at
+    a time; a line longer than ``limit`` bytes is read past in pieces and comes as ``None`` (never held whole)."""
+    n = first - 1
     while True:
         chunk = fh.readline(limit + 1)
         if not chunk:
@@ -73,19 +76,25 @@ def _lines(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes | None]]:
             yield n, chunk
 
 
-def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: set[str] | None = None) -> Iterator[tuple[str, SourceItem]]:
+def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: set[str] | None = None,
+               splitter: Splitter | None = None) -> Iterator[tuple[str, SourceItem]]:
     """Stream (``file:line``, item) from JSONL files; malformed lines (not JSON, nested too deep, a
     field of the wrong type, longer than :data:`MAX_LINE_BYTES`) are counted in ``report`` and skipped.
     Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``).
-    ``skipped`` collects the ``file:line`` of every line skipped as malformed."""
+    ``skipped`` collects the ``file:line`` of every line skipped as malformed; ``splitter`` is told where each line
+    ends (pass 2's chunks)."""
     for path in paths:
         p = Path(path)
         if not p.is_file():
             raise BundleError(f"{path}: no such file (pass a run.jsonl written by the crawl)")
         if report is not None and path not in report.files:
             report.files.append(path)
+        if splitter is not None:
+            splitter.start_file(path)
         with p.open("rb") as fh:
             for n, raw in _lines(fh, MAX_LINE_BYTES):
+                if splitter is not None:
+                    splitter.line(n, fh.tell())
                 where = f"{path}:{n}"
                 item = _read_line(raw, where, report, skipped)
                 if item is not None:
@@ -144,21 +153,27 @@ def _vote_items(paths: list[str], skipped: set[str], may_vote: Callable[[str], b
             for n, raw in _lines(fh, MAX_LINE_BYTES):
                 if raw is None or (skipped and f"{path}:{n}" in skipped):
                     continue
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    line = raw.decode("utf-8", "replace")
-                if not line.strip() or (may_vote is not None and not may_vote(line)):
-                    continue
-                fields = fields_from_json(raw)
-                if fields is not None:
-                    yield fields
-                    continue
-                try:
-                    data = _loads(line)
-                    yield check_fields({k: data[k] for k in _VOTE_FIELDS if k in data})
-                except (ValueError, TypeError, RecursionError, KeyError, AttributeError):
-                    continue  # the file changed since the first pass
+                data = _vote_line(raw, may_vote)
+                if data is not None:
+                    yield data
+
+
+def _vote_line(raw: bytes, may_vote: Callable[[str], bool] | None) -> dict | None:
+    """One line's fields for the vote; None for a blank line, one ``may_vote`` rejects, or one changed since pass 1."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        line = raw.decode("utf-8", "replace")
+    if not line.strip() or (may_vote is not None and not may_vote(line)):
+        return None
+    fields = fields_from_json(raw)
+    if fields is not None:
+        return fields
+    try:
+        data = _loads(line)
+        return check_fields({k: data[k] for k in _VOTE_FIELDS if k in data})
+    except (ValueError, TypeError, RecursionError, KeyError, AttributeError):
+        return None  # the file changed since the first pass
 
 
 def _loads(line: str) -> Any:

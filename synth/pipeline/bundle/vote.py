@@ -10,12 +10,13 @@ from synth.evidence.consensus import (
     AUTHORITATIVE,
     SAME,
     VARIANT,
-    ConsensusIndex,
+    ExactIndex,
     independent_host,
     item_snippets,
     shingles,
 )
-from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, Candidate
+from synth.evidence.urls import host_of, normalize_host
+from synth.pipeline.bundle.candidate import Candidate
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only
@@ -25,9 +26,9 @@ MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 class _Votes:
     """The candidates' snippet clusters plus an exact shingle index the whole run votes through."""
 
-    def __init__(self) -> None:
-        # every candidate snippet is asked about again (conflicts_with_authority): keep their MinHashes
-        self.index = ConsensusIndex(minhash_cache=DEFAULT_MAX_SOURCES * CANDIDATES_PER_SOURCE * 64)
+    def __init__(self, *, clustering: bool = True) -> None:
+        """``clustering=False``: only the vote's index (a worker of :mod:`.parallel`; no candidate is added there)."""
+        self.index = ExactIndex() if clustering else None  # the candidates' snippets: a few thousand at most
         self.rep: dict[int, frozenset[tuple]] = {}
         self.hosts: dict[int, set[str]] = defaultdict(set)
         self.authoritative_variant: set[int] = set()  # clusters an authoritative source published a variant of
@@ -37,7 +38,7 @@ class _Votes:
         self._low_authority: set[int] = set()  # clusters holding a snippet of a candidate below AUTHORITATIVE
 
     def add_candidate_snippet(self, text: str, host: str, authority: float) -> int:
-        verdict = self.index.add(text, host, authority)
+        verdict = self.clustering.add(text, host, authority)
         cid = verdict.cluster
         if authority < AUTHORITATIVE:
             self._low_authority.add(cid)
@@ -49,6 +50,33 @@ class _Votes:
             for s in sh:
                 self._inverted[s].append(cid)
         return cid
+
+    def state(self) -> dict:
+        """What a vote-only copy needs (:meth:`from_state`): the clusters' shingles and the index over them."""
+        return {"rep": self.rep, "inverted": dict(self._inverted), "all": self._all, "short": self._short,
+                "low_authority": self._low_authority}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "_Votes":
+        votes = cls(clustering=False)
+        votes.rep, votes._all, votes._short, votes._low_authority = state["rep"], state["all"], state["short"], state["low_authority"]
+        votes._inverted.update(state["inverted"])
+        return votes
+
+    def merge(self, hosts: dict[int, set[str]], authoritative_variant: set[int]) -> None:
+        """Another copy's votes added: agreement is the union of the hosts, capped as one pass caps it."""
+        for cid, more in hosts.items():
+            mine = self.hosts[cid]
+            for host in more:
+                if len(mine) >= MAX_HOSTS_PER_CLUSTER:
+                    break
+                mine.add(host)
+        self.authoritative_variant |= authoritative_variant
+
+    def observe_fields(self, data: dict) -> None:
+        """One run.jsonl line's vote (its checked fields, as :func:`~.read._vote_items` yields them)."""
+        host = normalize_host(data.get("host") or host_of(data.get("final_url") or data["url"]))
+        self.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
 
     def observe_item(self, excerpts: list[str], code_blocks: list[dict], host: str, authority: float) -> None:
         """Let every snippet of one item vote, skipping the item when none of its snippets can match a candidate.
@@ -76,9 +104,7 @@ class _Votes:
         """
         text = line
         if "\\" in text:
-            text = text.replace("\\\\", " ")
-            for esc in _JSON_ESCAPES:
-                text = text.replace(esc, " ")
+            text = _JSON_ESCAPE.sub(" ", text)  # one C pass (a str.replace per escape copied the line eight times)
             if "\\" in text:
                 return True
         return self._may_match(lower_words(text))
@@ -123,11 +149,16 @@ class _Votes:
                     self._all.discard(s)
                     self._short.discard(s)
 
+    @property
+    def clustering(self) -> ExactIndex:
+        assert self.index is not None, "a vote-only copy has no clusters"
+        return self.index
+
     def agreement(self, cid: int) -> int:
         return max(1, len(self.hosts.get(cid, ())))
 
 
-_JSON_ESCAPES = tuple("\\" + c for c in 'nt"/rbf')  # after "\\\\": every escape but \\uXXXX
+_JSON_ESCAPE = re.compile(r'\\[\\nt"/rbf]')  # every JSON escape but \\uXXXX, left to right as the parser reads them
 _ASCII_NON_WORD = {i: 32 for i in range(128) if not (chr(i).isalnum() or chr(i) == "_")}
 
 
@@ -156,7 +187,7 @@ def _apply_consensus(c: Candidate, snippets: list[tuple[str, str, int]], votes: 
     for kind, text, cid in snippets:
         agree = votes.agreement(cid)
         conflict = c.authority < AUTHORITATIVE and (
-            cid in votes.authoritative_variant or votes.index.conflicts_with_authority(cid, c.authority, shingles(text))
+            cid in votes.authoritative_variant or votes.clustering.conflicts_with_authority(cid, c.authority, shingles(text))
         )
         if conflict:
             c.dropped_snippets.append({"kind": kind, "reason": "conflicts with the authoritative version", "text": text[:200]})

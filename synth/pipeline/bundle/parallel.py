@@ -1,0 +1,167 @@
+"""Pass 2 over a large run in worker processes: each reads a byte range of the files and lets its lines vote on the
+candidates' clusters; the votes are merged into the main process's :class:`~.vote._Votes` exactly.
+
+Exact because a vote only ever adds: a cluster's agreement is the number of independent hosts that published it,
+capped at :data:`~.vote.MAX_HOSTS_PER_CLUSTER` (the union of the workers' host sets, capped, is what one pass in
+order counts), and an authoritative variant is known when any line showed one. A worker retires a decided cluster
+from its own copy of the index only (:meth:`~.vote._Votes._retire_if_decided`), which changes no outcome.
+
+Used when the run is at least :data:`MIN_PARALLEL_BYTES` and more than one CPU is usable
+(``SKILL3_BUNDLE_WORKERS``: the number of worker processes, default one per usable CPU up to
+:data:`MAX_WORKERS`; ``0`` or ``1`` reads in the main process). A pool that cannot start (no semaphores in a
+sandbox, a spawn that fails) is reported on the log and pass 2 runs in order in the main process.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines, _vote_line
+from synth.pipeline.bundle.vote import _Votes
+
+log = logging.getLogger(__name__)
+
+MIN_PARALLEL_BYTES = 64 * 1024 * 1024  # below this, starting processes costs more than it saves
+CHUNK_BYTES = 16 * 1024 * 1024  # one task: a worker's share of the run in pieces (uneven lines even out)
+MAX_WORKERS = 4
+ENV = "SKILL3_BUNDLE_WORKERS"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A byte range of one file starting at a line: its first line's number (for the lines pass 1 skipped)."""
+
+    path: str
+    start: int
+    end: int
+    first_line: int
+
+
+def workers(env: dict[str, str] | None = None) -> int:
+    """Worker processes for pass 2: ``SKILL3_BUNDLE_WORKERS``, else one per usable CPU up to :data:`MAX_WORKERS`."""
+    raw = (os.environ if env is None else env).get(ENV, "").strip()
+    if raw:
+        try:
+            return max(0, int(raw))
+        except ValueError:
+            log.warning("%s=%r is not a number of processes: pass 2 reads in the main process", ENV, raw)
+            return 0
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count() or 1
+    return min(usable, MAX_WORKERS)
+
+
+class Splitter:
+    """Cuts the files into :class:`Chunk` s at line ends while pass 1 reads them (no second scan)."""
+
+    def __init__(self, chunk_bytes: int | None = None) -> None:
+        self.chunk_bytes = chunk_bytes or CHUNK_BYTES
+        self.chunks: list[Chunk] = []
+        self._path = ""
+        self._start = self._end = 0
+        self._first = 1
+
+    def start_file(self, path: str) -> None:
+        self._close()
+        self._path, self._start, self._end, self._first = path, 0, 0, 1
+
+    def line(self, n: int, end: int) -> None:
+        """Line ``n`` ends at byte ``end`` of the file; a chunk ends after it once it holds ``chunk_bytes``."""
+        self._end = end
+        if end - self._start >= self.chunk_bytes:
+            self.chunks.append(Chunk(self._path, self._start, end, self._first))
+            self._start, self._first = end, n + 1
+
+    def finish(self) -> list[Chunk]:
+        self._close()
+        return self.chunks
+
+    def _close(self) -> None:
+        if self._path and self._end > self._start:
+            self.chunks.append(Chunk(self._path, self._start, self._end, self._first))
+        self._path = ""
+
+
+def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str]) -> _Votes:
+    """Every line of ``chunk`` (those pass 1 skipped as malformed excepted) votes on ``votes``; returns it."""
+    with Path(chunk.path).open("rb") as fh:
+        fh.seek(chunk.start)
+        for n, raw in _lines(fh, MAX_LINE_BYTES, first=chunk.first_line):
+            if raw is not None and not (skipped and f"{chunk.path}:{n}" in skipped):
+                data = _vote_line(raw, votes.may_vote)
+                if data is not None:
+                    votes.observe_fields(data)
+            if fh.tell() >= chunk.end:
+                break
+    return votes
+
+
+def _worker_vote(state: dict, chunk: Chunk, skipped: frozenset[str]) -> tuple[dict[int, set[str]], set[int]]:
+    votes = vote_chunk(_Votes.from_state(state), chunk, skipped)
+    return dict(votes.hosts), votes.authoritative_variant
+
+
+def _ready() -> bool:
+    return True  # a worker that ran this has imported this module (and the vote's) and waits for its chunks
+
+
+class VotePool:
+    """The worker processes of pass 2, started when pass 1 starts (their start and imports overlap its reading)
+    when the run is large and more than one worker is allowed; ``pool.active`` says whether there is one."""
+
+    def __init__(self, paths: list[str], env: dict[str, str] | None = None) -> None:
+        self.n = workers(env)
+        self._pool: ProcessPoolExecutor | None = None
+        size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+        if self.n > 1 and size >= MIN_PARALLEL_BYTES:
+            try:
+                self._pool = ProcessPoolExecutor(max_workers=self.n, mp_context=multiprocessing.get_context("spawn"))
+                for _ in range(self.n):
+                    self._pool.submit(_ready)
+            except (OSError, RuntimeError, ImportError) as exc:
+                self._failed(exc)
+
+    @property
+    def active(self) -> bool:
+        return self._pool is not None
+
+    def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str]) -> bool:
+        """Pass 2 over ``chunks`` in the workers, merged into ``votes``; False when there is no pool or it broke (then
+        nothing was merged and the caller reads in order)."""
+        if self._pool is None or not chunks:
+            return False
+        state = votes.state()
+        frozen = frozenset(skipped)
+        try:
+            results = list(self._pool.map(_worker_vote, [state] * len(chunks), chunks, [frozen] * len(chunks)))
+        except (OSError, RuntimeError, ImportError) as exc:  # BrokenProcessPool is a RuntimeError
+            self._failed(exc)
+            return False
+        for hosts, variants in results:
+            votes.merge(hosts, variants)
+        return True
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> "VotePool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _failed(self, exc: BaseException) -> None:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        log.warning("pass 2 could not use %d worker processes (%s): reading in the main process", self.n, reason)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None

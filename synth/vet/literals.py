@@ -1,0 +1,90 @@
+"""The literal text a regular expression cannot match without, read from its parsed form: a substring test
+(C speed, no backtracking) decides that most texts need no search at all.
+
+Many of detect-secrets' patterns start with a group or ``\\b`` rather than a literal, so Python's engine tries
+them at every position of a text (30–200 ms over 2 MB of documentation each, against ~1 ms for a pattern that
+starts with its literal); ``"AKC" in text`` is a memchr-speed scan.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from re import _constants as _c
+from re import _parser as _p
+from typing import Any, Pattern
+
+MIN_LITERAL = 3  # shorter literals occur nearly everywhere: no test is cheaper than a useless one
+
+
+@lru_cache(maxsize=512)
+def required_literals(rx: Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+    """``(alternatives, folded)``: every match of ``rx`` contains one of the alternatives (lowercased when
+    ``folded``: the pattern ignores case); None when no such literals of :data:`MIN_LITERAL` characters are known."""
+    try:
+        parsed = _p.parse(rx.pattern, rx.flags & ~re.IGNORECASE)
+    except (re.error, TypeError, AttributeError):  # a bytes pattern, another Python's parser
+        return None
+    need = _sequence(list(parsed))
+    if not need:
+        return None
+    folded = bool(rx.flags & re.IGNORECASE)
+    return (tuple(sorted({s.lower() for s in need})) if folded else need), folded
+
+
+def may_match(rx: Pattern[str], text: str, lowered: str | None = None) -> bool:
+    """False only when ``rx`` cannot match in ``text`` (a required literal is absent); True when it may.
+    ``lowered``: ``text.lower()`` when ``text`` is ASCII (else None), for the patterns that ignore case."""
+    need = required_literals(rx)
+    if need is None:
+        return True
+    alternatives, folded = need
+    if folded:
+        if lowered is None:  # not ASCII: case folding beyond it ('K' for k, 'ſ' for s) is not tested here
+            return True
+        text = lowered
+    return any(s in text for s in alternatives)
+
+
+def lowered(text: str) -> str | None:
+    """The ``lowered`` argument of :func:`may_match` for ``text``."""
+    return text.lower() if text.isascii() else None
+
+
+def _sequence(items: list) -> tuple[str, ...] | None:
+    """The best set of alternatives a match of this sequence of parsed items must contain."""
+    best: tuple[str, ...] | None = None
+    run = ""
+    for op, av in items:
+        if op is _c.LITERAL:
+            run += chr(av)
+            continue
+        best = _better(best, (run,) if run else None)
+        run = ""
+        best = _better(best, _item(op, av))
+    return _better(best, (run,) if run else None)
+
+
+def _item(op: object, av: Any) -> tuple[str, ...] | None:
+    if op is _c.SUBPATTERN:  # (group, add_flags, del_flags, body): a group that changes flags is not read
+        return None if av[1] or av[2] else _sequence(list(av[3]))
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT):  # (min, max, body): a body repeated at least once is required
+        return _sequence(list(av[2])) if av[0] >= 1 else None
+    if op is _c.BRANCH:  # (None, [alternatives]): each alternative's literals, or none if one has none
+        out: set[str] = set()
+        for branch in av[1]:
+            need = _sequence(list(branch))
+            if need is None:
+                return None
+            out.update(need)
+        return tuple(sorted(out))
+    return None
+
+
+def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """Of two usable sets (every alternative at least :data:`MIN_LITERAL` long), the one with the longer shortest
+    alternative, then the fewer alternatives."""
+    usable = [x for x in (a, b) if x and min(map(len, x)) >= MIN_LITERAL]
+    if not usable:
+        return None
+    return max(usable, key=lambda x: (min(map(len, x)), -len(x)))
