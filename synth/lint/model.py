@@ -41,7 +41,7 @@ class Skip:
 
 def severity_rank(severity: str) -> int:
     """0 for error, 1 for warn, 2 for info."""
-    return SEVERITIES.index(severity)  # type: ignore[arg-type]
+    return SEVERITIES.index(severity)
 
 
 def fails(findings: list[Finding], fail_on: str) -> bool:

@@ -389,7 +389,7 @@ _MCP_PHRASE = re.compile(r"`([\w.-]+)`\s+MCP server|MCP server\s+`([\w.-]+)`")
 def allowed_tool_names(value: object) -> list[str]:
     """Tool names of an allowed-tools value: "Read Bash(git:*)" or a list; arguments dropped."""
     items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-    out = []
+    out: list[str] = []
     for item in items:
         if isinstance(item, str):
             out.extend(m.group(1) for m in _TOOL.finditer(item))

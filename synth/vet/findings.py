@@ -80,7 +80,8 @@ def stable_hash(*parts: Any) -> str:
 
 def finding_from_issue(issue: dict[str, Any]) -> Finding:
     """One SkillSpector ``issues[]`` entry → Finding (tolerates nulls)."""
-    location = issue.get("location") if isinstance(issue.get("location"), dict) else {}
+    raw_location = issue.get("location")
+    location = raw_location if isinstance(raw_location, dict) else {}
     file = location.get("file") if isinstance(location.get("file"), str) else None
     line = _int_or_none(location.get("start_line"))
     rule_id = str(issue.get("id") or "UNKNOWN")

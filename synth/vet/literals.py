@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from re import _constants as _c
-from re import _parser as _p
-from typing import Any, Pattern
+from typing import TYPE_CHECKING, Any, Pattern
+
+if TYPE_CHECKING:  # typeshed stubs re's parser only under its deprecated alias (importing that warns at run time)
+    import sre_constants as _c
+    import sre_parse as _p
+else:
+    from re import _constants as _c
+    from re import _parser as _p
 
 MIN_LITERAL = 3  # shorter literals occur nearly everywhere: no test is cheaper than a useless one
 
@@ -25,7 +30,7 @@ def required_literals(rx: Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
         parsed = _p.parse(rx.pattern, rx.flags & ~re.IGNORECASE)
     except (re.error, TypeError, AttributeError):  # a bytes pattern, another Python's parser
         return None
-    need = _sequence(list(parsed))
+    need = _sequence(list(parsed.data))
     if not need:
         return None
     folded = bool(rx.flags & re.IGNORECASE)

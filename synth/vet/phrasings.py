@@ -221,7 +221,7 @@ def _lowered(rx: re.Pattern) -> re.Pattern:
 class _Text(str):
     """The cleaned text; ``finditer`` runs a pattern on its lower-cased copy when that keeps every offset."""
 
-    low: str
+    low: str | None  # None when lower-casing changes the length (the offsets would not carry over)
 
     def finditer(self, rx: re.Pattern, pos: int = 0, endpos: int | None = None) -> Iterator[re.Match[str]]:
         endpos = len(self) if endpos is None else endpos

@@ -26,12 +26,12 @@ import binascii
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable, Pattern
+from typing import Any, Iterable, Mapping, Pattern, Sequence
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
 from detect_secrets.plugins import keyword
-from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 
 from synth.evidence.item import SourceItem
 from synth.vet.literals import lowered, may_match
@@ -160,11 +160,17 @@ def _slug(secret_type: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
 
 
+# what can match in a line: regex detectors as (kind, patterns); skill3's extra patterns as (kind, pattern, the group
+# that is the secret); the other plugins as (kind, plugin, gate)
+_Detectors = Sequence[tuple[str, Sequence[Pattern[str]]]]
+_Extras = Sequence[tuple[str, Pattern[str], int]]
+_Plugins = Sequence[tuple[str, BasePlugin, Pattern[str] | None]]
+
+
 @lru_cache(maxsize=1)
-def _plugins() -> tuple[object, ...]:
-    return tuple(
-        cls() for cls in get_mapping_from_secret_type_to_class().values() if cls.__name__ not in _SKIPPED_PLUGINS
-    )
+def _plugins() -> tuple[BasePlugin, ...]:
+    classes: Mapping[str, type[BasePlugin]] = get_mapping_from_secret_type_to_class()
+    return tuple(cls() for cls in classes.values() if cls.__name__ not in _SKIPPED_PLUGINS)
 
 
 def _scoped(p: Pattern[str]) -> str:
@@ -175,12 +181,13 @@ def _scoped(p: Pattern[str]) -> str:
 
 
 @lru_cache(maxsize=1)
-def _detectors() -> tuple[list[tuple[str, list[Pattern[str]]]], list[tuple[str, Any, Pattern[str] | None]], Pattern[str]]:
+def _detectors() -> tuple[list[tuple[str, list[Pattern[str]]]], list[tuple[str, BasePlugin, Pattern[str] | None]], Pattern[str]]:
     """The detectors, prepared once: regex detectors as (kind, patterns); other plugins as (kind, plugin,
     gate); and one pattern that matches a line wherever any regex detector's or extra pattern matches it
     (a line it does not match needs none of them). A gate is a pattern every match of that plugin
     contains (the keyword detector's keywords), or None."""
-    regex, other = [], []
+    regex: list[tuple[str, list[Pattern[str]]]] = []
+    other: list[tuple[str, BasePlugin, Pattern[str] | None]] = []
     for plugin in _plugins():
         kind = _slug(plugin.secret_type)
         if isinstance(plugin, RegexBasedDetector):
@@ -279,6 +286,8 @@ def _raw_line_spans(line: str, filename: str, scope: "_Scope | None" = None) -> 
     from (:func:`_text_scope`); default all, gated line by line."""
     regex_detectors, other_plugins, any_pattern = _detectors()
     spans = _plugin_spans(line, filename, other_plugins if scope is None else scope.plugins)
+    detectors: _Detectors
+    extra: _Extras
     if scope is None:
         if not any_pattern.search(line):
             return spans
@@ -288,13 +297,13 @@ def _raw_line_spans(line: str, filename: str, scope: "_Scope | None" = None) -> 
     return spans + _pattern_spans(line, detectors, extra)
 
 
-def _plugin_spans(line: str, filename: str, plugins) -> list[_Span]:
+def _plugin_spans(line: str, filename: str, plugins: _Plugins) -> list[_Span]:
     """What detect-secrets' non-regex plugins find in one line (each gated by its keywords)."""
     spans: list[_Span] = []
     for kind, plugin, gate in plugins:
         if gate is not None and not gate.search(line):
             continue  # none of this plugin's keywords: it cannot match
-        found = plugin.analyze_line(filename=filename, line=line, line_number=0, context=None)
+        found = plugin.analyze_line(filename=filename, line=line, line_number=0)  # no context: its default
         if not found or heuristic.is_indirect_reference(line):  # the costly filter only when needed
             continue
         for secret in found:
@@ -306,7 +315,7 @@ def _plugin_spans(line: str, filename: str, plugins) -> list[_Span]:
     return spans
 
 
-def _pattern_spans(line: str, detectors, extra) -> list[_Span]:
+def _pattern_spans(line: str, detectors: _Detectors, extra: _Extras) -> list[_Span]:
     """What the regex detectors and skill3's extra patterns find in one line."""
     spans: list[_Span] = []
     for kind, patterns in detectors:
@@ -327,9 +336,9 @@ def _pattern_spans(line: str, detectors, extra) -> list[_Span]:
 class _Scope:
     """What can match somewhere in a text: its lines need nothing else."""
 
-    plugins: tuple
-    detectors: tuple
-    extra: tuple
+    plugins: tuple[tuple[str, BasePlugin, Pattern[str] | None], ...]
+    detectors: tuple[tuple[str, tuple[Pattern[str], ...]], ...]
+    extra: tuple[tuple[str, Pattern[str], int], ...]
 
 
 @lru_cache(maxsize=1)
@@ -368,7 +377,7 @@ def _text_scope(text: str, within: _Scope | None = None) -> _Scope:
     )
 
 
-def _text_plugins(text: str, within: tuple | None = None) -> tuple:
+def _text_plugins(text: str, within: _Plugins | None = None) -> tuple[tuple[str, BasePlugin, Pattern[str] | None], ...]:
     """The non-regex plugins that can match somewhere in ``text`` (a gated plugin whose keywords are absent
     from the whole text cannot match any of its lines)."""
     return tuple(entry for entry in (_detectors()[1] if within is None else within) if entry[2] is None or entry[2].search(text))

@@ -17,7 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping, TypedDict
 
 from synth.core.errors import Skill3Error
 from synth.vet.findings import MAX_REPORT_CHARS, ReportError, ScanResult, findings_from_report, parse_report
@@ -120,11 +120,29 @@ def _error_reason(data: dict, exit_code: int) -> str:
     return f"scanner reported execution_successful=false (exit {exit_code})"
 
 
+class _ResultFields(TypedDict, total=False):
+    """The :class:`ScanResult` fields every outcome of one scan shares (the report's, once it is read)."""
+
+    target: str
+    exit_code: int
+    scanner: str
+    scanner_version: str | None
+    risk_score: int | None
+    recommendation: str | None
+    completeness: str | None
+
+
+def _section(data: dict[str, Any], key: str) -> dict[Any, Any]:
+    """A section of the report, {} when it is missing or not an object."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def result_from_output(
     target: Path, exit_code: int, stdout: str, stderr: str, report_text: str | None, scanner: Scanner
 ) -> ScanResult:
     """Classify one finished scanner process. Pure: tested with recorded runs."""
-    base = dict(target=str(target), exit_code=exit_code, scanner=scanner.binary, scanner_version=scanner.version)
+    base = _ResultFields(target=str(target), exit_code=exit_code, scanner=scanner.binary, scanner_version=scanner.version)
     if exit_code not in (0, 1, 2):
         detail = _last_line(stderr) or "no message"
         return ScanResult(status="not_run", reason=f"scanner crashed (exit {exit_code}): {detail}", **base)
@@ -136,15 +154,14 @@ def result_from_output(
             return ScanResult(status="error", reason=_first_line(stderr) or f"scanner failed (exit 2): {exc}", **base)
         return ScanResult(status="not_run", reason=f"{exc} (exit {exit_code})", **base)
     findings = findings_from_report(data)
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    risk = data.get("risk_assessment") if isinstance(data.get("risk_assessment"), dict) else {}
-    completeness = data.get("analysis_completeness") if isinstance(data.get("analysis_completeness"), dict) else {}
-    base.update(
-        scanner_version=meta.get("skillspector_version") or scanner.version,
-        risk_score=risk.get("score") if isinstance(risk.get("score"), int) else None,
-        recommendation=risk.get("recommendation"),
-        completeness=completeness.get("status"),
-    )
+    meta, risk = _section(data, "metadata"), _section(data, "risk_assessment")
+    completeness = _section(data, "analysis_completeness")
+    base.update({
+        "scanner_version": meta.get("skillspector_version") or scanner.version,
+        "risk_score": risk.get("score") if isinstance(risk.get("score"), int) else None,
+        "recommendation": risk.get("recommendation"),
+        "completeness": completeness.get("status"),
+    })
     if exit_code == 2 or data.get("execution_successful") is False:
         return ScanResult(status="error", reason=_error_reason(data, exit_code), findings=findings, **base)
     return ScanResult(status="ran", findings=findings, **base)

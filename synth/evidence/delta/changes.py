@@ -78,9 +78,14 @@ class Change:
             s = f"New in {v}"
         return s
 
+    def when(self) -> str:
+        """``3.11, released 2022-10-24``: the version and what its status says of its date (:meth:`VersionStatus.label`;
+        ``3.11, undated`` before the status is set)."""
+        return self.status.label() if self.status else f"{self.version}, undated"
+
     def tag(self) -> str:
         """``[3.11, released 2022-10-24] Added`` — the version, its date and the kind, for the model's sources."""
-        when = self.status.label() if self.status else f"{self.version}, undated"
+        when = self.when()
         kind = {"release": "Release notes" + (f" › {self.heading}" if self.heading else "")}.get(self.kind, self.kind.capitalize())
         return f"[{when}] {kind}"
 
@@ -132,15 +137,16 @@ def read_changes(raw: object) -> list[Change]:
             continue
         removed = c.get("removed_in")
         path, api = c.get("path"), c.get("api")
+        printed, anchor, heading = c.get("date"), c.get("anchor"), c.get("heading")
         code, code_langs = _code_texts(c.get("code"))
         out.append(Change(kind=kind, version=str(version).strip()[:MAX_VERSION_CHARS], text=text[:MAX_ENTRY_CHARS],
                           path=tuple(str(h)[:MAX_HEADING_CHARS] for h in path[:MAX_PATH] if isinstance(h, str)) if isinstance(path, list) else (),
                           api=api[:MAX_HEADING_CHARS] if isinstance(api, str) and api.strip() else None,
                           code=code, code_langs=code_langs,
                           removed_in=str(removed).strip() if isinstance(removed, (str, int, float)) and str(removed).strip() else None,
-                          date=c.get("date") if isinstance(c.get("date"), str) else None,
-                          anchor=c.get("anchor") if isinstance(c.get("anchor"), str) else None,
-                          heading=c.get("heading") if isinstance(c.get("heading"), str) else "", index=i))
+                          date=printed if isinstance(printed, str) else None,
+                          anchor=anchor if isinstance(anchor, str) else None,
+                          heading=heading if isinstance(heading, str) else "", index=i))
     return out
 
 
@@ -208,14 +214,15 @@ def page_freshness(published: date | None, changes: list[Change], *, build_dated
     date. On a build-dated host the page date says nothing: without post-cutoff entries the page
     is pre-cutoff when it documents only known versions, else undated.
     """
-    post = [c for c in changes if c.post and c.status.date]
+    post = [(c.version, c.status.date) for c in changes
+            if c.status is not None and c.status.post and c.status.date is not None]  # c.post, dated
     if post:
-        newest = max(c.status.date for c in post)
+        newest = max(d for _, d in post)
         f = freshness(min(newest, today), cutoff_start, today)
         rec = f.recency_weight
         if not build_dated and published is not None and published <= today:
             rec = max(rec, freshness(published, cutoff_start, today).recency_weight)
-        versions = ", ".join(sorted({c.version for c in post}, key=lambda v: parse_version(v) or v, reverse=True)[:4])
+        versions = ", ".join(sorted({v for v, _ in post}, key=lambda v: parse_version(v) or v, reverse=True)[:4])
         return PageFreshness(rec, True, None, f"post-cutoff changes ({versions})", 1.0)
     if build_dated:
         if any(c.status is not None and c.status.state == PRE for c in changes):

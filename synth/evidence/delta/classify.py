@@ -145,7 +145,7 @@ def area_from_api(api: str | None, text: str) -> str | None:
         return None
     parts = [p for p in re.split(r"[.:/#]", name.strip()) if p]
     # the namespace: the lower-case module path before the first class and the object itself, at most three parts
-    module = []
+    module: list[str] = []
     for p in parts[:-1]:
         if p[:1].isupper() or len(module) == 3:
             break

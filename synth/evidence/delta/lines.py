@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from packaging.version import Version
+
 from synth.evidence.delta.versions import parse_version, series, starts_series
 
 # words a heading puts before a version that name no product ("Version 2.1", "New in 3.0", "Changes in 2.8")
@@ -139,7 +141,7 @@ def named_apis(text: str, earliest: dict[str, str]) -> Iterable[str]:
 
 def page_label(sections: Iterable[tuple[str, str]]) -> str:
     """The label most of a change page's sections carry (``(heading, version)`` pairs), "" when most carry none."""
-    labels = Counter()
+    labels: Counter[str] = Counter()
     spelled: dict[str, str] = {}
     for heading, version in sections:
         lab = version_label(heading, version)
@@ -157,7 +159,7 @@ def place_page(label: str, line: str, sections: dict[str, list[str]], earliest: 
     Returns a placement for every version of the page (bounded or not); {} when the page is not foreign."""
     if not label or not line or same_label(label, line):
         return {}
-    bounds: dict[str, tuple[object, str, str]] = {}
+    bounds: dict[str, tuple[Version, str, str]] = {}
     for version, texts in sections.items():
         v = parse_version(version)
         if v is None or not starts_series(v):

@@ -68,14 +68,14 @@ class BM25:
     total_len: int = 0
     df: Counter = field(default_factory=Counter)
 
-    def observe(self, text: str) -> tuple[Counter, int]:
+    def observe(self, text: str) -> tuple[Counter[str], int]:
         """Count a document into the statistics; returns its (query-term counts, length) for ``score``.
 
         A substring test, then a word-bounded count, per query term; the length is the whitespace count
         (the same for every document, so the length normalisation is consistent).
         """
         low = text.lower()
-        tf = Counter()
+        tf: Counter[str] = Counter()
         for term, finditer in self._finders:
             if term in low:  # C substring search first: most documents miss most terms
                 # a pattern that starts with the literal term is searched at C speed; the left word boundary is checked here
@@ -96,7 +96,7 @@ class BM25:
         n = self.df.get(term, 0)
         return math.log(1 + (self.docs - n + 0.5) / (n + 0.5))
 
-    def score(self, tf: Counter, length: int) -> float:
+    def score(self, tf: Mapping[str, int], length: int) -> float:
         if not tf or not self.docs:
             return 0.0
         avg = self.total_len / self.docs or 1.0

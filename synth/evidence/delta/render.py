@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from synth.evidence.delta.classify import LEADING
 from synth.evidence.delta.ledger import Delta, Entry
 from synth.evidence.delta.timeline import VersionStatus
-from synth.evidence.delta.versions import newest_first, parse_version, series
+from synth.evidence.delta.versions import newest_first, parse_version
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
 
@@ -274,8 +274,8 @@ def _family_key(e: Entry, present: set[tuple[str, tuple[int, ...]]]) -> tuple:
         return (e.version,)
     line, rel, _pre = lr
     key = _extends(line, rel, present)
-    if key is None:  # a release of its own ("15", "3.11"), else its feature series
-        key = rel if len(rel) <= 2 else series(parse_version(e.version))
+    if key is None:  # a release of its own ("15", "3.11"), else its feature series (3.11.2 → 3.11)
+        key = rel[:2]
     return (line, *key) if line else key
 
 
@@ -302,7 +302,7 @@ def _best_of_release(es: list[Entry]) -> list[Entry]:
     """A release's entries in lead order: its own highlights as it orders them, then the other leading sections in
     turn (features, breaking, deprecations, removals, behaviour, other), each by score; final releases before
     pre-releases."""
-    finals = [e for e in es if not (parse_version(e.version) or parse_version("0")).is_prerelease]
+    finals = [e for e in es if (pv := parse_version(e.version)) is None or not pv.is_prerelease]
     pool = finals or es
     # the release itself before its patch releases (the fewest version numbers first)
     depth = min((len(pv.release) for e in pool if (pv := parse_version(e.version)) is not None), default=0)
@@ -350,7 +350,8 @@ def modern_entries(delta: Delta, limit: int = MAX_MODERN) -> list[Entry]:
 
 def example_entries(delta: Delta, limit: int = MAX_EXAMPLES) -> list[Entry]:
     """Entries whose sources show code for them, best first (one per area)."""
-    out, areas = [], set()
+    out: list[Entry] = []
+    areas: set[str] = set()
     for e in sorted((e for e in delta.post if e.code and not e.internal), key=lambda e: (-e.score, e.order)):
         if e.area.lower() in areas and len(out) < limit // 2:
             continue

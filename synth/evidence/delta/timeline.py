@@ -227,8 +227,12 @@ class Timeline:
 
     def date_of(self, key: str) -> DateClaim | None:
         """The chosen claim for an exact version: the earliest plausible date."""
-        claims = self.claims.get(key)
-        return min(claims, key=lambda c: (c.date, c.source)) if claims else None
+        return self._chosen(key) if self.claims.get(key) else None
+
+    def _chosen(self, key: str) -> DateClaim:
+        """:meth:`date_of` for a version the timeline dates: a key of :attr:`claims` (and of ``_parsed``), whose
+        list :meth:`add` never leaves empty."""
+        return min(self.claims[key], key=lambda c: (c.date, c.source))
 
     def _series_starts(self) -> dict[tuple[int, int], tuple[date, str]]:
         if "series" not in self._cache:
@@ -236,7 +240,7 @@ class Timeline:
             for key, v in self._parsed.items():
                 if not starts_series(v):
                     continue
-                d = self.date_of(key).date
+                d = self._chosen(key).date
                 s = series(v)
                 if s not in starts or d < starts[s][0]:
                     starts[s] = (d, key)
@@ -280,7 +284,7 @@ class Timeline:
             d, key = starts[s]
             return verdict(d, f"series start {key} dated")
         # bounds from other series (feature series come out in order)
-        if s in starts and starts[s][0] >= cutoff_start and v > parse_version(starts[s][1]):
+        if s in starts and starts[s][0] >= cutoff_start and v > self._parsed[starts[s][1]]:
             d, key = starts[s]
             return VersionStatus(shown, POST, d, f"after {key} ({d.isoformat()})")
         lower = [(d, k) for ser, (d, k) in starts.items() if ser < s]
@@ -309,10 +313,10 @@ class Timeline:
         below = [(pv, k) for k, pv in self._parsed.items() if pv < v and series(pv) == s and not pv.is_prerelease]
         if below:
             pv, k = max(below)
-            d = self.date_of(k).date
+            d = self._chosen(k).date
             if d >= cutoff_start:
                 return VersionStatus(shown, POST, d, f"after {k} ({d.isoformat()})")
-        above = [(self.date_of(k).date, k) for k, pv in self._parsed.items() if pv > v]
+        above = [(self._chosen(k).date, k) for k, pv in self._parsed.items() if pv > v]
         if above:
             d, k = min(above)
             if d < cutoff_start:
@@ -323,7 +327,7 @@ class Timeline:
         """Every dated version, oldest version first, with its chosen date and all its sources."""
         out = []
         for key in sorted(self.claims, key=lambda k: self._parsed[k]):
-            chosen = self.date_of(key)
+            chosen = self._chosen(key)
             claims = sorted(self.claims[key], key=lambda c: (c.date, c.source))
             row = {"version": key, "date": chosen.date.isoformat(), "source": chosen.source, "url": chosen.url,
                    "sources": [{"date": c.date.isoformat(), "source": c.source, "url": c.url} for c in claims]}
@@ -334,13 +338,13 @@ class Timeline:
 
     def boundary(self, cutoff_start: date) -> dict:
         """The cutoff as a version boundary (see the module docstring for the exact semantics)."""
-        rows = [(self._parsed[k], self.date_of(k)) for k in self.claims]
+        rows = [(self._parsed[k], self._chosen(k)) for k in self.claims]
         finals = [(v, c) for v, c in rows if not v.is_prerelease]
         before = [(v, c) for v, c in finals if c.date < cutoff_start]
         after = [(v, c) for v, c in finals if c.date >= cutoff_start]
         last = max(before, key=lambda r: r[0], default=None)
         first = min(after, key=lambda r: r[0], default=None)
-        post_series = sorted({series(v) for v, _ in after if not before or series(v) > series(last[0])})
+        post_series = sorted({series(v) for v, _ in after if last is None or series(v) > series(last[0])})
         return {
             "cutoff_month": cutoff_start.strftime("%Y-%m"),
             "post_cutoff_from": cutoff_start.isoformat(),

@@ -47,7 +47,7 @@ class Candidate:
         out = []
         post = [ch for ch in self.changes if ch.post]
         if post:
-            versions = sorted({ch.status.label() for ch in post})
+            versions = sorted({ch.when() for ch in post})
             out.append(f"{len(post)} post-cutoff change entr{'y' if len(post) == 1 else 'ies'} ({'; '.join(versions[:3])})")
             hl = sum(1 for ch in post if ch.highlight)
             if hl:

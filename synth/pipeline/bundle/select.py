@@ -180,7 +180,7 @@ def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutof
     ``changes[i]`` describes ``excerpts[i]`` (its text is the excerpt: vetted and redacted like the rest).
     """
     ordered = sorted(selection.sources, key=lambda c: not c.delta)  # stable: rank order within each group
-    bundle = {
+    bundle: dict[str, object] = {
         "skill_name": skill_name,
         "target_model": target_model,
         "cutoff": cutoff,
@@ -217,7 +217,7 @@ def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutof
 def _post_versions(candidates: list[Candidate]) -> list[str]:
     from synth.evidence.delta.versions import parse_version
 
-    labels = {ch.version: ch.status.label() for c in candidates for ch in c.delta}
+    labels = {ch.version: ch.when() for c in candidates for ch in c.delta}
     return [labels[v] for v in sorted(labels, key=lambda v: (parse_version(v) is None, parse_version(v) or v), reverse=True)]
 
 
