@@ -17,7 +17,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from synth.skill.markdown import heading_title
 
@@ -114,7 +114,45 @@ class Verdict:
     conflict: bool  # a low-authority variant of an authoritative snippet
 
 
-class ConsensusIndex:
+class _Clusters:
+    """What both indexes share: the clusters, and where a snippet goes given its candidates' Jaccards."""
+
+    _clusters: list[_Cluster]
+
+    def _place(self, text: str, sh: frozenset[str], host: str, authority: float,
+               scored: Iterable[tuple[int, float]]) -> tuple[Verdict, bool]:
+        """The snippet joins the best candidate at :data:`SAME` or above, else opens a cluster (a conflict when it
+        is a low-authority variant of an authoritative one); → its verdict and whether the cluster is new."""
+        best: tuple[float, int] | None = None
+        for key, j in scored:
+            if best is None or j > best[0]:
+                best = (j, key)
+        conflict = new = False
+        if best is not None and best[0] >= SAME:
+            cid = best[1]
+        else:
+            if best is not None and best[0] >= VARIANT:
+                variant_of = self._clusters[best[1]]
+                conflict = variant_of.best_authority >= AUTHORITATIVE and authority < AUTHORITATIVE
+            cid, new = len(self._clusters), True
+            self._clusters.append(_Cluster(sh))
+        fp = fingerprint(text)
+        cluster = self._clusters[cid]
+        cluster.hosts.add(independent_host(host))
+        cluster.best_authority = max(cluster.best_authority, authority)
+        if authority >= AUTHORITATIVE:
+            cluster.authoritative_fps.add(fp)
+        return Verdict(fp, cid, conflict), new
+
+    def agreement(self, cluster: int) -> int:
+        """Independent hosts that published this snippet (or a near-duplicate)."""
+        return len(self._clusters[cluster].hosts)
+
+    def __len__(self) -> int:
+        return len(self._clusters)
+
+
+class ConsensusIndex(_Clusters):
     """Incremental clustering of snippets; ``agreement`` tells how many independent hosts share one."""
 
     def __init__(self, num_perm: int = NUM_PERM, minhash_cache: int = 0) -> None:
@@ -149,35 +187,13 @@ class ConsensusIndex:
 
     def add(self, text: str, host: str, authority: float) -> Verdict:
         sh = shingles(text)
-        fp = fingerprint(text)
         mh = self._minhash(sh)
-        best: tuple[float, int] | None = None
         candidates = self._lsh.query(mh)
-        for key in sorted(candidates)[:MAX_CANDIDATES] if len(candidates) > MAX_CANDIDATES else candidates:
-            j = jaccard(sh, self._clusters[key].shingles)
-            if best is None or j > best[0]:
-                best = (j, key)
-        conflict = False
-        if best is not None and best[0] >= SAME:
-            cid = best[1]
-        else:
-            if best is not None and best[0] >= VARIANT:
-                variant_of = self._clusters[best[1]]
-                conflict = variant_of.best_authority >= AUTHORITATIVE and authority < AUTHORITATIVE
-            cid = len(self._clusters)
-            self._clusters.append(_Cluster(sh))
-            if len(candidates) < MAX_CANDIDATES:
-                self._lsh.insert(cid, mh)
-        cluster = self._clusters[cid]
-        cluster.hosts.add(independent_host(host))
-        cluster.best_authority = max(cluster.best_authority, authority)
-        if authority >= AUTHORITATIVE:
-            cluster.authoritative_fps.add(fp)
-        return Verdict(fp, cid, conflict)
-
-    def agreement(self, cluster: int) -> int:
-        """Independent hosts that published this snippet (or a near-duplicate)."""
-        return len(self._clusters[cluster].hosts)
+        keys = sorted(candidates)[:MAX_CANDIDATES] if len(candidates) > MAX_CANDIDATES else candidates
+        verdict, new = self._place(text, sh, host, authority, ((k, jaccard(sh, self._clusters[k].shingles)) for k in keys))
+        if new and len(candidates) < MAX_CANDIDATES:
+            self._lsh.insert(verdict.cluster, mh)
+        return verdict
 
     def conflicts_with_authority(self, cluster: int, authority: float, text_shingles: frozenset[str]) -> bool:
         """True when a low-authority snippet is a variant of a later-seen authoritative one."""
@@ -190,11 +206,7 @@ class ConsensusIndex:
                     return True
         return False
 
-    def __len__(self) -> int:
-        return len(self._clusters)
-
-
-class ExactIndex:
+class ExactIndex(_Clusters):
     """:class:`ConsensusIndex`'s clustering with every Jaccard computed exactly, for a bounded set of snippets (the
     bundle's candidates: at most a few thousand): a snippet's candidates are the clusters whose Jaccard with it
     reaches :data:`LSH_THRESHOLD` (what the LSH approximates), found through an inverted shingle index. Nothing is
@@ -219,34 +231,13 @@ class ExactIndex:
 
     def add(self, text: str, host: str, authority: float) -> Verdict:
         sh = shingles(text)
-        fp = fingerprint(text)
         candidates = self._candidates(sh)
         keys = sorted(candidates)[:MAX_CANDIDATES] if len(candidates) > MAX_CANDIDATES else candidates
-        best: tuple[float, int] | None = None
-        for key in keys:
-            if best is None or candidates[key] > best[0]:
-                best = (candidates[key], key)
-        conflict = False
-        if best is not None and best[0] >= SAME:
-            cid = best[1]
-        else:
-            if best is not None and best[0] >= VARIANT:
-                variant_of = self._clusters[best[1]]
-                conflict = variant_of.best_authority >= AUTHORITATIVE and authority < AUTHORITATIVE
-            cid = len(self._clusters)
-            self._clusters.append(_Cluster(sh))
-            if len(candidates) < MAX_CANDIDATES:
-                for s in sh:
-                    self._inverted.setdefault(s, []).append(cid)
-        cluster = self._clusters[cid]
-        cluster.hosts.add(independent_host(host))
-        cluster.best_authority = max(cluster.best_authority, authority)
-        if authority >= AUTHORITATIVE:
-            cluster.authoritative_fps.add(fp)
-        return Verdict(fp, cid, conflict)
-
-    def agreement(self, cluster: int) -> int:
-        return len(self._clusters[cluster].hosts)
+        verdict, new = self._place(text, sh, host, authority, ((k, candidates[k]) for k in keys))
+        if new and len(candidates) < MAX_CANDIDATES:
+            for s in sh:
+                self._inverted.setdefault(s, []).append(verdict.cluster)
+        return verdict
 
     def conflicts_with_authority(self, cluster: int, authority: float, text_shingles: frozenset[str]) -> bool:
         """As :meth:`ConsensusIndex.conflicts_with_authority`."""
@@ -256,9 +247,6 @@ class ExactIndex:
             if key != cluster and self._clusters[key].best_authority >= AUTHORITATIVE and VARIANT <= j < SAME:
                 return True
         return False
-
-    def __len__(self) -> int:
-        return len(self._clusters)
 
 
 def is_trusted(agreeing_hosts: int, authority: float, required: int = 2) -> bool:
