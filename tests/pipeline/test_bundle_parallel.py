@@ -52,7 +52,7 @@ def test_chunks_cover_every_line_once_at_line_ends(tmp_path):
 
 
 @pytest.mark.parametrize("env, expected", [({"SKILL3_BUNDLE_WORKERS": "3"}, 3), ({"SKILL3_BUNDLE_WORKERS": "0"}, 0),
-                                           ({"SKILL3_BUNDLE_WORKERS": "many"}, 0)])
+                                           ({"SKILL3_BUNDLE_WORKERS": "many"}, 0), ({"SKILL3_BUNDLE_WORKERS": "100000"}, 64)])
 def test_workers_setting(env, expected):
     assert parallel.workers(env) == expected
 

@@ -9,7 +9,7 @@ from its own copy of the index only (:meth:`~.vote._Votes._retire_if_decided`), 
 Used when the run is at least :data:`MIN_PARALLEL_BYTES` and more than one CPU is usable
 (``SKILL3_BUNDLE_WORKERS``: the number of worker processes, default one per usable CPU up to
 :data:`MAX_WORKERS`; ``0`` or ``1`` reads in the main process). A pool that cannot start (no semaphores in a
-sandbox, a spawn that fails) is reported on the log and pass 2 runs in order in the main process.
+sandbox, a spawn that fails) or breaks is reported on the log and pass 2 runs in order in the main process.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ log = logging.getLogger(__name__)
 
 MIN_PARALLEL_BYTES = 64 * 1024 * 1024  # below this, starting processes costs more than it saves
 CHUNK_BYTES = 16 * 1024 * 1024  # one task: a worker's share of the run in pieces (uneven lines even out)
-MAX_WORKERS = 4
+MAX_WORKERS = 4  # by default
+MAX_EXPLICIT_WORKERS = 64  # SKILL3_BUNDLE_WORKERS is capped here
 ENV = "SKILL3_BUNDLE_WORKERS"
 
 
@@ -47,7 +48,7 @@ def workers(env: dict[str, str] | None = None) -> int:
     raw = (os.environ if env is None else env).get(ENV, "").strip()
     if raw:
         try:
-            return max(0, int(raw))
+            return min(max(0, int(raw)), MAX_EXPLICIT_WORKERS)
         except ValueError:
             log.warning("%s=%r is not a number of processes: pass 2 reads in the main process", ENV, raw)
             return 0
