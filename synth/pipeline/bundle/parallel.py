@@ -115,7 +115,7 @@ def _ready() -> bool:
 
 class VotePool:
     """The worker processes of pass 2, started when pass 1 starts (their start and imports overlap its reading)
-    when the run is large and more than one worker is allowed; ``pool.active`` says whether there is one."""
+    when the run is large and more than one worker is allowed (else it has none and :meth:`vote` says so)."""
 
     def __init__(self, paths: list[str], env: dict[str, str] | None = None) -> None:
         self.n = workers(env)
@@ -128,10 +128,6 @@ class VotePool:
                     self._pool.submit(_ready)
             except (OSError, RuntimeError, ImportError) as exc:
                 self._failed(exc)
-
-    @property
-    def active(self) -> bool:
-        return self._pool is not None
 
     def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str]) -> bool:
         """Pass 2 over ``chunks`` in the workers, merged into ``votes``; False when there is no pool or it broke (then
