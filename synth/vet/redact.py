@@ -33,8 +33,8 @@ from detect_secrets.filters import heuristic
 from detect_secrets.plugins import keyword
 from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 
+from synth.core.literals import folded_text, may_match
 from synth.evidence.item import SourceItem
-from synth.vet.literals import lowered, may_match
 
 _SKIPPED_PLUGINS = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
 _MARK = "REDACTED"
@@ -364,7 +364,7 @@ def _text_scope(text: str, within: _Scope | None = None) -> _Scope:
         allowed = {id(rx) for _kind, rxs in within.detectors for rx in rxs}
         detectors_ml = tuple((kind, tuple(p for p in pairs if id(p[0]) in allowed)) for kind, pairs in detectors_ml)
         extra_ml = tuple(p for p in extra_ml if p[0] in within.extra)
-    lows = [lowered(f) for f in forms]
+    lows = [folded_text(f) for f in forms]
 
     def found(m: Pattern[str]) -> bool:
         return any(may_match(m, f, low) and m.search(f) for f, low in zip(forms, lows))

@@ -3,7 +3,12 @@
 
 Many of detect-secrets' patterns start with a group or ``\\b`` rather than a literal, so Python's engine tries
 them at every position of a text (30–200 ms over 2 MB of documentation each, against ~1 ms for a pattern that
-starts with its literal); ``"AKC" in text`` is a memchr-speed scan.
+starts with its literal); ``"AKC" in text`` is a memchr-speed scan. The delta's cleaning patterns (issue numbers,
+credit tails, "use X instead") are tried the same way on each change entry.
+
+A pattern that ignores case is tested on the text lowercased, after the four non-ASCII characters that Python's
+engine matches to an ASCII letter under ``IGNORECASE`` (:data:`ASCII_FOLDS`) are replaced by that letter, so the test
+holds for any text; such a pattern is tested only when all its literals are ASCII.
 """
 
 from __future__ import annotations
@@ -22,10 +27,17 @@ else:
 MIN_LITERAL = 3  # shorter literals occur nearly everywhere: no test is cheaper than a useless one
 
 
+# The characters beyond ASCII that re.IGNORECASE matches to an ASCII letter: dotted and dotless i, long s, the
+# Kelvin sign (tests/core/test_literals.py checks every code point against Python's engine).
+ASCII_FOLDS = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+_FOLD_CHARS = tuple(chr(c) for c in ASCII_FOLDS)
+
+
 @lru_cache(maxsize=512)
 def required_literals(rx: Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
     """``(alternatives, folded)``: every match of ``rx`` contains one of the alternatives (lowercased when
-    ``folded``: the pattern ignores case); None when no such literals of :data:`MIN_LITERAL` characters are known."""
+    ``folded``: the pattern ignores case); None when no such literals of :data:`MIN_LITERAL` characters are known,
+    or the pattern ignores case and a literal is not ASCII."""
     try:
         parsed = _p.parse(rx.pattern, rx.flags & ~re.IGNORECASE)
     except (re.error, TypeError, AttributeError):  # a bytes pattern, another Python's parser
@@ -34,26 +46,38 @@ def required_literals(rx: Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
     if not need:
         return None
     folded = bool(rx.flags & re.IGNORECASE)
+    if folded and not all(s.isascii() for s in need):
+        return None
     return (tuple(sorted({s.lower() for s in need})) if folded else need), folded
 
 
-def may_match(rx: Pattern[str], text: str, lowered: str | None = None) -> bool:
+def may_match(rx: Pattern[str], text: str, folded: str | None = None) -> bool:
     """False only when ``rx`` cannot match in ``text`` (a required literal is absent); True when it may.
-    ``lowered``: ``text.lower()`` when ``text`` is ASCII (else None), for the patterns that ignore case."""
+    ``folded``: :func:`folded_text` of ``text``, when the caller tests several patterns on one text."""
     need = required_literals(rx)
     if need is None:
         return True
-    alternatives, folded = need
-    if folded:
-        if lowered is None:  # not ASCII: case folding beyond it ('K' for k, 'ſ' for s) is not tested here
-            return True
-        text = lowered
+    alternatives, ignores_case = need
+    if ignores_case:
+        text = folded_text(text) if folded is None else folded
     return any(s in text for s in alternatives)
 
 
-def lowered(text: str) -> str | None:
-    """The ``lowered`` argument of :func:`may_match` for ``text``."""
-    return text.lower() if text.isascii() else None
+def folded_text(text: str) -> str:
+    """``text`` as a pattern that ignores case sees its ASCII letters: lowercased, with :data:`ASCII_FOLDS` applied."""
+    if not text.isascii() and any(ch in text for ch in _FOLD_CHARS):
+        text = text.translate(ASCII_FOLDS)
+    return text.lower()
+
+
+def search(rx: Pattern[str], text: str) -> re.Match[str] | None:
+    """``rx.search(text)``, skipped when a literal the pattern requires is absent."""
+    return rx.search(text) if may_match(rx, text) else None
+
+
+def sub(rx: Pattern[str], repl: str, text: str) -> str:
+    """``rx.sub(repl, text)``, skipped when a literal the pattern requires is absent."""
+    return rx.sub(repl, text) if may_match(rx, text) else text
 
 
 def _sequence(items: list) -> tuple[str, ...] | None:

@@ -1,0 +1,97 @@
+"""The literal pre-test of a pattern (synth.core.literals) never rejects a text the pattern matches."""
+
+import re
+
+import pytest
+
+from synth.core.literals import ASCII_FOLDS, folded_text, may_match, required_literals, search, sub
+from tests.vet.test_redact import CASES, KEEP
+
+
+@pytest.mark.parametrize("pattern, flags, expected", [
+    (r"AKC[a-z]{10,}", 0, (("AKC",), False)),
+    (r"(?:\s|^)AKC\d+", 0, (("AKC",), False)),  # after a group of alternatives
+    (r"(?:ghp|gho)_[A-Za-z0-9]{36}", 0, None),  # the parser factors 'gh' out: 'gh', 'p'/'o' and '_' are too short
+    (r"(?:token|secret)\s*=", re.I, (("secret", "token"), True)),  # one of the alternatives, lowercased
+    (r"(?:token|pw)\s*=", 0, None),  # an alternative too short to test
+    (r"(?:abc)?xyz", 0, (("xyz",), False)),  # an optional group is not required
+    (r"(?:abcd){0,3}xy", 0, None),
+    (r"(?:abcd)+xy", 0, (("abcd",), False)),  # a group repeated at least once is
+    (r"(?i:secret)_key", 0, (("_key",), False)),  # a group that changes the flags is not read
+    (r"(?i)aws_secret", 0, (("aws_secret",), True)),  # inline flags of the whole pattern
+    (r"\bAIza[0-9A-Za-z_-]{35}", 0, (("AIza",), False)),
+    (r"[MNO][a-z]{23}\.[a-z]{6}", 0, None),
+    (r"(?i)straße", 0, None),  # ignoring case, a literal beyond ASCII is not tested
+    (r"straße", 0, (("straße",), False)),
+])
+def test_required_literals(pattern, flags, expected):
+    assert required_literals(re.compile(pattern, flags)) == expected
+
+
+def _patterns():
+    from synth.vet.redact import _EXTRA, _detectors, _multiline
+
+    detectors_ml, extra_ml = _multiline()
+    for kind, pairs in detectors_ml:
+        for rx, ml in pairs:
+            yield rx
+            yield ml
+    for entry, ml in extra_ml:
+        yield entry[1]
+        yield ml
+    assert _EXTRA and _detectors()[0]
+
+
+def _texts():
+    base = [c[0] for c in CASES] + KEEP
+    out = []
+    for t in base:
+        out += [t, t.upper(), t.lower(), t.swapcase(), "Prefix ß " + t, t + " Straße", "x" * 5 + t]
+    return out + ["\n".join(base), "\n".join(base).upper()]
+
+
+def test_never_rejects_a_text_the_pattern_matches():
+    texts = _texts()
+    matched = 0
+    for rx in _patterns():
+        for text in texts:
+            if rx.search(text):
+                matched += 1
+                assert may_match(rx, text, folded_text(text)) and may_match(rx, text), (rx.pattern[:60], text[:80])
+    assert matched > 100  # the tables really exercise the patterns
+
+
+def test_a_text_without_the_literal_is_rejected():
+    rx = re.compile(r"\b(AIza[0-9A-Za-z_-]{35})")
+    assert not may_match(rx, "plain documentation text")
+    assert may_match(re.compile("(?i)secret_key"), "SECRET_KEY=…")
+    assert not may_match(re.compile("(?i)secret_key"), "no key here — none")  # beyond ASCII, tested too
+
+
+def test_ascii_folds_are_every_character_ignorecase_matches_to_an_ascii_letter():
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    found = {c: chr(c).lower() if chr(c).lower().isascii() else next(a for a in "abcdefghijklmnopqrstuvwxyz"
+                                                                         if re.fullmatch(a, chr(c), re.I))
+             for c in range(128, 0x110000) if letter.fullmatch(chr(c))}
+    assert found == ASCII_FOLDS
+
+
+@pytest.mark.parametrize("pattern, text", [
+    (r"(?i)patch\s+by", "Fix — PATCH BY someone"),
+    (r"(?i)patch\s+by", "Fix — PATCH BY someone".replace("A", "a")),
+    (r"(?i)kelvin", "\u212aELVIN scale — ok"),  # the Kelvin sign is a k to the engine
+    (r"(?i)dismiss", "DI\u017fMI\u017f\u017f ¶"),  # long s
+    (r"(?i)bit\b", "B\u0130T ¶"),  # dotted capital I
+    (r"(?i)bit\b", "B\u0131T ¶"),  # dotless i
+    (r"instead", "Use ``x()`` instead — of y"),
+])
+def test_non_ascii_texts_the_pattern_matches_are_kept(pattern, text):
+    rx = re.compile(pattern)
+    assert rx.search(text)
+    assert may_match(rx, text) and search(rx, text) and sub(rx, "", text) != text
+
+
+def test_search_and_sub_skip_a_text_without_the_literal():
+    rx = re.compile(r"(?i)\bpatch\s+by\s+\w+")
+    assert search(rx, "Nothing — here") is None and sub(rx, "", "Nothing — here") == "Nothing — here"
+    assert sub(rx, "", "ok, Patch by Ann") == "ok, "
