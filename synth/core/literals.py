@@ -34,15 +34,15 @@ _FOLD_CHARS = tuple(chr(c) for c in ASCII_FOLDS)
 
 
 @lru_cache(maxsize=512)
-def required_literals(rx: Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+def required_literals(rx: Pattern[str], min_literal: int = MIN_LITERAL) -> tuple[tuple[str, ...], bool] | None:
     """``(alternatives, folded)``: every match of ``rx`` contains one of the alternatives (lowercased when
-    ``folded``: the pattern ignores case); None when no such literals of :data:`MIN_LITERAL` characters are known,
+    ``folded``: the pattern ignores case); None when no such literals of ``min_literal`` characters are known,
     or the pattern ignores case and a literal is not ASCII."""
     try:
         parsed = _p.parse(rx.pattern, rx.flags & ~re.IGNORECASE)
     except (re.error, TypeError, AttributeError):  # a bytes pattern, another Python's parser
         return None
-    need = _sequence(list(parsed.data))
+    need = _sequence(list(parsed.data), min_literal)
     if not need:
         return None
     folded = bool(rx.flags & re.IGNORECASE)
@@ -51,10 +51,11 @@ def required_literals(rx: Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
     return (tuple(sorted({s.lower() for s in need})) if folded else need), folded
 
 
-def may_match(rx: Pattern[str], text: str, folded: str | None = None) -> bool:
+def may_match(rx: Pattern[str], text: str, folded: str | None = None, *, min_literal: int = MIN_LITERAL) -> bool:
     """False only when ``rx`` cannot match in ``text`` (a required literal is absent); True when it may.
-    ``folded``: :func:`folded_text` of ``text``, when the caller tests several patterns on one text."""
-    need = required_literals(rx)
+    ``folded``: :func:`folded_text` of ``text``, when the caller tests several patterns on one text;
+    ``min_literal``: shorter literals are not tested (1 or 2 for a pattern whose only literals are short but rare)."""
+    need = required_literals(rx, min_literal)
     if need is None:
         return True
     alternatives, ignores_case = need
@@ -70,39 +71,39 @@ def folded_text(text: str) -> str:
     return text.lower()
 
 
-def search(rx: Pattern[str], text: str) -> re.Match[str] | None:
+def search(rx: Pattern[str], text: str, *, min_literal: int = MIN_LITERAL) -> re.Match[str] | None:
     """``rx.search(text)``, skipped when a literal the pattern requires is absent."""
-    return rx.search(text) if may_match(rx, text) else None
+    return rx.search(text) if may_match(rx, text, min_literal=min_literal) else None
 
 
-def sub(rx: Pattern[str], repl: str, text: str) -> str:
+def sub(rx: Pattern[str], repl: str, text: str, *, min_literal: int = MIN_LITERAL) -> str:
     """``rx.sub(repl, text)``, skipped when a literal the pattern requires is absent."""
-    return rx.sub(repl, text) if may_match(rx, text) else text
+    return rx.sub(repl, text) if may_match(rx, text, min_literal=min_literal) else text
 
 
-def _sequence(items: list) -> tuple[str, ...] | None:
-    """The best set of alternatives a match of this sequence of parsed items must contain."""
+def _sequence(items: list, least: int) -> tuple[str, ...] | None:
+    """The best set of alternatives a match of this sequence of parsed items must contain (each ``least`` long)."""
     best: tuple[str, ...] | None = None
     run = ""
     for op, av in items:
         if op is _c.LITERAL:
             run += chr(av)
             continue
-        best = _better(best, (run,) if run else None)
+        best = _better(best, (run,) if run else None, least)
         run = ""
-        best = _better(best, _item(op, av))
-    return _better(best, (run,) if run else None)
+        best = _better(best, _item(op, av, least), least)
+    return _better(best, (run,) if run else None, least)
 
 
-def _item(op: object, av: Any) -> tuple[str, ...] | None:
+def _item(op: object, av: Any, least: int) -> tuple[str, ...] | None:
     if op is _c.SUBPATTERN:  # (group, add_flags, del_flags, body): a group that changes flags is not read
-        return None if av[1] or av[2] else _sequence(list(av[3]))
+        return None if av[1] or av[2] else _sequence(list(av[3]), least)
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT):  # (min, max, body): a body repeated at least once is required
-        return _sequence(list(av[2])) if av[0] >= 1 else None
+        return _sequence(list(av[2]), least) if av[0] >= 1 else None
     if op is _c.BRANCH:  # (None, [alternatives]): each alternative's literals, or none if one has none
         out: set[str] = set()
         for branch in av[1]:
-            need = _sequence(list(branch))
+            need = _sequence(list(branch), least)
             if need is None:
                 return None
             out.update(need)
@@ -110,10 +111,10 @@ def _item(op: object, av: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    """Of two usable sets (every alternative at least :data:`MIN_LITERAL` long), the one with the longer shortest
+def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None, least: int) -> tuple[str, ...] | None:
+    """Of two usable sets (every alternative at least ``least`` long), the one with the longer shortest
     alternative, then the fewer alternatives."""
-    usable = [x for x in (a, b) if x and min(map(len, x)) >= MIN_LITERAL]
+    usable = [x for x in (a, b) if x and min(map(len, x)) >= least]
     if not usable:
         return None
     return max(usable, key=lambda x: (min(map(len, x)), -len(x)))

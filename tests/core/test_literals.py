@@ -95,3 +95,26 @@ def test_search_and_sub_skip_a_text_without_the_literal():
     rx = re.compile(r"(?i)\bpatch\s+by\s+\w+")
     assert search(rx, "Nothing — here") is None and sub(rx, "", "Nothing — here") == "Nothing — here"
     assert sub(rx, "", "ok, Patch by Ann") == "ok, "
+
+
+@pytest.mark.parametrize("pattern, least, expected", [
+    (r"\[\s*\]\(", 2, (("](",), False)),  # "](" is rare in prose though short
+    (r"\[\s*\]\(", 3, None),
+    (r"(?i)(?:patch|pr)\s+(?:by|from)\b|thanks\s+to", 2, (("by", "from", "thanks"), True)),
+    (r"\s*:\s*x", 1, ((":",), False)),
+])
+def test_shorter_literals_on_request(pattern, least, expected):
+    assert required_literals(re.compile(pattern), least) == expected
+
+
+def test_cleaning_patterns_never_skip_a_text_they_match():
+    from synth.evidence.delta import cleaning
+
+    texts = ["Fixed the parser (patch by Ann Lee).", "See [gh-12](https://x/12) for more", "[](#a) Added `x`",
+             "New API. Own Id: OTP-18032 Aux Id: PR-5790", "Thanks to @bob", "Contributed by Ann — thanks",
+             "PATCH BY ANN", "Implemented b\u0131 Ann"]
+    for name in ("_CREDIT_TAIL", "_ISSUE_LINK", "_EMPTY_LINK", "_TRACKER_TAIL"):
+        rx = getattr(cleaning, name)
+        hits = [t for t in texts if rx.search(t)]
+        assert hits, name
+        assert all(may_match(rx, t, min_literal=2) for t in hits), name

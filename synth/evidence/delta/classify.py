@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit
 
+from synth.core.literals import search
 from synth.evidence.delta.cleaning import _WS, clean_heading
 from synth.evidence.delta.versions import parse_version
 
@@ -191,18 +192,19 @@ _INSTEAD = (
 
 def use_instead(text: str, api: str | None = None) -> tuple[str | None, str | None]:
     """(what to use now, what it replaces) when the entry states it; (None, None) otherwise."""
-    m = _INSTEAD[0].search(text or "")
+    text = text or ""
+    m = search(_INSTEAD[0], text)  # each pattern requires a word ("instead", "replaced"…): most entries are not searched
     if m:
         use = m.group(1) or m.group(2)
         old = m.group(3) or m.group(4) or api
         if use and old and use != old:
             return use.strip(), old.strip()
-    m = _INSTEAD[1].search(text or "")
+    m = search(_INSTEAD[1], text)
     if m:
         old, use = m.group(1) or m.group(2), m.group(3) or m.group(4)
         if use and old and use != old:
             return use.strip(), old.strip()
-    m = _INSTEAD[2].search(text or "")
+    m = search(_INSTEAD[2], text)
     if m:
         use, old = m.group(1) or m.group(2), m.group(3) or m.group(4)
         if use and old and use != old:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from functools import lru_cache
 
+from synth.core.literals import sub
 from synth.evidence.delta.lines import version_label
 
 # -- cleaning ---------------------------------------------------------------------------------------------------
@@ -58,17 +60,23 @@ def date_history(text: str, is_pre: "Callable[[str], bool]") -> str:
     return _HISTORY.sub(repl, text) if _HISTORY.search(text) else text
 
 
+def unlink_issues(text: str) -> str:
+    """Issue links as their text: "[gh-123](url)" → "gh-123"."""
+    return sub(_ISSUE_LINK, r"\1", text, min_literal=2)
+
+
 def clean_text(text: str) -> str:
     """An entry's text without permalink glyphs, credit tails or issue-number prefixes/suffixes ('' when nothing
     but issue numbers is left)."""
-    t = _WS.sub(" ", _EMPTY_LINK.sub("", _GLYPHS.sub("", text or ""))).strip()
-    t = _ISSUE_LINK.sub(r"\1", t)
+    # a pattern whose required literal ("](", "by"/"from"/"thanks", "Id"/"Refs"…) is absent is not tried
+    t = _WS.sub(" ", sub(_EMPTY_LINK, "", _GLYPHS.sub("", text or ""), min_literal=2)).strip()
+    t = unlink_issues(t)
     for _ in range(3):
         before = t
         t = _ISSUE_PREFIX.sub("", t)
-        t = _CREDIT_TAIL.sub("", t).rstrip()
+        t = sub(_CREDIT_TAIL, "", t, min_literal=2).rstrip()
         t = _ISSUE_SUFFIX.sub("", t).rstrip()
-        t = _TRACKER_TAIL.sub("", t).rstrip()
+        t = sub(_TRACKER_TAIL, "", t, min_literal=2).rstrip()
         if t == before:
             break
     if _ONLY_ISSUES.match(t):
@@ -78,8 +86,10 @@ def clean_text(text: str) -> str:
     return t
 
 
+@lru_cache(maxsize=4096)
 def clean_heading(text: str) -> str:
-    """A heading without permalink glyphs of any theme (private-use, symbol, zero-width characters, '¶', '#')."""
+    """A heading without permalink glyphs of any theme (private-use, symbol, zero-width characters, '¶', '#').
+    (Cached: the entries of one section share its headings.)"""
     t = _WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
     t = _TRAILING_SYMBOLS.sub("", t).strip()
     return "".join(ch for ch in t if unicodedata.category(ch) not in ("Co", "Cf", "Cs"))
@@ -94,11 +104,24 @@ _OWN_MARKER = r"(?:[Nn]ew|[Aa]dded|[Cc]hanged|[Dd]eprecated|[Rr]emoved)\s+(?:in|
               r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+)?removed\s+in\s+(?:version\s+)?v?\d+(?:\.\d+)*)?\s*[.:]?"
 
 
+@lru_cache(maxsize=4096)
+def _own_marker(version: str) -> re.Pattern[str]:
+    """The marker phrase of one version (compiled once: a run names hundreds of versions, more than re's cache holds)."""
+    return re.compile(r"\s*(?<![\w-])(?<!be )(?<!to )" + _OWN_MARKER.format(v=re.escape(version)) + r"(?![\w]|\.\d)")
+
+
 def strip_own_marker(text: str, version: str) -> str:
     """The entry's text without the marker phrase that names its own version ("New in version 3.11." — the label
     says it); a marker of another version stays."""
-    rx = re.compile(r"\s*(?<![\w-])(?<!be )(?<!to )" + _OWN_MARKER.format(v=re.escape(version)) + r"(?![\w]|\.\d)")
-    return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if version and rx.search(text) else text
+    if not version or version not in text:  # the phrase holds the version as written
+        return text
+    rx = _own_marker(version)
+    return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if rx.search(text) else text
+
+
+@lru_cache(maxsize=4096)
+def _stamp(stamp: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w.])" + re.escape(stamp) + r"(?![\w]|\.\d)\.?")
 
 
 def strip_stamp(text: str, heading: str, version: str) -> str:
@@ -108,4 +131,4 @@ def strip_stamp(text: str, heading: str, version: str) -> str:
     stamp = f"{label} {version}"
     if not label or not heading.rstrip(" .").endswith(stamp):
         return text
-    return _WS.sub(" ", re.sub(r"(?<![\w.])" + re.escape(stamp) + r"(?![\w]|\.\d)\.?", " ", text, count=1)).strip()
+    return _WS.sub(" ", _stamp(stamp).sub(" ", text, count=1)).strip()

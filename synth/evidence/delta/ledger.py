@@ -45,7 +45,6 @@ from synth.evidence.delta.classify import (
     use_instead,
 )
 from synth.evidence.delta.cleaning import (
-    _ISSUE_LINK,
     _ISSUE_PREFIX,
     clean_heading,
     clean_text,
@@ -53,6 +52,7 @@ from synth.evidence.delta.cleaning import (
     is_intro,
     strip_own_marker,
     strip_stamp,
+    unlink_issues,
 )
 from synth.evidence.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.evidence.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
@@ -292,7 +292,7 @@ def placed_status(where: Placement, timeline: Timeline, cutoff_start: date) -> V
     return VersionStatus(where.shown, UNDATED, None, f"not placed: {where.why}")
 
 def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
-    tracker_item = bool(_ISSUE_PREFIX.match(_ISSUE_LINK.sub(r"\1", ch.text or "")))
+    tracker_item = bool(_ISSUE_PREFIX.match(unlink_issues(ch.text or "")))
     text = strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version)[:MAX_ENTRY_TEXT]
     if len(text) < 12:
         skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1

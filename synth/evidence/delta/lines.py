@@ -54,7 +54,7 @@ MAX_NAME_CHARS = 80
 def version_label(text: str | None, version: str | None) -> str:
     """The word ``text`` puts right before ``version`` when it names a product ("1.5 STDLIB 4.0" → "STDLIB");
     "" when there is none or it is a generic word ("Version 4.0", "New in 4.0")."""
-    if not text or not version:
+    if not text or not version or version not in text:
         return ""
     m = _label_rx(version).search(text)
     if not m or m.group(1).lower() in _NOT_A_LABEL:
