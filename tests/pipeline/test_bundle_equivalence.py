@@ -145,3 +145,27 @@ def test_a_page_below_the_worst_kept_is_refused_as_push_would() -> None:
     worst = min(c.rank_score for c in heap.ranked())
     assert heap.full() and "https://a.example/1" in heap and worst > 0
     assert heap.below_worst(worst * 0.99) and not heap.below_worst(worst) and not heap.below_worst(worst * 1.01)
+
+
+from synth.pipeline.bundle import lower_words  # noqa: E402
+
+_WORD = re.compile(r"\w+")
+_ODD = list("ÀéßΣσςΑΒ ¶—–“”‘’…·\u00a0\u0085\u2028\u200b\u0301\u0345İıſ\u212aK٣²½ⅫＡ中文字\U0001f600\U0001d400_") + ["\ud800", "\udfff"]
+
+
+@pytest.mark.parametrize("text", [
+    "", "plain ASCII words, with_under_scores and CAPS", "Überall — “quoted” ¶", SIGMA, "ΑΣ.Β ΑΣ'Β", "x\u0301y",
+    "K\u212aelvin İstanbul ıı ſs", "a\ud800b", "١٢٣ ٣rd ½ Ⅻ", "mixed\u00a0nbsp\u2028line", "tab\tand\x1cfile sep",
+])
+def test_lower_words_is_the_regex_split(text):
+    assert lower_words(text) == _WORD.findall(text.lower())
+
+
+def test_lower_words_is_the_regex_split_on_random_texts():
+    import random
+
+    rng = random.Random(5)
+    pool = [chr(c) for c in range(32, 127)] + _ODD
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 40))) for _ in range(20_000)]
+    assert sum(not t.isascii() for t in texts) > 15_000
+    assert [lower_words(t) for t in texts] == [_WORD.findall(t.lower()) for t in texts]
