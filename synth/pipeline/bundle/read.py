@@ -144,7 +144,7 @@ def _malformed(where: str, reason: str, report: ReadReport | None, skipped: set[
 _VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
 
 
-def _vote_items(paths: list[str], skipped: set[str], may_vote: Callable[[str], bool] | None = None) -> Iterator[dict]:
+def _vote_items(paths: list[str], skipped: set[str], may_vote: Callable[[bytes], bool] | None = None) -> Iterator[dict]:
     """Second pass: the fields the consensus vote reads (checked and capped as :func:`iter_items` does), of every
     line the first pass accepted; the other fields are not checked again. ``may_vote(line)``: a cheap test on the
     raw line; a line it rejects is not parsed."""
@@ -158,17 +158,14 @@ def _vote_items(paths: list[str], skipped: set[str], may_vote: Callable[[str], b
                     yield data
 
 
-def _vote_line(raw: bytes, may_vote: Callable[[str], bool] | None) -> dict | None:
+def _vote_line(raw: bytes, may_vote: Callable[[bytes], bool] | None) -> dict | None:
     """One line's fields for the vote; None for a blank line, one ``may_vote`` rejects, or one changed since pass 1."""
-    try:
-        line = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        line = raw.decode("utf-8", "replace")
-    if not line.strip() or (may_vote is not None and not may_vote(line)):
+    if not raw.strip() or (may_vote is not None and not may_vote(raw)):
         return None
     fields = fields_from_json(raw)
     if fields is not None:
         return fields
+    line = raw.decode("utf-8", "replace")
     try:
         data = _loads(line)
         return check_fields({k: data[k] for k in _VOTE_FIELDS if k in data})
