@@ -1,4 +1,4 @@
-"""Pass 2 in worker processes (synth.pipeline.bundle.parallel) decides exactly what one pass in order decides."""
+"""Both passes in worker processes (synth.pipeline.bundle.parallel) decide exactly what one pass in order decides."""
 
 import json
 
@@ -15,21 +15,28 @@ def forced(monkeypatch):
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 256 * 1024)
     monkeypatch.setenv(parallel.ENV, "2")
     calls = []
-    real = parallel.VotePool.vote
+    real_vote, real_read = parallel.VotePool.vote, parallel.VotePool.read
 
     def vote(self, votes, chunks, skipped):
-        done = real(self, votes, chunks, skipped)
-        calls.append((len(chunks), done))
+        done = real_vote(self, votes, chunks, skipped)
+        calls.append(("vote", len(chunks), done))
         return done
 
+    def read(self, reading, paths, replay):
+        chunks = real_read(self, reading, paths, replay)
+        calls.append(("read", len(chunks or ()), chunks is not None))
+        return chunks
+
     monkeypatch.setattr(parallel.VotePool, "vote", vote)
+    monkeypatch.setattr(parallel.VotePool, "read", read)
     return calls
 
 
 def test_worker_processes_give_the_recorded_snapshot(tmp_path, forced):
     expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
     got = snapshot(generate(tmp_path / "run.jsonl"))
-    assert forced and all(n > 4 and done for n, done in forced), "pass 2 did not run in chunks in the workers"
+    assert {kind for kind, _n, _done in forced} == {"read", "vote"}
+    assert all(n > 4 and done for _kind, n, done in forced), "a pass did not run in chunks in the workers"
     for mode in expected:
         assert [c["consensus_count"] for c in got[mode]["candidates"]] == [c["consensus_count"] for c in expected[mode]["candidates"]], mode
         assert got[mode] == expected[mode], mode
@@ -71,16 +78,37 @@ def test_a_pool_that_cannot_start_falls_back_to_one_pass(tmp_path, forced, monke
     got = snapshot(generate(tmp_path / "run.jsonl"))
     assert got == expected
     assert "could not use 2 worker processes (no semaphores here): reading in the main process" in caplog.text
-    assert forced and not any(done for _n, done in forced)
+    assert forced and not any(done for _kind, _n, done in forced)
 
 
-def test_a_pool_that_breaks_falls_back_to_one_pass(tmp_path, forced, monkeypatch, caplog):
-    """A worker that dies (here: every chunk's vote raises in the worker) loses nothing: one pass in order."""
-    monkeypatch.setattr(parallel, "_worker_vote", _explode)
+@pytest.mark.parametrize("worker", ["_worker_vote", "_worker_read"])
+def test_a_pool_that_breaks_falls_back_to_one_pass(tmp_path, forced, monkeypatch, caplog, worker):
+    """A worker that dies (here: every chunk's vote, or every chunk's read after the first, raises in the worker)
+    loses nothing: the pass runs in order (pass 1 from the start, whatever the workers had read)."""
+    monkeypatch.setattr(parallel, worker, _explode if worker == "_worker_vote" else _explode_after_first)
     expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
     assert snapshot(generate(tmp_path / "run.jsonl")) == expected
     assert "reading in the main process" in caplog.text
+    assert ("read", 0, False) in forced if worker == "_worker_read" else ("read", 0, False) not in forced
 
 
 def _explode(*_args):
     raise RuntimeError("worker lost")
+
+
+def _explode_after_first(reading, path, start, end):
+    if start:
+        raise RuntimeError("worker lost")
+    return reading.chunk(path, start, end)
+
+
+def test_ranges_cover_every_byte_once_at_line_starts(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join(b"x" * n + b"\n" for n in (5, 300, 0, 1, 70_000, 2, 9)) + b"tail without newline")
+    data = path.read_bytes()
+    for size in (1, 7, 100, 4096, 10**6):
+        ranges = parallel.cut([str(path), str(path)], size)
+        for run in (ranges[:len(ranges) // 2], ranges[len(ranges) // 2:]):
+            assert run[0][1] == 0 and run[-1][2] == len(data)
+            assert all(a[2] == b[1] for a, b in zip(run, run[1:]))
+            assert all(start == 0 or data[start - 1:start] == b"\n" for _p, start, _e in run)

@@ -69,7 +69,19 @@ class BM25:
     df: Counter = field(default_factory=Counter)
 
     def observe(self, text: str) -> tuple[Counter[str], int]:
-        """Count a document into the statistics; returns its (query-term counts, length) for ``score``.
+        """Count a document into the statistics; returns its (query-term counts, length) for ``score``."""
+        tf, length = self.counts(text)
+        self.add(tf, length)
+        return tf, length
+
+    def add(self, tf: Mapping[str, int], length: int) -> None:
+        """A document's :meth:`counts` into the statistics."""
+        self.docs += 1
+        self.total_len += length
+        self.df.update(tf.keys())
+
+    def counts(self, text: str) -> tuple[Counter[str], int]:
+        """A document's (query-term counts, length), the statistics unchanged.
 
         A substring test, then a word-bounded count, per query term; the length is the whitespace count
         (the same for every document, so the length normalisation is consistent).
@@ -82,11 +94,7 @@ class BM25:
                 n = sum(1 for m in finditer(low) if m.start() == 0 or not _WORDCHAR(low[m.start() - 1]))
                 if n:
                     tf[term] = n
-        length = text.count(" ") + text.count("\n") + 1
-        self.docs += 1
-        self.total_len += length
-        self.df.update(tf.keys())
-        return tf, length
+        return tf, text.count(" ") + text.count("\n") + 1
 
     def __post_init__(self) -> None:
         self._set = frozenset(self.terms)

@@ -1,5 +1,9 @@
-"""Pass 2 over a large run in worker processes: each reads a byte range of the files and lets its lines vote on the
-candidates' clusters; the votes are merged into the main process's :class:`~.vote._Votes` exactly.
+"""Both passes over a large run in worker processes, each reading a byte range of the files (a :class:`Chunk`).
+
+Pass 1 (:meth:`VotePool.read`): the workers parse and summarise their ranges (:mod:`.summary`); the main process
+replays the lines in order, so the run's statistics, the ledger and the heap of candidates grow exactly as in one
+pass in order. Pass 2 (:meth:`VotePool.vote`): the workers let their ranges' lines vote on the candidates' clusters;
+the votes are merged into the main process's :class:`~.vote._Votes` exactly.
 
 Exact because a vote only ever adds: a cluster's agreement is the number of independent hosts that published it,
 capped at :data:`~.vote.MAX_HOSTS_PER_CLUSTER` (the union of the workers' host sets, capped, is what one pass in
@@ -9,7 +13,8 @@ from its own copy of the index only (:meth:`~.vote._Votes._retire_if_decided`), 
 Used when the run is at least :data:`MIN_PARALLEL_BYTES` and more than one CPU is usable
 (``SKILL3_BUNDLE_WORKERS``: the number of worker processes, default one per usable CPU up to
 :data:`MAX_WORKERS`; ``0`` or ``1`` reads in the main process). A pool that cannot start (no semaphores in a
-sandbox, a spawn that fails) or breaks is reported on the log and pass 2 runs in order in the main process.
+sandbox, a spawn that fails) or breaks is reported on the log and the pass runs in order in the main process
+(pass 1 from the start: nothing a broken pool read is kept).
 """
 
 from __future__ import annotations
@@ -17,11 +22,15 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
+from typing import Callable, Iterator
 
 from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines, _vote_line
+from synth.pipeline.bundle.summary import ChunkRead, Reading
 from synth.pipeline.bundle.vote import _Votes
 
 log = logging.getLogger(__name__)
@@ -90,6 +99,26 @@ class Splitter:
         self._path = ""
 
 
+def cut(paths: list[str], chunk_bytes: int | None = None) -> list[tuple[str, int, int]]:
+    """The files as byte ranges ``(path, start, end)`` of about ``chunk_bytes``, each starting at a line start."""
+    size = chunk_bytes or CHUNK_BYTES
+    ranges = []
+    for path in paths:
+        total = os.path.getsize(path)
+        with Path(path).open("rb") as fh:
+            start = 0
+            while start < total:
+                end = min(start + size, total)
+                if end < total:
+                    fh.seek(end - 1)  # to the end of the line holding the byte before ``end`` (a long line in pieces)
+                    while (piece := fh.readline(1 << 20)) and not piece.endswith(b"\n"):
+                        pass
+                    end = fh.tell()
+                ranges.append((path, start, end))
+                start = end
+    return ranges
+
+
 def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str]) -> _Votes:
     """Every line of ``chunk`` (those pass 1 skipped as malformed excepted) votes on ``votes``; returns it."""
     with Path(chunk.path).open("rb") as fh:
@@ -109,13 +138,17 @@ def _worker_vote(state: dict, chunk: Chunk, skipped: frozenset[str]) -> tuple[di
     return dict(votes.hosts), votes.authoritative_variant
 
 
+def _worker_read(reading: Reading, path: str, start: int, end: int) -> ChunkRead:
+    return reading.chunk(path, start, end)
+
+
 def _ready() -> bool:
     return True  # a worker that ran this has imported this module (and the vote's) and waits for its chunks
 
 
 class VotePool:
-    """The worker processes of pass 2, started when pass 1 starts (their start and imports overlap its reading)
-    when the run is large and more than one worker is allowed (else it has none and :meth:`vote` says so)."""
+    """The worker processes of both passes, started when the run is large and more than one worker is allowed
+    (else it has none, and :meth:`read` and :meth:`vote` say so)."""
 
     def __init__(self, paths: list[str], env: dict[str, str] | None = None) -> None:
         self.n = workers(env)
@@ -128,6 +161,38 @@ class VotePool:
                     self._pool.submit(_ready)
             except (OSError, RuntimeError, ImportError) as exc:
                 self._failed(exc)
+
+    def read(self, reading: Reading, paths: list[str], replay: Callable[[str, int, ChunkRead], None]) -> list[Chunk] | None:
+        """Pass 1 over ``paths`` in the workers: each range's lines, summarised, handed to ``replay(path, first line
+        number, lines)`` in file order; returns the ranges as pass 2's chunks. None when there is no pool or it broke
+        (then ``replay`` may have been called: the caller reads again in order, from the start)."""
+        if self._pool is None or not all(os.path.isfile(p) for p in paths):
+            return None  # a missing file is named by the pass in order, where it comes
+        chunks: list[Chunk] = []
+        try:
+            ranges = cut(paths)
+            first = 1
+            for (path, start, end), read in zip(ranges, self._in_order(reading, ranges)):
+                first = 1 if start == 0 else first
+                replay(path, first, read)
+                chunks.append(Chunk(path, start, end, first))
+                first += read.lines
+        except Exception as exc:  # noqa: BLE001 — any failure of a worker: the exact pass in order follows
+            self._failed(exc)
+            return None
+        return chunks
+
+    def _in_order(self, reading: Reading, ranges: list[tuple[str, int, int]]) -> Iterator[ChunkRead]:
+        """The workers' reads of ``ranges``, in order; at most two per worker are ahead of the main process's replay."""
+        assert self._pool is not None
+        todo = iter(ranges)
+        pending: deque[Future[ChunkRead]] = deque(self._pool.submit(_worker_read, reading, *r) for r in islice(todo, 2 * self.n))
+        while pending:
+            read = pending.popleft().result()
+            more = next(todo, None)
+            if more is not None:
+                pending.append(self._pool.submit(_worker_read, reading, *more))
+            yield read
 
     def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str]) -> bool:
         """Pass 2 over ``chunks`` in the workers, merged into ``votes``; False when there is no pool or it broke (then
@@ -158,7 +223,7 @@ class VotePool:
 
     def _failed(self, exc: BaseException) -> None:
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        log.warning("pass 2 could not use %d worker processes (%s): reading in the main process", self.n, reason)
+        log.warning("the bundle could not use %d worker processes (%s): reading in the main process", self.n, reason)
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = None

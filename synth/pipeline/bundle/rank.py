@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Callable
 
 from synth.evidence.consensus import AUTHORITATIVE, item_snippets
 from synth.evidence.delta.changes import (
@@ -28,7 +29,8 @@ from synth.evidence.scoring import combined_score
 from synth.evidence.urls import host_of, normalize_host, site_host
 from synth.pipeline.bundle import parallel
 from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, RELEVANCE_FLOOR, Candidate
-from synth.pipeline.bundle.read import BundleError, ReadReport, _vote_items, iter_items
+from synth.pipeline.bundle.read import BundleError, ReadReport, _read_line, _vote_items, iter_items
+from synth.pipeline.bundle.summary import ChunkRead, Raw, Reading, Summary, page_bound, page_text
 from synth.pipeline.bundle.vote import _apply_consensus, _Votes
 
 HEAP_SLACK = 2  # pass 1 keeps this many times the candidates: its scores are provisional (timeline, hosts, IDF still growing)
@@ -84,13 +86,6 @@ def score_item(item: SourceItem, cutoff_start: date, today: date, strict: bool, 
         changes=changes,
     )
     return c, None
-
-
-def _page_text(item: SourceItem) -> str:
-    """Title and excerpts (change texts when the page has no excerpts: extraction usually puts them in both)."""
-    if item.excerpts:
-        return " ".join([item.title or "", *item.excerpts])
-    return " ".join([item.title or "", *(ch.get("text", "") for ch in item.changes if isinstance(ch, dict) and isinstance(ch.get("text"), str))])
 
 
 class _Heap:
@@ -193,18 +188,25 @@ def rank_sources(
     build-dated hosts and the BM25 statistics grow while the run is read); the kept candidates
     are then re-scored with the final statistics and cut to ``max_candidates``.
     """
-    first = _FirstPass(subject, cutoff_start=cutoff_start, today=today, strict=strict, max_candidates=max_candidates)
-    with parallel.VotePool(paths) as pool:  # pass 2's workers start now, when the run is large
-        # Pass 1: score and keep the best candidates.
-        skipped: set[str] = set()
-        splitter = parallel.Splitter()
-        first.read(paths, skipped, splitter)
+    def start() -> _FirstPass:
+        return _FirstPass(subject, cutoff_start=cutoff_start, today=today, strict=strict, max_candidates=max_candidates)
+
+    first = start()
+    with parallel.VotePool(paths) as pool:  # worker processes, when the run is large
+        # Pass 1: score and keep the best candidates (the lines parsed in the workers, replayed here in order).
+        chunks = pool.read(first.reading(), paths, first.replay_chunk)
+        if chunks is None:
+            first = start()  # no pool, or one that broke: nothing it read is kept
+            splitter = parallel.Splitter()
+            first.read(paths, splitter)
+            chunks = splitter.finish()
+        first.check_read(paths)
         # Final statistics: re-score what pass 1 kept.
         build_dated, changes_delta = first.settle()
         candidates = first.rescored(build_dated)[:max_candidates]
         first.report.duplicates = 0
         # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
-        _vote(candidates, paths, skipped, splitter.finish(), pool)
+        _vote(candidates, paths, first.skipped, chunks, pool)
     _apply_delta(candidates, subject.terms())
     for c in candidates:
         c.rescore(consensus=True)
@@ -231,16 +233,37 @@ class _FirstPass:
         self.release_pages: list[tuple[str, str, str, str, str | None]] = []  # a change page about one version, with its date
         self.bm = BM25(subject.terms())
         self.heap = _Heap(max_candidates * HEAP_SLACK)
+        self.skipped: set[str] = set()  # the ``file:line`` of lines skipped as malformed (pass 2 skips them too)
 
-    def read(self, paths: list[str], skipped: set[str], splitter: parallel.Splitter | None = None) -> None:
-        """Every item of ``paths`` learnt from and scored; ``skipped`` collects the lines skipped as malformed,
-        ``splitter`` the chunks of pass 2."""
-        seen_any = False
-        for where, item in iter_items(paths, self.report, skipped=skipped, splitter=splitter):
-            seen_any = True
+    def read(self, paths: list[str], splitter: parallel.Splitter | None = None) -> None:
+        """Every item of ``paths`` learnt from and scored, in order; ``self.skipped`` collects the lines skipped as
+        malformed, ``splitter`` the chunks of pass 2."""
+        for where, item in iter_items(paths, self.report, skipped=self.skipped, splitter=splitter):
             self.report.items += 1
             self._consider(where, item)
-        if not seen_any:
+
+    def reading(self) -> Reading:
+        """What the workers of :meth:`replay_chunk` need to summarise lines."""
+        return Reading(self.cutoff_start, self.today, self.strict, self.declared, self.bm.terms)
+
+    def replay_chunk(self, path: str, first: int, read: ChunkRead) -> None:
+        """A worker's read of the lines of ``path`` from line ``first`` on, learnt from as :meth:`read` learns."""
+        if path not in self.report.files:
+            self.report.files.append(path)
+        for record in read.records:
+            where = f"{path}:{first + record.n - 1}"
+            if isinstance(record, Raw):
+                item = _read_line(record.raw, where, self.report, self.skipped)
+                if item is not None:
+                    self.report.items += 1
+                    self._consider(where, item)
+                continue
+            self.report.lines += 1
+            self.report.items += 1
+            self.replay(where, record, lambda r=record, w=where: _line_at(path, r.offset, r.size, w))
+
+    def check_read(self, paths: list[str]) -> None:
+        if not self.report.items:
             report = self.report
             detail = f" ({report.malformed} malformed line(s), first at {report.malformed_at[0]})" if report.malformed_at else ""
             raise BundleError(f"no valid source item in {', '.join(paths)}{detail}")
@@ -248,11 +271,27 @@ class _FirstPass:
     def _consider(self, where: str, item: SourceItem) -> None:
         host = normalize_host(item.host or host_of(item.final_url or item.url))
         changes = self._learn(item, host)
-        tf, length = self.bm.observe(_page_text(item))
+        tf, length = self.bm.observe(page_text(item))
         build_date = self.declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
         if not changes and self.heap.full() and (item.final_url or item.url) not in self.heap \
-                and self._cannot_enter(item, build_date, tf, length):
+                and self._cannot_enter(*page_bound(item, build_date, cutoff_start=self.cutoff_start, today=self.today,
+                                                   strict=self.strict), tf, length):
             return
+        self._score(where, item, build_date, changes, tf, length)
+
+    def replay(self, where: str, s: Summary, load: Callable[[], SourceItem | None]) -> None:
+        """A worker's summary of a page without change entries (:mod:`.summary`), learnt from as :meth:`_consider`
+        learns from the page; ``load`` reads the page itself, only when it may enter the heap."""
+        self.hosts.observe(s.host, s.published, s.modified)
+        self.bm.add(s.tf, s.length)
+        if self.heap.full() and s.url not in self.heap and self._cannot_enter(s.drop, s.bound, s.tf, s.length):
+            return
+        item = load()
+        if item is not None:  # None: the file changed since the worker read it
+            self._score(where, item, s.build_date, [], s.tf, s.length)
+
+    def _score(self, where: str, item: SourceItem, build_date: str | None, changes: list[Change], tf: dict,
+               length: int) -> None:
         c, reason = score_item(item, self.cutoff_start, self.today, self.strict, timeline=self.timeline,
                                build_date=build_date, changes=changes)
         if c is None:
@@ -283,22 +322,16 @@ class _FirstPass:
                 self.timeline.declare(v)
         return changes
 
-    def _cannot_enter(self, item: SourceItem, build_date: str | None, tf: dict, length: int) -> bool:
+    def _cannot_enter(self, drop: str | None, bound: float, tf: dict, length: int) -> bool:
         """Whether a page without change entries cannot enter the full heap (a rule drops it, counted, or its rank
         score is below the worst kept), so it is not scored. Most pages cannot: bound the rank score as if the page
-        were not boilerplate (what ``score_item`` + ``Candidate.rescore`` compute is this times a factor ≤ 1)."""
-        published = parse_day(item.published)
-        if published is not None and published > self.today:
-            self.report.dropped["future_dated"] += 1
+        were not boilerplate (what ``score_item`` + ``Candidate.rescore`` compute is this times a factor ≤ 1).
+        ``drop``, ``bound``: :func:`~.summary.page_bound` of the page."""
+        if drop:
+            self.report.dropped[drop] += 1
             return True
-        f = page_freshness(published, [], build_dated=bool(build_date), cutoff_start=self.cutoff_start, today=self.today,
-                           strict=self.strict)
-        if f.drop_reason:
-            self.report.dropped[f.drop_reason] += 1
-            return True
-        auth = max(0.0, min(1.0, float(item.authority)))
         rel = RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * self.bm.relevance(tf, length)
-        return self.heap.below_worst(round(combined_score(auth, f.recency_weight) * f.delta_factor * 1.0 * rel, 6))
+        return self.heap.below_worst(round(bound * 1.0 * rel, 6))
 
     def settle(self) -> tuple[dict[str, str], Delta]:
         """The final statistics: the build-dated hosts (detected and declared), the release pages' dates, the settled
@@ -343,6 +376,13 @@ class _FirstPass:
             "relevance_query": list(self.bm.terms),
             "post_cutoff_entries": sum(len(c.delta) for c in candidates),
         }
+
+
+def _line_at(path: str, offset: int, size: int, where: str) -> SourceItem | None:
+    """The item of the line at ``offset`` (a page a worker summarised, which may enter the heap)."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        return _read_line(fh.read(size), where, None, None)
 
 
 def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chunks: list[parallel.Chunk] | None = None,

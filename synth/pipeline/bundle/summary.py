@@ -1,0 +1,119 @@
+"""Pass 1's per-line work that needs no state of the run, done in a worker process for a byte range of the files.
+
+A line is parsed and checked there, and a page without change entries is summarised by what pass 1's ordered logic
+reads of it (:class:`Summary`): its host and dates (the build-date detection), its query-term counts (the BM25
+statistics), its build date and the part of its rank-score bound that depends on the page alone
+(:func:`page_bound`). Every other line — a change page, a page with change entries, a line the fast parse does not
+accept (malformed, not UTF-8, over its caps), a line too long — is sent as its bytes and read in the main process
+exactly as one pass in order reads it. The main process then replays the lines in order (``_FirstPass.replay``),
+and parses a summarised page again only when it may enter the heap of candidates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import NamedTuple
+
+from synth.evidence.delta.changes import page_freshness
+from synth.evidence.delta.relevance import BM25
+from synth.evidence.delta.timeline import parse_day
+from synth.evidence.item import SourceItem, fields_from_json
+from synth.evidence.scoring import combined_score
+from synth.evidence.urls import host_of, normalize_host
+from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines
+
+
+class Summary(NamedTuple):
+    """A page without change entries as pass 1's ordered logic reads it; ``offset``/``size``: where its line is."""
+
+    n: int  # its line number within the chunk (1 = the chunk's first line)
+    host: str
+    published: str | None
+    modified: str | None
+    url: str  # final_url or url: the heap's key
+    tf: Counter
+    length: int
+    build_date: str | None
+    drop: str | None  # the rule that drops it whatever the run holds ("future_dated", "pre_cutoff"…), or None
+    bound: float  # its rank score without relevance and boilerplate: combined score × delta factor
+    offset: int
+    size: int
+
+
+class Raw(NamedTuple):
+    """A line read in the main process as one pass reads it (``raw`` None: longer than the line limit)."""
+
+    n: int
+    raw: bytes | None
+
+
+class ChunkRead(NamedTuple):
+    lines: int  # physical lines in the chunk
+    records: list[Summary | Raw]
+
+
+def page_bound(item: SourceItem, build_date: str | None, *, cutoff_start: date, today: date,
+               strict: bool) -> tuple[str | None, float]:
+    """(the rule that drops a page without change entries, else None; its combined score × delta factor): what its
+    rank score is bounded by before relevance, from the page alone."""
+    published = parse_day(item.published)
+    if published is not None and published > today:
+        return "future_dated", 0.0
+    f = page_freshness(published, [], build_dated=bool(build_date), cutoff_start=cutoff_start, today=today, strict=strict)
+    if f.drop_reason:
+        return f.drop_reason, 0.0
+    auth = max(0.0, min(1.0, float(item.authority)))
+    return None, combined_score(auth, f.recency_weight) * f.delta_factor
+
+
+def page_text(item: SourceItem) -> str:
+    """Title and excerpts (change texts when the page has no excerpts: extraction usually puts them in both)."""
+    if item.excerpts:
+        return " ".join([item.title or "", *item.excerpts])
+    return " ".join([item.title or "", *(ch.get("text", "") for ch in item.changes if isinstance(ch, dict) and isinstance(ch.get("text"), str))])
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a worker needs to summarise lines: the run's cutoff rules, the build dates the crawl declared, the query."""
+
+    cutoff_start: date
+    today: date
+    strict: bool
+    declared: dict[str, str]
+    terms: tuple[str, ...]
+
+    def chunk(self, path: str, start: int, end: int) -> ChunkRead:
+        """Every line of the byte range ``start``–``end`` of ``path`` (which starts at a line), summarised or raw."""
+        bm = BM25(self.terms)
+        records: list[Summary | Raw] = []
+        lines = 0
+        with Path(path).open("rb") as fh:
+            fh.seek(start)
+            offset = start
+            for n, raw in _lines(fh, MAX_LINE_BYTES):
+                lines, end_of_line = n, fh.tell()
+                record = self._line(n, raw, offset, end_of_line - offset, bm)
+                if record is not None:
+                    records.append(record)
+                offset = end_of_line
+                if end_of_line >= end:
+                    break
+        return ChunkRead(lines, records)
+
+    def _line(self, n: int, raw: bytes | None, offset: int, size: int, bm: BM25) -> Summary | Raw | None:
+        fields = fields_from_json(raw) if raw is not None else None
+        if fields is None:
+            return None if raw is not None and not raw.strip() else Raw(n, raw)  # a blank line is not read at all
+        item = SourceItem(**fields)
+        if item.changes or item.page_kind == "change":
+            return Raw(n, raw)
+        host = normalize_host(item.host or host_of(item.final_url or item.url))
+        build_date = self.declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
+        drop, bound = page_bound(item, build_date, cutoff_start=self.cutoff_start, today=self.today, strict=self.strict)
+        tf, length = bm.counts(page_text(item))
+        return Summary(n, host, item.published, item.modified, item.final_url or item.url, tf, length, build_date, drop,
+                       bound, offset, size)
