@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 from typing import Callable
 
 from synth.evidence.consensus import AUTHORITATIVE, item_snippets
@@ -260,7 +261,7 @@ class _FirstPass:
                 continue
             self.report.lines += 1
             self.report.items += 1
-            self.replay(where, record, lambda r=record, w=where: _line_at(path, r.offset, r.size, w))
+            self.replay(where, record, partial(_line_at, path, record.offset, record.size, where))
 
     def check_read(self, paths: list[str]) -> None:
         if not self.report.items:
