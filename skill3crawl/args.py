@@ -325,15 +325,17 @@ class LearnArgs(BaseModel):
         data["brave_key_set"] = self.brave_token() is not None
         return data
 
-    def synth_options(self, today: str | None = None, auto_choice: Choice | None = None) -> SynthOptions:
+    def synth_options(self, today: str | None = None, auto_choice: Choice | None = None,
+                      model_checked: bool = False) -> SynthOptions:
         """The synthesis run of this crawl (the one build, for the crawl's trigger and ``skill3 learn``): its
         feed into its folder, with its topic, cutoff, model and synthesis options. ``today``: the crawl's day
-        (``SKILL3_TODAY``); ``auto_choice``: the provider ``auto`` already resolved to (one probe per run).
+        (``SKILL3_TODAY``); ``auto_choice``: the provider ``auto`` already resolved to (one probe per run);
+        ``model_checked``: the explicitly chosen model was checked before the crawl (not probed again).
         The cutoff is passed as given (``cutoff_time``, else the target model's): synthesis resolves it the
         same way and records where it came from."""
         shared = {o.field: getattr(self, o.name) for o in synth_options() if o.learn}
         return SynthOptions(paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic, today=today,
-                            auto_choice=auto_choice, **shared)
+                            auto_choice=auto_choice, model_checked=model_checked, **shared)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,8 @@ class SynthOptions:
     window (default: the day the run starts). ``fail_on_findings``: exit 3 when high-severity findings remain.
     ``auto_choice``: ``auto`` already resolved by the caller (``skill3 learn``, the crawl's planner), which
     told the user about a fallback: synthesis uses it without a second probe or a second warning.
+    ``model_checked``: the caller checked that the explicitly chosen model answers (``skill3 learn``, before the
+    crawl): synthesis does not probe it again.
 
     The fields made with ``_opt`` are the options of ``skill3 synth`` (:func:`synth_options`, in this order);
     ``paths`` is its argument.
@@ -86,6 +88,7 @@ class SynthOptions:
     progress: bool = _opt(True, "no progress display", name="quiet", negated=True)
     today: str | None = None
     auto_choice: Choice | None = None
+    model_checked: bool = False
 
     def __post_init__(self) -> None:
         paths: Any = self.paths

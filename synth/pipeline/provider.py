@@ -44,15 +44,15 @@ def resolve_provider(options: SynthOptions, state: RunState) -> Choice:
 
 
 def choose_model(options: SynthOptions, provider: Choice, inputs: Inputs, state: RunState) -> ModelChoice:
-    """Refuse outputs skill3 did not write, check that an explicitly chosen openai endpoint answers (else exit 2,
-    one line), then make the synthesizer of ``provider`` (its model with its time budget) — all before any model call."""
+    """Refuse outputs skill3 did not write, check that an explicitly chosen model answers (openai, anthropic; else
+    exit 2, one line) unless the caller checked it, then make the synthesizer of ``provider`` (its model with its
+    time budget) — all before any model call."""
     from synth.llm.bounds import CallBudget
 
     check_owned_outputs(inputs.out_dir)  # a run.json/index.html that skill3 did not write: refuse before any model call
-    if options.llm_provider == "openai":
-        problem = model_problem("openai", options.llm_endpoint)
-        if problem:
-            raise SynthFailure(2, problem)
+    problem = None if options.model_checked else model_problem(options.llm_provider, options.llm_endpoint)
+    if problem:  # None for auto (resolved above) and for a provider calling no model
+        raise SynthFailure(2, problem)
     try:
         synthesizer = synthesizer_for(provider.provider, lambda: make_model(
             provider.provider, endpoint=options.llm_endpoint, model=provider.model,

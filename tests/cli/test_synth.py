@@ -99,6 +99,16 @@ def test_errors_are_one_line_with_exit_codes(feed, tmp_path, monkeypatch, args, 
     assert not (tmp_path / "mcp").exists() and not (tmp_path / "run.json").exists()
 
 
+def test_an_anthropic_endpoint_that_does_not_answer_is_found_before_anything_is_read(feed, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")  # a key: the endpoint is what fails
+    write_jsonl(feed, parse_sources(EXAMPLE))
+    code, _out, err = run_cli(feed, "--llm-provider", "anthropic", "--llm-endpoint", "http://127.0.0.1:9")
+    assert code == 2
+    (line,) = [l for l in err.splitlines() if "error:" in l]
+    assert "llm_provider anthropic: http://127.0.0.1:9 does not answer" in line, err
+    assert not (tmp_path / "run.json").exists()
+
+
 def test_failed_run_leaves_the_previous_skill_alone(feed, tmp_path):
     assert run_cli(feed, "--llm-provider", "extractive")[0] == 0
     good = (tmp_path / "mcp" / "SKILL.md").read_text()

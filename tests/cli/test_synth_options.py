@@ -18,9 +18,9 @@ from synth.llm.registry import DEFAULT_ENDPOINT
 from synth.pipeline.options import DEFAULT_CONTEXT_TOKENS, SynthOptions, synth_options
 from tests.cli.test_help import help_text
 
-# What the caller sets, never the command line: the day of a crawl (skill3 learn, the crawl's trigger) and "auto"
-# resolved by the caller.
-NOT_OPTIONS = {"today", "auto_choice"}
+# What the caller sets, never the command line: the day of a crawl (skill3 learn, the crawl's trigger), "auto"
+# resolved by the caller, and a model the caller checked.
+NOT_OPTIONS = {"today", "auto_choice", "model_checked"}
 
 
 def synth_command():

@@ -63,8 +63,10 @@ def test_a_model_that_answers_passes_the_check(tmp_path):
         r = skill3("learn", "mcp", "--input-file", CORPUS, "--cutoff-time", "2026-01", "--output-dir", str(tmp_path / "o"),
                    "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model", timeout=180)
         chats = stub.chat_requests()
+        probes = [s for s in stub.seen if s.method == "GET" and s.path.rstrip("/").endswith("/models")]
     assert (tmp_path / "o" / "run.jsonl").is_file()  # the crawl ran
     assert chats, r.stderr[-2000:]  # and synthesis called the model
+    assert len(probes) == 1  # checked once, before the crawl: synthesis does not probe it again
 
 
 @pytest.mark.parametrize("bad, message", [

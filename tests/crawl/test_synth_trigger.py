@@ -26,7 +26,7 @@ def test_synth_called_with_the_feed_and_its_exit_code_kept(tmp_path):
         "paths": [str(out / "run.jsonl")], "output_dir": str(out), "topic": "Streaming", "target_model": "claude-opus-4-8",
         "cutoff": "2026-01", "llm_provider": "extractive", "llm_endpoint": None, "llm_model": None, "verify": True,
         "strict_cutoff": False, "since_version": None, "context_tokens": 4096, "llm_timeout": 90.0, "fail_on_findings": True,
-        "today": "2026-11-29", "dry_run": False, "progress": True, "fresh": False, "auto_choice": None,
+        "today": "2026-11-29", "dry_run": False, "progress": True, "fresh": False, "auto_choice": None, "model_checked": False,
     }
 
 

@@ -13,7 +13,10 @@ def _no_installed_scanner(tmp_path, monkeypatch):
 
 
 def _anthropic_body(r1, r2):
-    """vcrpy matcher: the request really is a native Messages API call without sampling parameters for Opus 4.8."""
+    """vcrpy matcher: the request really is a native Messages API call without sampling parameters for Opus 4.8
+    (a GET is the endpoint check, ``/v1/models``: no body)."""
+    if r1.method == "GET":
+        return
     body = json.loads(r1.body or b"{}")
     assert body.get("model"), "no model"
     assert isinstance(body.get("system"), str) and "untrusted data" in body["system"], "system prompt not top-level"
