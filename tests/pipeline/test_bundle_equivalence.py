@@ -173,3 +173,14 @@ def test_lower_words_is_the_regex_split_on_random_texts():
     texts = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 40))) for _ in range(20_000)]
     assert sum(not t.isascii() for t in texts) > 15_000
     assert [_words(t) for t in texts] == [_WORD.findall(t.lower()) for t in texts]
+
+
+def test_the_raw_line_test_reads_a_line_that_is_not_utf8_as_the_parser_does():
+    """An invalid byte is read as a replacement character, which is not a word character: "caf\\xff bar" is the
+    words "caf", "bar" to the parser, so the raw-line test must see them too."""
+    votes = _Votes()
+    votes.add_candidate_snippet("caf bar baz", "a.example", 0.5)
+    line = json.dumps({"url": "https://b.example/p", "excerpts": ["Über caf\x00 bar baz."]}, ensure_ascii=False)
+    raw = line.encode().replace(b"\\u0000", b"\xff")
+    assert votes.may_vote(raw)
+    assert not votes.may_vote(raw.replace(b"caf\xff", b"cafe"))

@@ -7,8 +7,6 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from datetime import date
-from functools import partial
-from typing import Callable
 
 from synth.evidence.consensus import AUTHORITATIVE, item_snippets
 from synth.evidence.delta.changes import (
@@ -31,7 +29,7 @@ from synth.evidence.urls import host_of, normalize_host, site_host
 from synth.pipeline.bundle import parallel
 from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, RELEVANCE_FLOOR, Candidate
 from synth.pipeline.bundle.read import BundleError, ReadReport, _read_line, _vote_items, iter_items
-from synth.pipeline.bundle.summary import ChunkRead, Raw, Reading, Summary, page_bound, page_text
+from synth.pipeline.bundle.summary import ChunkRead, Reading, page_bound, page_text
 from synth.pipeline.bundle.vote import _apply_consensus, _Votes
 
 HEAP_SLACK = 2  # pass 1 keeps this many times the candidates: its scores are provisional (timeline, hosts, IDF still growing)
@@ -252,16 +250,16 @@ class _FirstPass:
         if path not in self.report.files:
             self.report.files.append(path)
         for record in read.records:
-            where = f"{path}:{first + record.n - 1}"
-            if isinstance(record, Raw):
-                item = _read_line(record.raw, where, self.report, self.skipped)
+            where = f"{path}:{first + record[0] - 1}"
+            if len(record) == 2:  # a raw line
+                item = _read_line(record[1], where, self.report, self.skipped)
                 if item is not None:
                     self.report.items += 1
                     self._consider(where, item)
                 continue
             self.report.lines += 1
             self.report.items += 1
-            self.replay(where, record, partial(_line_at, path, record.offset, record.size, where))
+            self.replay(where, record, path)
 
     def check_read(self, paths: list[str]) -> None:
         if not self.report.items:
@@ -280,16 +278,18 @@ class _FirstPass:
             return
         self._score(where, item, build_date, changes, tf, length)
 
-    def replay(self, where: str, s: Summary, load: Callable[[], SourceItem | None]) -> None:
-        """A worker's summary of a page without change entries (:mod:`.summary`), learnt from as :meth:`_consider`
-        learns from the page; ``load`` reads the page itself, only when it may enter the heap."""
-        self.hosts.observe(s.host, s.published, s.modified)
-        self.bm.add(s.tf, s.length)
-        if self.heap.full() and s.url not in self.heap and self._cannot_enter(s.drop, s.bound, s.tf, s.length):
+    def replay(self, where: str, summary: tuple, path: str) -> None:
+        """A worker's summary of a page without change entries (a :class:`~.summary.Summary`'s fields), learnt from
+        as :meth:`_consider` learns from the page; the page itself is read from ``path`` only when it may enter the
+        heap."""
+        _n, host, published, modified, url, tf, length, build_date, drop, bound, offset, size = summary
+        self.hosts.observe(host, published, modified)
+        self.bm.add(tf, length)
+        if self.heap.full() and url not in self.heap and self._cannot_enter(drop, bound, tf, length):
             return
-        item = load()
+        item = _line_at(path, offset, size, where)
         if item is not None:  # None: the file changed since the worker read it
-            self._score(where, item, s.build_date, [], s.tf, s.length)
+            self._score(where, item, build_date, [], tf, length)
 
     def _score(self, where: str, item: SourceItem, build_date: str | None, changes: list[Change], tf: dict,
                length: int) -> None:

@@ -5,13 +5,12 @@ reads of it (:class:`Summary`): its host and dates (the build-date detection), i
 statistics), its build date and the part of its rank-score bound that depends on the page alone
 (:func:`page_bound`). Every other line — a change page, a page with change entries, a line the fast parse does not
 accept (malformed, not UTF-8, over its caps), a line too long — is sent as its bytes and read in the main process
-exactly as one pass in order reads it. The main process then replays the lines in order (``_FirstPass.replay``),
+exactly as one pass in order reads it. The main process then replays the lines in order (``_FirstPass.replay_chunk``),
 and parses a summarised page again only when it may enter the heap of candidates.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -27,14 +26,15 @@ from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines
 
 
 class Summary(NamedTuple):
-    """A page without change entries as pass 1's ordered logic reads it; ``offset``/``size``: where its line is."""
+    """A page without change entries as pass 1's ordered logic reads it; ``offset``/``size``: where its line is.
+    Sent as a plain tuple of these fields (a named tuple unpickles ~7× slower: a Python call per record)."""
 
     n: int  # its line number within the chunk (1 = the chunk's first line)
     host: str
     published: str | None
     modified: str | None
     url: str  # final_url or url: the heap's key
-    tf: Counter
+    tf: dict[str, int]
     length: int
     build_date: str | None
     drop: str | None  # the rule that drops it whatever the run holds ("future_dated", "pre_cutoff"…), or None
@@ -43,16 +43,14 @@ class Summary(NamedTuple):
     size: int
 
 
-class Raw(NamedTuple):
-    """A line read in the main process as one pass reads it (``raw`` None: longer than the line limit)."""
-
-    n: int
-    raw: bytes | None
+# A line read in the main process as one pass reads it: (its line number in the chunk, its bytes — None when it is
+# longer than the line limit).
+Raw = tuple[int, "bytes | None"]
 
 
 class ChunkRead(NamedTuple):
     lines: int  # physical lines in the chunk
-    records: list[Summary | Raw]
+    records: list[tuple]  # each a Raw (two fields) or a Summary's fields, in line order
 
 
 def page_bound(item: SourceItem, build_date: str | None, *, cutoff_start: date, today: date,
@@ -89,7 +87,7 @@ class Reading:
     def chunk(self, path: str, start: int, end: int) -> ChunkRead:
         """Every line of the byte range ``start``–``end`` of ``path`` (which starts at a line), summarised or raw."""
         bm = BM25(self.terms)
-        records: list[Summary | Raw] = []
+        records: list[tuple] = []
         lines = 0
         with Path(path).open("rb") as fh:
             fh.seek(start)
@@ -104,16 +102,16 @@ class Reading:
                     break
         return ChunkRead(lines, records)
 
-    def _line(self, n: int, raw: bytes | None, offset: int, size: int, bm: BM25) -> Summary | Raw | None:
+    def _line(self, n: int, raw: bytes | None, offset: int, size: int, bm: BM25) -> tuple | None:
         fields = fields_from_json(raw) if raw is not None else None
         if fields is None:
-            return None if raw is not None and not raw.strip() else Raw(n, raw)  # a blank line is not read at all
+            return None if raw is not None and not raw.strip() else (n, raw)  # a blank line is not read at all
         item = SourceItem(**fields)
         if item.changes or item.page_kind == "change":
-            return Raw(n, raw)
+            return (n, raw)
         host = normalize_host(item.host or host_of(item.final_url or item.url))
         build_date = self.declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
         drop, bound = page_bound(item, build_date, cutoff_start=self.cutoff_start, today=self.today, strict=self.strict)
         tf, length = bm.counts(page_text(item))
-        return Summary(n, host, item.published, item.modified, item.final_url or item.url, tf, length, build_date, drop,
-                       bound, offset, size)
+        return tuple(Summary(n, host, item.published, item.modified, item.final_url or item.url, tf, length, build_date,
+                             drop, bound, offset, size))

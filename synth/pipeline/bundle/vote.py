@@ -109,7 +109,12 @@ class _Votes:
                 return True
         if raw.isascii():
             return self._may_match(raw.translate(_LOWER_WORD_BYTES).split())
-        return self._may_match(_words_beyond_ascii(raw.decode("utf-8", "replace").lower()))
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return self._may_match(lower_words(raw.decode("utf-8", "replace")))
+        words = _caseless_words(raw)
+        return self._may_match(_words_beyond_ascii(line.lower()) if words is None else words)
 
     def _may_match(self, words: list[bytes]) -> bool:
         if not self._all.isdisjoint(zip(words, words[1:], words[2:])):
@@ -177,7 +182,20 @@ def lower_words(text: str) -> list[bytes]:
     character's bytes inside another's, so the split gives the same words."""
     if text.isascii():
         return text.encode("ascii").translate(_LOWER_WORD_BYTES).split()
-    return _words_beyond_ascii(text.lower())
+    words = _caseless_words(text.encode("utf-8", "surrogatepass"))
+    return _words_beyond_ascii(text.lower()) if words is None else words
+
+
+def _caseless_words(raw: bytes) -> list[bytes] | None:
+    """The words of valid UTF-8 ``raw`` when lowercasing changes none of its characters beyond ASCII (most pages:
+    they hold '¶', dashes, quotes, lowercase accented letters), so lowercasing is the ASCII translation and the text
+    is neither decoded nor lowered; None otherwise (an uppercase letter beyond ASCII, a capital sigma)."""
+    beyond = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
+    if any(ch.lower() != ch for ch in beyond):
+        return None
+    others = frozenset(ch for ch in beyond if not (ch.isalnum() or ch == "_"))
+    spaced = raw.translate(_LOWER_WORD_BYTES)
+    return (_non_word_pattern(others).sub(b" ", spaced) if others else spaced).split()
 
 
 def _words_beyond_ascii(low: str) -> list[bytes]:
