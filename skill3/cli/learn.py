@@ -130,9 +130,9 @@ def _synthesise(args: LearnArgs, outcome: CrawlOutcome, auto_choice: Choice | No
     from synth.pipeline.run import run_synth
 
     # The spider arguments' one build of SynthOptions (the crawl's trigger uses it too), with the crawl's day
-    # (SKILL3_TODAY) and the provider as asked for ("auto" already resolved: no second probe).
-    # the model was resolved (auto) or checked (a provider chosen explicitly) before the crawl: not probed again
-    result = run_synth(args.synth_options(today=outcome.today, auto_choice=auto_choice,  # Ctrl-C / SIGTERM: as `skill3 synth`
+    # (SKILL3_TODAY) and the model as `_model` left it before the crawl: "auto" resolved, a provider chosen
+    # explicitly checked — neither is probed again. Ctrl-C / SIGTERM: as `skill3 synth`.
+    result = run_synth(args.synth_options(today=outcome.today, auto_choice=auto_choice,
                                           model_checked=args.llm_provider != "auto"))
     result.print_outcome()
     if export and result.skill_dir is not None and result.exit_code in (ExitCode.OK, ExitCode.FINDINGS):
