@@ -87,21 +87,22 @@ def _definition_of(el: Any, stop: Any) -> Any:
 
 
 def _dt_of(dd: Any) -> Any:
-    prev = dd.getprevious()
-    while prev is not None and _tag(prev) != "dt":
-        if _tag(prev) == "dd":
-            return None
-        prev = prev.getprevious()
-    return prev
+    return _partner(dd, "dt", "dd", lambda el: el.getprevious())
 
 
 def _dd_of(dt: Any) -> Any:
-    nxt = dt.getnext()
-    while nxt is not None and _tag(nxt) != "dd":
-        if _tag(nxt) == "dt":
+    return _partner(dt, "dd", "dt", lambda el: el.getnext())
+
+
+def _partner(el: Any, want: str, stop: str, step: Callable[[Any], Any]) -> Any:
+    """The nearest ``want`` sibling of ``el`` in ``step``'s direction (a definition list's term or description),
+    or None when a ``stop`` sibling comes first."""
+    sib = step(el)
+    while sib is not None and _tag(sib) != want:
+        if _tag(sib) == stop:
             return None
-        nxt = nxt.getnext()
-    return nxt
+        sib = step(sib)
+    return sib
 
 
 def _is_title(el: Any) -> bool:

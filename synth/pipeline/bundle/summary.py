@@ -43,14 +43,11 @@ class Summary(NamedTuple):
     size: int
 
 
-# A line read in the main process as one pass reads it: (its line number in the chunk, its bytes — None when it is
-# longer than the line limit).
-Raw = tuple[int, "bytes | None"]
-
-
 class ChunkRead(NamedTuple):
     lines: int  # physical lines in the chunk
-    records: list[tuple]  # each a Raw (two fields) or a Summary's fields, in line order
+    # in line order, each a Summary's fields, or (line number, bytes) for a line the main process reads as one pass
+    # reads it (bytes None: longer than the line limit)
+    records: list[tuple]
 
 
 def page_bound(item: SourceItem, build_date: str | None, *, cutoff_start: date, today: date,
