@@ -12,7 +12,9 @@ machine load hits both alike); the medians and ranges are printed.
 ``--text docs`` writes what real documentation runs hold: every page has characters beyond ASCII (a '¶' after
 headings, dashes, curly quotes, accented words: the nine dev-set crawls have them on 98% of their pages), and
 9% of the pages carry version markers, a few of them release notes with dated version sections. ``--run FILE``
-times an existing run (a real crawl's run.jsonl) instead of a generated one.
+times an existing run (a real crawl's run.jsonl) instead of a generated one. Each generated page carries its
+``snippet_tokens`` as the crawl writes them (the last field; synth.evidence.shingles); ``--no-tokens`` leaves them
+out, as in a run written before they existed (the vote then reads every line's text).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from synth.evidence.consensus import item_snippets
+from synth.evidence.shingles import snippet_tokens
 
 _SYLLABLES = "ka lo mi ne ru ta so vi pe da ge fo hu ji ze".split()
 # ~3,400 distinct words (a technical page's vocabulary is thousands of words; a tiny vocabulary would make
@@ -75,7 +80,7 @@ def docs_changes(rng: random.Random, i: int) -> tuple[str, list[dict]]:
     return "doc", out
 
 
-def generate(path: str, n: int, seed: int = 7, text: str = "ascii") -> None:
+def generate(path: str, n: int, seed: int = 7, text: str = "ascii", tokens: bool = True) -> None:
     rng = random.Random(seed)
     docs = text == "docs"
     make = docs_sentence if docs else sentence
@@ -95,6 +100,8 @@ def generate(path: str, n: int, seed: int = 7, text: str = "ascii") -> None:
                     "excerpts": excerpts, "code_blocks": code, "consensus_count": 1}
             if docs and rng.random() < 0.09:
                 item["page_kind"], item["changes"] = docs_changes(rng, i)
+            if tokens:  # as the crawl writes them, the last field
+                item["snippet_tokens"] = snippet_tokens(item_snippets(excerpts, code))
             fh.write(json.dumps(item, ensure_ascii=not docs) + "\n")
 
 
@@ -149,6 +156,7 @@ def main() -> None:
     ap.add_argument("--keep", help="write the generated JSONL here instead of a temp file")
     ap.add_argument("--runs", type=int, default=1, help="interleaved runs of the plain pass and the bundle")
     ap.add_argument("--text", choices=("ascii", "docs"), default="ascii", help="what the generated pages hold (see above)")
+    ap.add_argument("--no-tokens", action="store_true", help="generated pages without snippet_tokens (an older run)")
     ap.add_argument("--run", help="time this run.jsonl instead of a generated one")
     ap.add_argument("--cutoff", default="2026-01", help="the cutoff month for --run (YYYY-MM)")
     args = ap.parse_args()
@@ -159,8 +167,8 @@ def main() -> None:
         if args.run:
             print(f"timing {path}: {os.path.getsize(path) / 1e6:.1f} MB")
         else:
-            generate(path, args.items, text=args.text)
-            print(f"generated {args.items} items ({args.text}), {os.path.getsize(path) / 1e6:.1f} MB in "
+            generate(path, args.items, text=args.text, tokens=not args.no_tokens)
+            print(f"generated {args.items} items ({args.text}{', no tokens' if args.no_tokens else ''}), {os.path.getsize(path) / 1e6:.1f} MB in "
                   f"{time.perf_counter() - t:.1f}s: {path}")
         base = child(CHILD_BASELINE)
         plains, bundles = [], []

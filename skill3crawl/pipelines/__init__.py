@@ -22,6 +22,7 @@ from skill3crawl.extract.executor import get_extractor
 from skill3crawl.state import get_state
 from synth.evidence.consensus import ConsensusIndex, item_snippets
 from synth.evidence.scoring import authority, combined_score, freshness
+from synth.evidence.shingles import snippet_tokens
 from synth.vet.redact import redact_urls
 
 logger = logging.getLogger(__name__)
@@ -173,12 +174,14 @@ class ConsensusPipeline(_Base):
     def process_item(self, item: Any) -> Any:
         best = 1
         fps: list[str] = []
-        for _kind, text in item_snippets(item.excerpts, item.code_blocks):
+        snippets = item_snippets(item.excerpts, item.code_blocks)
+        for _kind, text in snippets:
             verdict = self.index.add(text, item.host, item.authority)
             fps.append(verdict.fingerprint)
             best = max(best, self.index.agreement(verdict.cluster))
         item.consensus_count = best
         item.snippet_fingerprints = fps
+        item.snippet_tokens = snippet_tokens(snippets)
         return item
 
 

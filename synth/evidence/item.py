@@ -19,6 +19,7 @@ MAX_URL_CHARS = 8192
 MAX_SHORT_CHARS = 4096  # title, host, topic, dates, query, ...
 MAX_LIST_ENTRIES = 1000  # excerpts, code blocks, agreeing URLs, fingerprints
 MAX_TEXT_CHARS = 1_000_000  # one excerpt or code block
+MAX_TOKENS_CHARS = 1_000_000  # snippet_tokens (synth.evidence.shingles)
 # a change entry's heading path, API name and code examples (skill3crawl.extract.versions writes within these)
 MAX_CHANGE_PATH = 8  # enclosing headings, outermost first (the innermost kept)
 MAX_CHANGE_PATH_CHARS = 200  # one heading of the path
@@ -65,6 +66,9 @@ class SourceItem:
     page_kind: str = ""  # "change" (what's new, release notes, changelog, migration guide) | "doc" | ""
     page_version: str | None = None  # the version a change page is about
     build_date: str | None = None  # the host is build-dated: most of its pages share this date
+    # the tokens of the page's snippets for synthesis's consensus vote (synth.evidence.shingles.snippet_tokens); the
+    # last field, so that the vote finds them at the end of the line without parsing it
+    snippet_tokens: str = ""
 
     @classmethod
     def field_names(cls) -> list[str]:
@@ -91,6 +95,7 @@ _KINDS = {
     "recency_weight": "number", "combined_score": "number", "excerpts": "texts", "code_blocks": "blocks",
     "consensus_count": "int", "agreeing_urls": "urls", "snippet_fingerprints": "texts", "content_hash": "str",
     "redactions": "int", "changes": "changes", "page_kind": "str", "page_version": "str?", "build_date": "str?",
+    "snippet_tokens": "tokens",
 }
 # a version-marker / change-page entry: key → (kind, required)
 _CHANGE_KEYS = {"kind": ("str", True), "version": ("str", True), "removed_in": ("str?", False), "date": ("str?", False),
@@ -107,6 +112,8 @@ def _check(name: str, kind: str, value: Any) -> Any:
     """``value`` of the field ``name`` checked as ``kind`` (capped); ValueError with one line otherwise."""
     if kind in ("texts", "urls", "changes", "blocks"):
         return _check_list(name, kind, value)
+    if kind == "tokens":  # only ever a shortcut of the vote: a bad value is no tokens, not a bad line
+        return value if isinstance(value, str) and len(value) <= MAX_TOKENS_CHARS else ""
     return _check_scalar(name, kind, value)
 
 
@@ -303,6 +310,7 @@ class _ItemJSON(TypedDict):
     page_kind: NotRequired[Optional[_Short]]
     page_version: NotRequired[Optional[_Short]]
     build_date: NotRequired[Optional[_Short]]
+    snippet_tokens: NotRequired[Annotated[str, Field(max_length=MAX_TOKENS_CHARS)]]
 
 
 _ITEM_JSON = TypeAdapter(_ItemJSON)

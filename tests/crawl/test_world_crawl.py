@@ -10,7 +10,9 @@ import json
 
 import pytest
 
+from synth.evidence.consensus import item_snippets
 from synth.evidence.item import SourceItem
+from synth.evidence.shingles import line_tokens, snippet_tokens
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
 from tests.mockserver import MockServer, brave_rejecting, brave_routes, llm_routes, site_routes
 
@@ -87,6 +89,10 @@ def test_crawl_succeeds_and_writes_items_in_field_order(world):
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "Traceback" not in proc.stderr
     assert world["lines"] and all(list(i) == SourceItem.field_names() for i in world["lines"])
+    # the snippet tokens, last, as synthesis's vote finds them without parsing the line
+    raw = (world["out"] / "run.jsonl").read_bytes().splitlines(keepends=True)
+    assert [line_tokens(r) is not None for r in raw] == [True] * len(world["lines"])
+    assert all(i["snippet_tokens"] == snippet_tokens(item_snippets(i["excerpts"], i["code_blocks"])) for i in world["lines"])
 
 
 def test_planner_asked_the_llm_and_queries_reach_brave(world):

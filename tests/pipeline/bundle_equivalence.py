@@ -18,6 +18,8 @@ import random
 from datetime import date
 from pathlib import Path
 
+from synth.evidence.consensus import item_snippets
+from synth.evidence.shingles import snippet_tokens
 from synth.pipeline.bundle import Subject, rank_sources, ranking_rows, select_evidence, to_bundle
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bundle_equivalence.json"
@@ -43,7 +45,8 @@ def _mutate(rng: random.Random, text: str, changes: int) -> str:
     return " ".join(words)
 
 
-def generate(path: Path, n: int = 5000, seed: int = 14) -> Path:
+def generate(path: Path, n: int = 5000, seed: int = 14, *, tokens: bool = False) -> Path:
+    """The run; ``tokens``: each line ends with its snippet tokens, as the crawl writes them (the same lines else)."""
     rng = random.Random(seed)
     claims = [_sentence(rng, 14, 22) for _ in range(120)]
     codes = ["\n".join(_sentence(rng, 5, 9) for _ in range(3)) for _ in range(30)] + ["run()", "pip install quill"]
@@ -88,7 +91,10 @@ def generate(path: Path, n: int = 5000, seed: int = 14) -> Path:
                 "query": rng.choice(QUERIES), "authority": auth, "authority_reason": "generated", "post_cutoff": bool(day),
                 "recency_weight": 0.5, "combined_score": 0.0, "excerpts": paras, "code_blocks": blocks, "consensus_count": 1,
                 "changes": changes, "page_kind": "change" if changes and rng.random() < 0.3 else "doc"}
-        lines.append(json.dumps(item, ensure_ascii=rng.random() < 0.5))
+        ascii_only = rng.random() < 0.5
+        if tokens:
+            item["snippet_tokens"] = snippet_tokens(item_snippets(paras, blocks))
+        lines.append(json.dumps(item, ensure_ascii=ascii_only))
     lines[100] = "{not json"
     lines[200] = json.dumps({"url": "https://x.example/bad", "authority": "high"})
     lines[300] = ""

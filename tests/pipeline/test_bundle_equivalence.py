@@ -184,3 +184,69 @@ def test_the_raw_line_test_reads_a_line_that_is_not_utf8_as_the_parser_does():
     raw = line.encode().replace(b"\\u0000", b"\xff")
     assert votes.may_vote(raw)
     assert not votes.may_vote(raw.replace(b"caf\xff", b"cafe"))
+
+
+import random  # noqa: E402
+
+import synth.pipeline.bundle.vote as vote_module  # noqa: E402
+
+
+def test_snippet_tokens_give_the_recorded_snapshot(tmp_path, monkeypatch):
+    """The same run with each line's snippet tokens at its end: the vote decides from them which lines to parse,
+    and every result is the recorded one."""
+    decided = []
+    real = vote_module.line_tokens
+
+    def counting(raw):
+        found = real(raw)
+        decided.append(found is not None)
+        return found
+
+    monkeypatch.setattr(vote_module, "line_tokens", counting)
+    expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    got = snapshot(generate(tmp_path / "run.jsonl", tokens=True))
+    assert sum(decided) > 0.9 * len(decided)  # the tokens decided (the line that is not UTF-8 is read on its words)
+    for mode in expected:
+        assert [c["consensus_count"] for c in got[mode]["candidates"]] == [c["consensus_count"] for c in expected[mode]["candidates"]], mode
+        assert got[mode] == expected[mode], mode
+
+
+def _tokens_run(path: Path, lying: bytes) -> Path:
+    """A candidate's snippet copied by a second host whose line carries the tokens of an unrelated text."""
+    from synth.evidence.shingles import snippet_tokens
+
+    wrong = snippet_tokens([("claim", "Tomatoes, basil and olive oil make a salad on any summer day at all.")])
+    a = {"url": "https://a.example/p", "host": "a.example", "authority": 0.6, "published": "2026-05-01", "excerpts": [SHARED]}
+    b = {"url": "https://b.example/p", "host": "b.example", "authority": 0.6, "published": "2020-05-01", "title": "B",
+         "excerpts": [SHARED], "snippet_tokens": wrong}
+    path.write_bytes((json.dumps(a) + "\n").encode() + json.dumps(b).encode().replace(b'"title": "B', b'"title": "' + lying + b"B") + b"\n")
+    return path
+
+
+@pytest.mark.parametrize("lying, agreement", [
+    (b"", 1),  # read as it is: its tokens decide, and they meet no candidate's (a hand-edited line loses its own vote)
+    (b"\xff", 2),  # not UTF-8: read with a replacement character, so its tokens are not used: its words vote
+])
+def test_tokens_decide_only_for_lines_read_as_they_are(tmp_path: Path, lying: bytes, agreement: int) -> None:
+    r = rank_sources([str(_tokens_run(tmp_path / "run.jsonl", lying))], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29))
+    [c] = [c for c in r.candidates if c.url == "https://a.example/p"]
+    assert c.consensus_count == agreement
+
+
+def test_the_vectorised_token_test_is_the_line_by_line_one(monkeypatch):
+    from array import array
+
+    rng = random.Random(3)
+    votes = _Votes()
+    for i in range(300):
+        votes.add_candidate_snippet(" ".join(f"w{rng.randrange(5000)}" for _ in range(12)), f"h{i}.example", 0.5)
+    prefix = sorted(votes._prefix)
+    packed = []
+    for _ in range(3000):  # unrelated tokens, a few with one of the prefix's, some with none at all
+        tokens = [rng.getrandbits(32) for _ in range(rng.randrange(0, 40))]
+        if rng.random() < 0.05:
+            tokens.append(rng.choice(prefix))
+        packed.append(array("I", tokens).tobytes())
+    vectorised = votes.meeting(packed)
+    monkeypatch.setattr(vote_module, "NUMPY_LINES", 10**9)
+    assert vectorised == votes.meeting(packed) and 50 < len(vectorised) < 300

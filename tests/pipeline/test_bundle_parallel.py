@@ -17,8 +17,8 @@ def forced(monkeypatch):
     calls = []
     real_vote, real_read = parallel.VotePool.vote, parallel.VotePool.read
 
-    def vote(self, votes, chunks, skipped):
-        done = real_vote(self, votes, chunks, skipped)
+    def vote(self, votes, chunks, skipped, loose=frozenset()):
+        done = real_vote(self, votes, chunks, skipped, loose)
         calls.append(("vote", len(chunks), done))
         return done
 
@@ -112,3 +112,10 @@ def test_ranges_cover_every_byte_once_at_line_starts(tmp_path):
             assert run[0][1] == 0 and run[-1][2] == len(data)
             assert all(a[2] == b[1] for a, b in zip(run, run[1:]))
             assert all(start == 0 or data[start - 1:start] == b"\n" for _p, start, _e in run)
+
+
+def test_worker_processes_with_snippet_tokens_give_the_recorded_snapshot(tmp_path, forced):
+    expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    got = snapshot(generate(tmp_path / "run.jsonl", tokens=True))
+    assert all(n > 4 and done for _kind, n, done in forced), "a pass did not run in chunks in the workers"
+    assert got == expected

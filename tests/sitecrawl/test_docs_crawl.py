@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from synth.evidence.consensus import item_snippets
+from synth.evidence.shingles import snippet_tokens
 from tests.harness import run_cmd
 from tests.mockserver import MockServer, bind, generated_site, html
 
@@ -90,6 +92,7 @@ def test_docs_mode_discovery_order_scope_and_dedupe(run_crawl, spider, extra):
     # one publisher: fingerprints without the crawl-time consensus index
     assert "SnippetFingerprintPipeline" in res.log and "ConsensusPipeline" not in res.log
     assert all(i["snippet_fingerprints"] and i["consensus_count"] == 1 for i in items)
+    assert all(i["snippet_tokens"] == snippet_tokens(item_snippets(i["excerpts"], i["code_blocks"])) for i in items)
 
 
 def test_max_pages_bounds_fetches(run_crawl):

@@ -9,8 +9,10 @@ Deterministic, no model. Two streaming passes over the files:
    exactly), then stream every item again and let each snippet *vote* on the
    candidates' clusters through an exact shingle inverted index (no new
    clusters, so memory stays bounded by the candidates, not the crawl). A line
-   whose words share no 3-shingle with any candidate snippet cannot vote: it is
-   tested on its raw text and skipped unparsed (``_Votes.may_vote``).
+   that cannot vote is skipped unparsed (``_Votes.may_vote``): its snippet tokens,
+   written by the crawl at the end of the line, meet no candidate's
+   (:mod:`synth.evidence.shingles`), or, without them, its words share no
+   3-shingle with any candidate snippet.
 
 A candidate snippet is dropped when it is a low-authority variant of a snippet
 an authoritative source (≥0.8) published anywhere in the run.
@@ -31,6 +33,7 @@ By stage: :mod:`.read` (the run.jsonl lines, each checked), :mod:`.candidate` (t
 
 from synth.evidence.consensus import item_snippets
 from synth.evidence.item import SourceItem
+from synth.evidence.shingles import fast_shingles, lower_words
 from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, RELEVANCE_FLOOR, Candidate
 from synth.pipeline.bundle.rank import (
     HEAP_SLACK,
@@ -55,7 +58,7 @@ from synth.pipeline.bundle.select import (
     source_tokens,
     to_bundle,
 )
-from synth.pipeline.bundle.vote import MAX_HOSTS_PER_CLUSTER, STRUCTURE_ONLY_BELOW, _Votes, fast_shingles, lower_words
+from synth.pipeline.bundle.vote import MAX_HOSTS_PER_CLUSTER, STRUCTURE_ONLY_BELOW, _Votes
 from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
 
 # The names other modules, tests and bench/ import from ``synth.pipeline.bundle`` (the private ones by tests).

@@ -22,14 +22,16 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import pickle
+import uuid
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import BinaryIO, Callable, Iterator
 
-from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines, _vote_line
+from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines
 from synth.pipeline.bundle.summary import ChunkRead, Reading
 from synth.pipeline.bundle.vote import _Votes
 
@@ -119,22 +121,38 @@ def cut(paths: list[str], chunk_bytes: int | None = None) -> list[tuple[str, int
     return ranges
 
 
-def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str]) -> _Votes:
-    """Every line of ``chunk`` (those pass 1 skipped as malformed excepted) votes on ``votes``; returns it."""
+def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str],
+               loose: frozenset[str] | set[str] = frozenset()) -> _Votes:
+    """Every line of ``chunk`` (those pass 1 skipped as malformed excepted) votes on ``votes`` (those in ``loose``
+    without their snippet tokens); returns it."""
     with Path(chunk.path).open("rb") as fh:
         fh.seek(chunk.start)
-        for n, raw in _lines(fh, MAX_LINE_BYTES, first=chunk.first_line):
-            if raw is not None and not (skipped and f"{chunk.path}:{n}" in skipped):
-                data = _vote_line(raw, votes.may_vote)
-                if data is not None:
-                    votes.observe_fields(data)
-            if fh.tell() >= chunk.end:
-                break
+        votes.vote_lines(_chunk_lines(fh, chunk, skipped, loose))
     return votes
 
 
-def _worker_vote(state: dict, chunk: Chunk, skipped: frozenset[str]) -> tuple[dict[int, set[str]], set[int]]:
-    votes = vote_chunk(_Votes.from_state(state), chunk, skipped)
+def _chunk_lines(fh: BinaryIO, chunk: Chunk, skipped: frozenset[str] | set[str],
+                 loose: frozenset[str] | set[str]) -> Iterator[tuple[bytes, bool]]:
+    for n, raw in _lines(fh, MAX_LINE_BYTES, first=chunk.first_line):
+        if raw is not None and not (skipped and f"{chunk.path}:{n}" in skipped):
+            yield raw, not (loose and f"{chunk.path}:{n}" in loose)
+        if fh.tell() >= chunk.end:
+            break
+
+
+_WORKER_VOTES: dict[str, _Votes] = {}  # in a worker process: the copy of the vote its last chunks used, by key
+
+
+def _worker_vote(key: str, state: bytes, chunk: Chunk, skipped: frozenset[str],
+                 loose: frozenset[str]) -> tuple[dict[int, set[str]], set[int]]:
+    """One chunk's votes. The pickled ``state`` is unpickled once per worker and pass (``key``): its copy of the vote
+    serves the worker's next chunks, with what it retired (which changes no outcome) and no votes carried over."""
+    votes = _WORKER_VOTES.get(key)
+    if votes is None:
+        _WORKER_VOTES.clear()
+        votes = _WORKER_VOTES[key] = _Votes.from_state(pickle.loads(state))
+    votes.fresh_votes()
+    votes = vote_chunk(votes, chunk, skipped, loose)
     return dict(votes.hosts), votes.authoritative_variant
 
 
@@ -194,15 +212,16 @@ class VotePool:
                 pending.append(self._pool.submit(_worker_read, reading, *more))
             yield read
 
-    def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str]) -> bool:
+    def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> bool:
         """Pass 2 over ``chunks`` in the workers, merged into ``votes``; False when there is no pool or it broke (then
         nothing was merged and the caller reads in order)."""
         if self._pool is None or not chunks:
             return False
-        state = votes.state()
-        frozen = frozenset(skipped)
+        n = len(chunks)
+        state, key = pickle.dumps(votes.state(), protocol=pickle.HIGHEST_PROTOCOL), uuid.uuid4().hex
+        frozen, cut_lines = frozenset(skipped), frozenset(loose)
         try:
-            results = list(self._pool.map(_worker_vote, [state] * len(chunks), chunks, [frozen] * len(chunks)))
+            results = list(self._pool.map(_worker_vote, [key] * n, [state] * n, chunks, [frozen] * n, [cut_lines] * n))
         except (OSError, RuntimeError, ImportError) as exc:  # BrokenProcessPool is a RuntimeError
             self._failed(exc)
             return False

@@ -28,7 +28,7 @@ from synth.evidence.scoring import combined_score
 from synth.evidence.urls import host_of, normalize_host, site_host
 from synth.pipeline.bundle import parallel
 from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, RELEVANCE_FLOOR, Candidate
-from synth.pipeline.bundle.read import BundleError, ReadReport, _read_line, _vote_items, iter_items
+from synth.pipeline.bundle.read import BundleError, ReadReport, _read_line, _vote_lines, iter_items
 from synth.pipeline.bundle.summary import ChunkRead, Reading, page_bound, page_text
 from synth.pipeline.bundle.vote import _apply_consensus, _Votes
 
@@ -205,7 +205,7 @@ def rank_sources(
         candidates = first.rescored(build_dated)[:max_candidates]
         first.report.duplicates = 0
         # Pass 2: cluster the candidates' snippets, then let every item in the run vote.
-        _vote(candidates, paths, first.skipped, chunks, pool)
+        _vote(candidates, paths, first.skipped, chunks, pool, first.loose)
     _apply_delta(candidates, subject.terms())
     for c in candidates:
         c.rescore(consensus=True)
@@ -233,11 +233,12 @@ class _FirstPass:
         self.bm = BM25(subject.terms())
         self.heap = _Heap(max_candidates * HEAP_SLACK)
         self.skipped: set[str] = set()  # the ``file:line`` of lines skipped as malformed (pass 2 skips them too)
+        self.loose: set[str] = set()  # lines whose snippet_tokens pass 2 does not use (read_line's ``loose``)
 
     def read(self, paths: list[str], splitter: parallel.Splitter | None = None) -> None:
         """Every item of ``paths`` learnt from and scored, in order; ``self.skipped`` collects the lines skipped as
         malformed, ``splitter`` the chunks of pass 2."""
-        for where, item in iter_items(paths, self.report, skipped=self.skipped, splitter=splitter):
+        for where, item in iter_items(paths, self.report, skipped=self.skipped, loose=self.loose, splitter=splitter):
             self.report.items += 1
             self._consider(where, item)
 
@@ -252,7 +253,7 @@ class _FirstPass:
         for record in read.records:
             where = f"{path}:{first + record[0] - 1}"
             if len(record) == 2:  # a raw line
-                item = _read_line(record[1], where, self.report, self.skipped)
+                item = _read_line(record[1], where, self.report, self.skipped, self.loose)
                 if item is not None:
                     self.report.items += 1
                     self._consider(where, item)
@@ -387,7 +388,7 @@ def _line_at(path: str, offset: int, size: int, where: str) -> SourceItem | None
 
 
 def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chunks: list[parallel.Chunk] | None = None,
-          pool: parallel.VotePool | None = None) -> None:
+          pool: parallel.VotePool | None = None, loose: set[str] | frozenset[str] = frozenset()) -> None:
     """Pass 2: cluster the candidates' snippets, let every item of the run vote on them (the lines pass 1 skipped as
     malformed excepted), and apply the outcome to each candidate. ``chunks``: the run cut at line ends, read by the
     ``pool``'s worker processes when it has them (:mod:`.parallel`)."""
@@ -399,9 +400,8 @@ def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chun
         for kind, text in item_snippets(c.item.excerpts, c.item.code_blocks):
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
-    if pool is None or not pool.vote(votes, chunks or [], skipped):
-        for data in _vote_items(paths, skipped, votes.may_vote):
-            votes.observe_fields(data)
+    if pool is None or not pool.vote(votes, chunks or [], skipped, loose):
+        votes.vote_lines(_vote_lines(paths, skipped, loose))
     for c, snippets in zip(candidates, per_candidate):
         _apply_consensus(c, snippets, votes)
 

@@ -1,5 +1,5 @@
 """Reading run.jsonl: the lines one at a time (bounded), each checked as a source item; the first pass reads every
-field, the second (:func:`_vote_items`) only what the consensus vote needs."""
+field, the second (:func:`_vote_lines`, :func:`_vote_line`) only what the consensus vote needs."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import orjson
 
 from synth.core.errors import UsageError
 from synth.evidence.item import SourceItem, check_fields, fields_from_json
+from synth.evidence.shingles import TOKENS_KEY
 
 if TYPE_CHECKING:
     from synth.pipeline.bundle.parallel import Splitter
@@ -77,12 +78,13 @@ def _lines(fh: IO[bytes], limit: int, first: int = 1) -> Iterator[tuple[int, byt
 
 
 def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: set[str] | None = None,
-               splitter: Splitter | None = None) -> Iterator[tuple[str, SourceItem]]:
+               loose: set[str] | None = None, splitter: Splitter | None = None) -> Iterator[tuple[str, SourceItem]]:
     """Stream (``file:line``, item) from JSONL files; malformed lines (not JSON, nested too deep, a
     field of the wrong type, longer than :data:`MAX_LINE_BYTES`) are counted in ``report`` and skipped.
     Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``).
-    ``skipped`` collects the ``file:line`` of every line skipped as malformed; ``splitter`` is told where each line
-    ends (pass 2's chunks)."""
+    ``skipped`` collects the ``file:line`` of every line skipped as malformed, ``loose`` of every line with
+    ``snippet_tokens`` read otherwise than as it is (:func:`_read_line`); ``splitter`` is told where each line ends
+    (pass 2's chunks)."""
     for path in paths:
         p = Path(path)
         if not p.is_file():
@@ -96,14 +98,17 @@ def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: s
                 if splitter is not None:
                     splitter.line(n, fh.tell())
                 where = f"{path}:{n}"
-                item = _read_line(raw, where, report, skipped)
+                item = _read_line(raw, where, report, skipped, loose)
                 if item is not None:
                     yield where, item
 
 
-def _read_line(raw: bytes | None, where: str, report: ReadReport | None, skipped: set[str] | None) -> SourceItem | None:
+def _read_line(raw: bytes | None, where: str, report: ReadReport | None, skipped: set[str] | None,
+               loose: set[str] | None = None) -> SourceItem | None:
     """One line (``None``: longer than :data:`MAX_LINE_BYTES`) as a source item; ``None`` for a blank line and for
-    a malformed one (counted in ``report``, its ``where`` added to ``skipped``)."""
+    a malformed one (counted in ``report``, its ``where`` added to ``skipped``). A line the one-call check does not
+    accept as it is (not UTF-8, over a cap: its texts may be cut) that carries ``snippet_tokens`` has its ``where``
+    added to ``loose``: the tokens may not be its texts' as read, and the vote does not use them."""
     if raw is None:
         if report is not None:
             report.lines += 1
@@ -124,6 +129,8 @@ def _read_line(raw: bytes | None, where: str, report: ReadReport | None, skipped
         return None
     if report is not None:
         report.lines += 1
+    if loose is not None and TOKENS_KEY in raw:
+        loose.add(where)
     try:
         return SourceItem.from_dict(_loads(line))
     except RecursionError:
@@ -144,22 +151,20 @@ def _malformed(where: str, reason: str, report: ReadReport | None, skipped: set[
 _VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
 
 
-def _vote_items(paths: list[str], skipped: set[str], may_vote: Callable[[bytes], bool] | None = None) -> Iterator[dict]:
-    """Second pass: the fields the consensus vote reads (checked and capped as :func:`iter_items` does), of every
-    line the first pass accepted; the other fields are not checked again. ``may_vote(line)``: a cheap test on the
-    raw line; a line it rejects is not parsed."""
+def _vote_lines(paths: list[str], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[bytes, bool]]:
+    """Second pass: (raw line, whether its snippet tokens may be used — not for the lines in ``loose``) of every line
+    the first pass accepted (those in ``skipped`` are not)."""
     for path in paths:
         with Path(path).open("rb") as fh:
             for n, raw in _lines(fh, MAX_LINE_BYTES):
-                if raw is None or (skipped and f"{path}:{n}" in skipped):
-                    continue
-                data = _vote_line(raw, may_vote)
-                if data is not None:
-                    yield data
+                if raw is not None and not (skipped and f"{path}:{n}" in skipped):
+                    yield raw, not (loose and f"{path}:{n}" in loose)
 
 
-def _vote_line(raw: bytes, may_vote: Callable[[bytes], bool] | None) -> dict | None:
-    """One line's fields for the vote; None for a blank line, one ``may_vote`` rejects, or one changed since pass 1."""
+def _vote_line(raw: bytes, may_vote: Callable[[bytes], bool] | None = None) -> dict | None:
+    """One line's fields for the vote (checked and capped as :func:`iter_items` does; the other fields are not checked
+    again); None for a blank line, one ``may_vote(line)`` (a cheap test on the raw line) rejects, or one changed since
+    pass 1."""
     if not raw.strip() or (may_vote is not None and not may_vote(raw)):
         return None
     fields = fields_from_json(raw)

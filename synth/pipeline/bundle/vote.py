@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from functools import lru_cache
+from typing import Callable, Iterable
 
 from synth.evidence.consensus import (
     AUTHORITATIVE,
@@ -16,8 +16,19 @@ from synth.evidence.consensus import (
     item_snippets,
     shingles,
 )
+from synth.evidence.shingles import (
+    LOWER_WORD_BYTES,
+    caseless_words,
+    fast_shingles,
+    line_tokens,
+    lower_words,
+    prefix_tokens,
+    unpack_tokens,
+    words_beyond_ascii,
+)
 from synth.evidence.urls import host_of, normalize_host
 from synth.pipeline.bundle.candidate import Candidate
+from synth.pipeline.bundle.read import _vote_line
 
 STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only
 MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
@@ -36,6 +47,9 @@ class _Votes:
         self._all: set[tuple] = set()
         self._short: set[tuple] = set()  # shingles of candidate snippets under 3 words (1- or 2-word tuples)
         self._low_authority: set[int] = set()  # clusters holding a snippet of a candidate below AUTHORITATIVE
+        self._prefix: dict[int, int] = {}  # the tokens of the clusters' prefixes (a line's tokens meet them to vote): owners
+        self._prefix_of: dict[int, list[int]] = {}  # a cluster's prefix tokens
+        self._table: tuple | None = None  # :meth:`meeting`'s arrays of them, made at its first call
 
     def add_candidate_snippet(self, text: str, host: str, authority: float) -> int:
         verdict = self.clustering.add(text, host, authority)
@@ -47,21 +61,36 @@ class _Votes:
             self.rep[cid] = sh
             self._all |= sh
             self._short.update(s for s in sh if len(s) < 3)
+            self._prefix_of[cid] = tokens = list(set(prefix_tokens(sh)))
+            for t in tokens:
+                self._prefix[t] = self._prefix.get(t, 0) + 1
+            self._table = None
             for s in sh:
                 self._inverted[s].append(cid)
         return cid
 
     def state(self) -> dict:
-        """What a vote-only copy needs (:meth:`from_state`): the clusters' shingles and the index over them."""
-        return {"rep": self.rep, "inverted": dict(self._inverted), "all": self._all, "short": self._short,
-                "low_authority": self._low_authority}
+        """What a vote-only copy needs (:meth:`from_state`): the clusters' shingles, the index over them and their
+        prefix tokens (the sets derived from these are made again there: a set of tuples unpickles slowly)."""
+        return {"rep": self.rep, "inverted": {s: owners for s, owners in self._inverted.items() if owners},
+                "low_authority": self._low_authority, "prefix_of": self._prefix_of}
 
     @classmethod
     def from_state(cls, state: dict) -> "_Votes":
         votes = cls(clustering=False)
-        votes.rep, votes._all, votes._short, votes._low_authority = state["rep"], state["all"], state["short"], state["low_authority"]
+        votes.rep, votes._low_authority, votes._prefix_of = state["rep"], state["low_authority"], state["prefix_of"]
         votes._inverted.update(state["inverted"])
+        votes._all = set(votes._inverted)
+        votes._short = {s for s in votes._all if len(s) < 3}
+        for tokens in votes._prefix_of.values():
+            for t in tokens:
+                votes._prefix[t] = votes._prefix.get(t, 0) + 1
         return votes
+
+    def fresh_votes(self) -> None:
+        """No vote counted yet (a vote-only copy reused for another chunk: what it retired stays retired)."""
+        self.hosts = defaultdict(set)
+        self.authoritative_variant = set()
 
     def merge(self, hosts: dict[int, set[str]], authoritative_variant: set[int]) -> None:
         """Another copy's votes added: agreement is the union of the hosts, capped as one pass caps it."""
@@ -73,13 +102,17 @@ class _Votes:
                 mine.add(host)
         self.authoritative_variant |= authoritative_variant
 
-    def observe_fields(self, data: dict) -> None:
-        """One run.jsonl line's vote (its checked fields, as :func:`~.read._vote_items` yields them)."""
+    def observe_fields(self, data: dict, *, met: bool = False) -> None:
+        """One run.jsonl line's vote (its checked fields, as :func:`~.read._vote_line` gives them); ``met``: as
+        :meth:`observe_item`'s."""
         host = normalize_host(data.get("host") or host_of(data.get("final_url") or data["url"]))
-        self.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)))
+        self.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)),
+                          met=met)
 
-    def observe_item(self, excerpts: list[str], code_blocks: list[dict], host: str, authority: float) -> None:
-        """Let every snippet of one item vote, skipping the item when none of its snippets can match a candidate.
+    def observe_item(self, excerpts: list[str], code_blocks: list[dict], host: str, authority: float, *,
+                     met: bool = False) -> None:
+        """Let every snippet of one item vote, skipping the item when none of its snippets can match a candidate
+        (unless ``met``: its snippet tokens met a cluster's, so the test would all but never skip it).
 
         A vote needs a Jaccard of at least ``VARIANT`` > 0 with a candidate's snippet, so at least one shared
         shingle; the shingles of each snippet (a claim sentence is a run of words of one paragraph, a code block is
@@ -88,10 +121,70 @@ class _Votes:
         those are looked up only when a candidate has such a snippet. Lowercasing the joined texts is lowercasing
         each one: the only context-dependent case mapping (final sigma) stops at whitespace.
         """
-        if not self._may_match(lower_words("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]))):
+        if not met and not self._may_match(lower_words("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]))):
             return
         for _kind, text in item_snippets(excerpts, code_blocks):
             self.observe(text, host, authority)
+
+    def meeting(self, packed: list[bytes]) -> list[int]:
+        """The indexes of the lines, each given by its :func:`~synth.evidence.shingles.line_tokens`, one of whose
+        tokens is a token of a cluster's prefix: the lines that may vote. A large batch is tested in one vectorised
+        pass (numpy, imported only then: ~0.14 s): a table of the prefix tokens' low bits first, then the few tokens
+        it lets through looked up exactly; a small one line by line."""
+        if not packed or not self._prefix:
+            return []
+        if len(packed) < NUMPY_LINES:
+            return [i for i, p in enumerate(packed) if not self._prefix.keys().isdisjoint(unpack_tokens(p))]
+        import numpy as np
+
+        if self._table is None:
+            prefix = np.fromiter(self._prefix, dtype=np.uint32, count=len(self._prefix))
+            table = np.zeros(_TABLE_SIZE, dtype=np.bool_)
+            table[prefix & (_TABLE_SIZE - 1)] = True
+            self._table = (table, np.sort(prefix))
+        table, ordered = self._table
+        tokens = np.frombuffer(b"".join(packed), dtype="<u4")
+        near = np.flatnonzero(table[tokens & (_TABLE_SIZE - 1)])
+        found = tokens[near]
+        at = np.minimum(np.searchsorted(ordered, found), len(ordered) - 1)
+        hits = near[ordered[at] == found]
+        if not hits.size:
+            return []
+        ends = np.cumsum([len(p) // 4 for p in packed])
+        return sorted(set(np.searchsorted(ends, hits, side="right").tolist()))
+
+    def vote_lines(self, lines: Iterable[tuple[bytes, bool]]) -> None:
+        """Every raw line votes, given as (line, whether its snippet tokens may be used). A line that carries its
+        tokens (:func:`~synth.evidence.shingles.line_tokens`) may vote only when one of them is a token of a
+        cluster's prefix (:mod:`synth.evidence.shingles`): those are tested together, a batch at a time
+        (:meth:`meeting`), and only the lines that pass are parsed. Any other line is tested on its words
+        (:meth:`may_vote`). The order the lines vote in changes no outcome (votes only add; see :mod:`.parallel`)."""
+        held: list[bytes] = []
+        packed: list[bytes] = []
+        size = 0
+        for raw, usable in lines:
+            found = line_tokens(raw) if usable else None
+            if found is None:
+                self._vote_raw(raw, self.may_vote)
+                continue
+            held.append(raw)
+            packed.append(found)
+            size += len(raw)
+            if len(held) >= BATCH_LINES or size >= BATCH_BYTES:
+                self._vote_batch(held, packed)
+                size = 0
+        self._vote_batch(held, packed)
+
+    def _vote_batch(self, held: list[bytes], packed: list[bytes]) -> None:
+        for i in self.meeting(packed):
+            self._vote_raw(held[i], None, met=True)
+        held.clear()
+        packed.clear()
+
+    def _vote_raw(self, raw: bytes, may_vote: Callable[[bytes], bool] | None, *, met: bool = False) -> None:
+        data = _vote_line(raw, may_vote)
+        if data is not None:
+            self.observe_fields(data, met=met)
 
     def may_vote(self, raw: bytes) -> bool:
         """False when no text of this raw run.jsonl line can share a shingle with a candidate snippet (no parsing).
@@ -108,13 +201,13 @@ class _Votes:
             if b"\\" in raw:
                 return True
         if raw.isascii():
-            return self._may_match(raw.translate(_LOWER_WORD_BYTES).split())
+            return self._may_match(raw.translate(LOWER_WORD_BYTES).split())
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
             return self._may_match(lower_words(raw.decode("utf-8", "replace")))
-        words = _caseless_words(raw)
-        return self._may_match(_words_beyond_ascii(line.lower()) if words is None else words)
+        words = caseless_words(raw)
+        return self._may_match(words_beyond_ascii(line.lower()) if words is None else words)
 
     def _may_match(self, words: list[bytes]) -> bool:
         if not self._all.isdisjoint(zip(words, words[1:], words[2:])):
@@ -155,7 +248,11 @@ class _Votes:
                 if not owners:
                     self._all.discard(s)
                     self._short.discard(s)
-
+        for t in self._prefix_of.pop(cid, ()):
+            self._prefix[t] -= 1
+            if not self._prefix[t]:
+                del self._prefix[t]
+                self._table = None
     @property
     def clustering(self) -> ExactIndex:
         assert self.index is not None, "a vote-only copy has no clusters"
@@ -165,61 +262,11 @@ class _Votes:
         return max(1, len(self.hosts.get(cid, ())))
 
 
+BATCH_LINES = 4096  # lines whose tokens are tested together (and held until then)
+BATCH_BYTES = 16 * 1024 * 1024
+NUMPY_LINES = 1024  # a smaller batch is tested line by line (a small run never imports numpy)
+_TABLE_SIZE = 1 << 20  # 1 MB, in cache: one in ~100 random tokens passes it when 10,000 prefix tokens are in it
 _JSON_ESCAPE = re.compile(rb'\\[\\nt"/rbf]')  # every JSON escape but \\uXXXX, left to right as the parser reads them
-_ASCII_NON_WORD = frozenset(i for i in range(128) if not (chr(i).isalnum() or chr(i) == "_"))
-_NON_WORD_BYTES = bytes(32 if i in _ASCII_NON_WORD else i for i in range(256))  # bytes of 128 and up are kept
-_LOWER_WORD_BYTES = _NON_WORD_BYTES.translate(bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123))))
-_ASCII_BYTES = bytes(range(128))
-
-
-def lower_words(text: str) -> list[bytes]:
-    """``re.findall(r"\\w+", text.lower())`` as UTF-8 (a word character: ``isalnum()`` or ``_``, as the engine
-    defines it), at C speed: words as bytes split faster than as strings, and tuples of them hash alike.
-
-    An ASCII text is lowercased and split in one byte translation (non-word characters to spaces). Beyond ASCII, the
-    lowercased text's UTF-8 has its ASCII non-word bytes turned into spaces by the same translation and its
-    non-word characters beyond ASCII (a dash, a quote, '¶': a handful a page) by one pattern; UTF-8 never holds one
-    character's bytes inside another's, so the split gives the same words."""
-    if text.isascii():
-        return text.encode("ascii").translate(_LOWER_WORD_BYTES).split()
-    words = _caseless_words(text.encode("utf-8", "surrogatepass"))
-    return _words_beyond_ascii(text.lower()) if words is None else words
-
-
-def _caseless_words(raw: bytes) -> list[bytes] | None:
-    """The words of valid UTF-8 ``raw`` when lowercasing changes none of its characters beyond ASCII (most pages:
-    they hold '¶', dashes, quotes, lowercase accented letters), so lowercasing is the ASCII translation and the text
-    is neither decoded nor lowered; None otherwise (an uppercase letter beyond ASCII, a capital sigma)."""
-    beyond = set(raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass"))
-    if any(ch.lower() != ch for ch in beyond):
-        return None
-    others = frozenset(ch for ch in beyond if not (ch.isalnum() or ch == "_"))
-    spaced = raw.translate(_LOWER_WORD_BYTES)
-    return (_non_word_pattern(others).sub(b" ", spaced) if others else spaced).split()
-
-
-def _words_beyond_ascii(low: str) -> list[bytes]:
-    raw = low.encode("utf-8", "surrogatepass")  # a lone surrogate (JSON allows one) is a non-word character too
-    spaced = raw.translate(_NON_WORD_BYTES)
-    others = frozenset(ch for ch in raw.translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
-                       if not (ch.isalnum() or ch == "_"))
-    if others:
-        spaced = _non_word_pattern(others).sub(b" ", spaced)
-    return spaced.split()
-
-
-@lru_cache(maxsize=4096)
-def _non_word_pattern(chars: frozenset[str]) -> re.Pattern[bytes]:
-    """One pattern for a text's non-word characters beyond ASCII (their UTF-8 is prefix-free: any order matches)."""
-    return re.compile(b"|".join(re.escape(ch.encode("utf-8", "surrogatepass")) for ch in sorted(chars)))
-
-
-def fast_shingles(text: str, k: int = 3) -> frozenset[tuple]:
-    """The same word 3-shingles as ``consensus.shingles``, as tuples of UTF-8 words (no joins): the hot path of pass 2."""
-    words = lower_words(text)
-    if len(words) < k:
-        return frozenset([tuple(words)]) if words else frozenset()
-    return frozenset(zip(words, words[1:], words[2:]))
 
 
 def _apply_consensus(c: Candidate, snippets: list[tuple[str, str, int]], votes: _Votes) -> None:
