@@ -6,8 +6,9 @@ their word 3-shingle sets is at least :data:`~synth.evidence.consensus.VARIANT`.
 ``t`` share an element among their *prefixes* — the first ``n - ceil(t·n) + 1`` elements of a set of ``n`` under any
 one total order of all shingles (the prefix filter of similarity joins: ``|A ∩ B| ≥ t·|A ∪ B| ≥ ceil(t·|A|)``,
 ``≥ ceil(t·|B|)``; two prefixes that long cannot both miss every shared element). So a crawl writes, per page, the
-tokens of its snippets' prefixes (:func:`snippet_tokens`, the item's ``snippet_tokens`` field), and a page none of
-whose tokens is a token of a candidate's prefix (:func:`prefix_tokens`) can vote for no candidate: it is not parsed.
+tokens of its snippets' prefixes (:func:`snippet_tokens`, the item's ``snippet_tokens`` field, snippet by snippet), and
+a page none of whose tokens is a token of a candidate's prefix (:func:`prefix_tokens`) can vote for no candidate: it
+is not parsed; of a page that is, only the snippets whose tokens met one vote.
 
 The order is by a CRC-32 of the shingle, ties broken by the shingle itself (a total order: the prefix property holds
 whatever collides); a token is the CRC-32. Equal shingles give equal tokens, so the test is one-sided: it may let a
@@ -106,12 +107,11 @@ def prefix_tokens(shingles: frozenset[tuple], threshold: float = VARIANT) -> lis
 def snippet_tokens(snippets: Iterable[tuple[str, str]]) -> str:
     """The ``snippet_tokens`` field of a page whose ``(kind, text)`` snippets are ``snippets`` (what the vote reads:
     :func:`~synth.evidence.consensus.item_snippets` of the excerpts and code blocks as written): the tokens of the
-    prefixes of their shingle sets, as :data:`TOKENS_TAG` + the base64 of their sorted 32-bit little-endian values;
-    "" when that would be longer than :data:`MAX_TOKENS_CHARS`."""
-    tokens: set[int] = set()
-    for _kind, text in snippets:
-        tokens.update(prefix_tokens(fast_shingles(text)))
-    values = array(_U32, sorted(tokens))
+    prefixes of their shingle sets, snippet by snippet, as :data:`TOKENS_TAG` + the base64 of 32-bit little-endian
+    values: the number of snippets, each one's number of tokens, then their tokens (:func:`snippet_groups`); ""
+    when that would be longer than :data:`MAX_TOKENS_CHARS`."""
+    groups = [sorted(set(prefix_tokens(fast_shingles(text)))) for _kind, text in snippets]
+    values = array(_U32, [len(groups), *map(len, groups), *(t for g in groups for t in g)])
     if sys.byteorder == "big":
         values.byteswap()
     out = TOKENS_TAG + base64.b64encode(values.tobytes()).decode("ascii")
@@ -147,9 +147,24 @@ def line_tokens(raw: bytes) -> bytes | None:
 
 
 def unpack_tokens(packed: bytes) -> array:
-    """:func:`line_tokens`' bytes as integers."""
+    """:func:`line_tokens`' bytes as integers (the counts first: a test of all of them against the candidates'
+    tokens is one-sided still, and :func:`snippet_groups` tells the tokens apart)."""
     values = array(_U32)
     values.frombytes(packed)
     if sys.byteorder == "big":
         values.byteswap()
     return values
+
+
+def snippet_groups(packed: bytes) -> list[array] | None:
+    """:func:`line_tokens`' bytes as each snippet's tokens, in the snippets' order; None when the counts do not add
+    up (then nothing tells which snippet a token is of)."""
+    values = unpack_tokens(packed)
+    n = values[0] if values else -1
+    if n < 0 or len(values) < 1 + n or 1 + n + sum(values[1:1 + n]) != len(values):
+        return None
+    groups, at = [], 1 + n
+    for count in values[1:1 + n]:
+        groups.append(values[at:at + count])
+        at += count
+    return groups

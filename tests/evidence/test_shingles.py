@@ -3,13 +3,14 @@ only when it was written as the crawl writes it."""
 
 import json
 import random
+from array import array
 from fractions import Fraction
 
 import pytest
 
 from synth.evidence.consensus import VARIANT, item_snippets
 from synth.evidence.item import MAX_TOKENS_CHARS, check_fields, fields_from_json
-from synth.evidence.shingles import TOKENS_TAG, fast_shingles, line_tokens, prefix_tokens, snippet_tokens, unpack_tokens
+from synth.evidence.shingles import TOKENS_TAG, fast_shingles, line_tokens, prefix_tokens, snippet_groups, snippet_tokens
 
 
 def _jaccard(a: frozenset, b: frozenset) -> Fraction:
@@ -44,15 +45,24 @@ def test_prefix_length(n, kept):
     assert len(prefix_tokens(shingles)) == kept
 
 
-def test_snippet_tokens_are_the_union_of_the_snippets_prefixes():
+def test_snippet_tokens_are_each_snippets_prefix():
     excerpts = ["## Heading", "Servers may be stateless behind a load balancer since the June release. Short."]
-    blocks = [{"text": "run()", "language": "python"}]
+    blocks = [{"text": "run()", "language": "python"}, {"text": "x = 1\nprint(x)", "language": "python"}]
     snippets = item_snippets(excerpts, blocks)
     field = snippet_tokens(snippets)
-    assert field.startswith(TOKENS_TAG)
-    expected = {t for _kind, text in snippets for t in prefix_tokens(fast_shingles(text))}
+    assert field.startswith(TOKENS_TAG) and len(snippets) == 3
+    expected = [sorted(set(prefix_tokens(fast_shingles(text)))) for _kind, text in snippets]
     packed = line_tokens(json.dumps({"url": "https://a.example/", "snippet_tokens": field}).encode() + b"\n")
-    assert packed is not None and sorted(unpack_tokens(packed)) == sorted(expected)
+    assert packed is not None and [list(g) for g in snippet_groups(packed)] == expected
+
+
+@pytest.mark.parametrize("values, groups", [
+    ([0], []), ([2, 1, 2, 7, 8, 9], [[7], [8, 9]]), ([2, 0, 1, 5], [[], [5]]),
+    ([], None), ([2, 1], None), ([1, 2, 7], None), ([1, 1, 7, 8], None), ([4294967295, 1], None),
+])
+def test_snippet_groups(values, groups):
+    got = snippet_groups(array("I", values).tobytes())
+    assert (None if got is None else [list(g) for g in got]) == groups
 
 
 _FIELD = snippet_tokens([("claim", "Servers may be stateless behind a load balancer since the June release.")])

@@ -211,24 +211,29 @@ def test_snippet_tokens_give_the_recorded_snapshot(tmp_path, monkeypatch):
         assert got[mode] == expected[mode], mode
 
 
-def _tokens_run(path: Path, lying: bytes) -> Path:
-    """A candidate's snippet copied by a second host whose line carries the tokens of an unrelated text."""
+_UNRELATED = ("claim", "Tomatoes, basil and olive oil make a salad on any summer day at all.")
+
+
+def _tokens_run(path: Path, lying: bytes, snippets: list) -> Path:
+    """A candidate's snippet copied by a second host whose line carries the tokens of ``snippets``."""
     from synth.evidence.shingles import snippet_tokens
 
-    wrong = snippet_tokens([("claim", "Tomatoes, basil and olive oil make a salad on any summer day at all.")])
     a = {"url": "https://a.example/p", "host": "a.example", "authority": 0.6, "published": "2026-05-01", "excerpts": [SHARED]}
     b = {"url": "https://b.example/p", "host": "b.example", "authority": 0.6, "published": "2020-05-01", "title": "B",
-         "excerpts": [SHARED], "snippet_tokens": wrong}
+         "excerpts": [SHARED], "snippet_tokens": snippet_tokens(snippets)}
     path.write_bytes((json.dumps(a) + "\n").encode() + json.dumps(b).encode().replace(b'"title": "B', b'"title": "' + lying + b"B") + b"\n")
     return path
 
 
-@pytest.mark.parametrize("lying, agreement", [
-    (b"", 1),  # read as it is: its tokens decide, and they meet no candidate's (a hand-edited line loses its own vote)
-    (b"\xff", 2),  # not UTF-8: read with a replacement character, so its tokens are not used: its words vote
+@pytest.mark.parametrize("lying, snippets, agreement", [
+    (b"", [("claim", SHARED)], 2),  # its own tokens: it votes
+    (b"", [_UNRELATED], 1),  # read as it is, its tokens decide, and they meet no candidate's (a hand-edited line loses its vote)
+    (b"\xff", [_UNRELATED], 2),  # not UTF-8: read with a replacement character, so its tokens are not used: its words vote
+    (b"", [("claim", SHARED), _UNRELATED], 2),  # tokens of two snippets on a page of one: every snippet votes on its words
 ])
-def test_tokens_decide_only_for_lines_read_as_they_are(tmp_path: Path, lying: bytes, agreement: int) -> None:
-    r = rank_sources([str(_tokens_run(tmp_path / "run.jsonl", lying))], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29))
+def test_tokens_decide_only_for_lines_read_as_they_are(tmp_path: Path, lying: bytes, snippets: list, agreement: int) -> None:
+    path = _tokens_run(tmp_path / "run.jsonl", lying, snippets)
+    r = rank_sources([str(path)], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29))
     [c] = [c for c in r.candidates if c.url == "https://a.example/p"]
     assert c.consensus_count == agreement
 

@@ -23,6 +23,7 @@ from synth.evidence.shingles import (
     line_tokens,
     lower_words,
     prefix_tokens,
+    snippet_groups,
     unpack_tokens,
     words_beyond_ascii,
 )
@@ -30,6 +31,7 @@ from synth.evidence.urls import host_of, normalize_host
 from synth.pipeline.bundle.candidate import Candidate
 from synth.pipeline.bundle.read import _vote_line
 
+Met = tuple[int, frozenset[int]]  # a line's snippets as its tokens describe them: how many, those whose tokens met
 STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only
 MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 
@@ -102,7 +104,7 @@ class _Votes:
                 mine.add(host)
         self.authoritative_variant |= authoritative_variant
 
-    def observe_fields(self, data: dict, *, met: bool = False) -> None:
+    def observe_fields(self, data: dict, *, met: Met | None = None) -> None:
         """One run.jsonl line's vote (its checked fields, as :func:`~.read._vote_line` gives them); ``met``: as
         :meth:`observe_item`'s."""
         host = normalize_host(data.get("host") or host_of(data.get("final_url") or data["url"]))
@@ -110,9 +112,11 @@ class _Votes:
                           met=met)
 
     def observe_item(self, excerpts: list[str], code_blocks: list[dict], host: str, authority: float, *,
-                     met: bool = False) -> None:
-        """Let every snippet of one item vote, skipping the item when none of its snippets can match a candidate
-        (unless ``met``: its snippet tokens met a cluster's, so the test would all but never skip it).
+                     met: Met | None = None) -> None:
+        """Let every snippet of one item vote, skipping the item when none of its snippets can match a candidate.
+
+        ``met``: (the number of snippets its snippet tokens describe, the indexes of those whose tokens met a
+        cluster's): only those can vote, when the item has that many snippets (else its tokens are not its texts').
 
         A vote needs a Jaccard of at least ``VARIANT`` > 0 with a candidate's snippet, so at least one shared
         shingle; the shingles of each snippet (a claim sentence is a run of words of one paragraph, a code block is
@@ -121,7 +125,13 @@ class _Votes:
         those are looked up only when a candidate has such a snippet. Lowercasing the joined texts is lowercasing
         each one: the only context-dependent case mapping (final sigma) stops at whitespace.
         """
-        if not met and not self._may_match(lower_words("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]))):
+        if met is not None:
+            snippets = item_snippets(excerpts, code_blocks)
+            if len(snippets) == met[0]:
+                for k in sorted(met[1]):
+                    self.observe(snippets[k][1], host, authority)
+                return
+        if not self._may_match(lower_words("\n".join([*excerpts, *(cb.get("text", "") for cb in code_blocks)]))):
             return
         for _kind, text in item_snippets(excerpts, code_blocks):
             self.observe(text, host, authority)
@@ -176,12 +186,19 @@ class _Votes:
         self._vote_batch(held, packed)
 
     def _vote_batch(self, held: list[bytes], packed: list[bytes]) -> None:
+        prefix = self._prefix.keys()
         for i in self.meeting(packed):
-            self._vote_raw(held[i], None, met=True)
+            groups = snippet_groups(packed[i])
+            if groups is None:  # the counts do not add up: every snippet votes (or none, on its words)
+                self._vote_raw(held[i], None)
+                continue
+            met = frozenset(k for k, group in enumerate(groups) if not prefix.isdisjoint(group))
+            if met:  # else only a count met a token
+                self._vote_raw(held[i], None, met=(len(groups), met))
         held.clear()
         packed.clear()
 
-    def _vote_raw(self, raw: bytes, may_vote: Callable[[bytes], bool] | None, *, met: bool = False) -> None:
+    def _vote_raw(self, raw: bytes, may_vote: Callable[[bytes], bool] | None, *, met: Met | None = None) -> None:
         data = _vote_line(raw, may_vote)
         if data is not None:
             self.observe_fields(data, met=met)
