@@ -31,7 +31,7 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines
+from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines, _vote_marks
 from synth.pipeline.bundle.summary import ChunkRead, Reading
 from synth.pipeline.bundle.vote import _Votes
 
@@ -127,15 +127,14 @@ def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str],
     without their snippet tokens); returns it."""
     with Path(chunk.path).open("rb") as fh:
         fh.seek(chunk.start)
-        votes.vote_lines(_chunk_lines(fh, chunk, skipped, loose))
+        votes.vote_lines(_vote_marks(chunk.path, _chunk_lines(fh, chunk), skipped, loose))
     return votes
 
 
-def _chunk_lines(fh: BinaryIO, chunk: Chunk, skipped: frozenset[str] | set[str],
-                 loose: frozenset[str] | set[str]) -> Iterator[tuple[bytes, bool]]:
+def _chunk_lines(fh: BinaryIO, chunk: Chunk) -> Iterator[tuple[int, bytes | None]]:
+    """The numbered lines of ``chunk`` (``fh`` at its start)."""
     for n, raw in _lines(fh, MAX_LINE_BYTES, first=chunk.first_line):
-        if raw is not None and not (skipped and f"{chunk.path}:{n}" in skipped):
-            yield raw, not (loose and f"{chunk.path}:{n}" in loose)
+        yield n, raw
         if fh.tell() >= chunk.end:
             break
 

@@ -7,7 +7,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterator
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -152,13 +152,22 @@ _VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_block
 
 
 def _vote_lines(paths: list[str], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[bytes, bool]]:
-    """Second pass: (raw line, whether its snippet tokens may be used — not for the lines in ``loose``) of every line
-    the first pass accepted (those in ``skipped`` are not)."""
+    """Second pass over ``paths``: :func:`_vote_marks` of their lines."""
     for path in paths:
         with Path(path).open("rb") as fh:
-            for n, raw in _lines(fh, MAX_LINE_BYTES):
-                if raw is not None and not (skipped and f"{path}:{n}" in skipped):
-                    yield raw, not (loose and f"{path}:{n}" in loose)
+            yield from _vote_marks(path, _lines(fh, MAX_LINE_BYTES), skipped, loose)
+
+
+def _vote_marks(path: str, numbered: Iterable[tuple[int, bytes | None]], skipped: set[str] | frozenset[str],
+                loose: set[str] | frozenset[str]) -> Iterator[tuple[bytes, bool]]:
+    """(raw line, whether its snippet tokens may be used — not for the lines in ``loose``) of every numbered line of
+    ``path`` the first pass accepted (those in ``skipped`` are not)."""
+    for n, raw in numbered:
+        if raw is None:
+            continue
+        where = f"{path}:{n}" if skipped or loose else ""
+        if not (skipped and where in skipped):
+            yield raw, not (loose and where in loose)
 
 
 def _vote_line(raw: bytes, may_vote: Callable[[bytes], bool] | None = None) -> dict | None:

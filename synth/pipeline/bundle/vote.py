@@ -64,9 +64,7 @@ class _Votes:
             self._all |= sh
             self._short.update(s for s in sh if len(s) < 3)
             self._prefix_of[cid] = tokens = list(set(prefix_tokens(sh)))
-            for t in tokens:
-                self._prefix[t] = self._prefix.get(t, 0) + 1
-            self._table = None
+            self._own(tokens)
             for s in sh:
                 self._inverted[s].append(cid)
         return cid
@@ -85,9 +83,14 @@ class _Votes:
         votes._all = set(votes._inverted)
         votes._short = {s for s in votes._all if len(s) < 3}
         for tokens in votes._prefix_of.values():
-            for t in tokens:
-                votes._prefix[t] = votes._prefix.get(t, 0) + 1
+            votes._own(tokens)
         return votes
+
+    def _own(self, tokens: list[int]) -> None:
+        """A cluster's prefix tokens counted in (:attr:`_prefix` keeps how many clusters own each)."""
+        for t in tokens:
+            self._prefix[t] = self._prefix.get(t, 0) + 1
+        self._table = None
 
     def fresh_votes(self) -> None:
         """No vote counted yet (a vote-only copy reused for another chunk: what it retired stays retired)."""
@@ -270,6 +273,7 @@ class _Votes:
             if not self._prefix[t]:
                 del self._prefix[t]
                 self._table = None
+
     @property
     def clustering(self) -> ExactIndex:
         assert self.index is not None, "a vote-only copy has no clusters"
