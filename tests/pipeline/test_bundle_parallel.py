@@ -1,6 +1,8 @@
 """Both passes in worker processes (synth.pipeline.bundle.parallel) decide exactly what one pass in order decides."""
 
 import json
+from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +121,87 @@ def test_worker_processes_with_snippet_tokens_give_the_recorded_snapshot(tmp_pat
     got = snapshot(generate(tmp_path / "run.jsonl", tokens=True))
     assert all(n > 4 and done for _kind, n, done in forced), "a pass did not run in chunks in the workers"
     assert got == expected
+
+
+def _chunk_votes(path, spill: str = "", lose: bool = False):
+    """The votes of the whole run read as one chunk (its spill written by pass 1's worker code when ``spill``, and
+    lost before pass 2 when ``lose``), on candidates made of two lines' snippets; and how many lines were
+    read for it (``os.pread``)."""
+    from synth.evidence.consensus import item_snippets
+    from synth.pipeline.bundle.read import iter_items
+    from synth.pipeline.bundle.summary import Reading
+    from synth.pipeline.bundle.vote import _Votes
+
+    votes = _Votes()
+    for k, (_where, item) in enumerate(iter_items([str(path)])):
+        if k % 2500 == 0:
+            for _kind, text in item_snippets(item.excerpts, item.code_blocks):
+                votes.add_candidate_snippet(text, item.host or "x.example", float(item.authority))
+    size = path.stat().st_size
+    spilled = Reading(date(2026, 1, 1), date(2026, 11, 29), False, {}, ("quill",)).chunk(str(path), 0, size, spill).spilled
+    assert spilled == bool(spill)
+    if lose:
+        Path(spill).unlink()
+    reads = []
+    real_pread = parallel.os.pread
+
+    def pread(fd, n, offset):
+        reads.append(offset)
+        return real_pread(fd, n, offset)
+
+    parallel.os.pread = pread
+    try:
+        parallel.vote_chunk(votes, parallel.Chunk(str(path), 0, size, 1, spill), set(), set())
+    finally:
+        parallel.os.pread = real_pread
+    return (dict(votes.hosts), votes.authoritative_variant), len(reads)
+
+
+def test_a_spill_gives_the_votes_of_reading_the_chunk_and_reads_few_lines(tmp_path):
+    path = generate(tmp_path / "run.jsonl", tokens=True)
+    lines = path.read_bytes().count(b"\n")
+    read_votes, none = _chunk_votes(path)
+    spill_votes, reads = _chunk_votes(path, str(tmp_path / "0.spill"))
+    assert none == 0 and 0 < reads < lines / 2  # only the lines that met a candidate's tokens, or carry none
+    assert spill_votes == read_votes and any(len(h) > 1 for h in read_votes[0].values())
+
+
+def test_a_spill_round_trip_and_what_is_not_one(tmp_path):
+    from synth.pipeline.bundle.spill import SpillWriter, read_spill
+
+    w = SpillWriter()
+    w.tokened(10, 100, (7).to_bytes(4, "little") + (9).to_bytes(4, "little"))
+    w.other(3, 110, 50)
+    w.tokened(160, 20, (5).to_bytes(4, "little"))
+    path = tmp_path / "a.spill"
+    assert w.write(str(path))
+    s = read_spill(str(path))
+    assert s is not None
+    assert (list(s.offsets), list(s.sizes), list(s.ends), list(s.others)) == ([10, 160], [100, 20], [2, 3], [3, 110, 50])
+    assert s.packed(0) == (7).to_bytes(4, "little") + (9).to_bytes(4, "little") and s.packed(1) == (5).to_bytes(4, "little")
+    data = path.read_bytes()
+    for bad in (data[:-1], data + b"\0", b"x" + data[1:], b""):
+        path.write_bytes(bad)
+        assert read_spill(str(path)) is None
+    assert read_spill(str(tmp_path / "missing.spill")) is None
+    assert not SpillWriter().write(str(tmp_path / "no-such-dir" / "b.spill"))
+
+
+def test_a_chunk_whose_spill_is_gone_is_read_again(tmp_path):
+    path = generate(tmp_path / "run.jsonl", tokens=True)
+    expected, _ = _chunk_votes(path)
+    assert _chunk_votes(path, str(tmp_path / "0.spill"), lose=True) == (expected, 0)
+
+
+def test_the_pool_removes_its_spills(tmp_path, forced, monkeypatch):
+    made = []
+    real = parallel.tempfile.mkdtemp
+
+    def mkdtemp(**kw):
+        made.append(real(dir=tmp_path, **kw))
+        return made[-1]
+
+    monkeypatch.setattr(parallel.tempfile, "mkdtemp", mkdtemp)
+    expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    assert snapshot(generate(tmp_path / "run.jsonl", tokens=True)) == expected
+    assert made and not any(Path(d).exists() for d in made)

@@ -78,7 +78,9 @@ class BM25:
         """A document's :meth:`counts` into the statistics."""
         self.docs += 1
         self.total_len += length
-        self.df.update(tf.keys())
+        df = self.df
+        for term in tf:  # a plain loop: Counter.update costs more than the few terms a document has
+            df[term] += 1
 
     def counts(self, text: str) -> tuple[dict[str, int], int]:
         """A document's (query-term counts, length), the statistics unchanged.

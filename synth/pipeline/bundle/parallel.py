@@ -19,10 +19,14 @@ sandbox, a spawn that fails) or breaks is reported on the log and the pass runs 
 
 from __future__ import annotations
 
+import atexit
 import logging
 import multiprocessing
 import os
 import pickle
+import shutil
+import sys
+import tempfile
 import uuid
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -31,7 +35,8 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines, _vote_marks
+from synth.pipeline.bundle.read import MAX_LINE_BYTES, READ_BUFFER, _lines, _vote_marks
+from synth.pipeline.bundle.spill import read_spill
 from synth.pipeline.bundle.summary import ChunkRead, Reading
 from synth.pipeline.bundle.vote import _Votes
 
@@ -52,6 +57,7 @@ class Chunk:
     start: int
     end: int
     first_line: int
+    spill: str = ""  # where pass 1's worker kept what pass 2 needs of it (:mod:`.spill`), if it did
 
 
 def workers(env: dict[str, str] | None = None) -> int:
@@ -125,9 +131,19 @@ def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str],
                loose: frozenset[str] | set[str] = frozenset()) -> _Votes:
     """Every line of ``chunk`` (those pass 1 skipped as malformed excepted) votes on ``votes`` (those in ``loose``
     without their snippet tokens); returns it."""
-    with Path(chunk.path).open("rb") as fh:
-        fh.seek(chunk.start)
-        votes.vote_lines(_vote_marks(chunk.path, _chunk_lines(fh, chunk), skipped, loose))
+    spilled = read_spill(chunk.spill) if chunk.spill else None
+    with Path(chunk.path).open("rb", buffering=READ_BUFFER) as fh:
+        if spilled is None:
+            fh.seek(chunk.start)
+            votes.vote_lines(_vote_marks(chunk.path, _chunk_lines(fh, chunk), skipped, loose))
+            return votes
+        fd = fh.fileno()
+        offsets, sizes = spilled.offsets, spilled.sizes
+        votes.vote_met(votes.meeting_joined(spilled.tokens, spilled.ends), spilled.packed,
+                       lambda i: os.pread(fd, sizes[i], offsets[i]))
+        others = spilled.others
+        numbered = ((others[k], os.pread(fd, others[k + 2], others[k + 1])) for k in range(0, len(others), 3))
+        votes.vote_lines(_vote_marks(chunk.path, numbered, skipped, loose))
     return votes
 
 
@@ -155,8 +171,21 @@ def _worker_vote(key: str, state: bytes, chunk: Chunk, skipped: frozenset[str],
     return dict(votes.hosts), votes.authoritative_variant
 
 
-def _worker_read(reading: Reading, path: str, start: int, end: int) -> ChunkRead:
-    return reading.chunk(path, start, end)
+def _worker_read(reading: Reading, path: str, start: int, end: int, spill: str = "") -> ChunkRead:
+    return reading.chunk(path, start, end, spill)
+
+
+def _worker_start() -> None:
+    """In a new worker process: its exit, once the pool shuts down, skips the interpreter's teardown (freeing every
+    module and object one by one took ~0.2 s of the pool's shutdown after a large run). A worker holds nothing that
+    needs it: its results went back through the pool's pipe, its spill files are closed."""
+    atexit.register(_exit_now)
+
+
+def _exit_now() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _ready() -> bool:
@@ -170,10 +199,12 @@ class VotePool:
     def __init__(self, paths: list[str], env: dict[str, str] | None = None) -> None:
         self.n = workers(env)
         self._pool: ProcessPoolExecutor | None = None
+        self._spill_dir: str | None = None
         size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
         if self.n > 1 and size >= MIN_PARALLEL_BYTES:
             try:
-                self._pool = ProcessPoolExecutor(max_workers=self.n, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(max_workers=self.n, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_worker_start)
                 for _ in range(self.n):
                     self._pool.submit(_ready)
             except (OSError, RuntimeError, ImportError) as exc:
@@ -188,27 +219,40 @@ class VotePool:
         chunks: list[Chunk] = []
         try:
             ranges = cut(paths)
+            spills = self._spills(len(ranges))
             first = 1
-            for (path, start, end), read in zip(ranges, self._in_order(reading, ranges)):
+            for (path, start, end), spill, read in zip(ranges, spills, self._in_order(reading, ranges, spills)):
                 first = 1 if start == 0 else first
                 replay(path, first, read)
-                chunks.append(Chunk(path, start, end, first))
+                chunks.append(Chunk(path, start, end, first, spill if read.spilled else ""))
                 first += read.lines
         except Exception as exc:  # noqa: BLE001 — any failure of a worker: the exact pass in order follows
             self._failed(exc)
             return None
         return chunks
 
-    def _in_order(self, reading: Reading, ranges: list[tuple[str, int, int]]) -> Iterator[ChunkRead]:
+    def _spills(self, n: int) -> list[str]:
+        """Where the workers keep what pass 2 needs of each of ``n`` ranges: files in a private directory of this
+        pool's, removed when it closes (none when it cannot be made: pass 2 then reads the ranges)."""
+        if self._spill_dir is None:
+            try:
+                self._spill_dir = tempfile.mkdtemp(prefix="skill3-bundle-")
+            except OSError as exc:
+                log.info("no spill directory for the bundle's second pass (%s): it reads the run again", exc)
+                return [""] * n
+        return [os.path.join(self._spill_dir, f"{i}.spill") for i in range(n)]
+
+    def _in_order(self, reading: Reading, ranges: list[tuple[str, int, int]], spills: list[str]) -> Iterator[ChunkRead]:
         """The workers' reads of ``ranges``, in order; at most two per worker are ahead of the main process's replay."""
         assert self._pool is not None
-        todo = iter(ranges)
-        pending: deque[Future[ChunkRead]] = deque(self._pool.submit(_worker_read, reading, *r) for r in islice(todo, 2 * self.n))
+        todo = zip(ranges, spills)
+        pending: deque[Future[ChunkRead]] = deque(self._pool.submit(_worker_read, reading, *r, spill)
+                                                  for r, spill in islice(todo, 2 * self.n))
         while pending:
             read = pending.popleft().result()
             more = next(todo, None)
             if more is not None:
-                pending.append(self._pool.submit(_worker_read, reading, *more))
+                pending.append(self._pool.submit(_worker_read, reading, *more[0], more[1]))
             yield read
 
     def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> bool:
@@ -232,6 +276,9 @@ class VotePool:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._spill_dir is not None:
+            shutil.rmtree(self._spill_dir, ignore_errors=True)  # the pool's own directory, made by mkdtemp
+            self._spill_dir = None
 
     def __enter__(self) -> "VotePool":
         return self

@@ -250,17 +250,20 @@ class _FirstPass:
         """A worker's read of the lines of ``path`` from line ``first`` on, learnt from as :meth:`read` learns."""
         if path not in self.report.files:
             self.report.files.append(path)
+        before = first - 1
+        summaries = 0
         for record in read.records:
-            where = f"{path}:{first + record[0] - 1}"
             if len(record) == 2:  # a raw line
+                where = f"{path}:{before + record[0]}"
                 item = _read_line(record[1], where, self.report, self.skipped, self.loose)
                 if item is not None:
                     self.report.items += 1
                     self._consider(where, item)
                 continue
-            self.report.lines += 1
-            self.report.items += 1
-            self.replay(where, record, path)
+            summaries += 1
+            self.replay(path, before + record[0], record)
+        self.report.lines += summaries
+        self.report.items += summaries
 
     def check_read(self, paths: list[str]) -> None:
         if not self.report.items:
@@ -279,15 +282,16 @@ class _FirstPass:
             return
         self._score(where, item, build_date, changes, tf, length)
 
-    def replay(self, where: str, summary: tuple, path: str) -> None:
-        """A worker's summary of a page without change entries (a :class:`~.summary.Summary`'s fields), learnt from
-        as :meth:`_consider` learns from the page; the page itself is read from ``path`` only when it may enter the
-        heap."""
+    def replay(self, path: str, n: int, summary: tuple) -> None:
+        """A worker's summary of a page without change entries (a :class:`~.summary.Summary`'s fields) on line ``n``
+        of ``path``, learnt from as :meth:`_consider` learns from the page; the page itself is read from ``path`` only
+        when it may enter the heap."""
         _n, host, published, modified, url, tf, length, build_date, drop, bound, offset, size = summary
         self.hosts.observe(host, published, modified)
         self.bm.add(tf, length)
         if self.heap.full() and url not in self.heap and self._cannot_enter(drop, bound, tf, length):
             return
+        where = f"{path}:{n}"
         item = _line_at(path, offset, size, where)
         if item is not None:  # None: the file changed since the worker read it
             self._score(where, item, build_date, [], tf, length)

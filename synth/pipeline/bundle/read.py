@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few MiB at most
 MAX_REPORTED_MALFORMED = 20
+# the read buffer of both passes: a run.jsonl line is a few KiB, and at the default 8 KiB a line costs a read call or two
+# (readline at 1 MiB: ~1.3 µs a line against ~3.3 µs)
+READ_BUFFER = 1 << 20
 
 
 class BundleError(UsageError, ValueError):
@@ -93,7 +96,7 @@ def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: s
             report.files.append(path)
         if splitter is not None:
             splitter.start_file(path)
-        with p.open("rb") as fh:
+        with p.open("rb", buffering=READ_BUFFER) as fh:
             for n, raw in _lines(fh, MAX_LINE_BYTES):
                 if splitter is not None:
                     splitter.line(n, fh.tell())
@@ -154,7 +157,7 @@ _VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_block
 def _vote_lines(paths: list[str], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[bytes, bool]]:
     """Second pass over ``paths``: :func:`_vote_marks` of their lines."""
     for path in paths:
-        with Path(path).open("rb") as fh:
+        with Path(path).open("rb", buffering=READ_BUFFER) as fh:
             yield from _vote_marks(path, _lines(fh, MAX_LINE_BYTES), skipped, loose)
 
 

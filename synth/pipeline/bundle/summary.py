@@ -21,8 +21,10 @@ from synth.evidence.delta.relevance import BM25
 from synth.evidence.delta.timeline import parse_day
 from synth.evidence.item import SourceItem, fields_from_json
 from synth.evidence.scoring import combined_score
+from synth.evidence.shingles import line_tokens
 from synth.evidence.urls import host_of, normalize_host
-from synth.pipeline.bundle.read import MAX_LINE_BYTES, _lines
+from synth.pipeline.bundle.read import MAX_LINE_BYTES, READ_BUFFER, _lines
+from synth.pipeline.bundle.spill import SpillWriter
 
 
 class Summary(NamedTuple):
@@ -48,6 +50,7 @@ class ChunkRead(NamedTuple):
     # in line order, each a Summary's fields, or (line number, bytes) for a line the main process reads as one pass
     # reads it (bytes None: longer than the line limit)
     records: list[tuple]
+    spilled: bool = False  # whether the chunk's spill (:mod:`.spill`) was written
 
 
 def page_bound(item: SourceItem, build_date: str | None, *, cutoff_start: date, today: date,
@@ -81,34 +84,61 @@ class Reading:
     declared: dict[str, str]
     terms: tuple[str, ...]
 
-    def chunk(self, path: str, start: int, end: int) -> ChunkRead:
-        """Every line of the byte range ``start``–``end`` of ``path`` (which starts at a line), summarised or raw."""
+    def chunk(self, path: str, start: int, end: int, spill: str = "") -> ChunkRead:
+        """Every line of the byte range ``start``–``end`` of ``path`` (which starts at a line), summarised or raw;
+        with ``spill``, what pass 2 needs of them is written there (:mod:`.spill`): the snippet tokens of each
+        summarised line that carries them, else where the line is (a raw line's fate is the main process's)."""
         bm = BM25(self.terms)
+        seen = _Seen({}, {})
         records: list[tuple] = []
+        kept = SpillWriter() if spill else None
         lines = 0
-        with Path(path).open("rb") as fh:
+        with Path(path).open("rb", buffering=READ_BUFFER) as fh:
             fh.seek(start)
             offset = start
             for n, raw in _lines(fh, MAX_LINE_BYTES):
                 lines, end_of_line = n, fh.tell()
-                record = self._line(n, raw, offset, end_of_line - offset, bm)
+                size = end_of_line - offset
+                record = self._line(n, raw, offset, size, bm, seen)
                 if record is not None:
                     records.append(record)
+                    if kept is not None and raw is not None:  # a line too long is skipped by both passes
+                        found = line_tokens(raw) if len(record) > 2 else None  # a summarised line is read as it is
+                        if found is None:
+                            kept.other(n, offset, size)
+                        else:
+                            kept.tokened(offset, size, found)
                 offset = end_of_line
                 if end_of_line >= end:
                     break
-        return ChunkRead(lines, records)
+        return ChunkRead(lines, records, kept is not None and kept.write(spill))
 
-    def _line(self, n: int, raw: bytes | None, offset: int, size: int, bm: BM25) -> tuple | None:
+    def _line(self, n: int, raw: bytes | None, offset: int, size: int, bm: BM25, seen: _Seen) -> tuple | None:
         fields = fields_from_json(raw) if raw is not None else None
         if fields is None:
             return None if raw is not None and not raw.strip() else (n, raw)  # a blank line is not read at all
         item = SourceItem(**fields)
         if item.changes or item.page_kind == "change":
             return (n, raw)
-        host = normalize_host(item.host or host_of(item.final_url or item.url))
+        given = item.host or host_of(item.final_url or item.url)
+        host = seen.hosts.get(given)
+        if host is None:
+            host = seen.hosts[given] = normalize_host(given)
         build_date = self.declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
-        drop, bound = page_bound(item, build_date, cutoff_start=self.cutoff_start, today=self.today, strict=self.strict)
+        key = (item.published, bool(build_date), item.authority)
+        drop_bound = seen.bounds.get(key)
+        if drop_bound is None:
+            drop_bound = seen.bounds[key] = page_bound(item, build_date, cutoff_start=self.cutoff_start, today=self.today,
+                                                       strict=self.strict)
         tf, length = bm.counts(page_text(item))
-        return tuple(Summary(n, host, item.published, item.modified, item.final_url or item.url, tf, length, build_date,
-                             drop, bound, offset, size))
+        # a Summary's fields, in its order
+        return (n, host, item.published, item.modified, item.final_url or item.url, tf, length, build_date, *drop_bound,
+                offset, size)
+
+
+class _Seen(NamedTuple):
+    """One chunk's memo: hosts as given → normalised; (published, build-dated, authority) → :func:`page_bound`, which
+    reads nothing else of a page."""
+
+    hosts: dict[str, str]
+    bounds: dict[tuple, tuple[str | None, float]]

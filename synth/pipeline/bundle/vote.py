@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Callable, Iterable
+from itertools import accumulate
+from typing import Callable, Iterable, Sequence
 
 from synth.evidence.consensus import (
     AUTHORITATIVE,
@@ -141,13 +142,23 @@ class _Votes:
 
     def meeting(self, packed: list[bytes]) -> list[int]:
         """The indexes of the lines, each given by its :func:`~synth.evidence.shingles.line_tokens`, one of whose
-        tokens is a token of a cluster's prefix: the lines that may vote. A large batch is tested in one vectorised
-        pass (numpy, imported only then: ~0.14 s): a table of the prefix tokens' low bits first, then the few tokens
-        it lets through looked up exactly; a small one line by line."""
-        if not packed or not self._prefix:
+        tokens is a token of a cluster's prefix: the lines that may vote (:meth:`meeting_joined`)."""
+        return self.meeting_joined(b"".join(packed), list(accumulate(len(p) // 4 for p in packed)))
+
+    def meeting_joined(self, tokens: bytes, ends: Sequence[int]) -> list[int]:
+        """:meth:`meeting` of lines whose tokens are ``tokens``, one line after another, line ``i``'s ending at value
+        ``ends[i]``. A large batch is tested in one vectorised pass (numpy, imported only then: ~0.1 s): a table of
+        the prefix tokens' low bits first, then the few tokens it lets through looked up exactly; a small one line by
+        line."""
+        if not ends or not self._prefix:
             return []
-        if len(packed) < NUMPY_LINES:
-            return [i for i, p in enumerate(packed) if not self._prefix.keys().isdisjoint(unpack_tokens(p))]
+        if len(ends) < NUMPY_LINES:
+            values, keys, start, out = unpack_tokens(tokens), self._prefix.keys(), 0, []
+            for i, end in enumerate(ends):
+                if not keys.isdisjoint(values[start:end]):
+                    out.append(i)
+                start = end
+            return out
         import numpy as np
 
         if self._table is None:
@@ -156,15 +167,14 @@ class _Votes:
             table[prefix & (_TABLE_SIZE - 1)] = True
             self._table = (table, np.sort(prefix))
         table, ordered = self._table
-        tokens = np.frombuffer(b"".join(packed), dtype="<u4")
-        near = np.flatnonzero(table[tokens & (_TABLE_SIZE - 1)])
-        found = tokens[near]
+        every = np.frombuffer(tokens, dtype="<u4")
+        near = np.flatnonzero(table[every & (_TABLE_SIZE - 1)])
+        found = every[near]
         at = np.minimum(np.searchsorted(ordered, found), len(ordered) - 1)
         hits = near[ordered[at] == found]
         if not hits.size:
             return []
-        ends = np.cumsum([len(p) // 4 for p in packed])
-        return sorted(set(np.searchsorted(ends, hits, side="right").tolist()))
+        return sorted(set(np.searchsorted(np.asarray(ends), hits, side="right").tolist()))
 
     def vote_lines(self, lines: Iterable[tuple[bytes, bool]]) -> None:
         """Every raw line votes, given as (line, whether its snippet tokens may be used). A line that carries its
@@ -184,22 +194,24 @@ class _Votes:
             packed.append(found)
             size += len(raw)
             if len(held) >= BATCH_LINES or size >= BATCH_BYTES:
-                self._vote_batch(held, packed)
+                self.vote_met(self.meeting(packed), packed.__getitem__, held.__getitem__)
+                held.clear()
+                packed.clear()
                 size = 0
-        self._vote_batch(held, packed)
+        self.vote_met(self.meeting(packed), packed.__getitem__, held.__getitem__)
 
-    def _vote_batch(self, held: list[bytes], packed: list[bytes]) -> None:
+    def vote_met(self, met: Iterable[int], packed: Callable[[int], bytes], line: Callable[[int], bytes]) -> None:
+        """The lines :meth:`meeting` found vote, each with the snippets whose tokens met: line ``i``'s tokens are
+        ``packed(i)``, its raw bytes ``line(i)``."""
         prefix = self._prefix.keys()
-        for i in self.meeting(packed):
-            groups = snippet_groups(packed[i])
+        for i in met:
+            groups = snippet_groups(packed(i))
             if groups is None:  # the counts do not add up: every snippet votes (or none, on its words)
-                self._vote_raw(held[i], None)
+                self._vote_raw(line(i), None)
                 continue
-            met = frozenset(k for k, group in enumerate(groups) if not prefix.isdisjoint(group))
-            if met:  # else only a count met a token
-                self._vote_raw(held[i], None, met=(len(groups), met))
-        held.clear()
-        packed.clear()
+            found = frozenset(k for k, group in enumerate(groups) if not prefix.isdisjoint(group))
+            if found:  # else only a count met a token
+                self._vote_raw(line(i), None, met=(len(groups), found))
 
     def _vote_raw(self, raw: bytes, may_vote: Callable[[bytes], bool] | None, *, met: Met | None = None) -> None:
         data = _vote_line(raw, may_vote)
