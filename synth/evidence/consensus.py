@@ -48,6 +48,7 @@ def _tld_extract() -> tldextract.TLDExtract:
     return tldextract.TLDExtract(suffix_list_urls=())  # bundled snapshot: no network
 
 
+@lru_cache(maxsize=1 << 16)  # the vote asks for the same few hosts again and again
 def independent_host(host: str) -> str:
     """The registrable domain: docs.python.org and peps.python.org are one publisher."""
     host = (host or "").lower().strip(".")

@@ -116,7 +116,9 @@ def test_ranges_cover_every_byte_once_at_line_starts(tmp_path):
             assert all(start == 0 or data[start - 1:start] == b"\n" for _p, start, _e in run)
 
 
-def test_worker_processes_with_snippet_tokens_give_the_recorded_snapshot(tmp_path, forced):
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_worker_processes_with_snippet_tokens_give_the_recorded_snapshot(tmp_path, forced, monkeypatch, start):
+    monkeypatch.setattr(parallel, "start_method", lambda: start)
     expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
     got = snapshot(generate(tmp_path / "run.jsonl", tokens=True))
     assert all(n > 4 and done for _kind, n, done in forced), "a pass did not run in chunks in the workers"
@@ -205,3 +207,21 @@ def test_the_pool_removes_its_spills(tmp_path, forced, monkeypatch):
     expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
     assert snapshot(generate(tmp_path / "run.jsonl", tokens=True)) == expected
     assert made and not any(Path(d).exists() for d in made)
+
+
+def test_workers_are_forked_only_while_this_process_runs_one_thread():
+    import sys
+    import threading
+
+    if not sys.platform.startswith("linux"):
+        assert parallel.start_method() == "spawn"
+        return
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert parallel.start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()
+    assert parallel.start_method() == ("fork" if threading.active_count() == 1 else "spawn")
