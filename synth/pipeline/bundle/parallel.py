@@ -2,8 +2,10 @@
 
 Pass 1 (:meth:`VotePool.read`): the workers parse and summarise their ranges (:mod:`.summary`); the main process
 replays the lines in order, so the run's statistics, the ledger and the heap of candidates grow exactly as in one
-pass in order. Pass 2 (:meth:`VotePool.vote`): the workers let their ranges' lines vote on the candidates' clusters;
-the votes are merged into the main process's :class:`~.vote._Votes` exactly.
+pass in order; each worker keeps what pass 2 needs of its range in a spill file (:mod:`.spill`). Pass 2
+(:meth:`VotePool.vote`): the workers let their ranges' lines vote on the candidates' clusters, from the spills
+(or the lines, where a spill is missing); the votes are merged into the main process's :class:`~.vote._Votes`
+exactly.
 
 Exact because a vote only ever adds: a cluster's agreement is the number of independent hosts that published it,
 capped at :data:`~.vote.MAX_HOSTS_PER_CLUSTER` (the union of the workers' host sets, capped, is what one pass in
