@@ -225,3 +225,42 @@ def test_workers_are_forked_only_while_this_process_runs_one_thread():
         stop.set()
         other.join()
     assert parallel.start_method() == ("fork" if threading.active_count() == 1 else "spawn")
+
+
+def test_spills_stop_at_their_cap_and_the_rest_is_read_again(tmp_path, forced, monkeypatch):
+    monkeypatch.setattr(parallel, "MAX_SPILL_BYTES", 1)  # the first spill reaches it
+    spills = []
+    real = parallel.VotePool.vote
+
+    def vote(self, votes, chunks, skipped, loose=frozenset()):
+        spills.append([bool(c.spill) for c in chunks])
+        return real(self, votes, chunks, skipped, loose)
+
+    monkeypatch.setattr(parallel.VotePool, "vote", vote)
+    expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    assert snapshot(generate(tmp_path / "run.jsonl", tokens=True)) == expected
+    # in each run, the ranges submitted before the first spill came back have theirs (two per worker); none after
+    assert spills and all(run[0] and not any(run[2 * 2 + 1:]) and len(run) > 6 for run in spills)
+
+
+def test_a_spilled_range_names_its_lines_as_the_run_does(tmp_path):
+    """A line pass 1 read otherwise than as it is (here: not UTF-8, so "loose") in a range that starts at line 2:
+    pass 2 knows it by its line number in the run, and lets it vote on its words, not on its (lying) tokens."""
+    from synth.evidence.consensus import item_snippets
+    from synth.pipeline.bundle.read import iter_items
+    from synth.pipeline.bundle.summary import Reading
+    from synth.pipeline.bundle.vote import _Votes
+    from tests.pipeline.test_bundle_equivalence import _UNRELATED, _tokens_run
+
+    path = _tokens_run(tmp_path / "run.jsonl", b"\xff", [_UNRELATED])
+    loose: set[str] = set()
+    items = list(iter_items([str(path)], loose=loose))
+    assert loose == {f"{path}:2"}
+    start, size = path.read_bytes().index(b"\n") + 1, path.stat().st_size
+    spill = str(tmp_path / "1.spill")
+    assert Reading(date(2026, 1, 1), date(2026, 11, 29), False, {}, ()).chunk(str(path), start, size, spill).spilled
+    votes = _Votes()
+    a = items[0][1]
+    cids = [votes.add_candidate_snippet(text, "a.example", 0.6) for _kind, text in item_snippets(a.excerpts, a.code_blocks)]
+    parallel.vote_chunk(votes, parallel.Chunk(str(path), start, size, 2, spill), set(), loose)
+    assert any("b.example" in votes.hosts[cid] for cid in cids)

@@ -22,6 +22,7 @@ sandbox, a spawn that fails) or breaks is reported on the log and the pass runs 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -34,7 +35,6 @@ import uuid
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 MIN_PARALLEL_BYTES = 64 * 1024 * 1024  # below this, starting processes costs more than it saves
 CHUNK_BYTES = 16 * 1024 * 1024  # one task: a worker's share of the run in pieces (uneven lines even out)
 MAX_WORKERS = 4  # by default
+MAX_SPILL_BYTES = 512 * 1024 * 1024  # pass 1's spills of one run (in the temporary directory, maybe in memory)
 MAX_EXPLICIT_WORKERS = 64  # SKILL3_BUNDLE_WORKERS is capped here
 ENV = "SKILL3_BUNDLE_WORKERS"
 
@@ -144,8 +145,8 @@ def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str],
         offsets, sizes = spilled.offsets, spilled.sizes
         votes.vote_met(votes.meeting_joined(spilled.tokens, spilled.ends), spilled.packed,
                        lambda i: os.pread(fd, sizes[i], offsets[i]))
-        others = spilled.others
-        numbered = ((others[k], os.pread(fd, others[k + 2], others[k + 1])) for k in range(0, len(others), 3))
+        others, before = spilled.others, chunk.first_line - 1  # a spill numbers the lines from the range's first
+        numbered = ((before + others[k], os.pread(fd, others[k + 2], others[k + 1])) for k in range(0, len(others), 3))
         votes.vote_lines(_vote_marks(chunk.path, numbered, skipped, loose))
     return votes
 
@@ -210,6 +211,7 @@ class VotePool:
         self.n = workers(env)
         self._pool: ProcessPoolExecutor | None = None
         self._spill_dir: str | None = None
+        self._spilled = 0  # bytes of the spills written
         size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
         if self.n > 1 and size >= MIN_PARALLEL_BYTES:
             try:
@@ -229,9 +231,8 @@ class VotePool:
         chunks: list[Chunk] = []
         try:
             ranges = cut(paths)
-            spills = self._spills(len(ranges))
             first = 1
-            for (path, start, end), spill, read in zip(ranges, spills, self._in_order(reading, ranges, spills)):
+            for (path, start, end), (spill, read) in zip(ranges, self._in_order(reading, ranges)):
                 first = 1 if start == 0 else first
                 replay(path, first, read)
                 chunks.append(Chunk(path, start, end, first, spill if read.spilled else ""))
@@ -241,29 +242,45 @@ class VotePool:
             return None
         return chunks
 
-    def _spills(self, n: int) -> list[str]:
-        """Where the workers keep what pass 2 needs of each of ``n`` ranges: files in a private directory of this
-        pool's, removed when it closes (none when it cannot be made: pass 2 then reads the ranges)."""
+    def _spill(self, i: int) -> str:
+        """Where the worker reading range ``i`` keeps what pass 2 needs of it: a file in a private directory of this
+        pool's, removed when it closes; "" (pass 2 reads the range again) once the spills written hold
+        :data:`MAX_SPILL_BYTES` (the temporary directory may be in memory), or when there is no such directory."""
+        if self._spilled >= MAX_SPILL_BYTES:
+            return ""
         if self._spill_dir is None:
             try:
                 self._spill_dir = tempfile.mkdtemp(prefix="skill3-bundle-")
             except OSError as exc:
                 log.info("no spill directory for the bundle's second pass (%s): it reads the run again", exc)
-                return [""] * n
-        return [os.path.join(self._spill_dir, f"{i}.spill") for i in range(n)]
+                self._spilled = MAX_SPILL_BYTES
+                return ""
+        return os.path.join(self._spill_dir, f"{i}.spill")
 
-    def _in_order(self, reading: Reading, ranges: list[tuple[str, int, int]], spills: list[str]) -> Iterator[ChunkRead]:
-        """The workers' reads of ``ranges``, in order; at most two per worker are ahead of the main process's replay."""
-        assert self._pool is not None
-        todo = zip(ranges, spills)
-        pending: deque[Future[ChunkRead]] = deque(self._pool.submit(_worker_read, reading, *r, spill)
-                                                  for r, spill in islice(todo, 2 * self.n))
+    def _in_order(self, reading: Reading, ranges: list[tuple[str, int, int]]) -> Iterator[tuple[str, ChunkRead]]:
+        """The workers' reads of ``ranges`` (with where each kept its spill), in order; at most two per worker are
+        ahead of the main process's replay."""
+        pool = self._pool
+        assert pool is not None
+        pending: deque[tuple[str, Future[ChunkRead]]] = deque()
+
+        def submit(i: int) -> None:
+            spill = self._spill(i)
+            pending.append((spill, pool.submit(_worker_read, reading, *ranges[i], spill)))
+
+        for i in range(min(len(ranges), 2 * self.n)):
+            submit(i)
+        done = 0
         while pending:
-            read = pending.popleft().result()
-            more = next(todo, None)
-            if more is not None:
-                pending.append(self._pool.submit(_worker_read, reading, *more[0], more[1]))
-            yield read
+            spill, future = pending.popleft()
+            read = future.result()
+            if read.spilled:
+                with contextlib.suppress(OSError):  # a spill gone already is not used (vote_chunk)
+                    self._spilled += os.path.getsize(spill)
+            done += 1
+            if done + len(pending) < len(ranges):
+                submit(done + len(pending))
+            yield spill, read
 
     def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> bool:
         """Pass 2 over ``chunks`` in the workers, merged into ``votes``; False when there is no pool or it broke (then

@@ -9,7 +9,7 @@ is read as before.
 
 The file: :data:`MAGIC`, then four 64-bit little-endian counts — lines with tokens, other lines, token values, and
 the byte length of the tokens — then per line with tokens its offset, size and the end of its tokens (cumulative
-32-bit values), per other line its number, offset and size, and the tokens (32-bit little-endian values, as
+32-bit values), per other line its number within the range, offset and size, and the tokens (32-bit little-endian values, as
 :func:`~synth.evidence.shingles.line_tokens` gives them, one line after another).
 """
 
@@ -33,7 +33,7 @@ class Spill(NamedTuple):
     sizes: array  # its size in bytes
     ends: array  # where its tokens end in ``tokens``, in 32-bit values (cumulative)
     tokens: bytes  # every such line's tokens, packed
-    others: array  # per other line pass 2 reads: its number, offset and size, flattened
+    others: array  # per other line pass 2 reads: its number (1 = the range's first line), offset and size, flattened
 
     def packed(self, i: int) -> bytes:
         """The tokens of the ``i``-th line with tokens, packed."""
