@@ -159,3 +159,31 @@ def test_a_stale_stamp_bounds_nothing():
     tl2.add("1.1", "2023-01-01", "test")
     tl2._cache.clear()
     assert tl2.status("1.1", CUTOFF).state == "post"  # dated: a release whatever the stamp
+
+
+def test_the_bundle_reasons_once_for_the_skill_and_the_sources(tmp_path):
+    """Through the real bundle: pages stamped "Acme 3.25.1 Documentation", release notes of 3.25, a module page whose
+    markers name CUDA's versions. The ledger leaves CUDA's versions out, and the sources' own change entries (what a
+    model is given) carry the same verdict."""
+    from synth.pipeline.bundle import Subject, rank_sources
+    from tests.pipeline.corpus import make_item, write_jsonl
+
+    kw = {"published": "2026-10-07", "topic": "acme", "cutoff": "2022-10"}
+    items = [make_item(f"http://docs.acme.example/p{i}.html", excerpts=[f"Page {i} about acme."],
+                       title=f"Page {i} — Acme 3.25.1 Documentation", **kw) for i in range(8)]
+    notes = make_item("http://docs.acme.example/release/3.25.html", title="Acme 3.25 Release Notes — Acme 3.25.1 Documentation",
+                      excerpts=["The try_compile command gained a signature."], **kw)
+    notes.update(page_kind="change", page_version="3.25",
+                 changes=[_ch("release", "3.25", "The try_compile command gained a signature.", path=["Acme 3.25 Release Notes"])])
+    module = make_item("http://docs.acme.example/module/FindFoo.html", title="FindFoo — Acme 3.25.1 Documentation",
+                       excerpts=["The nvPTX library. Introduced in CUDA 11.1"], **kw)
+    module.update(page_kind="doc", changes=[_ch("added", "11.1", "The nvPTX library. Introduced in CUDA 11.1 This is static.")])
+    feed = write_jsonl(tmp_path / "run.jsonl", [*items, notes, module])
+    ranked = rank_sources([str(feed)], cutoff_start=date(2022, 10, 1), today=date(2026, 11, 1),
+                          subject=Subject("acme", since_version="3.24"))
+    assert {e.version for e in ranked.changes.post} == {"3.25"}
+    rows = {r["version"]: r for r in ranked.changes.version_line}
+    assert rows["11.1"]["release"] is False
+    src = next(c for c in ranked.candidates if c.url.endswith("FindFoo.html"))
+    (ch,) = src.changes
+    assert not ch.post and ch.status.how == "not a release of the topic: another product's version (CUDA 11.1)"

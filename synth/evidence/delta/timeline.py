@@ -112,6 +112,7 @@ class Timeline:
     # a version the rest of the run dates is not ranked down early; :meth:`settle` when all is read.
     settled: bool = True
     site_version: str | None = None  # the version the docs stamp on their pages (:class:`~.topic_line.Stamps`)
+    not_releases: dict[str, str] = field(default_factory=dict)  # version → why it is no release of the topic (the ledger's verdict)
     _parsed: dict[str, Version] = field(default_factory=dict)
     _by_date: list[tuple[date, str]] = field(default_factory=list)  # (chosen date, version) heap, lazily pruned
     _cache: dict = field(default_factory=dict)
@@ -254,9 +255,23 @@ class Timeline:
         ck = ("status", version, cutoff_start)
         if ck in self._cache:
             return self._cache[ck]
-        result = self._beyond_site(version) or self._unverified(version) or self._status(version, cutoff_start)
+        result = self._not_a_release(version) or self._beyond_site(version) or self._unverified(version) \
+            or self._status(version, cutoff_start)
         self._cache[ck] = result
         return result
+
+    def reject(self, verdicts: dict[str, str]) -> None:
+        """Record the versions the version line found no release of the topic (version → why), for every later status."""
+        for version, why in list(verdicts.items())[:MAX_VERSIONS]:
+            v = parse_version(version)
+            if v is not None and self.date_of(str(v)) is None:
+                self.not_releases[str(v)] = why
+        self._cache.clear()
+
+    def _not_a_release(self, version: str) -> VersionStatus | None:
+        v = parse_version(version)
+        why = self.not_releases.get(str(v)) if v is not None and self.not_releases else None
+        return VersionStatus(str(version).strip(), UNDATED, None, NOT_A_RELEASE + why) if why else None
 
     def _beyond_site(self, version: str) -> VersionStatus | None:
         """Newer than the version the docs stamp on their pages and dated by nothing: no release the site documents

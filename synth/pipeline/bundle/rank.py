@@ -355,7 +355,10 @@ class _FirstPass:
         site = self.ledger.stamps.site_version()
         self.timeline.site_version = site[1] if site else None
         self.timeline.settle()
-        return build_dated, self.ledger.finish(self.timeline, self.cutoff_start)
+        delta = self.ledger.finish(self.timeline, self.cutoff_start)
+        # the version line's verdicts hold for the sources' own change entries too (what a model is given)
+        self.timeline.reject({r["version"]: r["why"] for r in delta.version_line if not r["release"]})
+        return build_dated, delta
 
     def rescored(self, build_dated: dict[str, str]) -> list[Candidate]:
         """What the heap kept, scored again on the final statistics, in rank order (a rule may drop some now)."""
