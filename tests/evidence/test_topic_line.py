@@ -187,3 +187,29 @@ def test_the_bundle_reasons_once_for_the_skill_and_the_sources(tmp_path):
     src = next(c for c in ranked.candidates if c.url.endswith("FindFoo.html"))
     (ch,) = src.changes
     assert not ch.post and ch.status.how == "not a release of the topic: another product's version (CUDA 11.1)"
+
+
+@pytest.mark.parametrize("heading, version, name", [
+    ("Python SDK 2.0.0", "2.0.0", "Python SDK"),
+    ("Release notes for TypeScript SDK v2.0.0", "2.0.0", "TypeScript SDK"),
+    ("What's New In Acme 2.3", "2.3", "Acme"),
+    ("Version 2.1", "2.1", ""),
+    ("2.3.0", "2.3.0", ""),
+])
+def test_the_line_a_heading_names(heading, version, name):
+    from synth.evidence.delta.topic_line import line_name
+
+    assert line_name(heading, version) == name
+
+
+def test_several_version_lines_keep_their_products_names():
+    changelog = ("http://h/changelog.html", "Changelog", "change", None, [
+        _ch("release", "2.0.0", "The SSEServerTransport class is removed.", path=["Changelog", "Python SDK 2.0.0", "Removed"]),
+        _ch("release", "2.0.0", "Streamable HTTP is the default transport.", path=["Changelog", "TypeScript SDK 2.0.0"]),
+        _ch("release", "1.9.0", "An older change of the resources API.", path=["Changelog", "Python SDK 1.9.0"]),
+    ])
+    d = _run([changelog], Timeline(TODAY, since="1.9"), topic="mcp")
+    assert {e.version for e in d.post} == {"Python SDK 2.0.0", "TypeScript SDK 2.0.0"}
+    assert {s.version for s in d.post_versions()} == {"Python SDK 2.0.0", "TypeScript SDK 2.0.0"}
+    removed = next(e for e in d.post if e.version.startswith("Python"))
+    assert removed.label() == "Removed in Python SDK 2.0.0"

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from synth.evidence.delta.changes import Change, identifiers
@@ -56,7 +56,7 @@ from synth.evidence.delta.cleaning import (
 )
 from synth.evidence.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.evidence.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
-from synth.evidence.delta.topic_line import Stamps, Verdicts, evidence_of, judge, own_names
+from synth.evidence.delta.topic_line import Stamps, Verdicts, colliding_lines, evidence_of, judge, line_name, own_names
 from synth.evidence.delta.versions import newest_first, parse_version
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
@@ -220,6 +220,8 @@ class Ledger:
         placed = self.placements(timeline.since)
         own = self.own_names()
         verdicts = self.verdicts = Verdicts()
+        lines = colliding_lines((section_heading(ch), ch.version) for page in self.pages if page.page_kind == "change"
+                                for ch in page.changes if ch.kind == "release")
 
         def documented(v: str) -> bool:
             pv = parse_version(v)
@@ -244,11 +246,11 @@ class Ledger:
                 verdicts.accept(home, evidence_of(ch.kind, is_change) if home == ch.version
                                 else f"a removal scheduled for {ch.version} is stated under it")
                 where = placed.get((page.url, home))
-                shown = where.shown if where is not None else home
+                shown = _shown(where, home, ch, lines)
                 st = states.get(shown)
                 if st is None:
                     st = states[shown] = (placed_status(where, timeline, cutoff_start) if where is not None
-                                          else timeline.status(home, cutoff_start))
+                                          else replace(timeline.status(home, cutoff_start), version=shown))
                 e = None if st.state == PRE else _entry(ch, page, st, is_change, order, skipped)
                 if e is None:
                     continue
@@ -305,6 +307,21 @@ class Ledger:
                                                                   ch.version)):
                     labels.append(lab)
         return own_names(self.topic, labels)
+
+
+def _shown(where: Placement | None, home: str, ch: Change, lines: dict[str, set[str]]) -> str:
+    """How an entry's version is shown: a foreign line's placement ("STDLIB 4.0"), one of several product lines
+    numbered alike with its name ("Python SDK 2.0.0"), else the version."""
+    if where is not None:
+        return where.shown
+    if home in lines and (name := line_name(section_heading(ch), home)):
+        return f"{name} {home}"
+    return home
+
+
+def section_heading(ch: Change) -> str:
+    """The heading that names an entry's version (the innermost of its path that does), else its nearest heading."""
+    return next((h for h in reversed(ch.path) if ch.version in h), ch.heading)
 
 
 def version_stamp(changes: list[Change]) -> str | None:

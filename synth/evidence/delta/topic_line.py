@@ -229,6 +229,39 @@ def judge(ch: Change, is_change: bool, own: Iterable[str], documented: Callable[
     return None, why
 
 
+# -- several version lines on one site ---------------------------------------------------------------------------
+
+MAX_LINE_WORDS = 3
+
+
+def line_name(heading: str, version: str) -> str:
+    """The product words a heading puts right before ``version`` ("Python SDK 2.0.0" → "Python SDK", "What's New In
+    Acme 2.3" → "Acme", "Release notes for TypeScript SDK v2.0.0" → "TypeScript SDK"); "" when none."""
+    m = _bare(version).search(heading or "")
+    if not m:
+        return ""
+    words: list[str] = []
+    for w in reversed(heading[:m.start()].split()[-MAX_LINE_WORDS:]):
+        w = w.strip(" :–—-|([")
+        if not w or w.casefold() in GENERIC or not w[0].isalpha():
+            break
+        words.insert(0, w)
+    return " ".join(words)
+
+
+def colliding_lines(sections: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """Versions that head sections of two or more product lines on the site's change pages (``(heading, version)``
+    pairs: "Python SDK 2.0.0" and "TypeScript SDK 2.0.0") → the lines' names. Each such section keeps its line's
+    name with its version ("Python SDK 2.0.0"), so two products' 2.0.0 are never one release."""
+    names: dict[str, set[str]] = {}
+    for heading, version in sections:
+        name = line_name(heading, version)
+        if name and (version in names or len(names) < MAX_VERDICTS):
+            names.setdefault(version, set()).add(name)
+    folded = {v: {n.casefold() for n in ns} for v, ns in names.items()}
+    return {v: ns for v, ns in names.items() if len(folded[v]) > 1}
+
+
 def evidence_of(kind: str, is_change: bool) -> str:
     """What makes an entry's version a release of the topic, in words."""
     if is_change and kind == "release":
