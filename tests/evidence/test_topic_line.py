@@ -213,3 +213,9 @@ def test_several_version_lines_keep_their_products_names():
     assert {s.version for s in d.post_versions()} == {"Python SDK 2.0.0", "TypeScript SDK 2.0.0"}
     removed = next(e for e in d.post if e.version.startswith("Python"))
     assert removed.label() == "Removed in Python SDK 2.0.0"
+
+
+def test_a_links_address_is_not_read_for_a_product():
+    text = ("The [flag](https://dev.example.com/doc/refman/5.6/en/vars.html#x) configuration flag introduced in MySQL 5.6 "
+            "changes it.")
+    assert bound_product(text, "5.6", OWN) == "MySQL 5.6"

@@ -41,6 +41,7 @@ introduced available supported starting start stable series branch tag tagged re
 """.split())
 _NAME = r"[A-Za-z][\w+#/.-]{0,40}"
 _CMP = r"(?:>=|=>|≥|<=|≤|==|~=|>|<|=|\^|~)?"
+_URL = re.compile(r"\]\([^)\s]*\)|\b(?:https?|ftp)://\S+")  # a link's address names versions of nothing
 MAX_TEXT = 4000  # characters of an entry read for the version's context
 MAX_VERDICTS = 2000  # versions run.json records a verdict for
 
@@ -79,7 +80,7 @@ def bound_product(text: str, version: str, own: Iterable[str]) -> str | None:
     does not name it (the version came from a heading or a directive: the crawl's evidence stands)."""
     found = None
     own = set(own)
-    for m in _occurrences(version).finditer(text[:MAX_TEXT]):
+    for m in _occurrences(version).finditer(_URL.sub(" ", text[:MAX_TEXT])):
         name = (m.group("name") or "").strip(".-/")
         if not name or name.casefold() in GENERIC or is_own(name, own) or not name[0].isalpha():
             return None
