@@ -96,3 +96,29 @@ def test_version_headings_with_a_month(text, expected):
 
 def test_the_fixture_pages_are_kept():
     assert LEAD  # the pages carry enough prose for the content extractor to keep them
+
+
+@pytest.mark.parametrize("text, stamp", [
+    ("Last update:", True),
+    ("Last updated on Nov 11, 2026", True),
+    ("Page last modified 2026-11-11", True),
+    ("Modified: 2026-11-11", True),
+    ("Generated on 2026-11-11 by the docs tool", True),
+    ("Updated the frob command to stream frames.", False),  # a change log's entry
+    ("Changed in version 3.2: frames stream.", False),
+    ("Built-in functions", False),
+])
+def test_update_stamps(text, stamp):
+    from skill3crawl.extract.versions.sections import is_update_stamp
+
+    assert is_update_stamp(text) is stamp
+
+
+def test_a_change_logs_updated_entry_is_kept():
+    url, body = ("https://acme.dev/changes/", plain("Changes", (
+        "<h1>Changes</h1><h2>2.3.0</h2><p>Released: March 4, 2024</p>"
+        "<ul><li><p>Updated the frob command to stream the frames of a channel.</p></li>"
+        "<li><p>Last updated on March 1, 2024: the bundled root certificates.</p></li></ul>")))
+    r = extract_redacted(body, url, "", False)
+    texts = [c["text"] for c in r["changes"]]
+    assert any("Updated the frob command" in t for t in texts)

@@ -46,15 +46,19 @@ _RELEASE_CUE = re.compile(r"(?i)releas|publish|availab|ship|tagged|launch|\bout\
 _WALK_TAGS = (*_HEADINGS, "p", "li", "dt", "table", *_TIME_TAGS)
 # a theme's stamp of when the page was built or edited ("Last update:", "Last updated on", "Page last modified"): the
 # date under it is the build's, never a release's
-_UPDATE_STAMP = re.compile(r"(?i)^\W*(?:page\s+)?(?:last\s+)?(?:updated?|modified|edited|changed|built|generated|revised)"
-                           r"(?:\s+(?:on|at))?\b(?!\s+in\b)")
+_UPDATE_STAMP = re.compile(
+    r"(?i)^\W*(?:(?:page\s+)?last\s+(?:updated?|modified|edited|changed|built|generated|revised)\b"
+    r"|page\s+(?:updated|modified|generated)\b|(?:updated|modified|built|generated|revised)(?:\s+(?:on|at))?\s*:"
+    r"|(?:built|generated)\s+(?:on|at)\b)"
+)
 _LOOSE_TAGS = frozenset({"div", "span", "em", "i", "b", "strong", "small", "time"})
 MAX_LOOSE_CHARS = 120
 
 
 def is_update_stamp(text: str) -> bool:
-    """A label stamping when the page was built or edited ("Last update:", "Last updated on Nov 11, 2026")."""
-    return bool(text) and bool(_UPDATE_STAMP.match(text)) and not re.match(r"(?i)^\W*(?:changed|updated?)\s+(?:in|since)\b", text)
+    """A label stamping when the page was built or edited ("Last update:", "Last updated on Nov 11, 2026", "Page
+    generated on …", "Modified: …") — not a change log's "Updated the frob command." """
+    return bool(text) and bool(_UPDATE_STAMP.match(text))
 
 
 def _loose_text(el: Any) -> str:
@@ -176,7 +180,7 @@ class _Walk:
             self.stamp_next = False
             if text and len(text) <= MAX_LOOSE_CHARS and (label_date(text) or find_date(text)):
                 return
-        if text and len(text) <= MAX_LOOSE_CHARS and is_update_stamp(text):
+        if text and len(text) <= MAX_LOOSE_CHARS and is_update_stamp(text) and (find_date(text) or label_date(text)):
             return  # "Last updated on Nov 11, 2026": the build's date, no release date and no entry
         if self.pending and self.pending_date(self.pending, text):
             return
