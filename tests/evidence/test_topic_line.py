@@ -219,3 +219,28 @@ def test_a_links_address_is_not_read_for_a_product():
     text = ("The [flag](https://dev.example.com/doc/refman/5.6/en/vars.html#x) configuration flag introduced in MySQL 5.6 "
             "changes it.")
     assert bound_product(text, "5.6", OWN) == "MySQL 5.6"
+
+
+def test_a_docs_index_stamping_its_own_version_bounds_the_line(tmp_path):
+    """No title stamps a version, but the docs index heads itself "Suite 25.2.3": an announced "SUITE 26" section of a
+    page about upcoming changes is beyond it and nothing dates it — no release, also with --since-version."""
+    from synth.pipeline.bundle import Subject, rank_sources
+    from tests.pipeline.corpus import make_item, write_jsonl
+
+    kw = {"published": "2026-10-07", "topic": "suite", "cutoff": "2022-04"}
+    index = make_item("http://docs.suite.example/index.html", title="Suite 25.2.3", excerpts=["Suite 25.2.3 docs."], **kw)
+    index.update(page_kind="doc", changes=[_ch("release", "25.2.3", "The documentation of the whole suite, with guides.",
+                                                path=["Suite 25.2.3"])])
+    upcoming = make_item("http://docs.suite.example/general/upcoming.html", title="Upcoming Incompatibilities",
+                         excerpts=["As of SUITE 26, the new link protocol becomes mandatory."], **kw)
+    upcoming.update(page_kind="doc", changes=[
+        _ch("release", "26", "As of SUITE 26, the new link protocol becomes mandatory for every node.", path=["Upcoming", "SUITE 26"]),
+        _ch("release", "26", "Atoms are encoded as UTF-8 by default in the external term format.", path=["Upcoming", "SUITE 26"])])
+    api = make_item("http://docs.suite.example/lib/lists.html", title="lists", excerpts=["enumerate/1. Since: SUITE 25.0"], **kw)
+    api.update(page_kind="doc", changes=[_ch("added", "25.0", "enumerate(List) -> Pairs. Since: SUITE 25.0", api="lists.enumerate")])
+    feed = write_jsonl(tmp_path / "run.jsonl", [index, upcoming, api])
+    ranked = rank_sources([str(feed)], cutoff_start=date(2022, 4, 1), today=date(2026, 11, 1),
+                          subject=Subject("suite", since_version="24"))
+    assert {e.version for e in ranked.changes.post} == {"25.0"}
+    rows = {r["version"]: r for r in ranked.changes.version_line}
+    assert not rows["26"]["release"] and "newer than the docs' own version 25.2.3" in rows["26"]["why"]

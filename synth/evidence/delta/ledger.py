@@ -291,6 +291,12 @@ class Ledger:
                      sections=sections_seen, since_version=timeline.since, page_code=page_code,
                      version_line=self.verdicts.rows())
 
+    def self_stamp(self) -> str | None:
+        """The docs' own version as pages stamp it on themselves (:func:`version_stamp`: "Suite 25.2.3" over a docs
+        index), when every page that does names the same one; None otherwise."""
+        stamps = {v for page in self.pages if page.page_kind != "change" and (v := version_stamp(page.changes))}
+        return next(iter(stamps)) if len(stamps) == 1 else None
+
     def own_names(self) -> frozenset[str]:
         """The topic's names: its topic words, the docs' stamp label, the markers' line and the labels change pages put
         before their versions."""

@@ -353,7 +353,7 @@ class _FirstPass:
                 self.timeline.add(version, day, "release page date", url)
         self.timeline.reject_build_dates({**item_build_dates, **build_dated}, site_host)
         site = self.ledger.stamps.site_version()
-        self.timeline.site_version = site[1] if site else None
+        self.timeline.site_version = site[1] if site else self.ledger.self_stamp()
         self.timeline.settle()
         delta = self.ledger.finish(self.timeline, self.cutoff_start)
         # the version line's verdicts hold for the sources' own change entries too (what a model is given)
