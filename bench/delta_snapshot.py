@@ -7,9 +7,18 @@ digests recorded in ``bench/expect/delta-dev.sha256``.
 
 Usage::
 
-    python bench/delta_snapshot.py check CASE [CASE ...]        # run each case here, compare
-    python bench/delta_snapshot.py check --out DIR CASE ...     # compare DIR/CASE/out without running
-    python bench/delta_snapshot.py record --out DIR CASE ...    # (re)record the digests of DIR/CASE/out
+    python bench/delta_snapshot.py check CASE [CASE ...]             # run each case with this checkout, compare
+    python bench/delta_snapshot.py record --code /work/main CASE ... # run each case with another checkout, record
+    python bench/delta_snapshot.py check --out DIR CASE ...          # compare DIR/CASE/out without running
+    python bench/delta_snapshot.py record --out DIR CASE ...         # record the digests of DIR/CASE/out
+
+The cases are run by ``run_case.sh`` (cwd: the checkout, its ``.venv``), one request at a time: the ``scrapy``
+it finds is a shim that appends ``-s CONCURRENT_REQUESTS=1 -s CONCURRENT_REQUESTS_PER_DOMAIN=1``. With the
+dev set's 16 concurrent requests the order pages arrive in varies run to run, and so does the skill: entries
+that score alike keep crawl order (tornado62's SKILL.md lists its equal-scored ``Deprecated in 6.2`` lines in
+a different order on two runs of one commit). One request at a time, a case gives the same bytes every run.
+Digests recorded from another crawl mode (``--out`` on ``run_all.sh``'s outputs) match only the lists'
+members, not their order; record with ``--code`` for a byte-exact check.
 
 What is normalised before hashing (the only run-to-run differences, checked by running a case twice):
 
@@ -100,9 +109,22 @@ def write_expect(cases: dict[str, dict[str, str]]) -> None:
     EXPECT.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_case(case: str, keep: Path) -> Path:
-    env = dict(os.environ, DELTA_DEV_KEEP=str(keep))
-    subprocess.run(["bash", str(DEV / "run_case.sh"), case], cwd=REPO, env=env, check=False,
+SHIM = """#!/bin/sh
+exec {scrapy} "$@" -s CONCURRENT_REQUESTS=1 -s CONCURRENT_REQUESTS_PER_DOMAIN=1
+"""
+
+
+def run_case(case: str, keep: Path, code: Path) -> Path:
+    """Run one case with the checkout ``code`` (its .venv's scrapy, one request at a time); its output folder."""
+    scrapy = code / ".venv" / "bin" / "scrapy"
+    if not scrapy.exists():
+        raise SystemExit(f"{scrapy} missing: create the checkout's venv (python3 -m venv .venv; pip install -e .)")
+    shim = keep / "shim"
+    (shim / "bin").mkdir(parents=True, exist_ok=True)
+    (shim / "bin" / "scrapy").write_text(SHIM.format(scrapy=scrapy), encoding="utf-8")
+    (shim / "bin" / "scrapy").chmod(0o755)
+    env = dict(os.environ, DELTA_DEV_KEEP=str(keep), SKILL3_VENV=str(shim))
+    subprocess.run(["bash", str(DEV / "run_case.sh"), case], cwd=code, env=env, check=False,
                    stdout=subprocess.DEVNULL)
     return keep / case / "out"
 
@@ -123,25 +145,31 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=["check", "record"])
     parser.add_argument("cases", nargs="+")
-    parser.add_argument("--out", type=Path, help="folder holding CASE/out (default: run each case here)")
+    parser.add_argument("--out", type=Path, help="folder holding CASE/out (default: run each case)")
+    parser.add_argument("--code", type=Path, default=REPO, help="the checkout to run the cases with (default: this one)")
+    parser.add_argument("--keep", type=Path, help="keep the runs under this folder (default: a temporary one)")
     args = parser.parse_args(argv)
     expect = read_expect()
-    if args.action == "record":
-        if args.out is None:
-            parser.error("record needs --out DIR (the outputs to record, e.g. /work/baseline)")
-        for case in args.cases:
-            expect[case] = digests(args.out / case / "out")
-        write_expect(expect)
-        print(f"recorded {len(args.cases)} case(s) in {EXPECT.relative_to(REPO)}")
-        return 0
     failed = False
     with tempfile.TemporaryDirectory(prefix="delta-snapshot-") as tmp:
+        keep = args.keep or Path(tmp)
+        if args.action == "record":
+            for case in args.cases:
+                out = args.out / case / "out" if args.out else run_case(case, keep, args.code.resolve())
+                if not (out / "run.json").exists():
+                    print(f"{case}: no run.json in {out} (the run failed); not recorded")
+                    failed = True
+                    continue
+                expect[case] = digests(out)
+                print(f"{case}: recorded ({len(expect[case])} digests)")
+            write_expect(expect)
+            return 1 if failed else 0
         for case in args.cases:
             if case not in expect:
                 print(f"{case}: no digests recorded in {EXPECT.relative_to(REPO)}")
                 failed = True
                 continue
-            out = args.out / case / "out" if args.out else run_case(case, Path(tmp))
+            out = args.out / case / "out" if args.out else run_case(case, keep, args.code.resolve())
             if not (out / "run.json").exists():
                 print(f"{case}: no run.json in {out} (the run failed)")
                 failed = True

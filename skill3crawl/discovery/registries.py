@@ -79,11 +79,11 @@ class Package:
     releases: list[Release] = field(default_factory=list)
     downloads: int | None = None
     dropped_releases: int = 0  # past MAX_RELEASES: the oldest are left out
-    absurd_versions: int = 0  # version strings that cannot be versions (synth.evidence.delta.versions.plausible_version)
+    absurd_versions: int = 0  # version strings that cannot be versions (synth.delta.versions.plausible_version)
 
     def bound_releases(self) -> "Package":
         """At most :data:`MAX_RELEASES` releases, the newest; absurd version strings left out (both counted)."""
-        from synth.evidence.delta.versions import plausible_version
+        from synth.delta.versions import plausible_version
 
         kept = [r for r in self.releases if plausible_version(r.version)]
         self.absurd_versions += len(self.releases) - len(kept)

@@ -29,7 +29,7 @@ class Draft:
     context: SkillContext
     shrunk: dict[str, Any] | None = None
     map_reduce: dict[str, Any] = field(default_factory=dict)
-    parts: Any = None  # synth.evidence.delta.render.SkillParts: the references and the entries SKILL.md names
+    parts: Any = None  # synth.delta.render.SkillParts: the references and the entries SKILL.md names
 
 
 def select(candidates: list[Candidate], budget: int, *, can_condense: bool, inputs: Inputs, name: str,
@@ -54,11 +54,11 @@ def crawl_coverage(inputs: Inputs) -> dict[str, int]:
 
 
 def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
-    """The delta's reference files and SKILL.md entries (:mod:`synth.evidence.delta.render`), or None without change entries;
+    """The delta's reference files and SKILL.md entries (:mod:`synth.delta.render`), or None without change entries;
     every scraped text the built-in screen flags is left out."""
     if ranked.changes is None or not (ranked.changes.post or ranked.changes.undated):
         return None
-    from synth.evidence.delta.render import skill_parts
+    from synth.delta.render import skill_parts
     from synth.vet.screen import screen_markdown
 
     parts = skill_parts(ranked.changes, bundle["sources"], topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,

@@ -15,15 +15,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from synth.delta.versions import parse_version
 from synth.evidence.consensus import claim_sentences
-from synth.evidence.delta.versions import parse_version
 from synth.pipeline.bundle import STRUCTURE_ONLY_BELOW
 from synth.skill.markdown import CITATION, fence_for, heading_title
 from synth.skill.names import display_topic
 from synth.vet.screen import screen_markdown
 
 if TYPE_CHECKING:
-    from synth.evidence.delta.render import SkillParts
+    from synth.delta.render import SkillParts
 
 MAX_INSTRUCTIONS = 18
 MAX_PER_SOURCE = 4
@@ -353,7 +353,7 @@ KIND_WORDS = {"added": "new features", "breaking": "breaking changes", "changed"
 def _ledger_examples(parts: "SkillParts") -> list[str]:
     """Two to five examples: the entries' own code, then the change pages' code blocks (one block of each shape:
     not a second traceback or shell session), each fenced so it cannot close its block, never one the screen flags."""
-    from synth.evidence.delta.render import safe_inline
+    from synth.delta.render import safe_inline
 
     examples: list[str] = []
     seen: set[str] = set()
@@ -392,7 +392,7 @@ def _ledger_description(topic_title: str, cutoff: str, parts: "SkillParts") -> s
 def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -> str:
     """The delta skill from the ledger: versions, headline changes, modern vs deprecated, examples (the
     post-processor adds the index of the reference files)."""
-    from synth.evidence.delta.render import entry_line, safe_inline
+    from synth.delta.render import entry_line, safe_inline
 
     cutoff = bundle["cutoff"]
     topic_title = display_topic(topic)
@@ -438,7 +438,7 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
 
 def _undated_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -> str:
     """Versions the sources document but nothing dates: say so, label their changes undated, name the fix."""
-    from synth.evidence.delta.render import entry_line
+    from synth.delta.render import entry_line
 
     cutoff = bundle["cutoff"]
     topic_title = display_topic(topic)

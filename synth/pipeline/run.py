@@ -154,7 +154,7 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
 def _warn_timeline(delta: Any, state: RunState) -> None:
     """One warning for version strings the timeline rejected as absurd, one when it was full (both are in
     run.json's ``delta.rejected_dates``)."""
-    from synth.evidence.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
+    from synth.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
 
     rejected = delta.get("rejected_dates") if isinstance(delta, dict) else None
     reasons = [r.get("reason") for r in rejected or [] if isinstance(r, dict)]

@@ -111,7 +111,7 @@ def _manifest(done: Synthesised, inputs: Inputs, options: SynthOptions, state: R
         man["delta"] = {**ranked.delta, "since_version": ranked.changes.since_version,
                         "versions": ranked.changes.version_rows()}
     if draft.parts is not None and ranked.changes is not None:
-        from synth.evidence.delta.render import delta_record
+        from synth.delta.render import delta_record
 
         man["delta"].update(delta_record(ranked.changes, draft.parts, skill))
     if refresh is not None:  # refresh: what changed since the previous run (synth.agents.refresh)

@@ -8,8 +8,7 @@ import heapq
 from dataclasses import dataclass, field
 from datetime import date
 
-from synth.evidence.consensus import AUTHORITATIVE, item_snippets
-from synth.evidence.delta.changes import (
+from synth.delta.changes import (
     SUBJECT_CHARS,
     Change,
     HostDates,
@@ -20,10 +19,11 @@ from synth.evidence.delta.changes import (
     page_freshness,
     read_changes,
 )
-from synth.evidence.delta.ledger import Delta, Ledger
-from synth.evidence.delta.relevance import BM25, is_boilerplate, query_terms
-from synth.evidence.delta.timeline import Timeline, parse_day
+from synth.delta.ledger import Delta, Ledger
+from synth.delta.timeline import Timeline, parse_day
+from synth.evidence.consensus import AUTHORITATIVE, item_snippets
 from synth.evidence.item import SourceItem
+from synth.evidence.relevance import BM25, is_boilerplate, query_terms
 from synth.evidence.scoring import combined_score
 from synth.evidence.urls import host_of, normalize_host, site_host
 from synth.pipeline.bundle import parallel

@@ -215,7 +215,7 @@ def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutof
 
 
 def _post_versions(candidates: list[Candidate]) -> list[str]:
-    from synth.evidence.delta.versions import parse_version
+    from synth.delta.versions import parse_version
 
     labels = {ch.version: ch.when() for c in candidates for ch in c.delta}
     return [labels[v] for v in sorted(labels, key=lambda v: (parse_version(v) is None, parse_version(v) or v), reverse=True)]

@@ -36,7 +36,7 @@ from datetime import date
 
 from packaging.version import Version
 
-from synth.evidence.delta.versions import known_by, parse_version, plausible_version, series, starts_series
+from synth.delta.versions import known_by, parse_version, plausible_version, series, starts_series
 
 EARLIEST_PLAUSIBLE = date(1980, 1, 1)
 MAX_VERSIONS = 5_000  # versions one timeline holds (a registry answering 100,000 releases made a 51 MB run.json)
@@ -77,7 +77,7 @@ class VersionStatus:
     state: str  # "post" | "pre" | "undated"
     date: date | None  # the release date (or the lower bound when inferred after a post-cutoff series)
     how: str  # "dated", "series 3.11.0", "after 3.10 (2021-10-04)", "before 3.12 (…)", "no known date"
-    bound: str | None = None  # another version line's version it is at least ("OTP 25.0"; :mod:`synth.evidence.delta.lines`)
+    bound: str | None = None  # another version line's version it is at least ("OTP 25.0"; :mod:`synth.delta.lines`)
 
     @property
     def post(self) -> bool:

@@ -19,8 +19,8 @@ complete:
 * **de-duplication**: the same change stated twice (the change page and an API page's marker, or two
   pages) is one entry with every citation.
 
-The cleaning is :mod:`synth.evidence.delta.cleaning`'s, the section kinds and areas
-:mod:`synth.evidence.delta.classify`'s. Pure: no I/O, no Scrapy.
+The cleaning is :mod:`synth.delta.cleaning`'s, the section kinds and areas
+:mod:`synth.delta.classify`'s. Pure: no I/O, no Scrapy.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 
-from synth.evidence.delta.changes import Change, identifiers
-from synth.evidence.delta.classify import (
+from synth.delta.changes import Change, identifiers
+from synth.delta.classify import (
     _ENTRY_KIND,
     _KIND_OF_MARKER,
     _LEAD_VERB,
@@ -44,7 +44,7 @@ from synth.evidence.delta.classify import (
     section_of,
     use_instead,
 )
-from synth.evidence.delta.cleaning import (
+from synth.delta.cleaning import (
     _ISSUE_PREFIX,
     clean_heading,
     clean_text,
@@ -54,9 +54,9 @@ from synth.evidence.delta.cleaning import (
     strip_stamp,
     unlink_issues,
 )
-from synth.evidence.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
-from synth.evidence.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
-from synth.evidence.delta.versions import newest_first, parse_version
+from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
+from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
+from synth.delta.versions import newest_first, parse_version
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
 MAX_ENTRY_TEXT = 1200
@@ -178,7 +178,7 @@ class Ledger:
                 if (pv := parse_version(c.version)) is not None and by_version[pv] != c.version}
 
     def placements(self, since: str | None) -> dict[tuple[str, str], Placement]:
-        """Change pages counting in another version line than the API markers (:mod:`synth.evidence.delta.lines`): each of
+        """Change pages counting in another version line than the API markers (:mod:`synth.delta.lines`): each of
         their ``(url, version)`` placed on the markers' line."""
         since_v = parse_version(since) if since else None
         since_label = version_label(since, str(since_v)) if since and since_v is not None else ""

@@ -5,10 +5,10 @@ from datetime import date
 
 import pytest
 
-from synth.evidence.delta.changes import Change, HostDates, classify, entry_score, page_freshness, read_changes
-from synth.evidence.delta.relevance import BM25, is_boilerplate, query_terms, rank_texts
-from synth.evidence.delta.timeline import Timeline
-from synth.evidence.delta.versions import parse_version, series, starts_series
+from synth.delta.changes import Change, HostDates, classify, entry_score, page_freshness, read_changes
+from synth.delta.timeline import Timeline
+from synth.delta.versions import parse_version, series, starts_series
+from synth.evidence.relevance import BM25, is_boilerplate, query_terms, rank_texts
 from synth.pipeline.bundle import _fair_shares
 from synth.pipeline.extractive import _entry_text, _label
 
@@ -239,7 +239,7 @@ def test_fair_shares(demands, budget, expected):
     ("plain words only here", set()),
 ])
 def test_identifiers(text, names):
-    from synth.evidence.delta.changes import identifiers
+    from synth.delta.changes import identifiers
 
     assert identifiers(text) == names
 

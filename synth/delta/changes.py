@@ -14,8 +14,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 
-from synth.evidence.delta.timeline import POST, PRE, Timeline, VersionStatus, parse_day
-from synth.evidence.delta.versions import parse_version
+from synth.delta.timeline import POST, PRE, Timeline, VersionStatus, parse_day
+from synth.delta.versions import parse_version
 from synth.evidence.scoring import RECENCY_PRE_CUTOFF, RECENCY_UNDATED, freshness
 
 KINDS = ("added", "changed", "deprecated", "removed", "release")
