@@ -55,6 +55,7 @@ from synth.delta.cleaning import (
     unlink_issues,
 )
 from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
+from synth.delta.model import DeltaEntry
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
 from synth.delta.versions import newest_first, parse_version
 
@@ -65,63 +66,7 @@ EDGE_WEIGHT = 0.5  # a version released in the cutoff month: partly known, after
 # -- the ledger -------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Entry:
-    """One change of the delta, with every page that states it."""
-
-    version: str
-    kind: str  # added | changed | deprecated | removed | breaking | fixed | release
-    section: str  # a SECTION_KINDS value
-    area: str
-    internal: bool
-    text: str
-    citations: list[tuple[str, str | None, str]]  # (url, anchor, page title)
-    status: VersionStatus
-    removed_in: str | None = None
-    highlight: bool = False
-    change_page: bool = False  # stated on a change page (not only a marker on an API page)
-    headings: tuple[str, ...] = ()
-    api: str | None = None
-    use: str | None = None
-    instead_of: str | None = None
-    code: tuple[str, ...] = ()
-    code_langs: tuple[str, ...] = ()  # the language of each of ``code`` ("" when unknown)
-    score: float = 0.0
-    order: int = 0  # position in the run (page order, then the page's own order)
-    edge: bool = False  # released in the cutoff month itself: the model may know it partly
-
-    @property
-    def url(self) -> str:
-        url, anchor, _title = self.citations[0]
-        return url + (anchor or "") if anchor and "#" not in url else url
-
-    def langs(self) -> tuple[str, ...]:
-        """The language of each of :attr:`code` ("" where unknown)."""
-        return tuple(self.code_langs[i] if i < len(self.code_langs) else "" for i in range(len(self.code)))
-
-    def label(self) -> str:
-        """``Added in 3.11`` / ``Deprecated in 3.11, removal scheduled for 3.13`` / ``Fixed in 3.11.1``."""
-        v = self.version
-        return {
-            "added": f"Added in {v}", "changed": f"Changed in {v}", "breaking": f"Breaking in {v}",
-            "removed": f"Removed in {v}", "fixed": f"Fixed in {v}",
-            "deprecated": self._deprecated(),
-        }.get(self.kind, f"New in {v}")
-
-    def _deprecated(self) -> str:
-        if not self.removed_in:
-            return f"Deprecated in {self.version}"
-        if parse_version(self.removed_in) == parse_version(self.version):  # the schedule is all the entry dates
-            return f"Deprecated, removal scheduled for {self.removed_in}"
-        return f"Deprecated in {self.version}, removal scheduled for {self.removed_in}"
-
-    def to_dict(self, file: str | None = None) -> dict:
-        return {"version": self.version, "kind": self.kind, "section": self.section, "area": self.area,
-                "internal": self.internal, "text": self.text, "url": self.url,
-                "citations": [u + (a or "") if a and "#" not in u else u for u, a, _t in self.citations],
-                "file": file, "use": self.use, "instead_of": self.instead_of, "removed_in": self.removed_in,
-                "status": self.status.state, "released": self.status.date.isoformat() if self.status.date else None,
-                "highlight": self.highlight, "score": round(self.score, 4)}
+Entry = DeltaEntry  # the ledger's unit: one change of the delta (synth.delta.model)
 
 
 @dataclass
