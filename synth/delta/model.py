@@ -4,6 +4,8 @@
   what the crawl writes into an item's ``changes`` (:meth:`ChangeRecord.to_json`) and synthesis reads back
   (:meth:`ChangeRecord.from_json`, bounded and tolerant). :class:`synth.delta.changes.Change` is this record
   with its ranking state (version status, score).
+* :class:`ReleaseDate` — one row of the version timeline (a version, its date, who says so): crawl.json's
+  ``timeline`` rows, fed to :class:`synth.delta.timeline.Timeline`.
 * :class:`VersionStatus` — a version against the cutoff (``post`` / ``pre`` / ``undated``), with its date and
   how it was placed.
 * :class:`DeltaEntry` — one change of the delta, with every page that states it: the ledger's unit, the row of
@@ -98,6 +100,39 @@ class ChangeRecord:
                    date=printed if isinstance(printed, str) else None,
                    anchor=anchor if isinstance(anchor, str) else None,
                    heading=heading if isinstance(heading, str) else "", **state)
+
+
+# -- a release date as a source states it ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReleaseDate:
+    """One row of the version timeline: ``version`` came out on ``date`` according to ``source`` (a change page's
+    heading, a registry, …), read on ``url`` (``where``: the part of the page, when the crawl recorded it). The crawl
+    writes these rows into crawl.json's ``timeline`` (:meth:`to_json`); synthesis feeds them to
+    :class:`synth.delta.timeline.Timeline` (:meth:`from_json`)."""
+
+    version: str
+    date: str
+    source: str
+    url: str | None = None
+    where: str | None = None
+
+    def to_json(self) -> dict[str, str | None]:
+        out = {"version": self.version, "date": self.date, "source": self.source, "url": self.url}
+        if self.where:
+            out["where"] = self.where
+        return out
+
+    @classmethod
+    def from_json(cls, row: object, default_source: str = "crawl.json") -> ReleaseDate | None:
+        """A timeline row read back (None when it is no object); what it says is judged by the timeline."""
+        if not isinstance(row, dict):
+            return None
+        version, day, url, where = row.get("version"), row.get("date"), row.get("url"), row.get("where")
+        return cls(version=str(version) if version else "", date=str(day) if day else "",
+                   source=str(row.get("source") or default_source), url=url if isinstance(url, str) else None,
+                   where=where if isinstance(where, str) else None)
 
 
 # -- a version against the cutoff ----------------------------------------------------------------------------------
@@ -257,4 +292,4 @@ class DeltaEntry:
             score=float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else 0.0)
 
 
-__all__ = ["CHANGE_KINDS", "ENTRY_KINDS", "POST", "PRE", "UNDATED", "ChangeRecord", "DeltaEntry", "VersionStatus"]
+__all__ = ["CHANGE_KINDS", "ENTRY_KINDS", "POST", "PRE", "UNDATED", "ChangeRecord", "DeltaEntry", "ReleaseDate", "VersionStatus"]

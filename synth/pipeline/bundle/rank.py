@@ -20,6 +20,7 @@ from synth.delta.changes import (
     read_changes,
 )
 from synth.delta.ledger import Delta, Ledger
+from synth.delta.model import ReleaseDate
 from synth.delta.timeline import Timeline, parse_day
 from synth.evidence.consensus import AUTHORITATIVE, item_snippets
 from synth.evidence.item import SourceItem
@@ -223,8 +224,8 @@ class _FirstPass:
         meta = subject.crawl_meta if isinstance(subject.crawl_meta, dict) else {}
         self.timeline = Timeline(today, since=subject.since_version, settled=False)  # settled before the re-score: pass 1 still learns versions
         for row in meta.get("timeline") or []:
-            if isinstance(row, dict):
-                self.timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
+            if (r := ReleaseDate.from_json(row)) is not None:
+                self.timeline.add(r.version, r.date, r.source, r.url)
         self.declared = {normalize_host(h): str(d) for h, d in (meta.get("build_dated_hosts") or {}).items()} \
             if isinstance(meta.get("build_dated_hosts"), dict) else {}
         self.hosts = HostDates()
