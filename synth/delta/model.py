@@ -8,6 +8,8 @@
   ``timeline`` rows, fed to :class:`synth.delta.timeline.Timeline`.
 * :class:`VersionStatus` — a version against the cutoff (``post`` / ``pre`` / ``undated``), with its date and
   how it was placed.
+* :class:`DeltaRecord` — the delta a run produces (the ranking's timeline, boundary and build-dated hosts, and the
+  finished ledger): what :class:`synth.pipeline.bundle.Ranked` holds and run.json's ``delta`` starts from.
 * :class:`DeltaEntry` — one change of the delta, with every page that states it: the ledger's unit, the row of
   run.json's ``delta.entries`` (:meth:`DeltaEntry.to_dict`), read back by the agents' run view and the MCP
   server (:meth:`DeltaEntry.from_dict`; :meth:`DeltaEntry.brief` is the agents' view of it).
@@ -18,12 +20,15 @@ Pure: no I/O, no Scrapy (the crawl imports it).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import PurePath
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from synth.delta.versions import parse_version
+
+if TYPE_CHECKING:  # pragma: no cover
+    from synth.delta.ledger import Delta
 
 POST, PRE, UNDATED = "post", "pre", "undated"
 
@@ -292,4 +297,41 @@ class DeltaEntry:
             score=float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else 0.0)
 
 
-__all__ = ["CHANGE_KINDS", "ENTRY_KINDS", "POST", "PRE", "UNDATED", "ChangeRecord", "DeltaEntry", "ReleaseDate", "VersionStatus"]
+# -- the delta a run produces --------------------------------------------------------------------------------------
+
+
+@dataclass
+class DeltaRecord:
+    """The delta of a run, one record: what the ranking learnt (the version timeline's rows, the cutoff's version
+    boundary, the dates it rejected, the build-dated hosts, the relevance query, how many post-cutoff entries the
+    candidates carry) and the finished ledger (``ledger``: every post-cutoff and undated change, the version
+    statuses). :meth:`to_json` is run.json's ``delta`` before the rendering adds its entries and recall."""
+
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+    boundary: dict[str, Any] = field(default_factory=dict)
+    rejected_dates: list[dict[str, Any]] = field(default_factory=list)
+    build_dated_hosts: dict[str, dict[str, str]] = field(default_factory=dict)
+    relevance_query: list[str] = field(default_factory=list)
+    post_cutoff_entries: int = 0
+    ledger: Delta | None = None
+
+    @property
+    def since_version(self) -> str | None:
+        return self.ledger.since_version if self.ledger is not None else None
+
+    def ranking_json(self) -> dict[str, Any]:
+        """What the ranking learnt, as JSON (the timeline's rows, the boundary, rejected dates, build-dated hosts, the
+        relevance query, the post-cutoff entries the candidates carry)."""
+        return {"timeline": self.timeline, "boundary": self.boundary, "rejected_dates": self.rejected_dates,
+                "build_dated_hosts": self.build_dated_hosts, "relevance_query": self.relevance_query,
+                "post_cutoff_entries": self.post_cutoff_entries}
+
+    def to_json(self) -> dict[str, Any]:
+        """:meth:`ranking_json`, then the ledger's ``since_version`` and version rows."""
+        out = self.ranking_json()
+        if self.ledger is not None:
+            out.update(since_version=self.ledger.since_version, versions=self.ledger.version_rows())
+        return out
+
+
+__all__ = ["CHANGE_KINDS", "ENTRY_KINDS", "POST", "PRE", "UNDATED", "ChangeRecord", "DeltaEntry", "DeltaRecord", "ReleaseDate", "VersionStatus"]

@@ -58,7 +58,7 @@ def make_bundle(sel: Selection, *, inputs: Inputs, name: str, ranked: Ranked, st
     with state.phase("delta"):
         parts = delta_parts(ranked, sources, inputs)
     delta = BundleDelta(
-        boundary=ranked.delta.get("boundary"), post_cutoff_versions=post_versions(sel),
+        boundary=ranked.delta.boundary, post_cutoff_versions=post_versions(sel),
         versions=parts.versions if parts is not None else None,
         reference_index=parts.index_lines() if parts is not None else None,
         since_version=inputs.since_version, coverage=crawl_coverage(inputs))

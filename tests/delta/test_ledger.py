@@ -337,8 +337,8 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     api.update(page_kind="doc", changes=[_ch("added", "2.3", "frobnicate(x) — frobnicates x.", api="acme.frobnicate")])
     feed = write_jsonl(tmp_path / "run.jsonl", items + [release, api])
     ranked = rank_sources([str(feed)], cutoff_start=CUTOFF, today=TODAY, subject=Subject("acme"))
-    assert ranked.delta["build_dated_hosts"]["docs.acme.example"]["date"] == "2026-10-07"
-    assert ("2.3.0", "2023-03-04") in {(r["version"], r["date"]) for r in ranked.delta["timeline"]}
+    assert ranked.delta.build_dated_hosts["docs.acme.example"]["date"] == "2026-10-07"
+    assert ("2.3.0", "2023-03-04") in {(r["version"], r["date"]) for r in ranked.delta.timeline}
     assert {e.version for e in ranked.changes.post} == {"2.3"}  # 2.3.0 and 2.3 are one release
     assert ranked.changes.states["2.3"].state == "post"
 

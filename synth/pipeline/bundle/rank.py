@@ -20,7 +20,7 @@ from synth.delta.changes import (
     read_changes,
 )
 from synth.delta.ledger import Delta, Ledger
-from synth.delta.model import ReleaseDate
+from synth.delta.model import DeltaRecord, ReleaseDate
 from synth.delta.timeline import Timeline, parse_day
 from synth.evidence.consensus import AUTHORITATIVE, item_snippets
 from synth.evidence.item import SourceItem
@@ -155,8 +155,12 @@ class Ranked:
 
     candidates: list[Candidate]
     report: ReadReport
-    delta: dict = field(default_factory=dict)  # timeline, boundary, build-dated hosts, relevance query
-    changes: Delta | None = None  # every post-cutoff (and undated) change entry of the run: the references
+    delta: DeltaRecord = field(default_factory=DeltaRecord)  # timeline, boundary, build-dated hosts, the ledger
+
+    @property
+    def changes(self) -> Delta | None:
+        """Every post-cutoff (and undated) change entry of the run: the references (the delta record's ledger)."""
+        return self.delta.ledger
 
 
 @dataclass(frozen=True)
@@ -211,7 +215,7 @@ def rank_sources(
     for c in candidates:
         c.rescore(consensus=True)
     candidates.sort(key=Candidate.rank_key)
-    return Ranked(candidates, first.report, first.delta_record(candidates, build_dated), changes_delta)
+    return Ranked(candidates, first.report, first.delta_record(candidates, build_dated, changes_delta))
 
 
 class _FirstPass:
@@ -371,18 +375,20 @@ class _FirstPass:
             rescored.append(again)
         return sorted(rescored, key=Candidate.rank_key)
 
-    def delta_record(self, candidates: list[Candidate], build_dated: dict[str, str]) -> dict:
-        """The delta's record for run.json and --dry-run: timeline, boundary, build-dated hosts, relevance query."""
+    def delta_record(self, candidates: list[Candidate], build_dated: dict[str, str], ledger: Delta | None) -> DeltaRecord:
+        """The delta's record for run.json and --dry-run: timeline, boundary, build-dated hosts, relevance query, the
+        finished ledger."""
         declared = self.declared
-        return {
-            "timeline": self.timeline.entries(),
-            "boundary": self.timeline.boundary(self.cutoff_start),
-            "rejected_dates": self.timeline.rejected,
-            "build_dated_hosts": {h: {"date": d, "how": "declared by the crawl" if h in declared else "detected: most pages share this date"}
-                                  for h, d in sorted(build_dated.items())},
-            "relevance_query": list(self.bm.terms),
-            "post_cutoff_entries": sum(len(c.delta) for c in candidates),
-        }
+        return DeltaRecord(
+            timeline=self.timeline.entries(),
+            boundary=self.timeline.boundary(self.cutoff_start),
+            rejected_dates=self.timeline.rejected,
+            build_dated_hosts={h: {"date": d, "how": "declared by the crawl" if h in declared else "detected: most pages share this date"}
+                               for h, d in sorted(build_dated.items())},
+            relevance_query=list(self.bm.terms),
+            post_cutoff_entries=sum(len(c.delta) for c in candidates),
+            ledger=ledger,
+        )
 
 
 def _line_at(path: str, offset: int, size: int, where: str) -> SourceItem | None:
