@@ -55,9 +55,9 @@ from synth.delta.cleaning import (
     unlink_issues,
 )
 from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
-from synth.delta.model import DeltaEntry
+from synth.delta.model import Delta, DeltaEntry  # noqa: F401 - Delta: the finished ledger, re-exported
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
-from synth.delta.versions import newest_first, parse_version
+from synth.delta.versions import parse_version
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
 MAX_ENTRY_TEXT = 1200
@@ -379,49 +379,3 @@ def _next_month(d: date) -> date:
     return date(d.year + (d.month == 12), d.month % 12 + 1, 1)
 
 
-@dataclass
-class Delta:
-    """The finished ledger: post-cutoff entries (the delta), undated ones, and the statuses of every version seen."""
-
-    post: list[Entry]
-    undated: list[Entry]
-    states: dict[str, VersionStatus]
-    skipped: dict[str, int]
-    overflow: int
-    sections: dict[tuple[str, str], tuple[str, str]]  # change-page sections of post-cutoff versions
-    since_version: str | None = None
-    page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # (url, title, code, language) of change pages
-
-    def versions(self, state: str | None = None) -> list[VersionStatus]:
-        """Every version seen (or only those in ``state``), newest first."""
-        rows = [s for s in self.states.values() if state is None or s.state == state]
-        return sorted(rows, key=lambda s: newest_first(s.version))
-
-    def version_rows(self, limit: int = 500) -> list[dict]:
-        """run.json ``delta.versions``: every version seen, newest first, with its date or bound and why."""
-        return [{"version": s.version, "date": s.date.isoformat() if s.date else None, "state": s.state, "how": s.how}
-                for s in self.versions()[:limit]]
-
-    def post_versions(self) -> list[VersionStatus]:
-        """The post-cutoff versions with entries, newest first (patch releases after their series)."""
-        have = {e.version for e in self.post}
-        return [s for s in self.versions(POST) if s.version in have]
-
-    def undated_versions(self) -> list[VersionStatus]:
-        have = {e.version for e in self.undated}
-        return [s for s in self.versions(UNDATED) if s.version in have]
-
-    def by_area(self, entries: list[Entry] | None = None) -> dict[str, list[Entry]]:
-        """Entries grouped by area (case-insensitive; the most common spelling names it), each newest version first,
-        then by score."""
-        groups: dict[str, list[Entry]] = defaultdict(list)
-        spelling: dict[str, Counter] = defaultdict(Counter)
-        for e in self.post if entries is None else entries:
-            k = e.area.lower()
-            groups[k].append(e)
-            spelling[k][e.area] += 1
-        out = {}
-        for k, es in groups.items():
-            name = spelling[k].most_common(1)[0][0]
-            out[name] = sorted(es, key=lambda e: (newest_first(e.version), -e.score, e.order))
-        return out

@@ -8,6 +8,7 @@
   ``timeline`` rows, fed to :class:`synth.delta.timeline.Timeline`.
 * :class:`VersionStatus` — a version against the cutoff (``post`` / ``pre`` / ``undated``), with its date and
   how it was placed.
+* :class:`Delta` — the finished ledger: the post-cutoff and undated entries and every version's status.
 * :class:`DeltaRecord` — the delta a run produces (the ranking's timeline, boundary and build-dated hosts, and the
   finished ledger): what :class:`synth.pipeline.bundle.Ranked` holds and run.json's ``delta`` starts from.
 * :class:`DeltaEntry` — one change of the delta, with every page that states it: the ledger's unit, the row of
@@ -20,15 +21,13 @@ Pure: no I/O, no Scrapy (the crawl imports it).
 from __future__ import annotations
 
 import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
-from synth.delta.versions import parse_version
-
-if TYPE_CHECKING:  # pragma: no cover
-    from synth.delta.ledger import Delta
+from synth.delta.versions import newest_first, parse_version
 
 POST, PRE, UNDATED = "post", "pre", "undated"
 
@@ -297,6 +296,54 @@ class DeltaEntry:
             score=float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else 0.0)
 
 
+@dataclass
+class Delta:
+    """The finished ledger (:meth:`synth.delta.ledger.Ledger.finish`): post-cutoff entries (the delta), undated ones, and the statuses of every version seen."""
+
+    post: list[DeltaEntry]
+    undated: list[DeltaEntry]
+    states: dict[str, VersionStatus]
+    skipped: dict[str, int]
+    overflow: int
+    sections: dict[tuple[str, str], tuple[str, str]]  # change-page sections of post-cutoff versions
+    since_version: str | None = None
+    page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # (url, title, code, language) of change pages
+
+    def versions(self, state: str | None = None) -> list[VersionStatus]:
+        """Every version seen (or only those in ``state``), newest first."""
+        rows = [s for s in self.states.values() if state is None or s.state == state]
+        return sorted(rows, key=lambda s: newest_first(s.version))
+
+    def version_rows(self, limit: int = 500) -> list[dict]:
+        """run.json ``delta.versions``: every version seen, newest first, with its date or bound and why."""
+        return [{"version": s.version, "date": s.date.isoformat() if s.date else None, "state": s.state, "how": s.how}
+                for s in self.versions()[:limit]]
+
+    def post_versions(self) -> list[VersionStatus]:
+        """The post-cutoff versions with entries, newest first (patch releases after their series)."""
+        have = {e.version for e in self.post}
+        return [s for s in self.versions(POST) if s.version in have]
+
+    def undated_versions(self) -> list[VersionStatus]:
+        have = {e.version for e in self.undated}
+        return [s for s in self.versions(UNDATED) if s.version in have]
+
+    def by_area(self, entries: list[DeltaEntry] | None = None) -> dict[str, list[DeltaEntry]]:
+        """Entries grouped by area (case-insensitive; the most common spelling names it), each newest version first,
+        then by score."""
+        groups: dict[str, list[DeltaEntry]] = defaultdict(list)
+        spelling: dict[str, Counter] = defaultdict(Counter)
+        for e in self.post if entries is None else entries:
+            k = e.area.lower()
+            groups[k].append(e)
+            spelling[k][e.area] += 1
+        out = {}
+        for k, es in groups.items():
+            name = spelling[k].most_common(1)[0][0]
+            out[name] = sorted(es, key=lambda e: (newest_first(e.version), -e.score, e.order))
+        return out
+
+
 # -- the delta a run produces --------------------------------------------------------------------------------------
 
 
@@ -334,4 +381,4 @@ class DeltaRecord:
         return out
 
 
-__all__ = ["CHANGE_KINDS", "ENTRY_KINDS", "POST", "PRE", "UNDATED", "ChangeRecord", "DeltaEntry", "DeltaRecord", "ReleaseDate", "VersionStatus"]
+__all__ = ["CHANGE_KINDS", "ENTRY_KINDS", "POST", "PRE", "UNDATED", "ChangeRecord", "Delta", "DeltaEntry", "DeltaRecord", "ReleaseDate", "VersionStatus"]
