@@ -14,7 +14,7 @@ once, here, for every entry before its version is placed against the cutoff (:me
   own version and a removal, "Deprecated since 1.4, will be removed in 2.0", is a deprecation of 1.4);
 * **beyond the site's own version** (:class:`Stamps`): most pages' titles stamp the version the documentation
   is of ("asyncio — Acme 3.11.2 documentation"); a version newer than it is no release the site documents
-  unless something dates it (applied in :class:`~synth.evidence.delta.timeline.Timeline`).
+  unless something dates it (applied in :class:`~synth.delta.timeline.Timeline`).
 
 A version whose every entry is rejected is left out of the skill; ``run.json`` ``delta.version_line`` and
 ``--dry-run`` list every version with the verdict and its reason. Pure: no I/O.
@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from synth.evidence.delta.changes import Change
-from synth.evidence.delta.timeline import NOT_A_RELEASE
-from synth.evidence.delta.versions import parse_version
+from synth.delta.changes import Change
+from synth.delta.timeline import NOT_A_RELEASE
+from synth.delta.versions import parse_version
 
 # words before a version that name no product ("New in version 2.1", "since 3.0", "Changes in 2.8")
 GENERIC = frozenset("""
@@ -172,7 +172,7 @@ class Verdicts:
 
     def rows(self) -> list[dict]:
         """Every version, newest first: ``{version, release, why}`` (a release: its evidence; else why not)."""
-        from synth.evidence.delta.versions import newest_first
+        from synth.delta.versions import newest_first
 
         out = []
         for v in sorted({*self.accepted, *self.rejected}, key=newest_first):

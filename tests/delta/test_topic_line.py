@@ -4,11 +4,11 @@ from datetime import date
 
 import pytest
 
-from synth.evidence.delta.changes import read_changes
-from synth.evidence.delta.ledger import Ledger
-from synth.evidence.delta.timeline import Timeline
-from synth.evidence.delta.topic_line import Stamps, announced, bound_product, own_names, stamp_of, stated_under
-from tests.evidence.test_ledger import _ch
+from synth.delta.changes import read_changes
+from synth.delta.ledger import Ledger
+from synth.delta.timeline import Timeline
+from synth.delta.topic_line import Stamps, announced, bound_product, own_names, stamp_of, stated_under
+from tests.delta.test_ledger import _ch
 
 CUTOFF = date(2022, 1, 1)
 TODAY = date(2026, 6, 1)
@@ -197,7 +197,7 @@ def test_the_bundle_reasons_once_for_the_skill_and_the_sources(tmp_path):
     ("2.3.0", "2.3.0", ""),
 ])
 def test_the_line_a_heading_names(heading, version, name):
-    from synth.evidence.delta.topic_line import line_name
+    from synth.delta.topic_line import line_name
 
     assert line_name(heading, version) == name
 
