@@ -155,16 +155,21 @@ def find_dates(text: str) -> list[tuple[int, int, str]]:
 
 
 _MONTH_YEAR = re.compile(rf"(?i)(?<![\w-])(?P<m>{_MONTHS}),?\s+(?P<y>{_YEAR})(?![\w-])")
+_ISO_MONTH = re.compile(rf"(?<![\w.-])(?P<y>{_YEAR})-(?P<m>0[1-9]|1[0-2])(?![\w.-])")  # "2024-03" (never "2024-03-04")
 
 
 def find_month(text: str) -> tuple[int, int, str] | None:
-    """The first month and year printed without a day ("March 2024", "Sept. 2023") → ``(start, end, "YYYY-MM-01")``: a
+    """The first month and year printed without a day ("March 2024", "Sept. 2023", "2024-03") → ``(start, end, "YYYY-MM-01")``: a
     release dated so came out in that month, and its first day places it against a cutoff month exactly."""
     m = _MONTH_YEAR.search(text or "")
-    if not m:
-        return None
-    day = _ymd(m.group("y"), _MONTH_NUM[m.group("m")[:3].lower()], 1)
-    return (m.start(), m.end(), day) if day else None
+    if m:
+        day = _ymd(m.group("y"), _MONTH_NUM[m.group("m")[:3].lower()], 1)
+        return (m.start(), m.end(), day) if day else None
+    iso = _ISO_MONTH.search(text or "")
+    if iso:
+        day = _ymd(iso.group("y"), iso.group("m"), 1)
+        return (iso.start(), iso.end(), day) if day else None
+    return None
 
 
 def find_date(text: str) -> str | None:

@@ -77,6 +77,9 @@ def test_a_last_update_stamp_is_no_release_date(name):
     ("Release date: Sept. 2023", "2023-09-01"),
     ("March 2024", "2024-03-01"),
     ("Released: March 4, 2024", "2024-03-04"),
+    ("Released: 2024-03", "2024-03-01"),
+    ("Release date: 2024-03-04", "2024-03-04"),
+    ("Released: 2024.03", None),  # a calendar version, not a month
     ("Last update: March 2024", None),
     ("Last updated on Nov 11, 2026", None),
     ("We met in March 2024 to plan it.", None),
@@ -89,6 +92,7 @@ def test_label_dates_with_only_a_month(text, day):
     ("2.3.0 (March 2024)", ("2.3.0", "2024-03-01")),
     ("Acme 2.3.0 — November 2023", ("2.3.0", "2023-11-01")),
     ("2.3.0", ("2.3.0", None)),
+    ("[2.3.0] - 2024-03", ("2.3.0", "2024-03-01")),
 ])
 def test_version_headings_with_a_month(text, expected):
     assert version_heading(text) == expected
