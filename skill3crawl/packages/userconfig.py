@@ -20,7 +20,7 @@ import configparser
 import os
 import re
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -111,3 +111,30 @@ def npm_base(env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
              Path(prefix) / "etc" / "npmrc"), Path("/etc/npmrc"), Path("/usr/etc/npmrc"), Path("/usr/local/etc/npmrc")]
     found = npmrc_registry([_read(f) for f in files])
     return (found, "npm configuration") if found else (None, "default")
+
+
+# Hosts the public registries serve their archives from (a mirror's documents usually point at the mirror itself).
+DEFAULT_FILE_HOSTS = ("https://files.pythonhosted.org", "https://static.crates.io")
+
+
+def registry_base(settings: Any, key: str, env: Mapping[str, str] | None = None) -> str:
+    """A registry's base URL as configured: skill3's own ``SKILL3_PYPI_URL`` / ``SKILL3_NPM_URL`` / … (setting, else
+    environment), else (PyPI, npm) the user's pip / npm configuration, else the public service."""
+    from skill3crawl.config import setting_or_env
+    from skill3crawl.discovery.registries import DEFAULT_URLS, SETTINGS
+
+    given = setting_or_env(settings, SETTINGS[key], env)
+    if given:
+        return given
+    if key == "pypi":
+        found = pypi_base(env)[0]
+    elif key == "npm":
+        found = npm_base(env)[0]
+    else:
+        found = None
+    return found or DEFAULT_URLS[key]
+
+
+def registry_endpoints(settings: Any, env: Mapping[str, str] | None = None) -> list[str]:
+    """The registry URLs the run asks (the network guard trusts their hosts for skill3's own calls)."""
+    return [registry_base(settings, key, env) for key in ("pypi", "npm", "crates")] + list(DEFAULT_FILE_HOSTS)
