@@ -313,11 +313,32 @@ def api_changes(snapshots: list[tuple[str, dict[str, ApiObject]]]) -> list[ApiCh
         if path not in newest:
             v = next((ver for ver, api in snapshots[1:] if path not in api), newest_version)
             out.append(ApiChange("removed", path, obj.module, obj.kind, v, obj.signature, "", "", obj.doc, obj.file))
+    out = _moves(out)
     # classes before their members; a member of an added or removed class is said by its class
     whole = {c.path for c in out if c.object_kind == "class" and c.kind in ("added", "removed")}
     out = [c for c in out if not any(c.path.startswith(w + ".") for w in whole)]
     out.sort(key=lambda c: ({"removed": 0, "changed": 1, "added": 2}[c.kind], c.module, c.path))
     return out[:MAX_CHANGES]
+
+
+def _moves(changes: list[ApiChange]) -> list[ApiChange]:
+    """A removed object and an added one of the same name and signature are one move (``a.b.X`` → ``a.v1.b.X``)."""
+    added: dict[tuple[str, str], list[ApiChange]] = {}
+    for c in changes:
+        if c.kind == "added":
+            added.setdefault((c.path.rsplit(".", 1)[-1], c.after), []).append(c)
+    moved: set[int] = set()
+    out = []
+    for c in changes:
+        if c.kind != "removed":
+            continue
+        twins = [a for a in added.get((c.path.rsplit(".", 1)[-1], c.before), []) if id(a) not in moved]
+        if twins:
+            new = twins[0]
+            moved.update({id(c), id(new)})
+            out.append(ApiChange("changed", c.path, c.module, c.object_kind, new.version, c.before, new.after,
+                                 f"moved to `{new.path}`", c.doc or new.doc, new.file))
+    return [c for c in changes if id(c) not in moved] + out
 
 
 def main(argv: list[str]) -> int:

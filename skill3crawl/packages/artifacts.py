@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 
 from synth.evidence.delta.versions import known_by, parse_version, plausible_version, series
 
-MAX_ARCHIVES = 6  # SKILL3_PACKAGE_ARCHIVES: the baseline, the newest, and the first release of series between
+MAX_ARCHIVES = 8  # SKILL3_PACKAGE_ARCHIVES: the baseline, the newest, and the first release of series between
 
 
 @dataclass(frozen=True)
@@ -101,11 +101,11 @@ def pypi_archives(body: bytes | str, registry_url: str) -> list[ArchiveRef]:
 
 def npm_archives(body: bytes | str, registry_url: str) -> list[ArchiveRef]:
     data = _load(body)
-    versions = data.get("versions") if isinstance(data.get("versions"), dict) else {}
-    times = data.get("time") if isinstance(data.get("time"), dict) else {}
+    versions: dict[str, Any] = data["versions"] if isinstance(data.get("versions"), dict) else {}
+    times: dict[str, Any] = data["time"] if isinstance(data.get("time"), dict) else {}
     out = []
     for version, doc in versions.items():
-        dist = doc.get("dist") if isinstance(doc, dict) and isinstance(doc.get("dist"), dict) else {}
+        dist: dict[str, Any] = doc["dist"] if isinstance(doc, dict) and isinstance(doc.get("dist"), dict) else {}
         url = _http(dist.get("tarball"), registry_url)
         day = _day(times.get(version))
         if url and day and plausible_version(version) and not (isinstance(doc, dict) and doc.get("deprecated")):
@@ -115,7 +115,7 @@ def npm_archives(body: bytes | str, registry_url: str) -> list[ArchiveRef]:
 
 def crates_archives(body: bytes | str, registry_url: str) -> list[ArchiveRef]:
     data = _load(body)
-    crate = data.get("crate") if isinstance(data.get("crate"), dict) else {}
+    crate: dict[str, Any] = data["crate"] if isinstance(data.get("crate"), dict) else {}
     name = str(crate.get("name") or "")
     out = []
     for v in data.get("versions") or []:
@@ -175,7 +175,7 @@ def select_releases(refs: list[ArchiveRef], cutoff: date, since_version: str | N
     firsts = []
     for r in later[:-1]:
         s = series(parse_version(r.version))  # type: ignore[arg-type]
-        if s not in seen and s != series(parse_version(newest.version)):  # type: ignore[arg-type]
+        if s not in seen:
             seen.add(s)
             firsts.append(r)
     if len(firsts) > room:  # spread over the range: keep every k-th series start

@@ -65,7 +65,8 @@ def file_role(path: str) -> str | None:
         return "readme"
     if _CHANGE_STEMS.match(stem) and (not folders or in_docs):
         return "changes"
-    if folders and folders[-1].lower() in _FRAGMENT_DIRS and (len(folders) == 1 or in_docs) and ext:
+    if folders and folders[-1].lower() in _FRAGMENT_DIRS and (len(folders) == 1 or in_docs) and ext \
+            and not re.search(r"(?i)template|^readme$", stem):
         return "changes"
     if in_docs and ext:
         return "docs"
@@ -146,7 +147,7 @@ def rst_to_html(text: str, title: str) -> str | None:
                 "warning_stream": io.StringIO(), "input_encoding": "unicode", "_disable_config": True,
                 "syntax_highlight": "none", "embed_stylesheet": False, "doctitle_xform": False}
     try:
-        parts = publish_parts(text, writer_name="html5", settings_overrides=settings)
+        parts = publish_parts(text, writer="html5", settings_overrides=settings)
     except Exception:  # noqa: BLE001 - docutils raises many kinds on odd input: the text goes the markdown way
         return None
     head = f"<title>{html_lib.escape(title)}</title>" if title else ""

@@ -45,8 +45,9 @@ def _short(signature: str, limit: int = 200) -> str:
     return signature if len(signature) <= limit else signature[: limit - 1].rstrip(", ") + "…"
 
 
-def api_entry(c: dict[str, Any], package: str, dates: dict[str, str]) -> dict[str, Any]:
-    """One API change as a change entry of the item (``synth.evidence.item.SourceItem.changes``)."""
+def api_entry(c: dict[str, Any], package: str, dates: dict[str, str], since: str | None = None) -> dict[str, Any]:
+    """One API change as a change entry of the item (``synth.evidence.item.SourceItem.changes``). ``since``: the release
+    read before the entry's, when releases between the two were not read (the change is in one of them or in its own)."""
     name = c["path"]
     if c["kind"] == "added":
         text = f"`{_short(c['after'])}` is new ({API_LABEL})."
@@ -54,6 +55,8 @@ def api_entry(c: dict[str, Any], package: str, dates: dict[str, str]) -> dict[st
         text = f"`{_short(c['before'])}` is removed ({API_LABEL})."
     else:
         text = f"`{name}` changed: {c['detail']}; now `{_short(c['after'])}` ({API_LABEL})."
+    if since:
+        text += f" First seen in {c['version']} of the releases read (it may come from a release after {since})."
     if c.get("doc"):
         text += f' "{c["doc"]}"'
     return {"kind": c["kind"], "version": c["version"], "date": dates.get(c["version"]), "text": text[:1500], "anchor": None,
@@ -113,6 +116,12 @@ class PackageSourceMixin:
                                               "skill3_archive": ref},
             )
 
+    def _record(self) -> dict[str, Any]:
+        """crawl.json's ``package_source`` (set by :meth:`package_requests` before any archive is asked for)."""
+        record = get_state(self.crawler).package_source
+        assert record is not None
+        return record
+
     def _warn(self, line: str) -> None:
         logger.warning("skill3: %s", line)
         rec = getattr(get_state(self.crawler), "package_source", None)
@@ -124,7 +133,7 @@ class PackageSourceMixin:
         data = response.body
         pkg = self._pkg
         is_newest = ref is pkg["sel"].newest
-        record = get_state(self.crawler).package_source
+        record = self._record()
         entry = {**ref.as_dict(), "bytes": len(data), "read": False}
         record["archives"].append(entry)
         if ref.sha256 and hashlib.sha256(data).hexdigest() != ref.sha256:
@@ -161,11 +170,11 @@ class PackageSourceMixin:
             return
         async for item in self._api_items():
             yield item
-        get_state(self.crawler).package_source["seconds"] = round(time.monotonic() - pkg["t0"], 2)
+        self._record()["seconds"] = round(time.monotonic() - pkg["t0"], 2)
 
     def _archive_items(self, ref: artifacts.ArchiveRef, archive: Archive) -> Iterator[PageItem]:
         pkg = self._pkg
-        record = get_state(self.crawler).package_source
+        record = self._record()
         state = get_state(self.crawler)
         state.official.setdefault(_prefix(ref.url), f"{pkg['label']} release archive")
         files = sorted(((file_role(p), p) for p in archive.files if file_role(p) in ROLE_ORDER), key=lambda t: (ROLE_ORDER[t[0] or ""], t[1]))
@@ -190,7 +199,7 @@ class PackageSourceMixin:
     async def _api_items(self) -> AsyncIterator[PageItem]:
         pkg = self._pkg
         sel = pkg["sel"]
-        record = get_state(self.crawler).package_source
+        record = self._record()
         read = [r for r in sel.refs if r.version in pkg["read"]]
         if sel.baseline is None or sel.baseline.version not in pkg["read"] or len(read) < 2:
             record["api"] = {"status": "skipped", "reason": "the baseline and a later release are both needed"}
@@ -212,8 +221,9 @@ class PackageSourceMixin:
         newest = read[-1]
         span = f"{read[0].version} → {newest.version}"
         by_module: dict[str, list[dict[str, Any]]] = {}
+        gaps = read_gaps([r.version for r in read], list(pkg["dates"]))
         for c in changes:
-            by_module.setdefault(c["module"], []).append(api_entry(c, pkg["name"], pkg["dates"]))
+            by_module.setdefault(c["module"], []).append(api_entry(c, pkg["name"], pkg["dates"], gaps.get(c["version"])))
         get_state(self.crawler).official.setdefault(_prefix(newest.url), f"{pkg['label']} release archive")
         for module, entries in sorted(by_module.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             if not self._room():
@@ -230,6 +240,19 @@ class PackageSourceMixin:
             record["files"].append({"version": newest.version, "path": f"api/{module}", "role": "api", "url": url,
                                     "entries": len(entries)})
             yield item
+
+
+def read_gaps(read: list[str], every: list[str]) -> dict[str, str]:
+    """Release read → the release read before it, when final releases between the two were not read."""
+    from synth.evidence.delta.versions import parse_version
+
+    parsed = sorted((v for v in (parse_version(x) for x in every) if v is not None and not v.is_prerelease))
+    out = {}
+    for before, this in zip(read, read[1:]):
+        lo, hi = parse_version(before), parse_version(this)
+        if lo is not None and hi is not None and any(lo < v < hi for v in parsed):
+            out[this] = before
+    return out
 
 
 def _prefix(url: str) -> str:
