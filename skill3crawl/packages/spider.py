@@ -287,8 +287,8 @@ def run_api_delta(name: str, releases: list[tuple[str, Archive]], seconds: float
                 target.write_bytes(body)
             root.mkdir(parents=True, exist_ok=True)
             args.append(f"{version}={root}")
-        env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-               "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}  # nothing else of the crawl's
+        env.update(PYTHONPATH=str(Path(__file__).resolve().parents[2]), PYTHONDONTWRITEBYTECODE="1")
         try:
             done = subprocess.run(args, capture_output=True, timeout=seconds, env=env, cwd=cwd, check=False)
         except subprocess.TimeoutExpired:

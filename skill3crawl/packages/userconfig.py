@@ -24,11 +24,18 @@ from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 
+SYSTEM_CONFIG_DIR = "/etc/xdg"  # XDG_CONFIG_DIRS when unset
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env["HOME"]) if env.get("HOME") else Path.home()
+
+
 def pip_config_files(env: Mapping[str, str]) -> list[Path]:
     """pip's configuration files, lowest precedence first."""
-    home = Path(env.get("HOME") or "~").expanduser()
+    home = _home(env)
     xdg = env.get("XDG_CONFIG_HOME") or str(home / ".config")
-    dirs = (env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(":")
+    dirs = env["XDG_CONFIG_DIRS"].split(":") if env.get("XDG_CONFIG_DIRS") else [SYSTEM_CONFIG_DIR]
     files = [Path(d) / "pip" / "pip.conf" for d in dirs if d] + [Path("/etc/pip.conf"), home / ".pip" / "pip.conf",
                                                                  Path(xdg) / "pip" / "pip.conf"]
     if env.get("VIRTUAL_ENV"):
@@ -105,7 +112,7 @@ def npm_base(env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
     for key in ("npm_config_registry", "NPM_CONFIG_REGISTRY"):
         if env.get(key) and urlsplit(env[key]).scheme in ("http", "https"):
             return env[key].rstrip("/"), key
-    home = Path(env.get("HOME") or "~").expanduser()
+    home = _home(env)
     prefix = env.get("PREFIX") or env.get("npm_config_prefix") or "/usr/local"
     files = [Path(env.get("NPM_CONFIG_USERCONFIG") or home / ".npmrc"), Path(env.get("NPM_CONFIG_GLOBALCONFIG") or
              Path(prefix) / "etc" / "npmrc"), Path("/etc/npmrc"), Path("/usr/etc/npmrc"), Path("/usr/local/etc/npmrc")]
