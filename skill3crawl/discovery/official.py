@@ -115,7 +115,7 @@ class OfficialSourcesMixin:
             yield scrapy.Request(
                 url, callback=self.parse_registry, errback=self.registry_failed, dont_filter=True,
                 headers={"Accept": "application/json"}, cb_kwargs={"ecosystem": eco},
-                meta={"skill3_kind": "registry", "dont_cache": True, "handle_httpstatus_list": [404, 410], "dont_obey_robotstxt": True,
+                meta={"skill3_kind": "registry", "dont_cache": True, "handle_httpstatus_list": [404, 410],
                       "skill3_registry": eco, "skill3_api": True},
             )
 

@@ -111,7 +111,7 @@ class PackageSourceMixin:
         for ref in sel.refs:
             yield scrapy.Request(
                 ref.url, callback=self.parse_archive, errback=self.archive_failed, dont_filter=True, priority=5,
-                cb_kwargs={"ref": ref}, meta={"skill3_kind": "archive", "skill3_api": True, "dont_obey_robotstxt": True,
+                cb_kwargs={"ref": ref}, meta={"skill3_kind": "archive", "skill3_api": True,
                                               "download_maxsize": limits.max_download, "download_warnsize": 0,
                                               "skill3_archive": ref},
             )
