@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 
 from synth.evidence.delta.versions import known_by, parse_version, plausible_version, series
 
-MAX_ARCHIVES = 8  # SKILL3_PACKAGE_ARCHIVES: the baseline, the newest, and the first release of series between
+MAX_ARCHIVES = 6  # SKILL3_PACKAGE_ARCHIVES: the baseline, the newest, and the first release of series between
 
 
 @dataclass(frozen=True)
