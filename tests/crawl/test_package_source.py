@@ -190,3 +190,24 @@ def test_a_configured_private_registry_is_trusted_for_its_api_calls_only(tmp_pat
     items = read_jsonl(out / "run.jsonl")
     assert items and all(i["discovery"] == "package" for i in items)
     assert not trap.exists()
+
+
+def test_archives_are_cached_like_pages(tmp_path):
+    """A second run with the same HTTP cache reads the archives from it: the registry is not asked for them again."""
+    registry = PackageRegistry(str(tmp_path / "trap"), docs=f"http://docs.widgetlib.test:{closed_port()}/docs/")
+    srv = MockServer(name="cached", routes=registry).start()
+    cache = tmp_path / "cache"
+    try:
+        for n in (1, 2):
+            proc = scrapy_crawl("topic=widgetlib", "package=pypi:widgetlib", "cutoff_time=2026-01", f"output_dir={tmp_path / f'out{n}'}",
+                                "synth=0", "max_pages=40", settings=settings(srv.port, HTTPCACHE_DIR=str(cache)),
+                                env={"SEARXNG_URL": ""}, timeout=120)
+            assert proc.returncode == 0, proc.stderr[-3000:]
+            if n == 1:
+                first = [s.path for s in srv.seen if s.path.startswith("/files/")]
+        files = [s.path for s in srv.seen if s.path.startswith("/files/")]
+    finally:
+        srv.stop()
+    assert len(first) == 3 and files == first
+    crawl = json.loads((tmp_path / "out2" / "crawl.json").read_text())
+    assert all(a["read"] for a in crawl["package_source"]["archives"])
