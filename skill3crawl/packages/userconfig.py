@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-
 SYSTEM_CONFIG_DIR = "/etc/xdg"  # XDG_CONFIG_DIRS when unset
 
 
