@@ -105,8 +105,8 @@ def _tick(out: Archive, limits: Limits, deadline: float, size: int, path: str, i
         raise ArchiveError(f"not read within {limits.seconds:g} s")
 
 
-def _keep(out: Archive, path: str, body: bytes | None, limits: Limits) -> None:
-    if body is None or len(body) > limits.max_member or sum(map(len, out.files.values())) + len(body) > limits.max_kept:
+def _keep(out: Archive, path: str, body: bytes, limits: Limits) -> None:
+    if sum(map(len, out.files.values())) + len(body) > limits.max_kept:
         out.too_large += 1
         return
     out.files[path] = body
@@ -134,11 +134,12 @@ def _read_tar(data: bytes, wanted: Callable[[str], bool], limits: Limits, deadli
             if not member.isfile() or not path:
                 continue
             if wanted(_strip_guess(path)) or wanted(path):
-                fh = tf.extractfile(member)
-                body = fh.read(limits.max_member + 1) if fh is not None and member.size <= limits.max_member else None
-                if body is not None and len(body) > limits.max_member:
-                    body = None
-                raw.append((path, body)) if body is not None else _keep(out, path, None, limits)
+                fh = tf.extractfile(member) if member.size <= limits.max_member else None
+                body = fh.read(limits.max_member + 1) if fh is not None else None
+                if body is None or len(body) > limits.max_member:
+                    out.too_large += 1
+                else:
+                    raw.append((path, body))
     _finish(out, raw, wanted, limits)
     return out
 
@@ -166,12 +167,14 @@ def _read_zip(data: bytes, wanted: Callable[[str], bool], limits: Limits, deadli
             if info.is_dir() or not path:
                 continue
             if wanted(_strip_guess(path)) or wanted(path):
-                if info.file_size > limits.max_member:
-                    _keep(out, path, None, limits)
-                    continue
-                with zf.open(info) as fh:
-                    body = fh.read(limits.max_member + 1)
-                raw.append((path, body)) if len(body) <= limits.max_member else _keep(out, path, None, limits)
+                body = None
+                if info.file_size <= limits.max_member:
+                    with zf.open(info) as fh:
+                        body = fh.read(limits.max_member + 1)
+                if body is None or len(body) > limits.max_member:
+                    out.too_large += 1
+                else:
+                    raw.append((path, body))
     _finish(out, raw, wanted, limits)
     return out
 
