@@ -39,6 +39,7 @@ class ApiObject:
     signature: str
     doc: str  # the docstring's first sentence
     file: str  # where it is defined, relative to the release's folder
+    target: str = ""  # where it is defined, as a dotted path (one object exported under two names has one target)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class ApiChange:
     detail: str  # what changed, in words
     doc: str
     file: str
+    target: str = ""
 
 
 def first_sentence(text: str | None, limit: int = 240) -> str:
@@ -242,7 +244,7 @@ def load_api(folder: Path, hint: str = "") -> dict[str, ApiObject]:
                 rel = str(Path(str(obj.filepath)).relative_to(folder))
             except (ValueError, TypeError):
                 rel = ""
-            out.setdefault(path, ApiObject(path, kind, mod, sig, doc, rel))
+            out.setdefault(path, ApiObject(path, kind, mod, sig, doc, rel, str(obj.path)))
     return out
 
 
@@ -287,7 +289,7 @@ def describe_change(before: str, after: str) -> str:
         bits.append("parameters removed: " + ", ".join(f"`{n}`" for n in removed[:8]))
     changed = [n for n in new if n in old and new[n] != old[n]]
     if changed:
-        bits.append("changed: " + ", ".join(f"`{old[n]}` → `{new[n]}`" for n in changed[:6]))
+        bits.append("parameters changed: " + ", ".join(f"`{old[n]}` → `{new[n]}`" for n in changed[:6]))
     if not bits:
         bits.append("signature changed")
     return "; ".join(bits)
@@ -303,22 +305,42 @@ def api_changes(snapshots: list[tuple[str, dict[str, ApiObject]]]) -> list[ApiCh
     for path, obj in newest.items():
         if path not in base:
             v = next((ver for ver, api in snapshots[1:] if path in api), newest_version)
-            out.append(ApiChange("added", path, obj.module, obj.kind, v, "", obj.signature, "", obj.doc, obj.file))
+            out.append(ApiChange("added", path, obj.module, obj.kind, v, "", obj.signature, "", obj.doc, obj.file, obj.target))
         elif base[path].signature != obj.signature and shape(base[path].signature) != shape(obj.signature):
             v = next((ver for ver, api in snapshots[1:] if path in api and shape(api[path].signature) != shape(base[path].signature)),
                      newest_version)
             out.append(ApiChange("changed", path, obj.module, obj.kind, v, base[path].signature, obj.signature,
-                                 describe_change(base[path].signature, obj.signature), obj.doc or base[path].doc, obj.file))
+                                 describe_change(base[path].signature, obj.signature), obj.doc or base[path].doc, obj.file,
+                                 obj.target))
     for path, obj in base.items():
         if path not in newest:
             v = next((ver for ver, api in snapshots[1:] if path not in api), newest_version)
-            out.append(ApiChange("removed", path, obj.module, obj.kind, v, obj.signature, "", "", obj.doc, obj.file))
-    out = _moves(out)
+            out.append(ApiChange("removed", path, obj.module, obj.kind, v, obj.signature, "", "", obj.doc, obj.file, obj.target))
+    out = _moves(_one_per_object(out))
     # classes before their members; a member of an added or removed class is said by its class
     whole = {c.path for c in out if c.object_kind == "class" and c.kind in ("added", "removed")}
     out = [c for c in out if not any(c.path.startswith(w + ".") for w in whole)]
     out.sort(key=lambda c: ({"removed": 0, "changed": 1, "added": 2}[c.kind], c.module, c.path))
     return out[:MAX_CHANGES]
+
+
+def _one_per_object(changes: list[ApiChange]) -> list[ApiChange]:
+    """One object exported under several public names (``attr.define`` and ``attrs.define``) changes once: the
+    shortest name says it, the others are named in its detail."""
+    groups: dict[tuple, list[ApiChange]] = {}
+    for c in changes:
+        key = (c.kind, c.target, c.before, c.after, c.version) if c.target else (id(c),)
+        groups.setdefault(key, []).append(c)
+    out = []
+    for group in groups.values():
+        group.sort(key=lambda c: (len(c.path), c.path))
+        first, others = group[0], group[1:]
+        if others:
+            also = "also as " + ", ".join(f"`{o.path}`" for o in others[:4])
+            first = ApiChange(first.kind, first.path, first.module, first.object_kind, first.version, first.before, first.after,
+                              f"{first.detail}; {also}" if first.detail else also, first.doc, first.file, first.target)
+        out.append(first)
+    return out
 
 
 def _moves(changes: list[ApiChange]) -> list[ApiChange]:

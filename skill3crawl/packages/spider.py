@@ -30,6 +30,7 @@ import scrapy
 from skill3crawl.items import FetchedPage, PageItem
 from skill3crawl.packages import artifacts
 from skill3crawl.packages.archive import Archive, ArchiveError, Limits, read_archive
+from skill3crawl.packages.changelog import release_naming, version_sections
 from skill3crawl.packages.files import file_role, page_html, wanted
 from skill3crawl.state import get_state
 
@@ -45,21 +46,26 @@ def _short(signature: str, limit: int = 200) -> str:
     return signature if len(signature) <= limit else signature[: limit - 1].rstrip(", ") + "…"
 
 
-def api_entry(c: dict[str, Any], package: str, dates: dict[str, str], since: str | None = None) -> dict[str, Any]:
+def api_entry(c: dict[str, Any], package: str, dates: dict[str, str], since: str | None = None,
+              named_in: str | None = None) -> dict[str, Any]:
     """One API change as a change entry of the item (``synth.evidence.item.SourceItem.changes``). ``since``: the release
-    read before the entry's, when releases between the two were not read (the change is in one of them or in its own)."""
+    read before the entry's, when releases between the two were not read (the change is in one of them or in its own);
+    ``named_in``: the release in that gap whose changelog section names the object (the entry's version then)."""
     name = c["path"]
+    version = named_in or c["version"]
     if c["kind"] == "added":
         text = f"`{_short(c['after'])}` is new ({API_LABEL})."
     elif c["kind"] == "removed":
         text = f"`{_short(c['before'])}` is removed ({API_LABEL})."
     else:
         text = f"`{name}` changed: {c['detail']}; now `{_short(c['after'])}` ({API_LABEL})."
-    if since:
+    if named_in:
+        text += f" Its release is {named_in}: the changelog names it there (the API was compared at {since} and {c['version']})."
+    elif since:
         text += f" First seen in {c['version']} of the releases read (it may come from a release after {since})."
     if c.get("doc"):
         text += f' "{c["doc"]}"'
-    return {"kind": c["kind"], "version": c["version"], "date": dates.get(c["version"]), "text": text[:1500], "anchor": None,
+    return {"kind": c["kind"], "version": version, "date": dates.get(version), "text": text[:1500], "anchor": None,
             "heading": f"{package} API: {c['module']}", "path": [f"{package} API", c["module"]], "api": name, "code": []}
 
 
@@ -196,6 +202,10 @@ class PackageSourceMixin:
         if len(files) > cap:
             record["files_not_read"] = len(files) - cap
 
+    def _change_sections(self, newest: artifacts.ArchiveRef, versions: list[str]) -> list[tuple[str, str]]:
+        """The version sections of the newest archive's change records (to place API changes in unread releases)."""
+        return _sections_of(self._pkg["read"].get(newest.version), versions)
+
     async def _api_items(self) -> AsyncIterator[PageItem]:
         pkg = self._pkg
         sel = pkg["sel"]
@@ -222,8 +232,11 @@ class PackageSourceMixin:
         span = f"{read[0].version} → {newest.version}"
         by_module: dict[str, list[dict[str, Any]]] = {}
         gaps = read_gaps([r.version for r in read], list(pkg["dates"]))
+        sections = self._change_sections(newest, list(pkg["dates"]))
         for c in changes:
-            by_module.setdefault(c["module"], []).append(api_entry(c, pkg["name"], pkg["dates"], gaps.get(c["version"])))
+            since = gaps.get(c["version"])
+            named = release_naming(sections, c["path"], since, c["version"]) if since else None
+            by_module.setdefault(c["module"], []).append(api_entry(c, pkg["name"], pkg["dates"], since, named))
         get_state(self.crawler).official.setdefault(_prefix(newest.url), f"{pkg['label']} release archive")
         for module, entries in sorted(by_module.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             if not self._room():
@@ -240,6 +253,16 @@ class PackageSourceMixin:
             record["files"].append({"version": newest.version, "path": f"api/{module}", "role": "api", "url": url,
                                     "entries": len(entries)})
             yield item
+
+
+def _sections_of(archive: Archive | None, versions: list[str]) -> list[tuple[str, str]]:
+    if archive is None:
+        return []
+    out: list[tuple[str, str]] = []
+    for path, body in archive.files.items():
+        if file_role(path) == "changes":
+            out += version_sections(body.decode("utf-8", "replace"), versions)
+    return out
 
 
 def read_gaps(read: list[str], every: list[str]) -> dict[str, str]:

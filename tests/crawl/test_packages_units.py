@@ -194,7 +194,7 @@ def test_api_delta_is_static(tmp_path):
     assert set(changes) == {("added", "widgetlib.new_feature"), ("removed", "widgetlib.old_helper"),
                             ("changed", "widgetlib.make"), ("changed", "widgetlib.Widget.render")}
     assert changes[("added", "widgetlib.new_feature")].doc == "Frobnicate the widgets of a registry in parallel."
-    assert changes[("changed", "widgetlib.make")].detail == "parameters added: `strict`; changed: `size=1` → `size=2`"
+    assert changes[("changed", "widgetlib.make")].detail == "parameters added: `strict`; parameters changed: `size=1` → `size=2`"
 
 
 @pytest.mark.parametrize("before, after, says", [
@@ -230,3 +230,42 @@ def test_hostile_fixture_is_hostile():
         with pytest.raises(ArchiveError):
             read_archive(hostile(kind), wanted, Limits(max_unpacked=1024 * 1024, max_members=20))
     assert Path  # the module imports stay used
+
+
+CHANGES_MD = """# Changelog
+
+## 3.0.0 (2026-05-01)
+
+- `pkg.spin()` is new.
+
+## 2.5.0
+
+- Speed.
+
+## 2.1.0 (2026-02-01)
+
+- Added `Widget.check()` and `frob(` helpers.
+
+Older
+=====
+
+2.0.0
+-----
+
+- `spin` mentioned in a release the gap does not cover.
+"""
+
+
+@pytest.mark.parametrize("path, after, upto, expected", [
+    ("pkg.spin", "2.0.0", "3.0.0", "3.0.0"),
+    ("pkg.Widget.check", "2.0.0", "3.0.0", "2.1.0"),
+    ("pkg.frob", "2.0.0", "3.0.0", "2.1.0"),
+    ("pkg.spin", "1.0.0", "2.1.0", "2.0.0"),
+    ("pkg.nothing", "2.0.0", "3.0.0", None),
+])
+def test_release_naming(path, after, upto, expected):
+    from skill3crawl.packages.changelog import release_naming, version_sections
+
+    sections = version_sections(CHANGES_MD, ["1.0.0", "2.0.0", "2.1.0", "2.5.0", "3.0.0"])
+    assert [v for v, _ in sections] == ["3.0.0", "2.5.0", "2.1.0", "2.0.0"]
+    assert release_naming(sections, path, after, upto) == expected
