@@ -196,7 +196,8 @@ class OfficialSourcesMixin:
         if pkg.release_warning():
             logger.warning("skill3: %s", pkg.release_warning())
         if self.packages_enabled() and pkg.label in self._registry_bodies:  # the release archives (skill3crawl.packages)
-            yield from self.package_requests(pkg, *self._registry_bodies.pop(pkg.label))
+            yield from self.package_requests(pkg, *self._registry_bodies[pkg.label])
+        self._registry_bodies = {}
         yield from self._repository_requests(pkg)
         roots = [u for u in (reg.docs_entry(pkg), pkg.links.get("Changelog")) if u and not reg.github_repo(u)]
         if not roots and pkg.repository is None:

@@ -117,6 +117,7 @@ class PackageSourceMixin:
         for ref in sel.refs:
             yield scrapy.Request(
                 ref.url, callback=self.parse_archive, errback=self.archive_failed, dont_filter=True, priority=5,
+                headers={"Accept-Encoding": "identity"},  # the archive's own bytes: its checksum is the registry's
                 cb_kwargs={"ref": ref}, meta={"skill3_kind": "archive", "skill3_api": True,
                                               "download_maxsize": limits.max_download, "download_warnsize": 0,
                                               "skill3_archive": ref},
@@ -138,7 +139,7 @@ class PackageSourceMixin:
     async def parse_archive(self, response: Any, ref: artifacts.ArchiveRef) -> AsyncIterator[Any]:
         data = response.body
         pkg = self._pkg
-        is_newest = ref is pkg["sel"].newest
+        is_newest = ref == pkg["sel"].newest  # equal, not identical: a request may come back from a disk queue
         record = self._record()
         entry = {**ref.as_dict(), "bytes": len(data), "read": False}
         record["archives"].append(entry)
