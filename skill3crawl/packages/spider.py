@@ -42,7 +42,7 @@ ROLE_ORDER = {"changes": 0, "readme": 1, "docs": 2}
 API_LABEL = "from the package's public API"
 
 
-def _short(signature: str, limit: int = 200) -> str:
+def _short(signature: str, limit: int = 140) -> str:
     return signature if len(signature) <= limit else signature[: limit - 1].rstrip(", ") + "…"
 
 
