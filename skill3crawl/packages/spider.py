@@ -69,10 +69,14 @@ def api_entry(c: dict[str, Any], package: str, dates: dict[str, str], since: str
             "heading": f"{package} API: {c['module']}", "path": [f"{package} API", c["module"]], "api": name, "code": []}
 
 
-def api_page(package: str, module: str, entries: list[dict[str, Any]], span: str) -> str:
-    """The module's API changes as a page (its excerpts; the entries themselves are given, not re-extracted)."""
+def api_page(package: str, module: str, entries: list[dict[str, Any]], span: str,
+             signatures: list[str] | None = None) -> str:
+    """The module's API changes as a page (its excerpts; the entries themselves are given, not re-extracted), each
+    with its full signature."""
+    sigs = signatures or [""] * len(entries)
     rows = "".join(f"<li>{html_lib.escape(e['kind'].capitalize())} in {html_lib.escape(e['version'])}: "
-                   f"{html_lib.escape(e['text'])}</li>" for e in entries)
+                   f"{html_lib.escape(e['text'])}" + (f"<pre><code>{html_lib.escape(s)}</code></pre>" if s else "") + "</li>"
+                   for e, s in zip(entries, sigs))
     title = f"{package} {module}: API changes {span}"
     return (f"<!doctype html><html><head><title>{html_lib.escape(title)}</title></head><body><main>"
             f"<h1>{html_lib.escape(title)}</h1><p>What the public API of <code>{html_lib.escape(module)}</code> gained, lost and "
@@ -232,12 +236,14 @@ class PackageSourceMixin:
         newest = read[-1]
         span = f"{read[0].version} → {newest.version}"
         by_module: dict[str, list[dict[str, Any]]] = {}
+        signatures: dict[str, list[str]] = {}
         gaps = read_gaps([r.version for r in read], list(pkg["dates"]))
         sections = self._change_sections(newest, list(pkg["dates"]))
         for c in changes:
             since = gaps.get(c["version"])
             named = release_naming(sections, c["path"], since, c["version"]) if since else None
             by_module.setdefault(c["module"], []).append(api_entry(c, pkg["name"], pkg["dates"], since, named))
+            signatures.setdefault(c["module"], []).append(c["after"] or c["before"])
         get_state(self.crawler).official.setdefault(_prefix(newest.url), f"{pkg['label']} release archive")
         for module, entries in sorted(by_module.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             if not self._room():
@@ -247,7 +253,7 @@ class PackageSourceMixin:
             self.crawler.stats.inc_value("skill3/discovery/package")
             self.crawler.stats.inc_value("skill3/package/api_changes", len(entries))
             self.items_yielded += 1
-            item = self._item(FetchedPage(url, url, api_page(pkg["name"], module, entries, span), "package",
+            item = self._item(FetchedPage(url, url, api_page(pkg["name"], module, entries, span, signatures[module]), "package",
                                           title_hint=f"{pkg['name']} {module}: API changes {span}", date_hint=newest.date))
             item.date_hint_source = "registry"
             item.given_changes = entries[:1000]
