@@ -23,7 +23,7 @@ from datetime import date
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from synth.evidence.delta.versions import known_by, parse_version, plausible_version, series
+from synth.delta.versions import known_by, parse_version, plausible_version, series
 
 MAX_ARCHIVES = 6  # SKILL3_PACKAGE_ARCHIVES: the baseline, the newest, and the first release of series between
 

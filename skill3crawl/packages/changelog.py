@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from synth.evidence.delta.versions import parse_version
+from synth.delta.versions import parse_version
 
 _MD_HEADING = re.compile(r"^#{1,6}[ \t]+(.{1,200}?)[ \t#]*$", re.M)
 _RST_HEADING = re.compile(r"^(\S.{0,200})\n[=\-~^\"'`#*+]{3,}[ \t]*$", re.M)

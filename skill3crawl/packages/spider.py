@@ -33,6 +33,7 @@ from skill3crawl.packages.archive import Archive, ArchiveError, Limits, read_arc
 from skill3crawl.packages.changelog import release_naming, version_sections
 from skill3crawl.packages.files import file_role, page_html, wanted
 from skill3crawl.state import get_state
+from synth.delta.model import MAX_ENTRY_CHARS, ChangeRecord
 
 logger = logging.getLogger(__name__)
 
@@ -65,8 +66,8 @@ def api_entry(c: dict[str, Any], package: str, dates: dict[str, str], since: str
         text += f" First seen in {c['version']} of the releases read (it may come from a release after {since})."
     if c.get("doc"):
         text += f' "{c["doc"]}"'
-    return {"kind": c["kind"], "version": version, "date": dates.get(version), "text": text[:1500], "anchor": None,
-            "heading": f"{package} API: {c['module']}", "path": [f"{package} API", c["module"]], "api": name, "code": []}
+    return ChangeRecord(kind=c["kind"], version=version, text=text[:MAX_ENTRY_CHARS], date=dates.get(version),
+                        heading=f"{package} API: {c['module']}", path=(f"{package} API", c["module"]), api=name).to_json()
 
 
 def api_page(package: str, module: str, entries: list[dict[str, Any]], span: str,
@@ -274,7 +275,7 @@ def _sections_of(archive: Archive | None, versions: list[str]) -> list[tuple[str
 
 def read_gaps(read: list[str], every: list[str]) -> dict[str, str]:
     """Release read → the release read before it, when final releases between the two were not read."""
-    from synth.evidence.delta.versions import parse_version
+    from synth.delta.versions import parse_version
 
     parsed = sorted((v for v in (parse_version(x) for x in every) if v is not None and not v.is_prerelease))
     out = {}
