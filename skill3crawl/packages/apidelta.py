@@ -260,7 +260,7 @@ def _param_names(sig: str) -> dict[str, str]:
             end = i
             break
     inner = sig[sig.find("(") + 1: end]
-    return {re.split(r"[:=]", p, maxsplit=1)[0].strip(): p for p in _split_top(inner) if p != "*"}
+    return {re.split(r"[:=]", p, maxsplit=1)[0].strip().rstrip("?"): p for p in _split_top(inner) if p != "*"}
 
 
 def _bases(sig: str) -> str:
@@ -371,6 +371,10 @@ def main(argv: list[str]) -> int:
     for pair in pairs:
         version, _, folder = pair.partition("=")
         api = load_api(Path(folder), hint)
+        if not api and any(Path(folder).rglob("*.d.ts")):  # an npm package: its TypeScript declarations
+            from skill3crawl.packages.tsdelta import load_ts_api
+
+            api = load_ts_api(Path(folder), hint)
         counts[version] = len(api)
         snapshots.append((version, api))
     changes = api_changes(snapshots)

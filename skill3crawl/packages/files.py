@@ -8,7 +8,8 @@ Roles (:func:`file_role`, on the path relative to the archive's top folder):
   ``changelog*``, ``changes*``, ``history*``, ``whatsnew*``/``whats-new*``, ``release-notes*``/``releases*``;
 * ``readme``: the top-level README;
 * ``docs``: the other Markdown, reStructuredText and text pages under ``docs/``, ``doc/`` or ``documentation/``;
-* ``python``: ``.py``/``.pyi`` sources for the API delta (never tests, examples, docs, benchmarks or build scripts).
+* ``python``: ``.py``/``.pyi`` sources for the API delta (never tests, examples, docs, benchmarks or build scripts);
+* ``types``: TypeScript declarations (``.d.ts``) for the API delta of npm packages.
 
 Markdown and text become HTML through :func:`skill3crawl.corpus.markdown_to_html` (as ``--input-file`` pages
 do); reStructuredText through docutils with file insertion and raw HTML off, and Sphinx's version directives
@@ -52,6 +53,8 @@ def file_role(path: str) -> str | None:
     folders, stem, ext = _split(path)
     if any(f in _SKIP_DIRS or f.startswith(".") and f != ".changeset" for f in folders):
         return None
+    if path.endswith(".d.ts"):
+        return None if any(p.lower() in _NOT_API or p == "__tests__" for p in folders) else "types"
     if ext in (".py", ".pyi"):
         if any(p.lower() in _NOT_API for p in [*folders, stem + ext]) or any(p.endswith(".dist-info") or p.endswith(".egg-info")
                                                                             for p in folders):
@@ -73,9 +76,12 @@ def file_role(path: str) -> str | None:
     return None
 
 
+API_ROLES = ("python", "types")
+
+
 def wanted(path: str, api: bool = True) -> bool:
     role = file_role(path)
-    return role is not None and (api or role != "python")
+    return role is not None and (api or role not in API_ROLES)
 
 
 def decode(body: bytes) -> str:

@@ -31,7 +31,7 @@ from skill3crawl.items import FetchedPage, PageItem
 from skill3crawl.packages import artifacts
 from skill3crawl.packages.archive import Archive, ArchiveError, Limits, read_archive
 from skill3crawl.packages.changelog import release_naming, version_sections
-from skill3crawl.packages.files import file_role, page_html, wanted
+from skill3crawl.packages.files import API_ROLES, file_role, page_html, wanted
 from skill3crawl.state import get_state
 from synth.delta.model import MAX_ENTRY_CHARS, ChangeRecord
 
@@ -220,8 +220,8 @@ class PackageSourceMixin:
         if sel.baseline is None or sel.baseline.version not in pkg["read"] or len(read) < 2:
             record["api"] = {"status": "skipped", "reason": "the baseline and a later release are both needed"}
             return
-        if not any(file_role(p) == "python" for p in pkg["read"][read[-1].version].files):
-            record["api"] = {"status": "skipped", "reason": "no Python sources in the archives"}
+        if not any(file_role(p) in API_ROLES for p in pkg["read"][read[-1].version].files):
+            record["api"] = {"status": "skipped", "reason": "no Python sources or TypeScript declarations in the archives"}
             return
         seconds = self.settings.getfloat("SKILL3_PACKAGE_API_SECONDS", API_SECONDS)
         t0 = time.monotonic()
@@ -309,7 +309,7 @@ def run_api_delta(name: str, releases: list[tuple[str, Archive]], seconds: float
         for version, archive in releases:
             root = Path(tmp) / hashlib.sha1(version.encode()).hexdigest()[:12]
             for path, body in archive.files.items():
-                if file_role(path) != "python":
+                if file_role(path) not in API_ROLES:
                     continue
                 target = (root / path).resolve()
                 if not str(target).startswith(str(root.resolve()) + os.sep):

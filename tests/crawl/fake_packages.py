@@ -199,7 +199,10 @@ class PackageRegistry:
                   "its axis, and gadgets can be grouped into sets.\n",
                 "README.md": "# gadgets\n\nGadgets that spin. Create a gadget, spin it at any speed and group gadgets into "
                              "sets that spin together; every gadget keeps its own axis and speed.\n",
-                "index.d.ts": "export declare function spin(speed: number): void;\n",
+                "index.d.ts": ("/** Spin a gadget around its axis. */\nexport declare function spin(speed: number, clockwise?: boolean): "
+                               "Gadget;\nexport interface Gadget { id: string; }\n" if v == "2.1.0" else
+                               "export declare function spin(speed: number): Gadget;\nexport declare function twirl(): void;\n"
+                               "export interface Gadget { id: string; }\n"),
             })
 
     def pypi_document(self) -> dict:

@@ -161,9 +161,13 @@ def test_npm_tarball(tmp_path):
     crawl = json.loads((out / "crawl.json").read_text())
     source = crawl["package_source"]
     assert [(a["version"], a["kind"], a["read"]) for a in source["archives"]] == [("1.0.0", "npm", True), ("2.1.0", "npm", True)]
-    assert source["api"]["status"] == "skipped"  # no Python sources: the .d.ts API is not compared
-    changelog = next(i for i in read_jsonl(out / "run.jsonl") if i["url"].endswith("gadgets-2.1.0.tgz/CHANGELOG.md"))
+    assert source["api"]["status"] == "done"  # the .d.ts declarations compared (tree-sitter, no Node.js)
+    items = read_jsonl(out / "run.jsonl")
+    changelog = next(i for i in items if i["url"].endswith("gadgets-2.1.0.tgz/CHANGELOG.md"))
     assert any(c["version"] == "2.1.0" and "gadget.spin()" in c["text"] for c in changelog["changes"])
+    api = {c["api"]: c for i in items if "/api/" in i["url"] for c in i["changes"]}
+    assert (api["gadgets.twirl"]["kind"], api["gadgets.spin"]["kind"]) == ("removed", "changed")
+    assert "parameters added: `clockwise`" in api["gadgets.spin"]["text"] and api["gadgets.spin"]["version"] == "2.1.0"
 
 
 def test_a_configured_private_registry_is_trusted_for_its_api_calls_only(tmp_path):

@@ -269,3 +269,28 @@ def test_release_naming(path, after, upto, expected):
     sections = version_sections(CHANGES_MD, ["1.0.0", "2.0.0", "2.1.0", "2.5.0", "3.0.0"])
     assert [v for v, _ in sections] == ["3.0.0", "2.5.0", "2.1.0", "2.0.0"]
     assert release_naming(sections, path, after, upto) == expected
+
+
+def test_typescript_declarations_are_compared(tmp_path):
+    from skill3crawl.packages.tsdelta import load_ts_api, module_name
+
+    old, new = tmp_path / "1", tmp_path / "2"
+    (old / "lib").mkdir(parents=True)
+    (new / "lib").mkdir(parents=True)
+    (old / "index.d.ts").write_text("export declare function spin(speed: number): void;\nexport declare function twirl(): void;\n"
+                                    "export declare class Box extends Base { constructor(a: number); private hidden(): void; }\n"
+                                    "declare function internal(): void;\n")
+    (new / "index.d.ts").write_text("/** Spin a gadget. Fast. */\nexport declare function spin(speed: number, cw?: boolean): void;\n"
+                                    "export declare class Box extends Base { constructor(a: number, b: string); add(x: number): this; }\n"
+                                    "export type Speed = number;\n")
+    (new / "lib" / "util.d.ts").write_text("/** Wobble it. */\nexport declare function wobble(): void;\n")
+    (new / "node_modules").mkdir()
+    (new / "node_modules" / "x.d.ts").write_text("export declare function notOurs(): void;\n")
+    snaps = [("1.0", load_ts_api(old, "gadgets")), ("2.0", load_ts_api(new, "gadgets"))]
+    changes = {(c.kind, c.path): c for c in api_changes(snaps)}
+    assert set(changes) == {("removed", "gadgets.twirl"), ("changed", "gadgets.spin"), ("changed", "gadgets.Box"),
+                            ("added", "gadgets.Box.add"), ("added", "gadgets.Speed"), ("added", "gadgets/lib/util.wobble")}
+    assert changes[("changed", "gadgets.spin")].detail == "parameters added: `cw`"
+    assert changes[("changed", "gadgets.spin")].doc == "Spin a gadget."
+    assert changes[("added", "gadgets/lib/util.wobble")].module == "gadgets/lib/util"
+    assert module_name("index.d.ts", "p") == "p" and module_name("lib/a.d.ts", "p") == "p/lib/a"
