@@ -12,7 +12,8 @@ defaults, annotations, return type, base classes) differs is *changed*, with wha
 docstring's first sentence.
 
 The crawl runs this module as a child process (``python -m skill3crawl.packages.apidelta``) with a time limit, so a
-package that makes griffe slow cannot stall the crawl.
+package that makes griffe slow cannot stall the crawl. A release without Python packages but with ``.d.ts`` files (an
+npm package) is read by :mod:`skill3crawl.packages.tsdelta` instead.
 """
 
 from __future__ import annotations
