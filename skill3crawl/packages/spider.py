@@ -231,6 +231,10 @@ class PackageSourceMixin:
             self._warn(f"{pkg['label']}: API delta not computed ({exc})")
             record["api"] = {"status": "failed", "reason": str(exc)}
             return
+        if result.get("skipped"):
+            record["api"] = {"status": "skipped", "reason": result["skipped"], "objects": result.get("objects")}
+            logger.info("skill3: %s: API delta skipped (%s)", pkg["label"], result["skipped"])
+            return
         changes = result.get("changes") or []
         record["api"] = {"status": "done", "releases": [r.version for r in read], "objects": result.get("objects"),
                          "changes": len(changes), "seconds": round(time.monotonic() - t0, 2)}

@@ -5,7 +5,8 @@ tree-sitter's TypeScript grammar and lists what the files ``export``: functions 
 type), classes (heritage, constructor parameters, public methods and properties), interfaces (extends, members),
 type aliases, enums, constants. Each is an :class:`~skill3crawl.packages.apidelta.ApiObject`, so the comparison is
 :func:`~skill3crawl.packages.apidelta.api_changes`'s. Not covered: re-exports (``export { a as b }``,
-``export * from``) are not followed, overloads count once (the first), namespaces and module augmentation are left out.
+``export * from``) are not followed, overloads count once (the first), namespaces and module augmentation are left out
+(a release declared only that way — ``declare namespace x {…}; export = x`` — has no API here), vendored copies too.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from skill3crawl.packages.apidelta import MAX_OBJECTS, ApiObject, first_sentence
 
 MAX_FILES = 2_000
 MAX_FILE_BYTES = 2 * 1024 * 1024
-_SKIP = re.compile(r"(?:^|/)(?:node_modules|tests?|__tests__|examples?|docs?|bench(?:marks?)?)(?:/|$)")
+_SKIP = re.compile(r"(?:^|/)(?:node_modules|tests?|__tests__|examples?|docs?|bench(?:marks?)?|vendor)(?:/|$)")
 _DECLS = {"function_signature": "function", "function_declaration": "function", "class_declaration": "class",
           "abstract_class_declaration": "class", "interface_declaration": "class", "type_alias_declaration": "attribute",
           "enum_declaration": "class", "lexical_declaration": "attribute", "variable_declaration": "attribute"}

@@ -4,6 +4,7 @@ selection, the static API delta (skill3crawl.packages)."""
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 import zipfile
 from datetime import date
@@ -294,3 +295,15 @@ def test_typescript_declarations_are_compared(tmp_path):
     assert changes[("changed", "gadgets.spin")].doc == "Spin a gadget."
     assert changes[("added", "gadgets/lib/util.wobble")].module == "gadgets/lib/util"
     assert module_name("index.d.ts", "p") == "p" and module_name("lib/a.d.ts", "p") == "p/lib/a"
+
+
+def test_a_baseline_without_a_readable_api_gives_no_delta(tmp_path, capsys):
+    from skill3crawl.packages.apidelta import main
+
+    (tmp_path / "1").mkdir()
+    (tmp_path / "1" / "index.d.ts").write_text("declare namespace x { function spin(): void; }\nexport = x;\n")
+    (tmp_path / "2").mkdir()
+    (tmp_path / "2" / "index.d.ts").write_text("export declare function spin(): void;\n")
+    main(["x", f"1={tmp_path / '1'}", f"2={tmp_path / '2'}"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["changes"] == [] and "baseline" in out["skipped"] and out["objects"] == {"1": 0, "2": 1}
