@@ -182,8 +182,11 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
         netloc = url.netloc
         if netloc not in self._parsers:
             self._parsers[netloc] = Deferred()
+            # the robots.txt of an API skill3 calls (a package registry) is part of that call: the network guard's
+            # exemption of the trusted endpoint covers it, and nothing else on that host
+            api = {"skill3_api": True} if request.meta.get("skill3_api") else {}
             robotsreq = Request(f"{url.scheme}://{netloc}/robots.txt", priority=self.DOWNLOAD_PRIORITY,
-                                meta={"dont_obey_robotstxt": True}, callback=NO_CALLBACK)
+                                meta={"dont_obey_robotstxt": True, **api}, callback=NO_CALLBACK)
             try:
                 resp = await self.crawler.engine.download_async(robotsreq)
                 await self._parse_robots(resp, netloc, request)

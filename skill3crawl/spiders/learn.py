@@ -36,6 +36,7 @@ from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
 from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, FetchedPage, PageItem
+from skill3crawl.packages.spider import PackageSourceMixin
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
@@ -64,7 +65,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
+class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scrapy.Spider):
     name = "learn"
     docs_defaults = False  # `scrapy crawl docs`: start URLs required, topic and authority from them
 
