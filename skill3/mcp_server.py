@@ -32,6 +32,7 @@ from synth.agents import AgentsError
 from synth.agents.runview import MAX_SKILLS, RunView, _try_load, candidates, stamp
 from synth.agents.search import search_entries
 from synth.llm.registry import PROVIDERS
+from synth.vet.publish import publishable
 
 SCHEME = "skill3://skills/"
 MAX_READ = 512 * 1024
@@ -104,7 +105,7 @@ class Skill3MCP(MCPServer):
         for v in self.skills():
             for rel in v.files():
                 out.append(MCPResource(uri=f"{SCHEME}{v.name}/{rel}", name=f"{v.name}/{rel}", mime_type="text/markdown",
-                                       description=f"{v.name} {v.version}: {v.description[:200]}" if rel == "SKILL.md" else None))
+                                       description=f"{v.name} {v.version}: {(publishable(v.description) or '')[:200]}" if rel == "SKILL.md" else None))
         return out
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> list[ReadResourceContents]:
@@ -114,14 +115,14 @@ class Skill3MCP(MCPServer):
         name, _, rel = text[len(SCHEME):].partition("/")
         for v in self.skills():
             if v.name == name and rel in v.files():
-                return [ReadResourceContents(content=v.files()[rel][:MAX_READ], mime_type="text/markdown")]
+                return [ReadResourceContents(content=v.published(rel)[:MAX_READ], mime_type="text/markdown")]
         raise ResourceNotFoundError(f"unknown resource {text}")
 
     # ------------------------------------------------------------------ tools
 
     def list_skills(self) -> dict[str, Any]:
-        return {"root": str(self.root), "skills": [{"name": v.name, "topic": v.topic, "version": v.version, "cutoff": v.cutoff,
-                 "learned_date": v.learned_date, "target_model": v.target_model, "description": v.description,
+        return {"root": str(self.root), "skills": [{"name": v.name, "topic": publishable(v.topic) or v.name, "version": v.version, "cutoff": v.cutoff,
+                 "learned_date": v.learned_date, "target_model": v.target_model, "description": publishable(v.description) or "",
                  "entries": len(v.entries()), "uri": f"{SCHEME}{v.name}/SKILL.md",
                  "files": sorted(v.files())} for v in self.skills()]}
 
@@ -130,8 +131,9 @@ class Skill3MCP(MCPServer):
         files = v.files()
         if file not in files:
             raise ToolError(f"{v.name} has no file {file!r}; its files: {', '.join(sorted(files))}")
+        text = v.published(file)
         return {"name": v.name, "version": v.version, "cutoff": v.cutoff, "learned_date": v.learned_date,
-                "file": file, "text": files[file][:MAX_READ], "truncated": len(files[file]) > MAX_READ}
+                "file": file, "text": text[:MAX_READ], "truncated": len(text) > MAX_READ}
 
     def search_delta(self, topic: str, query: str, limit: int = 10) -> dict[str, Any]:
         v = self.find(topic)

@@ -96,10 +96,19 @@ def select_entries(entries: list[Entry]) -> list[Entry]:
 
 
 def _screened(lines: list[str]) -> tuple[list[str], int]:
-    from synth.vet.screen import is_blocking, screen_markdown
+    """The index lines as composed, through the same publishable-text gate as the entries they hold (a line the
+    screen flags, alone or with its neighbour, is left out)."""
+    from synth.vet.publish import publishable_texts
 
-    kept = [line for line in lines if not is_blocking(screen_markdown(line, "index"))]
+    kept = [line for line, ok in zip(lines, publishable_texts(lines)) if ok is not None]
     return kept, len(lines) - len(kept)
+
+
+def _topic(view: RunView) -> str:
+    """The run's topic as it may be published (the skill's name when the screen flags it)."""
+    from synth.vet.publish import publishable
+
+    return publishable(view.topic) or view.name
 
 
 @dataclass
@@ -126,7 +135,7 @@ def skill_path_for(view: RunView, to: Path, override: str | None) -> str:
 def build_index(view: RunView, skill_path: str, *, budget: int = MAX_BYTES, heading: str = "##",
                 line_of=entry_line) -> Index:
     """The markdown index within ``budget`` bytes (UTF-8), header and footer included."""
-    topic = clean(view.topic, 80)
+    topic = clean(_topic(view), 80)
     cutoff = clean(view.cutoff or "?", 20)
     head = [
         f"{heading} {topic}: what changed after the {cutoff} training cutoff (skill3)",
@@ -139,6 +148,7 @@ def build_index(view: RunView, skill_path: str, *, budget: int = MAX_BYTES, head
     ]
     entries = select_entries(view.entries())
     lines, flagged = _screened([line_of(e) for e in entries])
+    flagged += view.entries_flagged
     used = len("\n".join(head).encode()) + 200  # room for the footer line and the markers
     shown: list[str] = []
     for line in lines:
@@ -201,7 +211,7 @@ def _owned_file(path: Path, name: str) -> None:
 
 
 def _cursor(view: RunView, index: Index) -> str:
-    desc = clean(f"What changed in {view.topic} after the {view.cutoff or '?'} training cutoff (skill3 index of skill {view.name})", 200)
+    desc = clean(f"What changed in {_topic(view)} after the {view.cutoff or '?'} training cutoff (skill3 index of skill {view.name})", 200)
     return (f"---\ndescription: {_yaml_str(desc)}\nglobs:\nalwaysApply: true\n---\n{generated_marker(view.name)}\n\n{index.text}")
 
 
@@ -229,7 +239,7 @@ def _llms_txt(view: RunView, skill_path: str) -> Index:
     # build_index's header is markdown prose; llms.txt wants an H1, a blockquote, then H2 link lists
     _, _, rest = body.text.partition("\n\n")
     summary, _, items = rest.partition("\n\n")
-    text = (f"# {clean(view.topic, 80)} after the {clean(view.cutoff or '?', 20)} cutoff\n\n> {summary.strip()}\n\n"
+    text = (f"# {clean(_topic(view), 80)} after the {clean(view.cutoff or '?', 20)} cutoff\n\n> {summary.strip()}\n\n"
             f"## Changes\n\n{items.strip()}\n\n## Skill\n\n- [SKILL.md]({skill_path}/SKILL.md): the full skill, with its sources\n\n"
             f"{generated_marker(view.name)}\n")
     return Index(text, body.shown, body.total, body.flagged)

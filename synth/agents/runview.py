@@ -69,7 +69,9 @@ class RunView:
     out_dir: Path | None = None
     manifest: dict[str, Any] | None = None
     entries_source: str = ""
+    entries_flagged: int = 0  # entries skill3's screen left out (see :func:`publish_entries`)
     _entries: list[Entry] | None = field(default=None, repr=False)
+    _published: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -114,18 +116,29 @@ class RunView:
         """The skill's text files by path relative to the skill folder."""
         return {"SKILL.md": self.skill_md, **self.references}
 
+    def published(self, rel: str) -> str:
+        """File ``rel`` of the skill as it may be served to an agent (:func:`synth.vet.publish.publishable_file`:
+        secrets redacted, unsafe links gone, the blocks the screen flags dropped); computed once per view."""
+        if rel not in self._published:
+            from synth.vet.publish import publishable_file
+
+            self._published[rel] = publishable_file(self.files()[rel], rel).text
+        return self._published[rel]
+
     def delta(self) -> dict[str, Any]:
         d = (self.manifest or {}).get("delta")
         return d if isinstance(d, dict) else {}
 
     def entries(self) -> list[Entry]:
-        """The post-cutoff change entries (``delta.entries``, else the skill's bullet lines)."""
+        """The post-cutoff change entries (``delta.entries``, else the skill's bullet lines), as they may be
+        published: through :func:`publish_entries` (redacted, unsafe links gone, what the screen flags left out)."""
         if self._entries is None:
             raw = self.delta().get("entries")
             if isinstance(raw, list):
-                self._entries, self.entries_source = entries_from_manifest(raw), "run.json delta.entries"
+                found, self.entries_source = entries_from_manifest(raw), "run.json delta.entries"
             else:
-                self._entries, self.entries_source = entries_from_skill(self.files()), "the skill's bullet lines"
+                found, self.entries_source = entries_from_skill(self.files()), "the skill's bullet lines"
+            self._entries, self.entries_flagged = publish_entries(found)
         return self._entries
 
     def versions(self) -> list[dict[str, Any]]:
@@ -267,6 +280,31 @@ def entries_from_manifest(raw: list[Any]) -> list[Entry]:
                          url=_str(row.get("url"), 2000), file=_rel_file(row.get("file")), use=_opt(row.get("use")),
                          instead_of=_opt(row.get("instead_of"))))
     return out
+
+
+def publish_entries(entries: list[Entry]) -> tuple[list[Entry], int]:
+    """The entries as every export and MCP answer may carry them (:mod:`synth.vet.publish`, in their source order,
+    so an injection split over two entries leaves both out): texts redacted and without unsafe links; an entry
+    whose text the screen flags is left out (returned: how many), a flagged area/use/instead_of is blanked; a URL
+    that is not plain http(s) is dropped, credentials in one redacted."""
+    from dataclasses import replace
+
+    from synth.vet.publish import publishable_texts
+    from synth.vet.redact import redact_text
+
+    texts = publishable_texts([e.text for e in entries])
+    keep = [(e, t) for e, t in zip(entries, texts) if t]
+    fields = publishable_texts([x for e, _ in keep for x in (e.version, e.area, e.use or "", e.instead_of or "")])
+    out = []
+    for i, (e, text) in enumerate(keep):
+        version, area, use, instead = fields[4 * i: 4 * i + 4]
+        url = redact_text(e.url)[0] if _HTTP_URL.match(e.url or "") else ""
+        out.append(replace(e, text=text, version=version or "", area=area or "", use=use or None, instead_of=instead or None,
+                           url=url))
+    return out, len(entries) - len(keep)
+
+
+_HTTP_URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.I)
 
 
 def _source_urls(skill_md: str) -> dict[int, str]:

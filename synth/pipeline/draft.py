@@ -59,10 +59,10 @@ def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
     if ranked.changes is None or not (ranked.changes.post or ranked.changes.undated):
         return None
     from synth.evidence.delta.render import skill_parts
-    from synth.vet.screen import screen_markdown
+    from synth.vet.publish import publishable
 
     parts = skill_parts(ranked.changes, bundle["sources"], topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,
-                        flagged=lambda text: bool(screen_markdown(text, "delta.md")))
+                        flagged=lambda text: publishable(text) is None)
     bundle.setdefault("delta", {})
     bundle["delta"]["versions"] = parts.versions
     bundle["delta"]["reference_index"] = parts.index_lines()
