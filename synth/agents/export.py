@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from synth.agents import AgentsError
+from synth.agents import AgentsError, no_links
 from synth.agents.diff import norm
 from synth.agents.runview import Entry, RunView, load
 
@@ -258,7 +258,10 @@ def export_view(view: RunView, fmt: str, to: Path, *, skill_path: str | None = N
         raise AgentsError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     if to.exists() and not to.is_dir():
         raise AgentsError(f"{to} is not a folder; pass the folder the {fmt} file goes into")
+    if to.is_symlink():
+        raise AgentsError(f"{to} is a symbolic link; skill3 does not write through it (export into the folder itself)")
     path = target_file(fmt, to, view.name)
+    no_links(to, path, "write")  # .cursor/, .cursor/rules/ or the file itself: never written through a link
     where = skill_path_for(view, to, skill_path)
     if fmt in ("agents-md", "claude-md"):
         index = build_index(view, where, budget=MAX_BYTES - len(begin_marker(view.name)) - len(end_marker(view.name)) - 4)
@@ -271,9 +274,7 @@ def export_view(view: RunView, fmt: str, to: Path, *, skill_path: str | None = N
         _owned_file(path, view.name)
         index = _llms_txt(view, where)
         text = index.text
-    for p in (to, path.parent):
-        if p.is_symlink():
-            raise AgentsError(f"{p} is a symbolic link; skill3 does not write through it")
+    no_links(to, path, "write")
     atomic_write_text(path, text)
     return path, index
 

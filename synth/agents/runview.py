@@ -237,6 +237,10 @@ def load(path: str | Path) -> RunView:
         if name is None or not (p / name / "SKILL.md").is_file():
             raise AgentsError(f"{p}/run.json names no skill folder holding a SKILL.md (was it moved?); pass the skill folder itself")
         skill_dir, out_dir = p / name, p
+    for link in (skill_dir, skill_dir / "SKILL.md"):
+        if link.is_symlink() and (link != p or link.name == "SKILL.md"):
+            raise AgentsError(f"{link} is a symbolic link; skill3 reads a skill only from files inside its folder "
+                              "(replace the link with the file or folder itself)")
     skill_md = _read_text(skill_dir / "SKILL.md")
     refs: dict[str, str] = {}
     ref_dir = skill_dir / "references"
