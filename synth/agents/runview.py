@@ -26,6 +26,7 @@ from synth.agents import AgentsError
 from synth.output.ownership import skill3_manifest
 from synth.skill.frontmatter import split_frontmatter
 from synth.skill.markdown import CITATION, citation_numbers, fence_state, find_sources, heading_title
+from synth.skill.names import is_valid_name
 
 MAX_SKILL_BYTES = 2 << 20  # one SKILL.md or reference file
 MAX_REFERENCE_FILES = 200
@@ -213,6 +214,15 @@ def _written_skill(man: dict[str, Any]) -> str | None:
     return name
 
 
+def _no_links(given: Path, skill_dir: Path) -> None:
+    """A skill folder named by a run.json, or a SKILL.md, that is a link is refused (the folder the user named
+    may be one: that is their choice, not a link inside a folder skill3 reads)."""
+    for link in (skill_dir, skill_dir / "SKILL.md"):
+        if link.is_symlink() and (link != given or link.name == "SKILL.md"):
+            raise AgentsError(f"{link} is a symbolic link; skill3 reads a skill only from files inside its folder "
+                              "(replace the link with the file or folder itself)")
+
+
 def load(path: str | Path) -> RunView:
     """The run or skill at ``path`` (see the module docstring)."""
     p = Path(path)
@@ -237,10 +247,7 @@ def load(path: str | Path) -> RunView:
         if name is None or not (p / name / "SKILL.md").is_file():
             raise AgentsError(f"{p}/run.json names no skill folder holding a SKILL.md (was it moved?); pass the skill folder itself")
         skill_dir, out_dir = p / name, p
-    for link in (skill_dir, skill_dir / "SKILL.md"):
-        if link.is_symlink() and (link != p or link.name == "SKILL.md"):
-            raise AgentsError(f"{link} is a symbolic link; skill3 reads a skill only from files inside its folder "
-                              "(replace the link with the file or folder itself)")
+    _no_links(p, skill_dir)
     skill_md = _read_text(skill_dir / "SKILL.md")
     refs: dict[str, str] = {}
     ref_dir = skill_dir / "references"
@@ -248,8 +255,12 @@ def load(path: str | Path) -> RunView:
         files = sorted(f for f in ref_dir.glob("*.md") if f.is_file() and not f.is_symlink())
         for f in files[:MAX_REFERENCE_FILES]:
             refs[f"references/{f.name}"] = _read_text(f)
-    return RunView(skill_dir=skill_dir, skill_md=skill_md, references=refs, frontmatter=read_frontmatter_map(skill_md),
+    view = RunView(skill_dir=skill_dir, skill_md=skill_md, references=refs, frontmatter=read_frontmatter_map(skill_md),
                    out_dir=out_dir, manifest=man)
+    if not is_valid_name(view.name):  # it becomes file names, URIs and AGENTS.md markers: checked before any use
+        raise AgentsError(f"{skill_dir / 'SKILL.md'} names the skill {view.name[:80]!r}, not a valid skill name (lowercase "
+                          "letters, digits and single hyphens, at most 64 characters); fix its name: field")
+    return view
 
 
 # --------------------------------------------------------------------------- entries
