@@ -134,13 +134,17 @@ class RunView:
         """The post-cutoff change entries (``delta.entries``, else the skill's bullet lines), as they may be
         published: through :func:`publish_entries` (redacted, unsafe links gone, what the screen flags left out)."""
         if self._entries is None:
-            raw = self.delta().get("entries")
-            if isinstance(raw, list):
-                found, self.entries_source = entries_from_manifest(raw), "run.json delta.entries"
-            else:
-                found, self.entries_source = entries_from_skill(self.files()), "the skill's bullet lines"
-            self._entries, self.entries_flagged = publish_entries(found)
+            self._entries, self.entries_flagged = publish_entries(self.raw_entries())
         return self._entries
+
+    def raw_entries(self) -> list[Entry]:
+        """The entries as recorded, not screened: for comparing two runs (``skill3 diff``), never for publishing."""
+        raw = self.delta().get("entries")
+        if isinstance(raw, list):
+            self.entries_source = "run.json delta.entries"
+            return entries_from_manifest(raw)
+        self.entries_source = "the skill's bullet lines"
+        return entries_from_skill(self.files())
 
     def versions(self) -> list[dict[str, Any]]:
         """``{"version", "date", "state", "how"}`` rows: ``delta.versions``, else the older ``delta.timeline``."""
