@@ -29,6 +29,7 @@ from pathlib import Path
 from synth.agents import AgentsError, no_links
 from synth.agents.diff import norm
 from synth.agents.runview import Entry, RunView, load
+from synth.skill.markdown import fence_state
 
 FORMATS = ("agents-md", "claude-md", "cursor", "llms-txt")
 MAX_BYTES = 8 * 1024
@@ -183,23 +184,33 @@ def _read_existing(path: Path) -> str | None:
         raise AgentsError(f"{path} is not UTF-8 text; skill3 does not edit it") from None
 
 
+def _marker_lines(lines: list[str], fenced: list[bool], marker: str) -> list[int]:
+    """Indexes of the lines that are ``marker`` alone, outside fenced code (a fenced example quoting skill3's
+    markers is the user's text, not a marker)."""
+    return [i for i, (line, inside) in enumerate(zip(lines, fenced)) if not inside and line.strip() == marker]
+
+
 def splice_section(existing: str | None, name: str, section: str) -> str:
-    """``existing`` with skill3's section for ``name`` replaced (or appended): text outside the markers is kept."""
-    block = f"{begin_marker(name)}\n{section.rstrip()}\n{end_marker(name)}\n"
+    """``existing`` with skill3's section for ``name`` replaced (or appended): text outside the markers is kept
+    byte for byte. The markers are lines of their own outside code fences; the file's line ends (LF or CRLF) are
+    the section's too."""
+    body = section.rstrip().split("\n")
     if not existing:
-        return block
-    b, e = begin_marker(name), end_marker(name)
-    nb, ne = existing.count(b), existing.count(e)
-    if nb == 0 and ne == 0:
-        sep = "" if existing.endswith("\n\n") else ("\n" if existing.endswith("\n") else "\n\n")
+        return "\n".join([begin_marker(name), *body, end_marker(name)]) + "\n"
+    nl = "\r\n" if existing.count("\r\n") * 2 > existing.count("\n") else "\n"
+    block = nl.join([begin_marker(name), *body, end_marker(name)]) + nl
+    lines = existing.split("\n")
+    fenced = fence_state(existing.replace("\r\n", "\n"))
+    begins = _marker_lines(lines, fenced, begin_marker(name))
+    ends = _marker_lines(lines, fenced, end_marker(name))
+    if not begins and not ends:
+        sep = "" if existing.endswith(nl * 2) else (nl if existing.endswith("\n") else nl * 2)
         return existing + sep + block
-    if nb != 1 or ne != 1 or existing.index(b) > existing.index(e):
-        raise AgentsError(f"skill3's markers for {name} are unbalanced in the file ({nb} begin, {ne} end); "
+    if len(begins) != 1 or len(ends) != 1 or begins[0] > ends[0]:
+        raise AgentsError(f"skill3's markers for {name} are unbalanced in the file ({len(begins)} begin, {len(ends)} end); "
                           "fix or remove them by hand, then export again")
-    start = existing.index(b)
-    end = existing.index(e) + len(e)
-    if existing[end : end + 1] == "\n":
-        end += 1
+    start = sum(len(line) + 1 for line in lines[: begins[0]])
+    end = min(sum(len(line) + 1 for line in lines[: ends[0] + 1]), len(existing))
     return existing[:start] + block + existing[end:]
 
 
