@@ -237,6 +237,32 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
+class RedirectScopeMiddleware:
+    """A redirect target is a link: a docs crawl's page request redirected (Scrapy's redirect middleware queues the
+    target as a new request, which the network guard checks like any) to a host none of the crawl's scopes covers
+    is not followed, so an off-site target is never kept as a source. Counted in ``skill3/dropped/offsite_redirect``."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "RedirectScopeMiddleware":
+        return cls(crawler)
+
+    def process_request(self, request: Any) -> None:
+        if not request.meta.get("redirect_urls") or request.meta.get("skill3_kind") != "page":
+            return
+        scope_for = getattr(self.crawler.spider, "_scope_for", None)
+        if scope_for is None or not getattr(self.crawler.spider, "scopes", None):
+            return
+        scope, why = scope_for(request.url)
+        if scope is None and why == "offsite":  # another host (a move within the site, /latest/ → /stable/, is followed)
+            self.crawler.stats.inc_value("skill3/dropped/offsite_redirect")
+            logger.info("skill3: %s redirects out of the crawl's scope to %s: not followed",
+                        request.meta["redirect_urls"][0], request.url)
+            raise IgnoreRequest("redirect out of the crawl's scope")
+
+
 SEARCH_KEY_HEADER = b"X-Subscription-Token"
 
 
