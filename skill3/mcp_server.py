@@ -154,11 +154,11 @@ class Skill3MCP(MCPServer):
         from skill3.cli.vet import EXTRA_CHECKS
         from synth.vet.correct import secret_findings
         from synth.vet.report import VetReport
-        from synth.vet.runner import run_scan
+        from synth.vet.runner import scan_copy
 
         v = self.find(topic)
-        scan = run_scan(v.skill_dir)
-        extra = secret_findings(v.skill_dir) + [f for check in EXTRA_CHECKS for f in check(v.skill_dir)]
+        scan, dropped = scan_copy(v.skill_dir)
+        extra = dropped + secret_findings(v.skill_dir) + [f for check in EXTRA_CHECKS for f in check(v.skill_dir)]
         return VetReport(path=v.skill_dir, scan=scan, extra_findings=extra).to_dict()
 
     async def learn(self, topic: str, ctx: Context, start_urls: list[str] | None = None, input_file: str | None = None,
