@@ -138,3 +138,25 @@ def test_the_mcp_server_never_reads_through_a_link_out_of_its_root(linked_root):
     assert [s["name"] for s in listed["skills"]] == ["frob"]
     assert got.is_error and "outside text" not in got.content[0].text
     assert resources == ["skill3://skills/frob/SKILL.md"] and read_failed
+
+
+def test_a_refresh_never_writes_through_a_linked_skill_folder(tmp_path):
+    """Learn once, replace the skill folder with a link to a copy elsewhere, learn again: the copy stays as it was."""
+    from tests.harness import REPO, skill3
+
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    args = ("learn", "mcp", "--input-file", str(REPO / "examples" / "mcp.sources"), "--output-dir", str(out),
+            "--llm-provider", "extractive", "--cutoff-time", "2026-01")
+    env = {"SKILL3_HOME": str(tmp_path / "home")}
+    first = skill3(*args, env=env, timeout=240)
+    assert first.returncode in (0, 3), first.stderr[-2000:]
+    name = json.loads((out / "run.json").read_text())["written"]["skill_dir"]
+    shutil.copytree(out / name, outside)
+    shutil.rmtree(out / name)
+    (out / name).symlink_to(outside, target_is_directory=True)
+    before = snapshot(outside)
+    (outside / "SKILL.md").touch()
+    again = skill3(*args, "--fresh", env=env, timeout=240)
+    assert snapshot(outside) == before and "Traceback" not in again.stderr
+    assert "not written by skill3" in again.stderr, again.stderr[-2000:]  # the link is left alone: written beside it
+    assert (out / f"{name}-2" / "SKILL.md").is_file() and (out / name).is_symlink()
