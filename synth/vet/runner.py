@@ -279,10 +279,10 @@ def _copy_for_scan(folder: Path, dest: Path) -> dict[str, str]:
             src = Path(root, n)
             if src.is_symlink() or not src.is_file():
                 continue
-            data = src.read_bytes()
-            total += len(data)
+            total += src.stat().st_size  # checked before anything is read (a sparse 1 GiB file costs nothing)
             if len(copied) >= MAX_COPY_FILES or total > MAX_COPY_BYTES:
                 raise ValueError(f"{folder} holds more than {MAX_COPY_FILES} files or {MAX_COPY_BYTES >> 20} MiB")
+            data = src.read_bytes()
             rel = src.relative_to(folder)
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             (dest / rel).write_bytes(data)
@@ -316,6 +316,11 @@ def scan_copy(folder: Path, *, scanner: Scanner | None = None, timeout: float = 
     synthesis scans a staging copy too) and the findings for the files it removed or changed there. The result
     names ``folder`` as its target."""
     folder = Path(folder).resolve()
+    if scanner is None:
+        try:
+            scanner = resolve_scanner(env)
+        except ScannerUnavailable as exc:  # nothing to copy for
+            return ScanResult(status="not_run", target=str(folder), reason=str(exc)), []
     with tempfile.TemporaryDirectory(prefix="skill3-vet-") as tmp:
         copy = Path(tmp) / folder.name
         copy.mkdir()
