@@ -17,7 +17,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 
-from skill3crawl.corpus import Corpus, CorpusError, read_corpus
+from skill3crawl.corpus import Corpus, CorpusError
+from skill3crawl.corpus_formats import read_corpus
 from synth.core.errors import UsageError
 from synth.evidence.cutoff import Cutoff, CutoffError, resolve_cutoff
 from synth.evidence.urls import host_of

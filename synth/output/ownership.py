@@ -18,7 +18,7 @@ import json
 import re
 from pathlib import Path
 
-from synth.core.errors import UsageError
+from synth.core.errors import SynthFailure, UsageError
 from synth.output.manifest import SCHEMA
 from synth.skill.spec import MAX_NAME
 
@@ -97,3 +97,11 @@ def free_skill_name(out_dir: Path, name: str, owned: set[str]) -> str:
         if usable(candidate):
             return candidate
     raise OwnershipError(f"{out_dir} holds {name} and {name}-2..{name}-999 that skill3 did not write; pass another --output-dir")
+
+
+def check_owned_outputs(out_dir: Path) -> None:
+    """Refuse (exit 2) a run.json/index.html in ``out_dir`` that skill3 did not write."""
+    try:
+        check_outputs(out_dir)
+    except OwnershipError as exc:
+        raise SynthFailure(2, str(exc)) from None

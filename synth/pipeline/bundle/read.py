@@ -7,7 +7,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator, Protocol
 
 import orjson
 
@@ -15,14 +15,19 @@ from synth.core.errors import UsageError
 from synth.evidence.item import SourceItem, check_fields, fields_from_json
 from synth.evidence.shingles import TOKENS_KEY
 
-if TYPE_CHECKING:
-    from synth.pipeline.bundle.parallel import Splitter
-
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few MiB at most
 MAX_REPORTED_MALFORMED = 20
 # the read buffer of both passes: a run.jsonl line is a few KiB, and at the default 8 KiB a line costs a read call or two
 # (readline at 1 MiB: ~1.3 µs a line against ~3.3 µs)
 READ_BUFFER = 1 << 20
+
+
+class Splitter(Protocol):
+    """What the first pass tells of the lines it reads (:class:`synth.pipeline.bundle.parallel.Splitter` is one)."""
+
+    def start_file(self, path: str) -> None: ...
+
+    def line(self, n: int, end: int) -> None: ...
 
 
 class BundleError(UsageError, ValueError):
