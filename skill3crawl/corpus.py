@@ -42,15 +42,13 @@ from urllib.parse import urlsplit
 from markdown_it import MarkdownIt
 
 from skill3crawl.corpus_markers import _HEADER, KNOWN_HEADERS, MARKER, _Body, _is_marker, _Lines, _shown_marker
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    CorpusError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.evidence.urls import url_key
 
 MAX_BODY_BYTES = 5 * 1024 * 1024  # like DOWNLOAD_MAXSIZE for fetched pages
 MAX_LINE_BYTES = 1024 * 1024  # a longer line is read in pieces (its body is then oversized)
-
-
-class CorpusError(UsageError, ValueError):
-    """The input file is unreadable or malformed; the message is one line naming the fix."""
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,16 @@ import json
 import re
 from pathlib import Path
 
-from synth.core.errors import SynthFailure, UsageError
+from synth.core.errors import (
+    OwnershipError,  # noqa: F401 - defined with every error (synth.core.errors)
+    SynthFailure,
+)
 from synth.output.manifest import SCHEMA
 from synth.skill.spec import MAX_NAME
 
 GENERATOR_META = '<meta name="generator" content="skill3">'
 _OLD_PREVIEW = re.compile(r"<title>[^<]*— skill3 preview</title>")
 _SCHEMA_FAMILY = SCHEMA.split("/", 1)[0] + "/"  # "skill3.run/"
-
-
-class OwnershipError(UsageError):
-    """An output file exists that skill3 did not write; the message names it and the fix."""
 
 
 def _read_head(path: Path, limit: int = 1 << 20) -> str | None:

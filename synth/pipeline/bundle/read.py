@@ -11,7 +11,9 @@ from typing import IO, Any, Callable, Iterable, Iterator, Protocol
 
 import orjson
 
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    BundleError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.evidence.item import SourceItem, check_fields, fields_from_json
 from synth.evidence.shingles import TOKENS_KEY
 
@@ -28,10 +30,6 @@ class Splitter(Protocol):
     def start_file(self, path: str) -> None: ...
 
     def line(self, n: int, end: int) -> None: ...
-
-
-class BundleError(UsageError, ValueError):
-    """Bad input for synthesis (exit 2); the message is one line."""
 
 
 @dataclass
