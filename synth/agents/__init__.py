@@ -14,11 +14,7 @@
 
 from pathlib import Path
 
-from synth.core.errors import UsageError
-
-
-class AgentsError(UsageError):
-    """A user-facing problem (bad path, file skill3 did not write ...): one line naming it and the fix (exit 2)."""
+from synth.core.errors import AgentsError  # noqa: F401 - defined with every error (synth.core.errors)
 
 
 def linked_part(root: Path, path: Path) -> Path | None:
