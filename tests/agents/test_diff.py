@@ -136,7 +136,10 @@ def test_small_claims_are_still_paired_within_the_bound():
     from synth.agents.runview import Entry
 
     u = "https://frob.example/c"
-    old = [Entry("3.0", "added", "", f"`frob.op{k}()` accepts a timeout argument in seconds", u) for k in range(300)]
-    new = [Entry("3.0", "added", "", f"`frob.op{k}()` accepts a timeout argument in milliseconds", u) for k in range(300)]
+    def e(text: str) -> Entry:
+        return Entry.stated(version="3.0", kind="added", area="", text=text, url=u)
+
+    old = [e(f"`frob.op{k}()` accepts a timeout argument in seconds") for k in range(300)]
+    new = [e(f"`frob.op{k}()` accepts a timeout argument in milliseconds") for k in range(300)]
     d = diff_claims(old, new)
     assert len(d["changed"]) == 300 and d["not_compared"] == 0
