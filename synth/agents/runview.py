@@ -284,10 +284,17 @@ def publish_entries(entries: list[Entry]) -> tuple[list[Entry], int]:
     texts = publishable_texts([e.text for e in entries])
     keep = [(e, t) for e, t in zip(entries, texts) if t]
     fields = publishable_texts([x for e, _ in keep for x in (e.version, e.area, e.use or "", e.instead_of or "")])
+    urls: dict[str, str] = {}  # each distinct URL redacted once (many entries cite one page)
+
+    def url(u: str) -> str:
+        if u not in urls:
+            urls[u] = redact_text(u)[0] if _HTTP_URL.match(u or "") else ""
+        return urls[u]
+
     out = []
     for i, (e, text) in enumerate(keep):
         version, area, use, instead = fields[4 * i: 4 * i + 4]
-        cites = [(redact_text(u)[0] if _HTTP_URL.match(u or "") else "", a, t) for u, a, t in e.citations] or [("", None, "")]
+        cites = [(url(u), a, t) for u, a, t in e.citations] or [("", None, "")]
         out.append(replace(e, text=text, version=version or "", area=area or "", use=use or None, instead_of=instead or None,
                            citations=cites))
     return out, len(entries) - len(keep)
