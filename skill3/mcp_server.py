@@ -32,6 +32,7 @@ from synth.agents import AgentsError
 from synth.agents.runview import MAX_SKILLS, RunView, _try_load, candidates, stamp
 from synth.agents.search import search_entries
 from synth.llm.registry import PROVIDERS
+from synth.vet.publish import publishable
 
 SCHEME = "skill3://skills/"
 MAX_READ = 512 * 1024
@@ -55,6 +56,7 @@ class Skill3MCP(MCPServer):
         self._cache: dict[Path, tuple[tuple, RunView]] = {}
         self.allow_learn = allow_learn
         self.learn_timeout = learn_timeout
+        self.children: set[int] = set()  # process groups of running learn crawls
         self.add_tool(self.list_skills, name="list_skills", description="The skills under the output root.")
         self.add_tool(self.get_skill, name="get_skill", description="One file of a skill (default SKILL.md), by skill name or topic.")
         self.add_tool(self.search_delta, name="search_delta",
@@ -95,7 +97,7 @@ class Skill3MCP(MCPServer):
                 if key(v) == want:
                     return v
         names = ", ".join(v.name for v in views) or "none"
-        raise ToolError(f"no skill for {topic!r} under {self.root} (skills: {names})")
+        raise ToolError(f"no skill for {_shown(topic or '')} under {self.root} (skills: {names[:2000]})")
 
     # ------------------------------------------------------------------ resources
 
@@ -104,7 +106,7 @@ class Skill3MCP(MCPServer):
         for v in self.skills():
             for rel in v.files():
                 out.append(MCPResource(uri=f"{SCHEME}{v.name}/{rel}", name=f"{v.name}/{rel}", mime_type="text/markdown",
-                                       description=f"{v.name} {v.version}: {v.description[:200]}" if rel == "SKILL.md" else None))
+                                       description=f"{v.name} {v.version}: {(publishable(v.description) or '')[:200]}" if rel == "SKILL.md" else None))
         return out
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> list[ReadResourceContents]:
@@ -114,14 +116,14 @@ class Skill3MCP(MCPServer):
         name, _, rel = text[len(SCHEME):].partition("/")
         for v in self.skills():
             if v.name == name and rel in v.files():
-                return [ReadResourceContents(content=v.files()[rel][:MAX_READ], mime_type="text/markdown")]
+                return [ReadResourceContents(content=v.published(rel)[:MAX_READ], mime_type="text/markdown")]
         raise ResourceNotFoundError(f"unknown resource {text}")
 
     # ------------------------------------------------------------------ tools
 
     def list_skills(self) -> dict[str, Any]:
-        return {"root": str(self.root), "skills": [{"name": v.name, "topic": v.topic, "version": v.version, "cutoff": v.cutoff,
-                 "learned_date": v.learned_date, "target_model": v.target_model, "description": v.description,
+        return {"root": str(self.root), "skills": [{"name": v.name, "topic": publishable(v.topic) or v.name, "version": v.version, "cutoff": v.cutoff,
+                 "learned_date": v.learned_date, "target_model": v.target_model, "description": publishable(v.description) or "",
                  "entries": len(v.entries()), "uri": f"{SCHEME}{v.name}/SKILL.md",
                  "files": sorted(v.files())} for v in self.skills()]}
 
@@ -129,9 +131,10 @@ class Skill3MCP(MCPServer):
         v = self.find(topic)
         files = v.files()
         if file not in files:
-            raise ToolError(f"{v.name} has no file {file!r}; its files: {', '.join(sorted(files))}")
+            raise ToolError(f"{v.name} has no file {_shown(file)}; its files: {', '.join(sorted(files))[:2000]}")
+        text = v.published(file)
         return {"name": v.name, "version": v.version, "cutoff": v.cutoff, "learned_date": v.learned_date,
-                "file": file, "text": files[file][:MAX_READ], "truncated": len(files[file]) > MAX_READ}
+                "file": file, "text": text[:MAX_READ], "truncated": len(text) > MAX_READ}
 
     def search_delta(self, topic: str, query: str, limit: int = 10) -> dict[str, Any]:
         v = self.find(topic)
@@ -151,11 +154,11 @@ class Skill3MCP(MCPServer):
         from skill3.cli.vet import EXTRA_CHECKS
         from synth.vet.correct import secret_findings
         from synth.vet.report import VetReport
-        from synth.vet.runner import run_scan
+        from synth.vet.runner import scan_copy
 
         v = self.find(topic)
-        scan = run_scan(v.skill_dir)
-        extra = secret_findings(v.skill_dir) + [f for check in EXTRA_CHECKS for f in check(v.skill_dir)]
+        scan, dropped = scan_copy(v.skill_dir)
+        extra = dropped + secret_findings(v.skill_dir) + [f for check in EXTRA_CHECKS for f in check(v.skill_dir)]
         return VetReport(path=v.skill_dir, scan=scan, extra_findings=extra).to_dict()
 
     async def learn(self, topic: str, ctx: Context, start_urls: list[str] | None = None, input_file: str | None = None,
@@ -163,8 +166,12 @@ class Skill3MCP(MCPServer):
                     llm_provider: str = "auto") -> dict[str, Any]:
         argv = learn_argv(self.root, topic, start_urls=start_urls, input_file=input_file, cutoff_time=cutoff_time,
                           target_model=target_model, max_pages=max_pages, llm_provider=llm_provider)
+        # its own process group (POSIX): the crawl and everything it starts end with the call (client gone,
+        # server exiting, timeout), never left running behind
         proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                                                    stderr=asyncio.subprocess.STDOUT, env={**os.environ, "TERM": "dumb"})
+                                                    stderr=asyncio.subprocess.STDOUT, env={**os.environ, "TERM": "dumb"},
+                                                    start_new_session=os.name == "posix")
+        self.children.add(proc.pid)
         lines: list[str] = []
 
         async def pump() -> None:
@@ -183,10 +190,83 @@ class Skill3MCP(MCPServer):
             await asyncio.wait_for(pump(), timeout=self.learn_timeout)
             code = await asyncio.wait_for(proc.wait(), timeout=30)
         except asyncio.TimeoutError:
-            proc.terminate()
-            await proc.wait()
-            raise ToolError(f"skill3 learn {topic} did not finish within {self.learn_timeout:.0f} s; what it gathered is kept") from None
+            end_group(proc.pid)
+            raise ToolError(f"skill3 learn {_shown(topic)} did not finish within {self.learn_timeout:.0f} s; what it gathered is kept") from None
+        except BaseException:  # cancelled (the client went away), or the progress could not be sent: end the crawl
+            end_group(proc.pid)  # (still in self.children: a server exiting now kills what is left at once)
+            raise
+        self.children.discard(proc.pid)
         return {"topic": topic, "exit_code": code, "output_dir": argv[argv.index("--output-dir") + 1], "log": lines[-40:]}
+
+    def end_children(self) -> None:
+        """End every ``learn`` crawl still running, now (the server is exiting): SIGTERM, a second's grace, SIGKILL."""
+        import signal
+        import time
+
+        groups = list(self.children)
+        self.children.clear()
+        for pid in groups:
+            _signal_group(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 1.0
+        while groups and time.monotonic() < deadline and any(_group_alive(pid) for pid in groups):
+            time.sleep(0.05)
+        for pid in groups:
+            _signal_group(pid, signal.SIGKILL)
+
+
+STOP_GRACE = 5.0
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        if os.name == "posix":
+            os.killpg(pid, sig)
+        else:  # pragma: no cover
+            os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _group_alive(pid: int) -> bool:
+    try:
+        os.killpg(pid, 0)
+    except (ProcessLookupError, PermissionError, OSError):
+        return False
+    return True
+
+
+def end_group(pid: int) -> None:
+    """SIGTERM to the process group of a ``learn`` child now (a crawl stops cleanly on it), SIGKILL to what is left
+    of the group after ``STOP_GRACE`` s (a timer thread: this runs in a cancelled task, where nothing can be awaited)."""
+    import signal
+    import threading
+
+    _signal_group(pid, signal.SIGTERM)
+    timer = threading.Timer(STOP_GRACE, _signal_group, args=(pid, signal.SIGKILL))
+    timer.daemon = True  # a server that exits first ends the group itself (end_children)
+    timer.start()
+
+
+MAX_SHOWN = 80
+
+
+def _shown(value: str) -> str:
+    """A client's string as an error message quotes it: at most ``MAX_SHOWN`` characters."""
+    return repr(value[:MAX_SHOWN] + ("…" if len(value) > MAX_SHOWN else ""))
+
+
+def _plain(name: str, value: Any, limit: int) -> str | None:
+    """A string argument of a tool: ToolError (one line) unless it is text without control characters, at most
+    ``limit`` characters."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ToolError(f"{name} must be a string")
+    if len(value) > limit:
+        raise ToolError(f"{name} is {len(value):,} characters; at most {limit}")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ToolError(f"{name} holds a control character (a NUL byte, a newline ...); pass plain text")
+    return value
 
 
 def learn_argv(root: Path, topic: str, *, start_urls: list[str] | None, input_file: str | None, cutoff_time: str | None,
@@ -194,6 +274,10 @@ def learn_argv(root: Path, topic: str, *, start_urls: list[str] | None, input_fi
     """The child ``skill3 learn`` command line (a list: no shell); refuses what the server must not do."""
     from synth.skill.names import topic_slug
 
+    topic = _plain("topic", topic, 200) or ""
+    for arg, value in (("input_file", input_file), ("cutoff_time", cutoff_time), ("target_model", target_model),
+                       ("llm_provider", llm_provider), *(("start URL", u) for u in start_urls or [])):
+        _plain(arg, value, 2000)
     slug = topic_slug(topic or "")
     if not slug or len(topic) > 200:
         raise ToolError("topic must name something with a letter or digit (at most 200 characters)")
@@ -202,7 +286,7 @@ def learn_argv(root: Path, topic: str, *, start_urls: list[str] | None, input_fi
         raise ToolError(f"llm_provider must be {', '.join(PROVIDERS[:-1])} or {PROVIDERS[-1]}")
     for u in start_urls or []:
         if not u.startswith(("http://", "https://")) or any(c.isspace() for c in u) or "," in u:
-            raise ToolError(f"start URL {u!r} is not a plain http(s) URL")
+            raise ToolError(f"start URL {_shown(u)} is not a plain http(s) URL")
     if start_urls:
         argv += ["--start-urls", ",".join(start_urls[:50])]
     if input_file:
@@ -229,5 +313,36 @@ def _version() -> str:
 
 
 def serve(root: Path, *, allow_learn: bool = False, learn_timeout: float = DEFAULT_LEARN_TIMEOUT) -> None:
-    """Run the server on stdin/stdout until the client closes it."""
-    Skill3MCP(root, allow_learn=allow_learn, learn_timeout=learn_timeout).run("stdio")
+    """Run the server on stdin/stdout until the client closes it (or SIGTERM): a ``learn`` crawl still running is
+    ended with it, and a client that went away is no error (no broken-pipe traceback)."""
+    import signal
+
+    server = Skill3MCP(root, allow_learn=allow_learn, learn_timeout=learn_timeout)
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(0)
+
+    if os.name == "posix":
+        signal.signal(signal.SIGTERM, stop)
+    try:
+        server.run("stdio")
+    except (BrokenPipeError, ConnectionResetError, KeyboardInterrupt):
+        pass
+    except BaseExceptionGroup as group:  # anyio's task group: only a closed pipe is expected here
+        if not all(isinstance(e, (BrokenPipeError, ConnectionResetError, OSError)) for e in group.exceptions):
+            raise
+    finally:
+        if os.name == "posix":
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # exiting already: a second SIGTERM must not interrupt the cleanup
+        server.end_children()
+        _quiet_stdout()
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the client has closed its end, and the interpreter's last flush must not print a
+    broken-pipe traceback (the ``signal`` module docs' recipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

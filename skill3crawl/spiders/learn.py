@@ -204,6 +204,10 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
         if corpus.skipped:
             logger.info("skill3: input_file: not pages, skipped: %s",
                         ", ".join(f"{len(w)} {r.replace('_', ' ')}" for r, w in sorted(corpus.skipped.items())))
+        for reason, why in (("non_utf8_name", "file name(s) not in UTF-8"), ("not_a_regular_file", "not regular file(s)")):
+            if reason in corpus.skipped:
+                logger.warning("skill3: input_file: %d %s skipped: %s", len(corpus.skipped[reason]), why,
+                               ", ".join(corpus.skipped[reason][:5]))
         if "no_url" in corpus.skipped:
             logger.warning("skill3: input_file: %d page(s) without a URL skipped (%s): save them from a browser, mirror "
                            "them as host/path.html or give each a 'url:' frontmatter line", len(corpus.skipped["no_url"]),
