@@ -88,8 +88,43 @@ def _version(text: str, heading: str) -> str | None:
     return m.group(1) if m else None
 
 
+MAX_MATCH_CHECKS = 2_000_000
+
+
+def _entry_keys(view: RunView) -> list[tuple[str, str, str]]:
+    """(normalised start of the text, version, url) of the change entries that have a version."""
+    out = []
+    for e in view.entries():
+        key = _norm(e.text)[:50]
+        if e.version and len(key) >= 20:
+            out.append((key, e.version, e.url))
+    return out
+
+
+def _from_entries(blocks_: list[Block], keys: list[tuple[str, str, str]]) -> list[Block]:
+    """A block without a stated version that renders a change entry takes the entry's version (and its URL when
+    it cites none): run.json's entries know versions the skill's wording may leave out."""
+    if not keys:
+        return blocks_
+    budget = MAX_MATCH_CHECKS
+    out = []
+    for b in blocks_:
+        if b.version is None and budget > 0:
+            text = _norm(b.text)
+            budget -= len(keys)
+            hit = next(((v, u) for k, v, u in keys if k in text), None)
+            if hit is not None:
+                b = Block(b.skill, b.file, b.heading, b.line, b.text, hit[0], b.citations or ((None, hit[1]),) if hit[1] else b.citations)
+        out.append(b)
+    return out
+
+
 def blocks(view: RunView) -> list[Block]:
     """The blocks of one skill (SKILL.md first, then its references in name order); bounded by the view's files."""
+    return _from_entries(_blocks(view), _entry_keys(view))
+
+
+def _blocks(view: RunView) -> list[Block]:
     sec = find_sources(split_frontmatter(view.skill_md).body)
     numbered = {e.number: e.url for e in sec.entries if e.number is not None and e.url} if sec else {}
     out: list[Block] = []

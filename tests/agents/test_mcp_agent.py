@@ -261,9 +261,10 @@ def test_a_client_that_disconnects_ends_the_running_learn(root):
             async with Client(params(root, "--allow-learn", env=env), read_timeout_seconds=120) as c:
                 pid = data(await c.call_tool("learn", _learn_args(url)))["pid"]
                 await anyio.sleep(1)
+            assert _group_gone(pid)  # while the site still hangs: only the server could have ended the crawl
 
     anyio.run(main)
-    assert pid and _group_gone(pid)
+    assert pid
 
 
 def test_learn_job_reports_progress_while_job_status_waits(root):
@@ -288,6 +289,8 @@ def test_learn_job_reports_progress_while_job_status_waits(root):
             assert status["status"] == "done" and status["exit_code"] in (0, 3), status["log"]
             names = [m["id"] for m in data(await c.call_tool("resolve_skill", {"name": "mcp"}))["matches"]]
             assert names[0] == "mcp"
+            listed = [s["name"] for s in data(await c.call_tool("list_skills", {}))["skills"]]
+            assert listed == ["frob", "mcp", "widget"]  # the new skill is served without a restart
 
     anyio.run(main)
     assert any("skill3: wrote" in m for m in progress), progress
@@ -368,5 +371,43 @@ def test_http_server_exit_ends_running_learn_jobs(root):
                     pid = data(await c.call_tool("learn", _learn_args(site)))["pid"]
             # http_server's exit terminated the server (SIGTERM)
             assert _group_gone(pid)
+
+    anyio.run(main)
+
+
+# --------------------------------------------------------------------------- the job runner: the whole process group ends
+
+_FAMILY = ("import subprocess, sys, time\n"
+           "kid = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'])\n"
+           "print('grandchild', kid.pid, flush=True)\n"
+           "time.sleep(300)\n")
+
+
+@pytest.mark.parametrize("how", ["cancel", "close", "kill_groups", "timeout"])
+def test_a_job_ends_with_its_grandchildren(how):
+    from skill3.mcp_jobs import Jobs, kill_groups
+
+    async def main():
+        jobs = Jobs()
+        job = await jobs.start("t", f"/nonexistent/{how}", [sys.executable, "-c", _FAMILY], timeout=3 if how == "timeout" else 120)
+        while job.count == 0:
+            await jobs.wait(job, 10)
+        grandchild = int(job.lines[0].split()[1])
+        assert os.getpgid(grandchild) == job.pgid  # the child leads its own group, the grandchild is in it
+        if how == "cancel":
+            assert (await jobs.cancel(job.id)).status == "cancelled"
+        elif how == "close":
+            await jobs.close()
+        elif how == "kill_groups":
+            kill_groups(jobs.pgids())
+        else:
+            await jobs.wait(job, 30)
+            while job.running:
+                await jobs.wait(job, 30)
+            assert job.status == "timed_out"
+        pgid = job.pgid
+        assert pgid is not None and _group_gone(pgid, 15)
+        if job.task is not None and not job.task.done():
+            await job.task
 
     anyio.run(main)
