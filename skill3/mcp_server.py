@@ -137,8 +137,8 @@ class Skill3MCP(MCPServer):
                  "ended; what was gathered stays in its output folder.",
                  ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)),
             ]
-        for fn, name, description, annotations in tools:
-            self.add_tool(fn, name=name, description=description, annotations=annotations)
+        for fn, name, description, hints in tools:
+            self.add_tool(fn, name=name, description=description, annotations=hints)
         self.resource(f"{SCHEME}{{name}}/SKILL.md", name="skill", mime_type="text/markdown",
                       description="A skill's SKILL.md (name: a skill id from resolve_skill or list_skills).")(self._template_skill)
         self.resource(f"{SCHEME}{{name}}/references/{{file}}", name="skill-reference", mime_type="text/markdown",
@@ -331,7 +331,8 @@ class Skill3MCP(MCPServer):
     def _entries_text(self, v: RunView, entries: list[Any]) -> str:
         from synth.skill.size import estimate_tokens
 
-        lines, used = [], 0
+        lines: list[str] = []
+        used = 0
         for e in entries:
             line = f"- {e.version or 'undated'} {e.kind}{' · ' + e.area if e.area else ''}: {e.text}"
             if e.use and e.instead_of:

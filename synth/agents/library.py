@@ -133,7 +133,8 @@ def _blocks(view: RunView) -> list[Block]:
         offset = raw.count("\n", 0, len(raw) - len(body)) if rel == "SKILL.md" else 0
         lines = body.split("\n")
         fenced = fence_state(body)
-        heading, buf, start = "", [], 0
+        heading, start = "", 0
+        buf: list[str] = []
 
         def flush() -> None:
             text = "\n".join(buf).strip()
@@ -243,7 +244,7 @@ def resolve(views: list[RunView], query: str, limit: int = 5) -> dict[str, Any]:
     query = (query or "")[:MAX_QUERY]
     limit = max(1, min(int(limit), MAX_RESULTS))
     scored = sorted(((_score(v, query), i) for i, v in enumerate(views)), key=lambda t: (-t[0], t[1]))
-    matches = []
+    matches: list[dict[str, Any]] = []
     for s, i in scored:
         if s < RESOLVE_FLOOR or len(matches) >= limit:
             break
