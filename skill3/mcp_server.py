@@ -260,16 +260,18 @@ class Skill3MCP(MCPServer):
             raise ToolError(str(exc)) from None
 
     def vet(self, skill: SkillId) -> dict[str, Any]:
+        from skill3.cli.vet import EXTRA_CHECKS
         from synth.agents.runfacts import run_facts
         from synth.vet.correct import secret_findings
         from synth.vet.lintcheck import lint_findings
         from synth.vet.report import VetReport
         from synth.vet.runner import run_scan
-        from synth.vet.screen import screen_folder
 
         v = self.find(skill)
         scan = run_scan(v.skill_dir)
-        extra = secret_findings(v.skill_dir) + lint_findings(v.skill_dir, run_facts(v)) + screen_folder(v.skill_dir)
+        facts = run_facts(v)  # `skill3 vet`'s checks, lint with the facts the run recorded
+        extra = secret_findings(v.skill_dir) + [f for check in EXTRA_CHECKS for f in (
+            lint_findings(v.skill_dir, facts) if check is lint_findings else check(v.skill_dir))]
         return VetReport(path=v.skill_dir, scan=scan, extra_findings=extra).to_dict()
 
     async def learn(self, topic: Annotated[str, Field(description="What to learn: a technology, library or product "

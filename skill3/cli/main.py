@@ -51,6 +51,9 @@ def mcp_cmd(
                        "(or omit it for ~/.skill3/skills)", err=True)
             raise typer.Exit(ExitCode.USAGE)
     where = "stdio" if transport == "stdio" else f"http://{host}:{port}/mcp"
+    if transport != "stdio" and host not in ("127.0.0.1", "localhost", "::1"):
+        typer.echo(f"skill3 mcp: warning: listening on {host} without authentication: whoever reaches it reads the skills"
+                   f"{' and can start crawls' if allow_learn else ''}", err=True)
     typer.echo(f"skill3 mcp: serving the skills under {folder} on {where}"
                f"{' (learn on: it writes there)' if allow_learn else ''}", err=True)
     serve(folder, allow_learn=allow_learn, learn_timeout=learn_timeout, transport="stdio" if transport == "stdio" else "http",

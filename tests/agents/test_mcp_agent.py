@@ -291,6 +291,11 @@ def test_learn_job_reports_progress_while_job_status_waits(root):
             assert names[0] == "mcp"
             listed = [s["name"] for s in data(await c.call_tool("list_skills", {}))["skills"]]
             assert listed == ["frob", "mcp", "widget"]  # the new skill is served without a restart
+            man = json.loads((root / "mcp" / "run.json").read_text())
+            assert "stale" in man["lint"]["facts"]  # the run records D1's facts for a later lint
+            lint = data(await c.call_tool("lint", {"skill": "mcp"}))
+            skipped = {s["rule"] for s in lint["skipped"]}
+            assert "P3" not in skipped and ("D1" in skipped) is (man["lint"]["facts"]["stale"] is None)
 
     anyio.run(main)
     assert any("skill3: wrote" in m for m in progress), progress
