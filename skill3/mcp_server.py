@@ -37,7 +37,7 @@ from pydantic import Field
 
 from skill3.mcp_jobs import Jobs, kill_groups
 from synth.agents import AgentsError
-from synth.agents.library import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS, best_match, budgeted, resolve, search_skills, uri
+from synth.agents.library import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS, best_match, budgeted, resolve, search_skills, served, uri
 from synth.agents.runview import MAX_SKILLS, RunView, _try_load, candidates, stamp
 from synth.agents.search import search_entries
 from synth.llm.registry import PROVIDERS
@@ -53,7 +53,7 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 # Parameter types: the description is what the client's model reads in the tool's JSON schema.
 SkillId = Annotated[str, Field(description="The skill: its id (the name resolve_skill or list_skills returns, e.g. "
-                                           "'python'), or its topic. A close misspelling is accepted when only one skill matches.",
+                                           "'python'), or the topic it was learned for. A close misspelling is accepted when only one skill matches.",
                                max_length=200)]
 Query = Annotated[str, Field(description="What to look for, in words: API names, a feature, a version number ('3.11').",
                              max_length=500)]
@@ -173,13 +173,13 @@ class Skill3MCP(MCPServer):
             views.append(view)
         return views[:MAX_SKILLS]
 
-    def find(self, skill: str) -> RunView:
+    def find(self, topic: str) -> RunView:
         views = self.skills()
-        found = best_match(views, skill or "")
+        found = best_match(views, topic or "")
         if found is not None:
             return found
         names = ", ".join(v.name for v in views) or "none"
-        raise ToolError(f"no skill for {skill!r} under {self.root} (skills: {names}); resolve_skill finds one by a fuzzy name")
+        raise ToolError(f"no skill for {topic!r} under {self.root} (skills: {names}); resolve_skill finds one by a fuzzy name")
 
     # ------------------------------------------------------------------ resources
 
@@ -194,7 +194,7 @@ class Skill3MCP(MCPServer):
     def _file(self, name: str, rel: str) -> str:
         for v in self.skills():
             if v.name == name and rel in v.files():
-                return v.files()[rel][:MAX_READ]
+                return served(v, rel)[:MAX_READ]
         raise ResourceNotFoundError(f"no file {rel!r} in a skill named {name!r}")
 
     def _template_skill(self, name: str) -> str:
@@ -218,13 +218,13 @@ class Skill3MCP(MCPServer):
                       limit: Limit = 5) -> dict[str, Any]:
         return {"root": str(self.root), **resolve(self.skills(), name, limit)}
 
-    def search(self, query: Query, skill: Annotated[str | None, Field(description="Only this skill (an id from resolve_skill); "
+    def search(self, query: Query, topic: Annotated[str | None, Field(description="Only this skill (an id from resolve_skill); "
                                                                                   "omit to search every skill.", max_length=200)] = None,
                limit: Limit = 10) -> dict[str, Any]:
-        views = [self.find(skill)] if skill else self.skills()
+        views = [self.find(topic)] if topic else self.skills()
         return search_skills(views, query, limit)
 
-    def get_skill(self, skill: SkillId,
+    def get_skill(self, topic: SkillId,
                   query: Annotated[str | None, Field(description="Optional: what you need from the skill; the reference "
                                                                  "files that match it come first.", max_length=500)] = None,
                   tokens: Annotated[int, Field(description=f"The token budget of the answer ({MIN_TOKENS}-{MAX_TOKENS}); "
@@ -233,13 +233,13 @@ class Skill3MCP(MCPServer):
                   file: Annotated[str | None, Field(description="Optional: one file of the skill, 'SKILL.md' or "
                                                                 "'references/<file>.md' (list_skills lists them).", max_length=300)] = None,
                   ) -> dict[str, Any]:
-        v = self.find(skill)
+        v = self.find(topic)
         if file is not None and file not in v.files():
             raise ToolError(f"{v.name} has no file {file!r}; its files: {', '.join(sorted(v.files()))}")
         return budgeted(v, tokens, query, file)
 
-    def search_delta(self, skill: SkillId, query: Query, limit: Limit = 10) -> dict[str, Any]:
-        v = self.find(skill)
+    def search_delta(self, topic: SkillId, query: Query, limit: Limit = 10) -> dict[str, Any]:
+        v = self.find(topic)
         found = search_entries(v.entries(), query, limit)
         return {"skill": v.name, "version": v.version, "cutoff": v.cutoff, "entries_from": v.entries_source, **found}
 
@@ -249,17 +249,17 @@ class Skill3MCP(MCPServer):
                  "entries": len(v.entries()), "uri": uri(v.name, "SKILL.md"),
                  "files": sorted(v.files())} for v in self.skills()]}
 
-    def lint(self, skill: SkillId) -> dict[str, Any]:
+    def lint(self, topic: SkillId) -> dict[str, Any]:
         from synth.agents.runfacts import run_facts
         from synth.lint import LintError, lint_skill
 
-        v = self.find(skill)
+        v = self.find(topic)
         try:
             return lint_skill(v.skill_dir, run_facts(v)).to_dict()
         except LintError as exc:
             raise ToolError(str(exc)) from None
 
-    def vet(self, skill: SkillId) -> dict[str, Any]:
+    def vet(self, topic: SkillId) -> dict[str, Any]:
         from skill3.cli.vet import EXTRA_CHECKS
         from synth.agents.runfacts import run_facts
         from synth.vet.correct import secret_findings
@@ -267,7 +267,7 @@ class Skill3MCP(MCPServer):
         from synth.vet.report import VetReport
         from synth.vet.runner import run_scan
 
-        v = self.find(skill)
+        v = self.find(topic)
         scan = run_scan(v.skill_dir)
         facts = run_facts(v)  # `skill3 vet`'s checks, lint with the facts the run recorded
         extra = secret_findings(v.skill_dir) + [f for check in EXTRA_CHECKS for f in (
@@ -349,11 +349,11 @@ class Skill3MCP(MCPServer):
             used += cost
         return "\n".join(lines) or "(the skill records no change entries; read it with get_skill)"
 
-    def what_changed(self, skill: SkillId,
+    def what_changed(self, topic: SkillId,
                      since: Annotated[str | None, Field(description="Optional: the version you know (e.g. '3.10'); only "
                                                                     "changes in later versions are listed.", max_length=64)] = None,
                      ) -> list[UserMessage]:
-        v = self.find(skill)
+        v = self.find(topic)
         entries = sorted(v.entries(), key=lambda e: _version_key(e.version), reverse=True)
         if since:
             floor = _version_key(since)
@@ -366,11 +366,11 @@ class Skill3MCP(MCPServer):
                 f"<changes skill=\"{v.name}\">\n{self._entries_text(v, entries)}\n</changes>")
         return [UserMessage(text)]
 
-    def upgrade_code(self, skill: SkillId,
+    def upgrade_code(self, topic: SkillId,
                      code: Annotated[str, Field(description="The code to upgrade.", max_length=50_000)]) -> list[UserMessage]:
         from synth.agents.search import MAX_QUERY
 
-        v = self.find(skill)
+        v = self.find(topic)
         idents = " ".join(dict.fromkeys(w for w in _identifiers(code)))[:MAX_QUERY]
         hits = search_entries(v.entries(), idents, 50)["results"] if idents else []
         texts = {h["snippet"].rstrip("…") for h in hits}

@@ -16,7 +16,7 @@ def mcp_cmd(
     root: Optional[Path] = typer.Option(
         None, "--root", metavar="DIR", show_default=False,
         help="The folder whose run folders (or skill folders) are served and where learn writes "
-             "[default: the user's skills folder, $SKILL3_HOME/skills, i.e. ~/.skill3/skills]."),
+             "(default: the user's skills folder, $SKILL3_HOME/skills, i.e. ~/.skill3/skills)."),
     allow_learn: bool = typer.Option(False, "--allow-learn", help="Offer the learn tools (learn, job_status, cancel_job): "
                                                                   "crawls that write into the root."),
     learn_timeout: float = typer.Option(3600.0, "--learn-timeout", min=10.0, metavar="SECONDS", help="Seconds one learn job may run."),

@@ -52,6 +52,13 @@ def uri(name: str, rel: str) -> str:
     return f"{SCHEME}{name}/{rel}"
 
 
+def served(view: RunView, rel: str) -> str:
+    """File ``rel`` of ``view`` as the server may hand it to an agent: the view's ``published`` text when it has
+    that gate (redaction and the screen over everything served), else the file as read."""
+    published = getattr(view, "published", None)
+    return published(rel) if callable(published) else view.files()[rel]
+
+
 def _norm(s: str) -> str:
     return "".join(ch for ch in s.lower() if ch.isalnum())
 
@@ -125,10 +132,11 @@ def blocks(view: RunView) -> list[Block]:
 
 
 def _blocks(view: RunView) -> list[Block]:
-    sec = find_sources(split_frontmatter(view.skill_md).body)
+    sec = find_sources(split_frontmatter(served(view, "SKILL.md")).body)
     numbered = {e.number: e.url for e in sec.entries if e.number is not None and e.url} if sec else {}
     out: list[Block] = []
-    for rel, raw in view.files().items():
+    for rel in view.files():
+        raw = served(view, rel)
         body = split_frontmatter(raw).body if rel == "SKILL.md" else raw
         offset = raw.count("\n", 0, len(raw) - len(body)) if rel == "SKILL.md" else 0
         lines = body.split("\n")
@@ -290,12 +298,11 @@ def budgeted(view: RunView, tokens_: int | None = None, query: str | None = None
     ``query`` matches best first (BM25 over their blocks), else in name order — each whole while it fits;
     the first one that does not fit is cut to what is left, the rest are listed as ``omitted`` with their URIs."""
     budget = clamp_tokens(tokens_)
-    files = view.files()
     order = [file] if file else ["SKILL.md", *_reference_order(view, query)]
     parts, included, omitted = [], [], []
     left = budget
     for rel in order:
-        text = files[rel]
+        text = served(view, rel)
         header = "" if rel == "SKILL.md" and not file else f"<!-- {uri(view.name, rel)} -->\n"
         cost = estimate_tokens(header + text) + 1  # + the blank line between parts
         if left >= cost:

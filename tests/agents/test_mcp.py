@@ -46,17 +46,17 @@ def test_the_sdk_client_lists_gets_and_searches(root):
             assert tools == {"resolve_skill", "search", "list_skills", "get_skill", "search_delta", "lint", "vet"}  # no learn without --allow-learn
             skills = data(await c.call_tool("list_skills", {}))["skills"]
             assert [(s["name"], s["version"], s["cutoff"], s["entries"]) for s in skills] == [("frob", "1.0.0", "2026-01", 3)]
-            got = data(await c.call_tool("get_skill", {"skill": "frob"}))
+            got = data(await c.call_tool("get_skill", {"topic": "frob"}))
             assert got["text"].startswith("---\nname: frob\n")
-            ref = data(await c.call_tool("get_skill", {"skill": "frob", "file": "references/streams.md"}))
+            ref = data(await c.call_tool("get_skill", {"topic": "frob", "file": "references/streams.md"}))
             assert "details" in ref["text"]
-            found = data(await c.call_tool("search_delta", {"skill": "frob", "query": "deprecated open connect"}))
+            found = data(await c.call_tool("search_delta", {"topic": "frob", "query": "deprecated open connect"}))
             first = found["results"][0]
             assert "frob.open()" in first["snippet"] and first["url"] == B and first["citation"] == 1
             assert found["sources"][0] == {"n": 1, "url": B} and found["entries_from"] == "run.json delta.entries"
-            versions = data(await c.call_tool("search_delta", {"skill": "frob", "query": "3.0"}))
+            versions = data(await c.call_tool("search_delta", {"topic": "frob", "query": "3.0"}))
             assert {r["version"] for r in versions["results"]} == {"3.0"}
-            miss = await c.call_tool("get_skill", {"skill": "nope"})
+            miss = await c.call_tool("get_skill", {"topic": "nope"})
             assert miss.is_error and "no skill for 'nope'" in miss.content[0].text
             learn = await c.call_tool("learn", {"topic": "x"})
             assert learn.is_error
@@ -66,9 +66,9 @@ def test_the_sdk_client_lists_gets_and_searches(root):
             assert read.contents[0].text.startswith("# Streams")
             legacy = await c.read_resource("skill3://skills/frob/references/streams.md")  # the older URIs are still read
             assert legacy.contents[0].text == read.contents[0].text
-            lint = data(await c.call_tool("lint", {"skill": "frob"}))
+            lint = data(await c.call_tool("lint", {"topic": "frob"}))
             assert lint["skill"].endswith("frob") and "findings" in lint
-            vet = data(await c.call_tool("vet", {"skill": "frob"}))
+            vet = data(await c.call_tool("vet", {"topic": "frob"}))
             assert vet["scan"]["status"] == "not_run"  # no SkillSpector here: reported as not run, never as clean
 
     anyio.run(main)

@@ -106,23 +106,23 @@ def test_resolve_search_and_get_skill_within_a_token_budget(root):
             assert first["citations"] == [{"n": None, "url": f"{B}#stream"}]
             cited = data(await c.call_tool("search", {"query": "deprecated open connect"}))["results"][0]
             assert cited["file"] == "SKILL.md" and cited["citations"] == [{"n": 2, "url": B}] and cited["skill_version"] == "1.0.0"
-            grid = data(await c.call_tool("search", {"query": "grid rows", "skill": "widget"}))["results"]
+            grid = data(await c.call_tool("search", {"query": "grid rows", "topic": "widget"}))["results"]
             assert {r["skill"] for r in grid} == {"widget"} and grid[0]["citations"][0]["url"] == W
 
-            small = data(await c.call_tool("get_skill", {"skill": "frob", "tokens": 500, "query": "stream"}))
+            small = data(await c.call_tool("get_skill", {"topic": "frob", "tokens": 500, "query": "stream"}))
             assert small["tokens"] <= 500 and small["truncated"]
             assert small["text"].startswith("---\nname: frob\n")
             # the query's file first, whole; the next cut to what is left
             assert [(i["file"], i["truncated"]) for i in small["included"]] == [
                 ("SKILL.md", False), ("references/streams.md", False), ("references/channels.md", True)]
-            tight = data(await c.call_tool("get_skill", {"skill": "frob", "tokens": 500, "query": "channel option opt7"}))
+            tight = data(await c.call_tool("get_skill", {"topic": "frob", "tokens": 500, "query": "channel option opt7"}))
             assert [i["file"] for i in tight["included"]] == ["SKILL.md", "references/channels.md"]
             assert [o["uri"] for o in tight["omitted"]] == ["skill://frob/references/streams.md"]
-            whole = data(await c.call_tool("get_skill", {"skill": "frob", "tokens": 100_000}))
+            whole = data(await c.call_tool("get_skill", {"topic": "frob", "tokens": 100_000}))
             assert not whole["truncated"] and "Section 199" in whole["text"]
-            one = data(await c.call_tool("get_skill", {"skill": "frob", "file": "references/channels.md", "tokens": 1000}))
+            one = data(await c.call_tool("get_skill", {"topic": "frob", "file": "references/channels.md", "tokens": 1000}))
             assert one["tokens"] <= 1000 and one["truncated"] and "Section 0" in one["text"]
-            bad = await c.call_tool("get_skill", {"skill": "frob", "tokens": 10})
+            bad = await c.call_tool("get_skill", {"topic": "frob", "tokens": 10})
             assert bad.is_error
 
     anyio.run(main)
@@ -131,13 +131,13 @@ def test_resolve_search_and_get_skill_within_a_token_budget(root):
 def test_prompts_what_changed_and_upgrade_code(root):
     async def main():
         async with Client(params(root)) as c:
-            changed = (await c.get_prompt("what_changed", {"skill": "frob"})).messages[0].content.text
+            changed = (await c.get_prompt("what_changed", {"topic": "frob"})).messages[0].content.text
             assert "since my training cutoff (2026-01)" in changed
             assert changed.index("3.0 added") < changed.index("2.9 deprecated") and B in changed
-            since = (await c.get_prompt("what_changed", {"skill": "frob", "since": "2.9"})).messages[0].content.text
+            since = (await c.get_prompt("what_changed", {"topic": "frob", "since": "2.9"})).messages[0].content.text
             assert "2.9 deprecated" not in since and "3.0 removed" in since
             code = "import frob\nch = frob.open('tcp://x')\nfor f in ch.read():\n    print(f)\n"
-            up = (await c.get_prompt("upgrade_code", {"skill": "frob", "code": code})).messages[0].content.text
+            up = (await c.get_prompt("upgrade_code", {"topic": "frob", "code": code})).messages[0].content.text
             assert "Use `frob.connect()`, not `frob.open()`." in up and code in up
 
     anyio.run(main)
@@ -178,12 +178,12 @@ def test_lint_and_vet_run_the_rules_whose_facts_the_run_recorded(root):
     async def main():
         async with Client(params(root)) as c:
             for skill in ("frob", "widget"):
-                lint = data(await c.call_tool("lint", {"skill": skill}))
+                lint = data(await c.call_tool("lint", {"topic": skill}))
                 assert "D1" not in {s["rule"] for s in lint["skipped"]}, lint["skipped"]
                 assert "P3" not in {s["rule"] for s in lint["skipped"]}
-            frob = data(await c.call_tool("lint", {"skill": "frob"}))
+            frob = data(await c.call_tool("lint", {"topic": "frob"}))
             assert any(f["rule"] == "D1" and "`frob.stream`" in f["message"] for f in frob["findings"]), frob["findings"]
-            vet = data(await c.call_tool("vet", {"skill": "frob"}))
+            vet = data(await c.call_tool("vet", {"topic": "frob"}))
             messages = [f["message"] for f in vet["extra_findings"]] if "extra_findings" in vet else json.dumps(vet)
             assert "D1 did not run" not in json.dumps(messages)
 
@@ -293,7 +293,7 @@ def test_learn_job_reports_progress_while_job_status_waits(root):
             assert listed == ["frob", "mcp", "widget"]  # the new skill is served without a restart
             man = json.loads((root / "mcp" / "run.json").read_text())
             assert "stale" in man["lint"]["facts"]  # the run records D1's facts for a later lint
-            lint = data(await c.call_tool("lint", {"skill": "mcp"}))
+            lint = data(await c.call_tool("lint", {"topic": "mcp"}))
             skipped = {s["rule"] for s in lint["skipped"]}
             assert "P3" not in skipped and ("D1" in skipped) is (man["lint"]["facts"]["stale"] is None)
 
@@ -349,9 +349,9 @@ def test_streamable_http_serves_the_same_tools_prompts_templates_and_jobs(root):
                 assert data(await c.call_tool("resolve_skill", {"name": "frb"}))["matches"][0]["id"] == "frob"
                 hit = data(await c.call_tool("search", {"query": "grid rows columns"}))["results"][0]
                 assert (hit["skill"], hit["version"], hit["citations"][0]["url"]) == ("widget", "2.0", W)
-                got = data(await c.call_tool("get_skill", {"skill": "frob", "tokens": 600}))
+                got = data(await c.call_tool("get_skill", {"topic": "frob", "tokens": 600}))
                 assert got["tokens"] <= 600
-                prompt = (await c.get_prompt("what_changed", {"skill": "widget"})).messages[0].content.text
+                prompt = (await c.get_prompt("what_changed", {"topic": "widget"})).messages[0].content.text
                 assert "widget.Grid" in prompt
                 read = await c.read_resource("skill://frob/references/streams.md")
                 assert read.contents[0].text.startswith("# Streams")
