@@ -126,9 +126,21 @@ def _from_entries(blocks_: list[Block], keys: list[tuple[str, str, str]]) -> lis
     return out
 
 
+_CACHE: dict[int, tuple[RunView, list[Block]]] = {}
+MAX_CACHED = 1000
+
+
 def blocks(view: RunView) -> list[Block]:
-    """The blocks of one skill (SKILL.md first, then its references in name order); bounded by the view's files."""
-    return _from_entries(_blocks(view), _entry_keys(view))
+    """The blocks of one skill (SKILL.md first, then its references in name order); bounded by the view's files.
+    Kept per view object (the server re-reads a skill into a new view when its files change)."""
+    hit = _CACHE.get(id(view))
+    if hit is not None and hit[0] is view:
+        return hit[1]
+    found = _from_entries(_blocks(view), _entry_keys(view))
+    if len(_CACHE) >= MAX_CACHED:
+        del _CACHE[next(iter(_CACHE))]
+    _CACHE[id(view)] = (view, found)
+    return found
 
 
 def _blocks(view: RunView) -> list[Block]:
