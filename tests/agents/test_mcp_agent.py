@@ -165,6 +165,19 @@ def test_default_root_is_the_users_skills_folder_printed_at_start(tmp_path):
     assert not (elsewhere / "output").exists()
 
 
+@pytest.mark.parametrize("args, code, message", [
+    (["--root", "."], 0, "serving the skills under {cwd} on stdio"),  # a relative root is printed absolute
+    (["--root", "missing"], 2, "missing is not a folder; pass --root"),
+    (["--transport", "ftp"], 2, "--transport 'ftp'; use stdio or http"),
+])
+def test_mcp_command_line_answers_in_one_line(tmp_path, args, code, message):
+    done = subprocess.run([sys.executable, "-m", "skill3", "mcp", *args], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SKILL3_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)})
+    assert done.returncode == code, done.stderr
+    assert message.format(cwd=tmp_path) in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
 def test_lint_and_vet_run_the_rules_whose_facts_the_run_recorded(root):
     man = json.loads((root / "frob" / "run.json").read_text())
     man["lint"] = {"status": "done", "facts": {"stale": [{"pattern": r"(?<![\w.])frob\.stream(?![\w])", "what": "`frob.stream`",
