@@ -314,11 +314,12 @@ class Skill3MCP(MCPServer):
         sent = job.count
         while job.running and time.monotonic() < deadline:
             await self.jobs.wait(job, deadline - time.monotonic())
-            if job.count > sent:
-                new = list(job.lines)[-(job.count - sent):] if job.count - sent <= len(job.lines) else list(job.lines)
-                for i, line in enumerate(new, start=job.count - len(new) + 1):
+            upto = job.count  # lines that arrive while the notifications go out are sent on the next round
+            if upto > sent:
+                new = list(job.lines)[-(upto - sent):]  # no await since upto: the deque ends at line upto
+                for i, line in enumerate(new, start=upto - len(new) + 1):
                     await ctx.report_progress(i, None, line[:300])
-                sent = job.count
+                sent = upto
         return job.to_dict(tail)
 
     async def cancel_job(self, job_id: Annotated[str, Field(description="The id learn returned.", max_length=100)]) -> dict[str, Any]:
