@@ -10,7 +10,7 @@ Scrapy-free and pure over :class:`~synth.agents.runview.RunView` objects (the MC
   states ("Removed in 3.11", "since 2.0") or, failing that, the one its heading starts with ("## 3.11
   (released …)"); its *citations* are its ``[n]`` markers resolved through SKILL.md's Sources section and
   its inline ``[title](https://…)`` links.
-- **Search** is Okapi BM25 (:class:`synth.evidence.delta.relevance.BM25`, the ranking the bundle uses)
+- **Search** is Okapi BM25 (:class:`synth.evidence.relevance.BM25`, the ranking the bundle uses)
   over the blocks of every skill, the block's heading counted with its text; a version in the query
   (``3.11``) also matches the blocks of that version.
 - **Resolve** scores each skill's name, topic and folder name against the query (normalised equality,
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synth.agents.runview import RunView
-from synth.evidence.delta.relevance import BM25, query_terms, tokens
+from synth.evidence.relevance import BM25, query_terms, tokens
 from synth.skill.frontmatter import split_frontmatter
 from synth.skill.markdown import CITATION, citation_numbers, fence_state, find_sources, heading_title
 from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
