@@ -8,6 +8,9 @@
 - :mod:`synth.agents.export`: the always-loaded index (AGENTS.md, CLAUDE.md, Cursor rules, llms.txt);
 - :mod:`synth.agents.install`: copying a skill where Claude Code, Codex or Cursor load skills, and back out;
 - :mod:`synth.agents.search`: BM25 over a skill's change entries (the MCP server's ``search_delta``);
+- :mod:`synth.agents.library`: the skills of a root as one library (``resolve_skill``, ``search`` across skills,
+  ``get_skill`` within a token budget);
+- :mod:`synth.agents.runfacts`: the lint facts a run folder holds (the MCP server's ``lint`` and ``vet``);
 - :mod:`skill3.cli.agents`: ``skill3 diff``, ``skill3 export``, ``skill3 install``.
 """
 

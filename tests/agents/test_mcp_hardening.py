@@ -102,8 +102,11 @@ def test_the_learn_crawl_ends_with_its_caller(tmp_path, site, how):
     ("learn", {"topic": "fr\x00ob"}, "topic holds a control character"),
     ("learn", {"topic": "frob", "cutoff_time": "2026-01\x00"}, "cutoff_time holds a control character"),
     ("learn", {"topic": "x" * 2_000_000}, "topic is 2,000,000 characters; at most 200"),
-    ("get_skill", {"topic": "x" * 2_000_000}, "no skill for 'xxxx"),
-    ("get_skill", {"topic": "nope", "file": "y" * 2_000_000}, "no skill for 'nope'"),
+    ("get_skill", {"topic": "x" * 2_000_000}, "topic is 2,000,000 characters; at most 200"),
+    ("get_skill", {"topic": "x" * 150}, "no skill for 'xxxx"),
+    ("get_skill", {"topic": "nope", "file": "y" * 2_000_000}, "file is 2,000,000 characters; at most 300"),
+    ("learn", {"topic": "frob", "cutoff_time": "2026-1"}, "cutoff_time must be YYYY-MM"),
+    ("get_skill", {"topic": "nope", "tokens": "many"}, "get_skill: tokens:"),
 ])
 def test_bad_arguments_are_one_short_line(tmp_path, tool, args, says):
     errlog = tmp_path / "server-stderr.txt"
