@@ -175,6 +175,55 @@ def run_spider(process: CrawlerProcessBase, spider: str | type[Spider],
     return crawl_outcome(crawler)
 
 
+# ------------------------------------------------------------------ the console
+# The settings that say how the crawl logs: one given (`-s LOG_LEVEL=INFO`, SKILL3_LOG_LEVEL) means Scrapy's own log
+# format; none given (`skill3 learn`'s default) means one console of `skill3: warning: …` lines.
+LOGGING_SETTINGS = ("LOG_LEVEL", "LOG_FORMAT", "LOG_FILE", "LOG_ENABLED", "LOG_STDOUT", "LOG_DATEFORMAT")
+
+
+class ConsoleFormatter(logging.Formatter):
+    """A log record as one ``skill3: warning: …`` line, like every other message of ``skill3 learn``: the level in
+    lower case, the message's own ``skill3:`` prefix not repeated, only its first line (a traceback is named by its
+    exception, not printed), control characters escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from synth.core.console import printable
+
+        message = record.getMessage()
+        message = message[len("skill3: "):] if message.startswith("skill3: ") else message
+        first, _, rest = message.partition("\n")
+        if rest.strip():
+            first += f" (+{rest.count(chr(10)) + 1} more line(s))"
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            first += f": {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+        return f"skill3: {record.levelname.lower()}: {printable(first)}"
+
+
+def uses_scrapy_logging(overrides: Mapping[str, Any]) -> bool:
+    """Whether the user chose how the crawl logs (a ``-s LOG_*`` setting or ``SKILL3_LOG_LEVEL``): then Scrapy's
+    log format applies, else :func:`console_logging`'s lines."""
+    return bool(os.environ.get("SKILL3_LOG_LEVEL")) or any(name in overrides for name in LOGGING_SETTINGS)
+
+
+class console_logging:  # noqa: N801 (a context manager used as a statement)
+    """While it is entered: Scrapy's own log handler off (``LOG_ENABLED`` false in ``settings``) and one handler on
+    stderr writing :class:`ConsoleFormatter` lines at WARNING and above."""
+
+    def __init__(self, settings: Settings, level: int = logging.WARNING) -> None:
+        settings.set("LOG_ENABLED", False, priority="cmdline")
+        self.handler = logging.StreamHandler()
+        self.handler.setLevel(level)
+        self.handler.setFormatter(ConsoleFormatter())
+
+    def __enter__(self) -> "console_logging":
+        logging.root.addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.root.removeHandler(self.handler)
+
+
 def log_shows_info(settings: BaseSettings) -> bool:
     """Whether the crawl's INFO lines (the package chosen, the summary) reach the console."""
     if not settings.getbool("LOG_ENABLED", True) or settings.get("LOG_FILE"):

@@ -47,3 +47,10 @@ class SynthFailure(Skill3Error):
     @property
     def code(self) -> ExitCode:
         return self.exit_code
+
+
+def os_reason(exc: OSError) -> str:
+    """An OS error on one line: its reason and the path it names (``No such file or directory: /proc/x``)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
+    return f"{reason}: {' → '.join(names)}" if names else reason
