@@ -142,6 +142,14 @@ class CrawlOutcome:
         return lines + ([self.summary] if self.summary else [])
 
 
+def package_line(topic: str, package: Mapping[str, Any]) -> str | None:
+    """The line ``skill3 learn`` prints about the registry package the topic is, or None: no package, or one the crawl
+    did not use (start URLs or hosts were given and its registry links name none of them: another project)."""
+    if not package.get("chosen") or str(package.get("use") or "").startswith("not used"):
+        return None
+    return f"{topic!r} is the package {package['chosen']} ({package['reason']})"
+
+
 def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
     """Read a finished crawler: its exit code, whether it was stopped, the package and the summary."""
     from skill3crawl.extensions import crawl_exit_code, summary_figures, summary_line
@@ -153,8 +161,7 @@ def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
     if args is None or stats is None:  # bad arguments or no spider: nothing ran
         return CrawlOutcome(code)
     state = get_state(crawler)
-    package = state.package or {}
-    chosen = f"{args.topic!r} is the package {package['chosen']} ({package['reason']})" if package.get("chosen") else None
+    chosen = package_line(args.topic, state.package or {})
     values = stats.get_stats()
     # Nothing fetched (e.g. nothing found for the topic): the crawl's own error line says it all.
     summary = summary_line(summary_figures(values)) if values.get("skill3/pages_fetched") is not None else None

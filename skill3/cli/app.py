@@ -10,7 +10,6 @@ import platform
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Callable, Optional
 
-import click
 import typer
 import typer.core
 
@@ -19,7 +18,6 @@ from skill3.cli import lint as cli_lint
 from skill3.cli import models as cli_models
 from skill3.cli import synth as cli_synth
 from skill3.cli import vet as cli_vet
-
 
 # Two or three examples per command, shown under its --help (one per line).
 EXAMPLES: dict[str, tuple[str, ...]] = {
@@ -85,14 +83,14 @@ def _root(
 _display_type_rich = typer.core.TyperOption.display_type_rich
 
 
-def _no_flag_type(self: typer.core.TyperOption, ctx: click.Context) -> Any:
+def _no_flag_type(self: typer.core.TyperOption, ctx: Any) -> Any:
     """A flag takes no value: typer would print ``<bool>`` as its metavar; nothing is printed."""
     return None if self.is_flag and self.metavar is None else _display_type_rich(self, ctx)
 
 
-typer.core.TyperOption.display_type_rich = _no_flag_type  # type: ignore[method-assign]
+typer.core.TyperOption.display_type_rich = _no_flag_type  # type: ignore[method-assign,assignment]
 # an argument's name column already names it (TOPIC, PATHS...): no "<str>" beside it
-typer.core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign,assignment]
+typer.core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
 
 
 def make_app(*first: Callable[[typer.Typer], None]) -> typer.Typer:

@@ -11,7 +11,6 @@ import typer
 
 from synth.pipeline.options import CommandOption
 
-
 # What a value option's value is, in its --help (a flag shows none): the option's own metavar wins.
 METAVARS = {
     "target_model": "MODEL", "cutoff_time": "YYYY-MM", "since_version": "VERSION", "authoritative": "HOST,…",

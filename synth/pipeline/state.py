@@ -16,7 +16,6 @@ from synth.llm.progress import generation_progress
 from synth.pipeline.options import SynthResult
 from synth.pipeline.synthesize import CallLog
 
-
 # The run's steps as the user reads them (a phase not named here is shown by its own name).
 STEP_LABELS = {
     "read_and_rank": "ranking", "vet_input": "input vetting", "select": "bundle", "delta": "delta references",

@@ -314,5 +314,7 @@ def test_a_package_that_does_not_link_the_named_site_dates_nothing(tmp_path):
         crawl = json.loads((out / "crawl.json").read_text())
         assert not [r for r in crawl.get("timeline") or [] if r["source"] == "pypi"], proc.stderr[-2000:]
         assert crawl["package"]["use"].startswith("not used")
+        # the site is given: a registry that is down costs its release dates only, and warns about nothing
+        assert "registry crates did not answer" in proc.stderr and "WARNING: skill3: registry" not in proc.stderr
     finally:
         srv.stop()
