@@ -88,7 +88,7 @@ def _no_flag_type(self: typer.core.TyperOption, ctx: Any) -> Any:
     return None if self.is_flag and self.metavar is None else _display_type_rich(self, ctx)
 
 
-typer.core.TyperOption.display_type_rich = _no_flag_type  # type: ignore[method-assign,assignment]
+typer.core.TyperOption.display_type_rich = _no_flag_type  # type: ignore[method-assign]
 # an argument's name column already names it (TOPIC, PATHS...): no "<str>" beside it
 typer.core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
 
