@@ -7,10 +7,10 @@ Discovery: the topic's official sources first (package registries → repository
 → docs site, :mod:`skill3crawl.discovery.official`); with a search provider
 (Brave, or SearXNG when ``SEARXNG_URL`` is set), the planned queries are searched and the
 results are fetched (never followed further: they are on arbitrary hosts). The
-start URLs and authoritative hosts are crawled in docs mode
+start URLs and authoritative hosts are always crawled in docs mode
 (:class:`~skill3crawl.sitecrawl.crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
-links, canonical and locale de-duplication) — directly when there is no key,
-else when search found fewer than ``SKILL3_MIN_SEARCH_RESULTS`` pages.
+links, canonical and locale de-duplication), beside the search, within the page budget.
+Without a planner model the queries are the fixed plan (:func:`synth.llm.planner.deterministic_queries`).
 ``-a role=worker`` with ``-s SKILL3_REDIS_URL=…`` joins a distributed crawl
 (:mod:`skill3crawl.distributed`).
 """
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MIN_SEARCH_RESULTS = 5  # SKILL3_MIN_SEARCH_RESULTS: fewer unique results than this → also run the direct crawl
 PLANNER_TIMEOUT = 120.0  # SKILL3_PLANNER_TIMEOUT: seconds the query planner may wait for the model
 
 
@@ -169,6 +168,9 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
             plan = await asyncio.to_thread(self._plan)
             for r in self._search_requests(provider, plan, state):
                 yield r
+            if self.site_roots and a.role != "worker":  # the named sites always get their robots/sitemap/llms.txt pass
+                for r in self._direct_requests():
+                    yield r
         else:
             for r in self._start_without_search(state):
                 yield r
@@ -260,23 +262,31 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
     def _plan(self) -> Plan:
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
         from synth.llm.model import LLMError
-        from synth.llm.planner import Plan, plan
+        from synth.llm.planner import Plan, deterministic_queries, plan
         from synth.llm.registry import choose, fallback_warning, make_chat_model
 
         a = self.args
         choice = choose(a.llm_provider, a.llm_endpoint, a.llm_model)  # auto: openai when the endpoint answers
         if a.llm_provider == "auto":
             get_state(self.crawler).auto_choice = choice  # the synthesis this crawl triggers uses it: one probe
-        if choice.reason:  # auto, and no model server answers: no planning
+        versions = self._known_versions()
+        if choice.reason:  # auto, and no model server answers: the fixed plan
             warning = fallback_warning(choice.reason, planning=True, synthesis=a.synth)
             logger.warning("skill3: %s", warning)
-            return Plan([a.topic], "fallback", warning)
+            return Plan(deterministic_queries(a.topic, versions), "fallback", warning)
         try:
             model = make_chat_model(choice.provider, a.llm_endpoint, choice.model, timeout=self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", PLANNER_TIMEOUT))
         except LLMError as exc:
-            logger.warning("skill3: query planning unavailable (%s); searching for the bare topic", exc)
-            return Plan([a.topic], "fallback", str(exc))
-        return plan(model, a.topic, a.cutoff.month, get_state(self.crawler).today)
+            logger.warning("skill3: query planning unavailable (%s); searching with the fixed plan", exc)
+            return Plan(deterministic_queries(a.topic, versions), "fallback", str(exc))
+        return plan(model, a.topic, a.cutoff.month, get_state(self.crawler).today, versions=versions)
+
+    def _known_versions(self) -> list[str]:
+        """The topic's versions the crawl already knows (the release timeline so far), newest first."""
+        rows = getattr(get_state(self.crawler), "release_timeline", None) or []
+        dated = sorted((r for r in rows if isinstance(r, dict) and r.get("version") and r.get("date")),
+                       key=lambda r: str(r["date"]), reverse=True)
+        return list(dict.fromkeys(str(r["version"]) for r in dated))
 
     def _fail(self, code: ExitCode, reason: str) -> None:
         get_state(self.crawler).exit_code = code
@@ -376,7 +386,10 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         self.pending_searches -= 1
         self.crawler.stats.inc_value("skill3/search/failed")
         status = failure.value.response.status if failure.check(HttpError) else None
-        if status in (401, 403):
+        if status in (401, 403) and getattr(self, "_search_refused", False):  # said once for the plan's queries
+            logger.info("skill3: the search API refused the query too (HTTP %d)", status)
+        elif status in (401, 403):
+            self._search_refused = True
             if self.provider().sends_key:
                 logger.error("skill3: the search API rejected the key (HTTP %d): check BRAVE_SEARCH_API_KEY / -a brave_key", status)
             else:
@@ -388,12 +401,12 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         yield from self._maybe_fallback()
 
     def _maybe_fallback(self) -> Any:
-        if self.pending_searches > 0 or self.fallback_started or self.args.role == "worker":
+        """When the last search answered: its count of unique results in the stats. (The named sites' direct crawl
+        started beside the search: see :meth:`start`.)"""
+        if self.pending_searches > 0 or self.args.role == "worker":
             return
         self.crawler.stats.set_value("skill3/search/unique_urls", self.search_results)
-        if self.search_results < self.settings.getint("SKILL3_MIN_SEARCH_RESULTS", MIN_SEARCH_RESULTS) and self.site_roots:
-            logger.info("skill3: search found %d pages; adding the direct crawl of authoritative hosts/start URLs", self.search_results)
-            yield from self._direct_requests()
+        yield from ()
 
     # ------------------------------------------------------------------ pages
     def _search_request(self, url: str, *, query: str, title: str = "") -> scrapy.Request | None:

@@ -256,7 +256,7 @@ def test_with_a_search_key_search_adds_independent_hosts(tmp_path):
     try:
         out = tmp_path / "out"
         proc = scrapy_crawl("topic=fastapi", "cutoff_time=2024-01", f"output_dir={out}", "synth=0", "llm_provider=extractive",
-                            f"brave_key={BRAVE_KEY}", "max_pages=30", settings={**settings(reg_srv.port), "SKILL3_MIN_SEARCH_RESULTS": "1",
+                            f"brave_key={BRAVE_KEY}", "max_pages=30", settings={**settings(reg_srv.port),
                                       "SKILL3_RESOLVE": {"*.test": "127.0.0.1", "github.com": "127.0.0.1",
                                                          "raw.githubusercontent.com": "127.0.0.1", "stale.medium.com": "127.0.0.1"}},
                             env={"SEARXNG_URL": "", "BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"})
