@@ -166,14 +166,18 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
                 yield r
         if provider is not None:
             plan = await asyncio.to_thread(self._plan)
-            for r in self._search_requests(provider, plan, state):
+            for r in self._searches_and_sites(provider, plan, state):
                 yield r
-            if self.site_roots and a.role != "worker":  # the named sites always get their robots/sitemap/llms.txt pass
-                for r in self._direct_requests():
-                    yield r
         else:
             for r in self._start_without_search(state):
                 yield r
+
+    def _searches_and_sites(self, provider: search.SearchProvider, plan: Plan, state: Any) -> Iterator[scrapy.Request]:
+        """The planned searches, and beside them the named sites' direct crawl: they always get their
+        robots/sitemap/llms.txt pass, within the page budget, however much the search finds."""
+        yield from self._search_requests(provider, plan, state)
+        if self.site_roots:
+            yield from self._direct_requests()
 
     def _start_without_search(self, state: Any) -> Iterator[scrapy.Request]:
         """No search provider: the sites named (docs mode), and the pages a resumed crawl left waiting."""

@@ -11,9 +11,9 @@ import json
 import pytest
 
 from synth.evidence.consensus import item_snippets
-from synth.llm.planner import deterministic_queries
 from synth.evidence.item import SourceItem
 from synth.evidence.shingles import line_tokens, snippet_tokens
+from synth.llm.planner import deterministic_queries
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
 from tests.mockserver import MockServer, brave_rejecting, brave_routes, llm_routes, site_routes
 
