@@ -122,11 +122,21 @@ class RunView:
         """The post-cutoff change entries (``delta.entries``, else the skill's bullet lines)."""
         if self._entries is None:
             raw = self.delta().get("entries")
-            if isinstance(raw, list):
+            if isinstance(raw, list) and (raw or not self._undated()):
                 self._entries, self.entries_source = entries_from_manifest(raw), "run.json delta.entries"
+            elif isinstance(raw, list):  # no dated post-cutoff entry, but undated versions: the skill lists their changes
+                self._entries = entries_from_skill(self.files())
+                self.entries_source = "the skill's bullet lines (its versions are undated)"
             else:
                 self._entries, self.entries_source = entries_from_skill(self.files()), "the skill's bullet lines"
         return self._entries
+
+    def _undated(self) -> bool:
+        """The run recorded versions it could not date (or change entries of them): ``delta.entries`` holds none."""
+        d = self.delta()
+        recall = d.get("recall") if isinstance(d.get("recall"), dict) else {}
+        undated_entries = recall.get("undated_entries")
+        return bool(d.get("undated_versions")) or (isinstance(undated_entries, int) and undated_entries > 0)
 
     def versions(self) -> list[dict[str, Any]]:
         """``{"version", "date", "state", "how"}`` rows: ``delta.versions``, else the older ``delta.timeline``."""
