@@ -134,8 +134,8 @@ class RunView:
     def _undated(self) -> bool:
         """The run recorded versions it could not date (or change entries of them): ``delta.entries`` holds none."""
         d = self.delta()
-        recall = d.get("recall") if isinstance(d.get("recall"), dict) else {}
-        undated_entries = recall.get("undated_entries")
+        recall = d.get("recall")
+        undated_entries = recall.get("undated_entries") if isinstance(recall, dict) else None
         return bool(d.get("undated_versions")) or (isinstance(undated_entries, int) and undated_entries > 0)
 
     def versions(self) -> list[dict[str, Any]]:
