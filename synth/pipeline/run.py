@@ -113,6 +113,7 @@ def _steps(options: SynthOptions, state: RunState, inputs: Inputs) -> SynthResul
     if refresh.unchanged:
         check_owned_outputs(inputs.out_dir)
         return refresh.unchanged_result(state, "same sources and options as the previous run")
+    state.log.reuse = refresh.previous_answers()  # the same call as the previous run's: its answer, not a new one
     choice = choose_model(options, resolve_provider(options, state), inputs, state)
     budget = bundle_budget(inputs, name, len(ranked.candidates), choice.synthesizer.capabilities)
     with state.phase("vet_input"):
