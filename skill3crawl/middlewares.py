@@ -161,6 +161,16 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
     (after the retries) means complete disallow for that host (Scrapy allows all), counted in
     ``skill3/robots_unavailable``; a download error is one log line, not a traceback."""
 
+    def process_request_2(self, rp: Any, request: Any) -> None:
+        """Scrapy's check; a page robots.txt forbids is listed in crawl.json's ``dropped_items`` (reason ``robots``)."""
+        try:
+            super().process_request_2(rp, request)
+        except IgnoreRequest:
+            from skill3crawl.state import note_dropped
+
+            note_dropped(self.crawler, request.url, "robots")
+            raise
+
     async def _parse_robots(self, response: Any, netloc: str, request: Any) -> None:
         if response.status >= 500:
             self._stats.inc_value("skill3/robots_unavailable")

@@ -37,7 +37,7 @@ from skill3crawl.discovery.official import OfficialSourcesMixin
 from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, FetchedPage, PageItem
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
-from skill3crawl.state import get_state
+from skill3crawl.state import get_state, note_dropped
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key
 from synth.output.outdir import OutputDirLocked, OutputLock, lock_output_dir
@@ -202,6 +202,8 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         for reason, urls in (("oversized", corpus.oversized), ("duplicate_url", corpus.duplicates)):
             if urls:
                 self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
+                for url in urls:
+                    note_dropped(self.crawler, url, reason)
                 what = f"over {corpus.max_body // (1024 * 1024)} MiB" if reason == "oversized" else "a URL an earlier source has"
                 logger.warning("skill3: input_file: %d source(s) skipped, %s: %s", len(urls), what, ", ".join(urls[:3]))
         for reason, which in sorted(corpus.skipped.items()):
