@@ -11,7 +11,6 @@ from skill3crawl.sitedates import SiteDates
 from synth.core.errors import ExitCode
 from synth.llm.registry import Choice
 
-
 MAX_DROPPED_LISTED = 500  # pages the crawl dropped, listed by URL in crawl.json (all are counted in the summary)
 
 

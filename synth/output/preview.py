@@ -185,6 +185,10 @@ model, and why: kept, left out of the bundle, quarantined by input vetting, or d
 """
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 STATUS_WORDS = {"kept": "in bundle", "left-out": "not in bundle", "quarantined": "quarantined", "dropped": "dropped"}
 # the rules that drop a page while the run is read (synth.pipeline.bundle), in words
 DROP_WORDS = {
@@ -201,8 +205,8 @@ DROP_WORDS = {
 
 def _quarantine_reasons(manifest: dict[str, Any]) -> dict[str, str]:
     """URL → why input vetting quarantined it: each blocking rule with the text it matched and where."""
-    vet = manifest.get("vet") if isinstance(manifest.get("vet"), dict) else {}
-    src = (vet.get("input") or {}).get("sources") if isinstance(vet.get("input"), dict) else None
+    vet = _dict(manifest.get("vet"))
+    src = _dict(vet.get("input")).get("sources")
     out: dict[str, str] = {}
     for row in src or []:
         if not isinstance(row, dict) or not row.get("quarantined"):
@@ -222,9 +226,9 @@ def source_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     """Every source of the run as the preview lists it, in score order: the ranked candidates (in the bundle, left
     out, or quarantined, with the quarantine rule and the text it matched), then the pages a rule dropped while the
     run was read (future-dated, pre-cutoff …) and the crawl's duplicates; each with the reason for its decision."""
-    cutoff = str((manifest.get("cutoff") or {}).get("month") or "") if isinstance(manifest.get("cutoff"), dict) else ""
+    cutoff = str(_dict(manifest.get("cutoff")).get("month") or "")
     quarantine = _quarantine_reasons(manifest)
-    conflicts = manifest.get("conflicts") if isinstance(manifest.get("conflicts"), dict) else {}
+    conflicts = _dict(manifest.get("conflicts"))
     lost: dict[str, list[str]] = {}
     for d in conflicts.get("dropped") or []:
         if isinstance(d, dict) and d.get("loser"):
@@ -253,19 +257,18 @@ def source_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({"rank": r.get("rank"), "score": float(score) if isinstance(score, (int, float)) else None, "url": url,
                      "published": r.get("published"), "status": status, "why": "; ".join(why)})
     rows.sort(key=lambda x: (x["score"] is None, -(x["score"] or 0.0), x["url"]))
-    read = (manifest.get("inputs") or {}).get("read") if isinstance(manifest.get("inputs"), dict) else None
-    for d in (read or {}).get("dropped_items") or []:
+    for d in _dict(_dict(manifest.get("inputs")).get("read")).get("dropped_items") or []:
         if isinstance(d, dict) and d.get("url"):
             reason = str(d.get("reason") or "dropped")
             rows.append({"rank": None, "score": None, "url": str(d["url"]), "published": d.get("published"),
                          "status": "dropped", "why": DROP_WORDS.get(reason, reason.replace("_", " "))})
-    crawl = manifest.get("crawl") if isinstance(manifest.get("crawl"), dict) else {}
+    crawl = _dict(manifest.get("crawl"))
     for d in (crawl.get("dropped_items") or [])[:500]:  # what the crawl itself dropped (robots.txt, oversized …)
         if isinstance(d, dict) and d.get("url"):
             reason = str(d.get("reason") or "dropped")
             rows.append({"rank": None, "score": None, "url": str(d["url"]), "published": None, "status": "dropped",
                          "why": "by the crawl: " + DROP_WORDS.get(reason, reason.replace("_", " "))})
-    dups = crawl.get("duplicates") if isinstance(crawl.get("duplicates"), dict) else {}
+    dups = _dict(crawl.get("duplicates"))
     for kept, others in list(dups.items())[:200]:  # the kept page → the pages that said the same
         for url in others if isinstance(others, list) else []:
             rows.append({"rank": None, "score": None, "url": str(url), "published": None, "status": "dropped",
@@ -275,11 +278,11 @@ def source_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
 
 def crawl_drops(manifest: dict[str, Any]) -> str:
     """The crawl's drops it counts but does not list by URL (robots.txt, oversized, not HTML …), as one line."""
-    crawl = manifest.get("crawl") if isinstance(manifest.get("crawl"), dict) else {}
-    summary = crawl.get("summary") if isinstance(crawl.get("summary"), dict) else {}
+    crawl = _dict(manifest.get("crawl"))
+    summary = _dict(crawl.get("summary"))
     counts = {k: v for k, v in summary.items() if isinstance(v, int) and v and k in
               ("robots_denied", "network_guard_blocked")}
-    dropped = summary.get("dropped") if isinstance(summary.get("dropped"), dict) else {}
+    dropped = _dict(summary.get("dropped"))
     counts.update({k: v for k, v in dropped.items() if isinstance(v, int) and v})
     if not counts:
         return ""
