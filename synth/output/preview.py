@@ -225,7 +225,15 @@ def _quarantine_reasons(manifest: dict[str, Any]) -> dict[str, str]:
 def source_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     """Every source of the run as the preview lists it, in score order: the ranked candidates (in the bundle, left
     out, or quarantined, with the quarantine rule and the text it matched), then the pages a rule dropped while the
-    run was read (future-dated, pre-cutoff …) and the crawl's duplicates; each with the reason for its decision."""
+    run was read (future-dated, pre-cutoff …) and the pages the crawl dropped (robots.txt, oversized, duplicates);
+    each with the reason for its decision."""
+    rows = _candidate_rows(manifest)
+    rows.sort(key=lambda x: (x["score"] is None, -(x["score"] or 0.0), x["url"]))
+    return rows + _dropped_rows(manifest)
+
+
+def _candidate_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ranked candidates with their decision and reasons (unsorted)."""
     cutoff = str(_dict(manifest.get("cutoff")).get("month") or "")
     quarantine = _quarantine_reasons(manifest)
     conflicts = _dict(manifest.get("conflicts"))
@@ -256,7 +264,12 @@ def source_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
         why += [str(x) for x in (r.get("reasons") or [])]
         rows.append({"rank": r.get("rank"), "score": float(score) if isinstance(score, (int, float)) else None, "url": url,
                      "published": r.get("published"), "status": status, "why": "; ".join(why)})
-    rows.sort(key=lambda x: (x["score"] is None, -(x["score"] or 0.0), x["url"]))
+    return rows
+
+
+def _dropped_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pages dropped while the run was read, then those the crawl dropped, with the rule in words."""
+    rows: list[dict[str, Any]] = []
     for d in _dict(_dict(manifest.get("inputs")).get("read")).get("dropped_items") or []:
         if isinstance(d, dict) and d.get("url"):
             reason = str(d.get("reason") or "dropped")
