@@ -98,6 +98,11 @@ def _locked(out_dir: Path) -> AbstractContextManager:
         return lock_output_dir(out_dir)
     except OutputDirLocked as exc:
         raise SynthFailure(2, str(exc)) from None
+    except OSError as exc:  # the folder cannot be created (e.g. under /proc): bad usage, one line
+        from synth.core.errors import os_reason
+
+        raise SynthFailure(2, f"output folder {str(out_dir)!r} cannot be used ({os_reason(exc)}); pass another "
+                              "--output-dir") from None
 
 
 def _steps(options: SynthOptions, state: RunState, inputs: Inputs) -> SynthResult:

@@ -68,6 +68,15 @@ def test_an_output_folder_that_cannot_be_created_is_one_line_and_exit_2(tmp_path
     assert r.stderr.startswith("skill3: error: output folder '/proc/skill3-x' cannot be used")
 
 
+def test_synth_into_a_folder_that_cannot_be_created_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    from tests.pipeline.corpus import EXAMPLE, parse_sources, write_jsonl
+
+    feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
+    r = run("synth", str(feed), "--output-dir", "/proc/skill3-x", "--llm-provider", "extractive", "--quiet")
+    assert r.exit_code == 2, r.output
+    assert "skill3 synth: error: output folder '/proc/skill3-x' cannot be used" in r.output
+
+
 def test_vet_takes_a_run_folder(tmp_path: Path) -> None:
     out = make_run(tmp_path / "run", entries=[entry("2.0", "added", "Frob 2.0 adds the zap() call.", "https://frob.test/2")])
     r = run("vet", str(out), "--format", "json")
