@@ -17,8 +17,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 
-from skill3crawl.corpus import Corpus, CorpusError, read_corpus
-from synth.core.errors import UsageError
+from skill3crawl.corpus import Corpus, CorpusError
+from skill3crawl.corpus_formats import read_corpus
+from synth.core.errors import (
+    ArgsError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.evidence.cutoff import Cutoff, CutoffError, resolve_cutoff
 from synth.evidence.urls import host_of
 from synth.llm.model import LLMError
@@ -34,10 +37,6 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 # Arguments that are secrets: never logged, never written to crawl.json.
 SECRET_ARGS = frozenset({"brave_key"})
-
-
-class ArgsError(UsageError, ValueError):
-    """A bad spider argument; ``str()`` is one line naming it."""
 
 
 # Not spider arguments: derived by the model (parse_args refuses them with a hint).
@@ -225,7 +224,7 @@ class LearnArgs(BaseModel):
     @field_validator("since_version", mode="before")
     @classmethod
     def _since_version(cls, v: Any) -> str | None:
-        from synth.evidence.delta.versions import check_since_version
+        from synth.delta.versions import check_since_version
 
         return check_since_version(v)
 

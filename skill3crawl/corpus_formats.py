@@ -372,3 +372,10 @@ class FolderCorpus(Corpus):
         if url is None:
             return ("skipped", number, "no_url")
         return CorpusSource(url=url, title=title, date=date, body=body, block=number, kind=kind)
+
+
+def read_corpus(path: str | Path, name: str = "input_file") -> Corpus:
+    """Check a corpus and return it, ready to stream: an ``=== SOURCE ===`` file (:class:`Corpus`), JSON
+    Lines, a WARC file or a folder of ``.html``/``.md`` files (:func:`open_corpus`
+    tells them apart from the first bytes)."""
+    return open_corpus(path, name)

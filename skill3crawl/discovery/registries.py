@@ -24,7 +24,10 @@ from urllib.parse import quote, urlsplit
 
 from lxml import etree
 
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    SpecError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
+from synth.delta.versions import version_of_tag
 from synth.evidence.urls import site_host
 
 ECOSYSTEMS = ("pypi", "npm", "crates")
@@ -51,10 +54,6 @@ _LABELS = {  # project_urls label (normalised) → role
 }
 
 
-class SpecError(UsageError, ValueError):
-    """A bad ``package`` argument; ``str()`` is one line."""
-
-
 MAX_RELEASES = 1_000  # releases read from one registry answer (the newest; a registry may list 100,000)
 MAX_TIMELINE = 3_000  # entries of the merged release timeline in crawl.json (the newest)
 
@@ -79,11 +78,11 @@ class Package:
     releases: list[Release] = field(default_factory=list)
     downloads: int | None = None
     dropped_releases: int = 0  # past MAX_RELEASES: the oldest are left out
-    absurd_versions: int = 0  # version strings that cannot be versions (synth.evidence.delta.versions.plausible_version)
+    absurd_versions: int = 0  # version strings that cannot be versions (synth.delta.versions.plausible_version)
 
     def bound_releases(self) -> "Package":
         """At most :data:`MAX_RELEASES` releases, the newest; absurd version strings left out (both counted)."""
-        from synth.evidence.delta.versions import plausible_version
+        from synth.delta.versions import plausible_version
 
         kept = [r for r in self.releases if plausible_version(r.version)]
         self.absurd_versions += len(self.releases) - len(kept)
@@ -370,10 +369,7 @@ def parse_releases_atom(body: bytes, limit: int = 50) -> list[dict[str, str]]:
     return out
 
 
-def version_of(tag: str) -> str:
-    """``v1.2.0`` / ``release-1.2`` / ``pkg@1.2.0`` → ``1.2.0`` (the tag itself when it has no version)."""
-    m = re.search(r"(\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?)$", tag)
-    return m.group(1) if m else tag
+version_of = version_of_tag  # synth.delta.versions: the one version reader
 
 
 def merge_timeline(existing: list[dict], new: list[dict]) -> list[dict]:

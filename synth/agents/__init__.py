@@ -12,8 +12,5 @@
 """
 
 
-from synth.core.errors import UsageError
+from synth.core.errors import AgentsError  # noqa: F401 - defined with every error (synth.core.errors)
 
-
-class AgentsError(UsageError):
-    """A user-facing problem (bad path, file skill3 did not write ...): one line naming it and the fix (exit 2)."""

@@ -37,6 +37,7 @@ from synth.agents import refresh as agents_refresh
 from synth.core.errors import SynthFailure
 from synth.evidence.conflicts import resolve_candidates
 from synth.llm.registry import capabilities
+from synth.output.ownership import check_owned_outputs
 from synth.output.writing import atomic_write_text, write_skill
 from synth.pipeline.budget import MIN_BUDGET, bundle_budget, output_reserve
 from synth.pipeline.bundle import BundleError, Candidate, Ranked, Subject, rank_sources, select_evidence
@@ -48,7 +49,7 @@ from synth.pipeline.options import SynthOptions, SynthResult
 from synth.pipeline.provider import ModelChoice, choose_model, resolve_provider
 from synth.pipeline.review import Checked, check_output
 from synth.pipeline.state import RunState
-from synth.pipeline.write import Synthesised, check_owned_outputs, report, write_outputs
+from synth.pipeline.write import Synthesised, report, write_outputs
 from synth.skill.names import sanitize_name
 
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text",
@@ -157,19 +158,18 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
     if rep.not_utf8:
         state.warn(f"{rep.not_utf8} line(s) are not UTF-8, read with replacement characters "
                    f"(first at {rep.not_utf8_at}); save the file as UTF-8", record=False)
-    _warn_timeline(ranked.delta, state)
+    _warn_timeline(ranked.delta.rejected_dates, state)
     if not ranked.candidates:
         why = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(rep.dropped.items())) or "none left"
         raise SynthFailure(2, f"no usable sources among {rep.items} item(s) ({why})")
     return ranked
 
 
-def _warn_timeline(delta: Any, state: RunState) -> None:
+def _warn_timeline(rejected: list[dict[str, Any]], state: RunState) -> None:
     """One warning for version strings the timeline rejected as absurd, one when it was full (both are in
     run.json's ``delta.rejected_dates``)."""
-    from synth.evidence.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
+    from synth.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
 
-    rejected = delta.get("rejected_dates") if isinstance(delta, dict) else None
     reasons = [r.get("reason") for r in rejected or [] if isinstance(r, dict)]
     if ABSURD_VERSION in reasons:
         state.warn("version string(s) rejected as implausible (longer than 64 characters or with a number of more than "

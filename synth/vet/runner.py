@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, TypedDict
 
-from synth.core.errors import Skill3Error
+from synth.core.errors import (
+    ScannerUnavailable,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.vet.findings import MAX_REPORT_CHARS, ReportError, ScanResult, findings_from_report, parse_report
 from synth.vet.record import RecordError, home_dir, load_record, record_path
 
@@ -32,10 +34,6 @@ _SECRET_ENV_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTI
 # A scan function: target folder -> ScanResult. `run_scan` is the real one;
 # library callers take one of these so tests and pipelines can choose.
 Scan = Callable[[Path], ScanResult]
-
-
-class ScannerUnavailable(Skill3Error, RuntimeError):
-    """No usable SkillSpector binary; the message is the one-line reason."""
 
 
 @dataclass(frozen=True)

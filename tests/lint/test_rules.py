@@ -205,6 +205,7 @@ def test_catalogue_matches_the_checks():
     assert len({r.id for r in RULES}) == len(RULES)
 
 
+@pytest.mark.slow
 def test_catalogue_is_honest_both_ways(tmp_path, catalogue):
     """Every emitted rule is catalogued, every catalogued rule (and severity) fires somewhere."""
     emitted: set[tuple[str, str]] = set()
