@@ -480,11 +480,13 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         if failure.check(IgnoreRequest) and not failure.check(HttpError):
             if decompression_bomb(failure.value):
                 self.crawler.stats.inc_value("skill3/dropped/oversized")
+                note_dropped(self.crawler, failure.request.url, "oversized")
             return  # robots.txt / network guard: counted where they were decided
         if failure.check(HttpError):
             kind = f"http_{failure.value.response.status}"
         elif failure.check(DownloadCancelledError):
             self.crawler.stats.inc_value("skill3/dropped/oversized")
+            note_dropped(self.crawler, failure.request.url, "oversized")
             return
         elif failure.check(DNSLookupError, CannotResolveHostError):
             kind = "dns"

@@ -204,6 +204,12 @@ def test_future_dated_robots_denied_oversized_and_empty_pages_are_dropped(world)
     assert summary["robots_denied"] == 1  # listed by search, sitemap and a link: one request, denied
     assert summary["items_written"] == len(world["lines"])
     assert summary["pages_fetched"] == len(world["lines"]) + 3  # + future, mirror, empty (big never completes)
+    # each dropped page listed by URL and reason (the preview lists them)
+    listed = {(d["url"], d["reason"]) for d in world["crawl"]["dropped_items"]}
+    assert {(u(world, "docs.example.test", "/private/secret.html"), "robots"),
+            (u(world, "news.example.test", "/future.html"), "future_dated"),
+            (u(world, "docs.example.test", "/big.html"), "oversized"),
+            (u(world, "docs.example.test", "/empty.html"), "no_content")} <= listed, listed
 
 
 def test_429_and_500_are_retried(world):
