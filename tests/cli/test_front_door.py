@@ -36,9 +36,14 @@ def test_version_names_skill3_python_scrapy_and_skillspector() -> None:
     assert lines[3].startswith("SkillSpector ") and ("found" in lines[3])
 
 
-def test_shell_completion_is_offered() -> None:
+def test_shell_completion_is_offered_and_completes() -> None:
     text = run("--help").output
     assert "--install-completion" in text and "--show-completion" in text
+    script = skill3("--show-completion", "bash")
+    assert script.returncode == 0 and "_skill3_completion" in script.stdout
+    words = skill3(env={"_SKILL3_COMPLETE": "complete_bash", "COMP_WORDS": "skill3 learn --llm-pro", "COMP_CWORD": "2"})
+    assert words.stdout.split() == ["--llm-provider"]
+    assert skill3(env={"_SKILL3_COMPLETE": "complete_bash", "COMP_WORDS": "skill3 le", "COMP_CWORD": "1"}).stdout.split() == ["learn"]
 
 
 def test_learn_help_is_grouped_with_real_metavars() -> None:
