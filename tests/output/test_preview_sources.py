@@ -154,3 +154,35 @@ def test_the_preview_in_headless_chromium_lists_every_source_and_renders_at_1280
     assert png.is_file(), shot.stderr[-2000:]
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(data[16:20], "big") == 1280 and len(data) > 20_000
+
+
+def test_each_kind_of_decision_is_explained() -> None:
+    """A manifest as the run writes it: every reason the preview gives, one row each (pure)."""
+    man = {
+        "cutoff": {"month": "2026-01"},
+        "sources": [
+            {"rank": 1, "url": "https://a.test/kept", "rank_score": 0.9, "selected": True, "post_cutoff": True,
+             "published": "2026-05-01", "reasons": ["authority 1.00 (official)"]},
+            {"rank": 2, "url": "https://b.test/lost", "rank_score": 0.5, "selected": True, "post_cutoff": True,
+             "published": "2026-04-01", "reasons": []},
+            {"rank": 3, "url": "https://c.test/cut", "rank_score": 0.2, "selected": False, "post_cutoff": False,
+             "published": "2025-02-01", "reasons": []},
+        ],
+        "conflicts": {"dropped": [{"api": "frob.open()", "loser": "https://b.test/lost", "winner": "https://a.test/kept",
+                                   "advice": "avoid", "dropped": "Use frob.open() for every connection."}]},
+        "inputs": {"read": {"dropped_items": [{"url": "https://d.test/old", "reason": "pre_cutoff", "published": "2025-01-01"}]}},
+        "crawl": {"dropped_items": [{"url": "https://e.test/private", "reason": "robots"},
+                                    {"url": "https://e.test/huge", "reason": "oversized"}],
+                  "duplicates": {"https://a.test/kept": ["https://mirror.test/kept"]},
+                  "summary": {"robots_denied": 1, "dropped": {"oversized": 1}}},
+    }
+    why = {r["url"]: (r["status"], r["why"]) for r in source_rows(man)}
+    assert why["https://a.test/kept"] == ("kept", "authority 1.00 (official)")
+    assert why["https://b.test/lost"][0] == "kept" and "contradicted on frob.open()" in why["https://b.test/lost"][1]
+    assert why["https://c.test/cut"][0] == "left-out" and "below the bundle's cut" in why["https://c.test/cut"][1]
+    assert "published 2025-02-01, not after the 2026-01 cutoff" in why["https://c.test/cut"][1]
+    assert why["https://d.test/old"] == ("dropped", "pre-cutoff: published before the training cutoff (--strict-cutoff)")
+    assert why["https://e.test/private"] == ("dropped", "by the crawl: robots.txt forbids it")
+    assert why["https://e.test/huge"][1].startswith("by the crawl: oversized")
+    assert why["https://mirror.test/kept"] == ("dropped", "duplicate of https://a.test/kept")
+    assert [r["url"] for r in source_rows(man)][:3] == ["https://a.test/kept", "https://b.test/lost", "https://c.test/cut"]
