@@ -219,8 +219,13 @@ _SUBJECT_WINDOW = 240  # how far before "use X instead" the replaced name is loo
 
 
 def _subject_before(before: str, use: str | None) -> str | None:
-    """The last name (as code) stated before "use X instead" in the same text — "`foo()` is deprecated; use `bar()`
-    instead" replaces ``foo()`` — other than ``use`` itself."""
-    names = [m.group(1) or m.group(2) for m in _NAME_RX.finditer(before[-_SUBJECT_WINDOW:])]
-    names = [n for n in names if n and n != use]
-    return names[-1] if names else None
+    """The name (as code) the text spoke of before "use X instead" — "`foo()` is deprecated; use `bar()` instead"
+    replaces ``foo()`` — other than ``use``: the first one stated (a backticked name before a bare one), link targets
+    (``](…/api/pandas.DataFrame.html)``) left out."""
+    text = re.sub(r"\]\([^)\s]*\)", "]", before[-_SUBJECT_WINDOW:])
+    found = [(m.group(1), m.group(2)) for m in _NAME_RX.finditer(text)]
+    for quoted in (True, False):
+        names = [q if quoted else b for q, b in found if (q if quoted else b) and (q if quoted else b) != use]
+        if names:
+            return names[0]
+    return None

@@ -130,6 +130,9 @@ def test_area_from_the_page_url(url, area):
     ("Prefer `httpx.AsyncClient` over `requests.Session` for async code.", ("httpx.AsyncClient", "requests.Session")),
     ("`Client.send_json()` was renamed to `Client.send()`.", ("Client.send()", "Client.send_json()")),
     ("This is deprecated. Use the new transport instead.", (None, None)),  # names nothing
+    # the first name the sentence speaks of, never a link's target
+    ("Deprecated the keyword `line_terminator` in [`DataFrame.to_csv()`](../api/pandas.DataFrame.to_csv.html), use "
+     "`lineterminator` instead.", ("lineterminator", "line_terminator")),
 ])
 def test_use_instead_pairs_only_for_names(text, pair):
     assert use_instead(text) == pair
