@@ -236,9 +236,14 @@ class CallLog:
     answers: list[dict] = field(default_factory=list)
 
     def answers_record(self) -> list[dict]:
-        """This run's answers for run.json (``prompts.answers``), within :data:`MAX_KEPT_ANSWERS_CHARS`."""
+        """This run's answers for run.json (``prompts.answers``), within :data:`MAX_KEPT_ANSWERS_CHARS`; an answer
+        holding a secret literal is not kept at all (run.json is never a place for one; that call is asked anew)."""
+        from synth.vet.redact import secret_spans
+
         out, size = [], 0
         for a in self.answers:
+            if secret_spans(a["text"]):
+                continue
             size += len(a["text"])
             if size > MAX_KEPT_ANSWERS_CHARS:
                 break

@@ -154,3 +154,11 @@ def test_a_refresh_with_a_model_reuses_its_answer_to_the_same_bundle(tmp_path):
     assert snapshot(tmp_path / "mcp") == before and not (tmp_path / ".history").exists()
     assert drafts["n"] == calls  # no model call answered anew
     assert "byte-identical" in man["refresh"]["reason"]
+
+
+def test_an_answer_holding_a_secret_is_never_kept_for_reuse():
+    from synth.pipeline.synthesize import CallLog
+
+    log = CallLog(answers=[{"key": "a", "phase": "synthesize", "text": "Use the token ghp_R8s2Lk5Qw9Zt3Xv7Bn1Mc4Hd6Jf0Gp2Ya8Ue."},
+                           {"key": "b", "phase": "verify", "text": "A clean answer."}])
+    assert [a["key"] for a in log.answers_record()] == ["b"]
