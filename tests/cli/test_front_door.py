@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = ["learn", "synth", "lint", "vet", "setup", "models", "diff", "export", "install", "mcp"]
 
 
-def run(*argv: str, columns: int = 200):
+def run(*argv: str, columns: int = 400):  # (typer reads TERMINAL_WIDTH once: the width tests/cli/test_help.py uses)
     return CliRunner().invoke(app, list(argv), env={"COLUMNS": str(columns), "TERMINAL_WIDTH": str(columns)})
 
 
