@@ -198,6 +198,7 @@ class CrawlOutput:
             "finish_reason": reason,
             "summary": fig,
             "duplicates": state.agreeing,
+            "dropped_items": state.dropped,  # the first pages dropped, by URL and reason (all counted in summary)
             "timeline": state.site_dates.timeline_list(),
             "build_dated_hosts": state.site_dates.build_dated_hosts(),
         }

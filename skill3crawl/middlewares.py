@@ -181,6 +181,16 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
             return stored.replace(url=request.url, request=request)
         return await super().process_request(request)
 
+    def process_request_2(self, rp: Any, request: Any) -> None:
+        """Scrapy's check; a page robots.txt forbids is listed in crawl.json's ``dropped_items`` (reason ``robots``)."""
+        try:
+            super().process_request_2(rp, request)
+        except IgnoreRequest:
+            from skill3crawl.state import note_dropped
+
+            note_dropped(self.crawler, request.url, "robots")
+            raise
+
     async def _parse_robots(self, response: Any, netloc: str, request: Any) -> None:
         if not hasattr(self, "_responses"):
             self._responses = {}

@@ -99,11 +99,25 @@ class Progress:
 LIVE_INTERVAL = 0.5  # SKILL3_LIVE_PROGRESS_INTERVAL: seconds between redraws
 
 
-def live_line(fetched: int, written: int, dropped: int, rate: float, budget_left: int | None, elapsed: float) -> str:
-    """The live progress line's text (pure)."""
-    budget = "" if budget_left is None else f" · budget left {budget_left:,}"
-    return (f"crawling: {fetched:,} fetched · {written:,} written · {dropped:,} dropped · {rate:.1f} pages/s"
-            f"{budget} · {int(elapsed) // 60}:{int(elapsed) % 60:02d}")
+def live_line(fetched: int, written: int, dropped: int, rate: float, budget_left: int | None, elapsed: float,
+              budget: int | None = None) -> str:
+    """The live progress line's text (pure): with the page ``budget``, the share of it written and the time left at
+    the rate pages are being written (``ETA`` once one is written)."""
+    share = ""
+    if budget:
+        pct = min(100, int(100 * written / budget))
+        per_page = elapsed / written if written else None
+        left = budget if budget_left is None else budget_left
+        eta = f" · ETA {_clock(per_page * left)}" if per_page is not None and left > 0 else ""
+        share = f"{pct}% of {budget:,} pages{eta} · "
+    budget_text = "" if budget_left is None else f" · budget left {budget_left:,}"
+    return (f"crawling: {share}{max(fetched, written):,} fetched · {written:,} written · {dropped:,} dropped · "
+            f"{rate:.1f} pages/s{budget_text} · {_clock(elapsed)}")
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def live_wanted(settings: Any, stream: Any = None) -> bool:
@@ -159,7 +173,8 @@ class LiveProgress:
         args = getattr(self.crawler.spider, "args", None)
         budget = getattr(args, "max_pages", None)
         left = None if budget is None else max(0, int(budget) - written)
-        return live_line(fetched, written, dropped, fetched / elapsed, left, elapsed)
+        return live_line(fetched, written, dropped, max(fetched, written) / elapsed, left, elapsed,
+                         None if budget is None else int(budget))
 
     def spider_opened(self, spider: Any) -> None:
         import sys

@@ -141,6 +141,14 @@ class CrawlOutcome:
         return lines + ([self.summary] if self.summary else [])
 
 
+def package_line(topic: str, package: Mapping[str, Any]) -> str | None:
+    """The line ``skill3 learn`` prints about the registry package the topic is, or None: no package, or one the crawl
+    did not use (start URLs or hosts were given and its registry links name none of them: another project)."""
+    if not package.get("chosen") or str(package.get("use") or "").startswith("not used"):
+        return None
+    return f"{topic!r} is the package {package['chosen']} ({package['reason']})"
+
+
 def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
     """Read a finished crawler: its exit code, whether it was stopped, the package and the summary."""
     from skill3crawl.extensions import crawl_exit_code, summary_figures, summary_line
@@ -152,8 +160,7 @@ def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
     if args is None or stats is None:  # bad arguments or no spider: nothing ran
         return CrawlOutcome(code)
     state = get_state(crawler)
-    package = state.package or {}
-    chosen = f"{args.topic!r} is the package {package['chosen']} ({package['reason']})" if package.get("chosen") else None
+    chosen = package_line(args.topic, state.package or {})
     values = stats.get_stats()
     # Nothing fetched (e.g. nothing found for the topic): the crawl's own error line says it all.
     summary = summary_line(summary_figures(values)) if values.get("skill3/pages_fetched") is not None else None
@@ -172,6 +179,55 @@ def run_spider(process: CrawlerProcessBase, spider: str | type[Spider],
     if process.bootstrap_failed:
         return CrawlOutcome(ExitCode.FAILURE)
     return crawl_outcome(crawler)
+
+
+# ------------------------------------------------------------------ the console
+# The settings that say how the crawl logs: one given (`-s LOG_LEVEL=INFO`, SKILL3_LOG_LEVEL) means Scrapy's own log
+# format; none given (`skill3 learn`'s default) means one console of `skill3: warning: …` lines.
+LOGGING_SETTINGS = ("LOG_LEVEL", "LOG_FORMAT", "LOG_FILE", "LOG_ENABLED", "LOG_STDOUT", "LOG_DATEFORMAT")
+
+
+class ConsoleFormatter(logging.Formatter):
+    """A log record as one ``skill3: warning: …`` line, like every other message of ``skill3 learn``: the level in
+    lower case, the message's own ``skill3:`` prefix not repeated, only its first line (a traceback is named by its
+    exception, not printed), control characters escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from synth.core.console import printable
+
+        message = record.getMessage()
+        message = message[len("skill3: "):] if message.startswith("skill3: ") else message
+        first, _, rest = message.partition("\n")
+        if rest.strip():
+            first += f" (+{rest.count(chr(10)) + 1} more line(s))"
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            first += f": {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+        return f"skill3: {record.levelname.lower()}: {printable(first)}"
+
+
+def uses_scrapy_logging(overrides: Mapping[str, Any]) -> bool:
+    """Whether the user chose how the crawl logs (a ``-s LOG_*`` setting or ``SKILL3_LOG_LEVEL``): then Scrapy's
+    log format applies, else :func:`console_logging`'s lines."""
+    return bool(os.environ.get("SKILL3_LOG_LEVEL")) or any(name in overrides for name in LOGGING_SETTINGS)
+
+
+class console_logging:  # noqa: N801 (a context manager used as a statement)
+    """While it is entered: Scrapy's own log handler off (``LOG_ENABLED`` false in ``settings``) and one handler on
+    stderr writing :class:`ConsoleFormatter` lines at WARNING and above."""
+
+    def __init__(self, settings: Settings, level: int = logging.WARNING) -> None:
+        settings.set("LOG_ENABLED", False, priority="cmdline")
+        self.handler = logging.StreamHandler()
+        self.handler.setLevel(level)
+        self.handler.setFormatter(ConsoleFormatter())
+
+    def __enter__(self) -> "console_logging":
+        logging.root.addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.root.removeHandler(self.handler)
 
 
 def log_shows_info(settings: BaseSettings) -> bool:

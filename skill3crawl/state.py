@@ -11,6 +11,16 @@ from skill3crawl.sitedates import SiteDates
 from synth.core.errors import ExitCode
 from synth.llm.registry import Choice
 
+MAX_DROPPED_LISTED = 500  # pages the crawl dropped, listed by URL in crawl.json (all are counted in the summary)
+
+
+def note_dropped(crawler: Any, url: str, reason: str) -> None:
+    """Keep the URL and reason of a page the crawl dropped (robots.txt, oversized, no content, a rule …), the first
+    :data:`MAX_DROPPED_LISTED`, for crawl.json and the preview's list of every source."""
+    state = get_state(crawler)
+    if len(state.dropped) < MAX_DROPPED_LISTED:
+        state.dropped.append({"url": str(url), "reason": str(reason)})
+
 
 @dataclass
 class CrawlState:
@@ -21,6 +31,7 @@ class CrawlState:
     discovery: list[str] = field(default_factory=list)  # modes used: corpus / brave / direct
     # Duplicate pages (same content hash): kept URL → dropped URLs that agree with it.
     agreeing: dict[str, list[str]] = field(default_factory=dict)
+    dropped: list[dict[str, str]] = field(default_factory=list)  # {"url", "reason"} of the first pages dropped (crawl.json)
     # URLs already written that a higher-authority duplicate replaced.
     superseded: set[str] = field(default_factory=set)
     exit_code: ExitCode = ExitCode.OK

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional
 
@@ -17,7 +18,7 @@ import typer
 
 from skill3.cli.params import option_parameter, with_parameters
 from skill3crawl.args import arg_default, learn_options, learn_spider_args
-from synth.core.errors import ExitCode
+from synth.core.errors import ExitCode, os_reason
 from synth.llm.bounds import timeout_value
 from synth.llm.model import LLMError
 from synth.llm.registry import check_provider, choose, fallback_warning, model_problem
@@ -57,7 +58,10 @@ def learn_cmd(topic: str, export: list[str], export_to: Optional[Path], setting:
     overrides = {**learn_cache_settings(out, args.fresh), **overrides}
     # Scrapy's start-up listing and stats dump are for `scrapy crawl`; `skill3 learn` prints the summary.
     settings = runner.project_settings(overrides, log_level=os.environ.get("SKILL3_LOG_LEVEL", "WARNING"))
-    outcome = runner.run_spider(runner.crawler_process(settings), "learn", kwargs)
+    # one console: `skill3: warning: …` lines, unless -s LOG_LEVEL=… (or another LOG_* setting) asks for Scrapy's log
+    console: Any = nullcontext() if runner.uses_scrapy_logging(overrides) else runner.console_logging(settings)
+    with console:
+        outcome = runner.run_spider(runner.crawler_process(settings), "learn", kwargs)
     if not runner.log_shows_info(settings):
         for line in outcome.report_lines():
             typer.echo(line, err=True)
@@ -103,6 +107,8 @@ def _claim(out: Path) -> None:
         _HELD.append(lock_output_dir(out))
     except (OwnershipError, OutputDirLocked) as exc:
         _fail(exc.exit_code, str(exc))
+    except OSError as exc:  # e.g. a folder under /proc: it cannot be created
+        _fail(ExitCode.USAGE, f"output folder {str(out)!r} cannot be used ({os_reason(exc)}); pass another --output-dir")
 
 
 def _model(args: LearnArgs, kwargs: dict[str, str]) -> Choice | None:
@@ -147,20 +153,36 @@ def _synthesise(args: LearnArgs, outcome: CrawlOutcome, auto_choice: Choice | No
     return result.exit_code
 
 
+# `skill3 learn --help` in groups: each option's panel (an option not named here is listed under "Crawl tuning").
+WHAT, SOURCES, MODEL, OUTPUT, TUNING = "What to learn", "Sources", "Model", "Output and vetting", "Crawl tuning"
+ORDER = (WHAT, SOURCES, MODEL, OUTPUT, TUNING)
+PANELS = {
+    "target_model": WHAT, "cutoff_time": WHAT, "strict_cutoff": WHAT, "since_version": WHAT, "package": WHAT,
+    "authoritative": SOURCES, "start_urls": SOURCES, "input_file": SOURCES, "brave_key": SOURCES,
+    "llm_provider": MODEL, "llm_endpoint": MODEL, "llm_model": MODEL, "llm_timeout": MODEL, "context_tokens": MODEL,
+    "verify": MODEL,
+    "output_dir": OUTPUT, "fail_on_findings": OUTPUT, "fresh": OUTPUT, "export": OUTPUT, "export_to": OUTPUT,
+    "max_pages": TUNING, "depth_limit": TUNING, "sitemap_filter": TUNING, "locales": TUNING, "setting": TUNING,
+}
+
+
 def _parameters() -> list[inspect.Parameter]:
     """`skill3 learn`'s parameters: the topic, one option per spider argument (left out: the argument's default
-    applies), then the command's own."""
+    applies), then the command's own; each in its --help panel (:data:`PANELS`)."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     own = {
-        "export": (list[str], typer.Option([], "--export", metavar="FORMAT", help="then write the skill's always-loaded index: "
-                                           "agents-md, claude-md, cursor or llms-txt (repeatable; see skill3 export)")),
-        "export_to": (Optional[Path], typer.Option(None, "--export-to", help="the folder --export writes into (default: the output folder)")),
-        "setting": (list[str], typer.Option([], "-s", "--set", metavar="NAME=VALUE", help=SETTING_HELP)),
+        "export": (list[str], typer.Option([], "--export", metavar="FORMAT", rich_help_panel=OUTPUT,
+                                           help="then write the skill's always-loaded index: agents-md, claude-md, cursor "
+                                                "or llms-txt (repeatable; see skill3 export)")),
+        "export_to": (Optional[Path], typer.Option(None, "--export-to", metavar="DIR", rich_help_panel=OUTPUT,
+                                                   help="the folder --export writes into (default: the output folder)")),
+        "setting": (list[str], typer.Option([], "-s", "--set", metavar="NAME=VALUE", rich_help_panel=TUNING, help=SETTING_HELP)),
     }
     return [
         inspect.Parameter("topic", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str,
-                          default=typer.Argument(..., help="technology or concept to learn, e.g. mcp")),
-        *(option_parameter(o, typed_default=False) for o in learn_options()),
+                          default=typer.Argument(..., metavar="TOPIC", help="technology or concept to learn, e.g. mcp")),
+        *(option_parameter(o, typed_default=False, panel=PANELS.get(o.name, TUNING))
+          for o in sorted(learn_options(), key=lambda o: ORDER.index(PANELS.get(o.name, TUNING)))),
         *(inspect.Parameter(name, keyword, annotation=kind, default=default) for name, (kind, default) in own.items()),
     ]
 

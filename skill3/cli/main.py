@@ -9,7 +9,7 @@ import typer
 
 from skill3.cli import learn as cli_learn
 from skill3.cli.app import make_app
-from synth.core.errors import ExitCode
+from synth.core.errors import ExitCode, os_reason
 
 
 def mcp_cmd(
@@ -68,8 +68,17 @@ app = make_app(cli_learn.register, _register_mcp)
 
 
 def main() -> None:
-    """The ``skill3`` console script."""
-    app(prog_name="skill3")
+    """The ``skill3`` console script. An OS error no command turned into its own message (a folder that cannot be
+    created, a file that cannot be read) is one line and exit 2, not a traceback (SKILL3_DEBUG=1 shows it)."""
+    import os
+
+    try:
+        app(prog_name="skill3")
+    except OSError as exc:
+        if os.environ.get("SKILL3_DEBUG"):
+            raise
+        typer.echo(f"skill3: error: {os_reason(exc)}", err=True)
+        raise SystemExit(int(ExitCode.USAGE)) from None
 
 
 if __name__ == "__main__":

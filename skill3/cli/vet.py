@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, NoReturn, Optional
 
 import typer
 
@@ -33,27 +33,33 @@ def _skill3_version() -> str:
         return "0"
 
 
-def _fail(message: str, code: ExitCode) -> None:
+def _fail(message: str, code: ExitCode) -> NoReturn:
     typer.echo(message, err=True)
     raise typer.Exit(code)
 
 
 def skill_folder(path: Path) -> Path:
-    """The folder to vet, or exit 2 with the reason: a folder holding SKILL.md
-    (a SKILL.md file means its folder)."""
+    """The folder to vet, or exit 2 with the reason: a folder holding SKILL.md (a SKILL.md file means its folder),
+    or a skill3 run folder (holding run.json: the skill folder it names), as export, install, diff and lint take."""
     if not path.exists():
-        _fail(f"skill3 vet: {path} does not exist; pass a skill folder (the one holding SKILL.md)", ExitCode.USAGE)
+        _fail(f"skill3 vet: {path} does not exist; pass a skill folder (holding SKILL.md) or a skill3 run folder", ExitCode.USAGE)
     if path.is_file():
         if path.name != "SKILL.md":
             _fail(f"skill3 vet: {path} is a file, not a skill folder; pass the folder holding SKILL.md", ExitCode.USAGE)
         path = path.parent
     if not (path / "SKILL.md").is_file():
-        _fail(f"skill3 vet: {path} has no SKILL.md; pass a skill folder (the one holding SKILL.md)", ExitCode.USAGE)
+        from synth.agents import AgentsError
+        from synth.agents.runview import load
+
+        try:
+            return load(path).skill_dir
+        except AgentsError as exc:
+            _fail(f"skill3 vet: {exc}", ExitCode.USAGE)
     return path
 
 
 def vet(
-    path: Path = typer.Argument(..., help="Skill folder (holding SKILL.md) to vet."),
+    path: Path = typer.Argument(..., metavar="SKILL_OR_RUN", help="Skill folder (holding SKILL.md) or skill3 run folder (holding run.json) to vet."),
     format: str = typer.Option("text", "--format", "-f", help="Report format: text, json or sarif."),
     fail_on_findings: bool = typer.Option(
         True, "--fail-on-findings/--no-fail-on-findings", help="Exit 3 when HIGH/CRITICAL findings remain."

@@ -145,6 +145,8 @@ class OfficialSourcesMixin:
         self.crawler.stats.inc_value(f"skill3/registry/failed/{eco}")
         if failure.check(IgnoreRequest) and not failure.check(HttpError):  # robots.txt / network guard: counted there
             logger.info("skill3: registry %s not asked (%s)", eco, why)
+        elif getattr(self, "_registry_dates_only", False):  # the site is given: a registry only adds dates, no warning
+            logger.info("skill3: registry %s did not answer (%s): its release dates are not used", eco, why)
         else:
             logger.warning("skill3: registry %s did not answer (%s): going on without it", eco, why)
         yield from self._registry_step()

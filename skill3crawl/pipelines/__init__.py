@@ -42,7 +42,10 @@ class _Base:
         return getattr(self.crawler.spider, "args", None)
 
     def drop(self, item: Any, reason: str) -> None:
+        from skill3crawl.state import note_dropped
+
         self.stats.inc_value(f"skill3/dropped/{reason}")
+        note_dropped(self.crawler, item.final_url or item.url, reason)
         raise DropItem(f"{reason}: {item.url}")
 
 

@@ -7,10 +7,10 @@ Discovery: the topic's official sources first (package registries → repository
 → docs site, :mod:`skill3crawl.discovery.official`); with a search provider
 (Brave, or SearXNG when ``SEARXNG_URL`` is set), the planned queries are searched and the
 results are fetched (never followed further: they are on arbitrary hosts). The
-start URLs and authoritative hosts are crawled in docs mode
+start URLs and authoritative hosts are always crawled in docs mode
 (:class:`~skill3crawl.sitecrawl.crawl.DocsCrawlMixin`: sitemaps, llms.txt, in-prefix
-links, canonical and locale de-duplication) — directly when there is no key,
-else when search found fewer than ``SKILL3_MIN_SEARCH_RESULTS`` pages.
+links, canonical and locale de-duplication), beside the search, within the page budget.
+Without a planner model the queries are the fixed plan (:func:`synth.llm.planner.deterministic_queries`).
 ``-a role=worker`` with ``-s SKILL3_REDIS_URL=…`` joins a distributed crawl
 (:mod:`skill3crawl.distributed`).
 """
@@ -38,7 +38,7 @@ from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, FetchedPage, PageItem
 from skill3crawl.packages.spider import PackageSourceMixin
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
-from skill3crawl.state import get_state
+from skill3crawl.state import get_state, note_dropped
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key
 from synth.output.outdir import OutputDirLocked, OutputLock, lock_output_dir
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MIN_SEARCH_RESULTS = 5  # SKILL3_MIN_SEARCH_RESULTS: fewer unique results than this → also run the direct crawl
 PLANNER_TIMEOUT = 120.0  # SKILL3_PLANNER_TIMEOUT: seconds the query planner may wait for the model
 
 
@@ -168,11 +167,18 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
                 yield r
         if provider is not None:
             plan = await asyncio.to_thread(self._plan)
-            for r in self._search_requests(provider, plan, state):
+            for r in self._searches_and_sites(provider, plan, state):
                 yield r
         else:
             for r in self._start_without_search(state):
                 yield r
+
+    def _searches_and_sites(self, provider: search.SearchProvider, plan: Plan, state: Any) -> Iterator[scrapy.Request]:
+        """The planned searches, and beside them the named sites' direct crawl: they always get their
+        robots/sitemap/llms.txt pass, within the page budget, however much the search finds."""
+        yield from self._search_requests(provider, plan, state)
+        if self.site_roots:
+            yield from self._direct_requests()
 
     def _start_without_search(self, state: Any) -> Iterator[scrapy.Request]:
         """No search provider: the sites named (docs mode), and the pages a resumed crawl left waiting."""
@@ -197,6 +203,8 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
         for reason, urls in (("oversized", corpus.oversized), ("duplicate_url", corpus.duplicates)):
             if urls:
                 self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
+                for url in urls:
+                    note_dropped(self.crawler, url, reason)
                 what = f"over {corpus.max_body // (1024 * 1024)} MiB" if reason == "oversized" else "a URL an earlier source has"
                 logger.warning("skill3: input_file: %d source(s) skipped, %s: %s", len(urls), what, ", ".join(urls[:3]))
         for reason, which in sorted(corpus.skipped.items()):
@@ -265,23 +273,31 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
     def _plan(self) -> Plan:
         """Blocking LLM call, run off the reactor thread (asyncio.to_thread) so robots/stats keep going."""
         from synth.llm.model import LLMError
-        from synth.llm.planner import Plan, plan
+        from synth.llm.planner import Plan, deterministic_queries, plan
         from synth.llm.registry import choose, fallback_warning, make_chat_model
 
         a = self.args
         choice = choose(a.llm_provider, a.llm_endpoint, a.llm_model)  # auto: openai when the endpoint answers
         if a.llm_provider == "auto":
             get_state(self.crawler).auto_choice = choice  # the synthesis this crawl triggers uses it: one probe
-        if choice.reason:  # auto, and no model server answers: no planning
+        versions = self._known_versions()
+        if choice.reason:  # auto, and no model server answers: the fixed plan
             warning = fallback_warning(choice.reason, planning=True, synthesis=a.synth)
             logger.warning("skill3: %s", warning)
-            return Plan([a.topic], "fallback", warning)
+            return Plan(deterministic_queries(a.topic, versions), "fallback", warning)
         try:
             model = make_chat_model(choice.provider, a.llm_endpoint, choice.model, timeout=self.settings.getfloat("SKILL3_PLANNER_TIMEOUT", PLANNER_TIMEOUT))
         except LLMError as exc:
-            logger.warning("skill3: query planning unavailable (%s); searching for the bare topic", exc)
-            return Plan([a.topic], "fallback", str(exc))
-        return plan(model, a.topic, a.cutoff.month, get_state(self.crawler).today)
+            logger.warning("skill3: query planning unavailable (%s); searching with the fixed plan", exc)
+            return Plan(deterministic_queries(a.topic, versions), "fallback", str(exc))
+        return plan(model, a.topic, a.cutoff.month, get_state(self.crawler).today, versions=versions)
+
+    def _known_versions(self) -> list[str]:
+        """The topic's versions the crawl already knows (the release timeline so far), newest first."""
+        rows = getattr(get_state(self.crawler), "release_timeline", None) or []
+        dated = sorted((r for r in rows if isinstance(r, dict) and r.get("version") and r.get("date")),
+                       key=lambda r: str(r["date"]), reverse=True)
+        return list(dict.fromkeys(str(r["version"]) for r in dated))
 
     def _fail(self, code: ExitCode, reason: str) -> None:
         get_state(self.crawler).exit_code = code
@@ -381,7 +397,10 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
         self.pending_searches -= 1
         self.crawler.stats.inc_value("skill3/search/failed")
         status = failure.value.response.status if failure.check(HttpError) else None
-        if status in (401, 403):
+        if status in (401, 403) and getattr(self, "_search_refused", False):  # said once for the plan's queries
+            logger.info("skill3: the search API refused the query too (HTTP %d)", status)
+        elif status in (401, 403):
+            self._search_refused = True
             if self.provider().sends_key:
                 logger.error("skill3: the search API rejected the key (HTTP %d): check BRAVE_SEARCH_API_KEY / -a brave_key", status)
             else:
@@ -393,12 +412,12 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
         yield from self._maybe_fallback()
 
     def _maybe_fallback(self) -> Any:
-        if self.pending_searches > 0 or self.fallback_started or self.args.role == "worker":
+        """When the last search answered: its count of unique results in the stats. (The named sites' direct crawl
+        started beside the search: see :meth:`start`.)"""
+        if self.pending_searches > 0 or self.args.role == "worker":
             return
         self.crawler.stats.set_value("skill3/search/unique_urls", self.search_results)
-        if self.search_results < self.settings.getint("SKILL3_MIN_SEARCH_RESULTS", MIN_SEARCH_RESULTS) and self.site_roots:
-            logger.info("skill3: search found %d pages; adding the direct crawl of authoritative hosts/start URLs", self.search_results)
-            yield from self._direct_requests()
+        yield from ()
 
     # ------------------------------------------------------------------ pages
     def _search_request(self, url: str, *, query: str, title: str = "") -> scrapy.Request | None:
@@ -466,11 +485,13 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
         if failure.check(IgnoreRequest) and not failure.check(HttpError):
             if decompression_bomb(failure.value):
                 self.crawler.stats.inc_value("skill3/dropped/oversized")
+                note_dropped(self.crawler, failure.request.url, "oversized")
             return  # robots.txt / network guard: counted where they were decided
         if failure.check(HttpError):
             kind = f"http_{failure.value.response.status}"
         elif failure.check(DownloadCancelledError):
             self.crawler.stats.inc_value("skill3/dropped/oversized")
+            note_dropped(self.crawler, failure.request.url, "oversized")
             return
         elif failure.check(DNSLookupError, CannotResolveHostError):
             kind = "dns"

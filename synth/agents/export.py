@@ -65,6 +65,12 @@ _LABEL = re.compile(r"^(?:added|new|changed|deprecated|removed)\s+in\s+[\w.]+(?P
 _PATCH_OR_PRE = re.compile(r"^\d+\.\d+\.(?:[1-9]\d*)|^\d+(?:\.\d+)*(?:a|b|rc|alpha|beta|dev|pre)\d*", re.I)
 
 
+def _as_code(name: str) -> str:
+    """A name the delta recorded (``frob.connect()`` or `` `frob.connect()` ``) as inline code, cleaned."""
+    name = clean(name, 80).strip("`")
+    return f"`{name.replace('`', '')}`" if name else ""
+
+
 def entry_line(e: Entry) -> str:
     """``- **3.11 added** · asyncio: text. Use `X`, not `Y`. [references/asyncio.md]``"""
     head = " ".join(x for x in (clean(e.version, 40), e.kind) if x)
@@ -75,10 +81,12 @@ def entry_line(e: Entry) -> str:
     area = clean(e.area, 60)
     lead = f"**{head}**" + (f" · {area}" if area and area.lower() not in text.lower() else "")
     advice = ""
-    if e.use and e.use not in text:
-        advice += f" Use {clean(e.use, 80)}" + (f", not {clean(e.instead_of, 80)}." if e.instead_of else ".")
+    if e.use and e.instead_of:  # the source's own "use X instead of Y": always its own "Use X, not Y." sentence
+        advice += f" Use {_as_code(e.use)}, not {_as_code(e.instead_of)}."
+    elif e.use and e.use not in text:
+        advice += f" Use {_as_code(e.use)}."
     elif e.instead_of and e.instead_of not in text:
-        advice += f" Not {clean(e.instead_of, 80)}."
+        advice += f" Not {_as_code(e.instead_of)}."
     ref = f" [{e.file}]" if e.file and e.file != "SKILL.md" else ""
     return f"- {lead}: {text}{advice}{ref}"
 
@@ -161,9 +169,10 @@ def build_index(view: RunView, skill_path: str, *, budget: int = MAX_BYTES, head
     foot = []
     if len(shown) < len(lines):
         foot = ["", f"… {len(lines) - len(shown)} more change(s) in `{skill_path}/SKILL.md` and its `references/`."]
+    count = len(shown)  # the placeholder below is no change entry: "0 of 0", never "1 of 0"
     if not shown:
         shown = ["- No post-cutoff change entries were found; see the skill for what it learned."]
-    return Index("\n".join(head + shown + foot) + "\n", len(shown), len(lines), flagged)
+    return Index("\n".join(head + shown + foot) + "\n", count, len(lines), flagged)
 
 
 # --------------------------------------------------------------------------- file formats

@@ -153,6 +153,16 @@ class Refresh:
     def previous_version(self) -> str | None:
         return self.previous.version or None if self.previous else None
 
+    def previous_answers(self) -> dict[str, str]:
+        """The previous run's model answers (run.json ``prompts.answers``) by call key, for a refresh to reuse on the
+        same call (none with ``--fresh``): the same model asked the same answers the same."""
+        if self.previous is None or self.fresh or not self.previous.manifest:
+            return {}
+        prompts = self.previous.manifest.get("prompts")
+        rows = prompts.get("answers") if isinstance(prompts, dict) else None
+        return {str(r["key"]): r["text"] for r in rows or [] if isinstance(r, dict) and isinstance(r.get("key"), str)
+                and isinstance(r.get("text"), str)}
+
     # ---------------------------------------------------------------- the unchanged case
 
     def same_files(self, skill: Skill) -> bool:

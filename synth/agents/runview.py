@@ -124,13 +124,22 @@ class RunView:
         return self._entries
 
     def raw_entries(self) -> list[Entry]:
-        """The entries as recorded, not screened: for comparing two runs (``skill3 diff``), never for publishing."""
+        """The entries as recorded, not screened: for comparing two runs (``skill3 diff``), never for publishing.
+        No dated post-cutoff entry but undated versions recorded: the skill's own bullet lines (it lists their changes)."""
         raw = self.delta().get("entries")
-        if isinstance(raw, list):
+        if isinstance(raw, list) and (raw or not self._undated()):
             self.entries_source = "run.json delta.entries"
             return entries_from_manifest(raw)
-        self.entries_source = "the skill's bullet lines"
+        self.entries_source = ("the skill's bullet lines (its versions are undated)" if isinstance(raw, list)
+                               else "the skill's bullet lines")
         return entries_from_skill(self.files())
+
+    def _undated(self) -> bool:
+        """The run recorded versions it could not date (or change entries of them): ``delta.entries`` holds none."""
+        d = self.delta()
+        recall = d.get("recall")
+        undated_entries = recall.get("undated_entries") if isinstance(recall, dict) else None
+        return bool(d.get("undated_versions")) or (isinstance(undated_entries, int) and undated_entries > 0)
 
     def versions(self) -> list[dict[str, Any]]:
         """``{"version", "date", "state", "how"}`` rows: ``delta.versions``, else the older ``delta.timeline``."""

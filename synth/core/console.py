@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+from typing import TextIO
 
 from rich.console import Console
 from rich.text import Text
@@ -33,3 +35,15 @@ def print_warning(err: Console, message: str, *, loud: bool = False) -> None:
         err.print(Text(f"skill3 synth: WARNING: {message}", style="bold yellow"))
     else:
         err.print(f"skill3 synth: warning: {message}", markup=False)
+
+
+PIPED_WIDTH = 400  # a table printed into a pipe or a file: its rows are not wrapped one word per line
+
+
+def table_console(file: TextIO | None = None, *, stderr: bool = False) -> Console:
+    """A console for tables: the terminal's width on a terminal; piped (or written to a file) without ``COLUMNS``
+    set, wide enough that a row stays on one line instead of wrapping one word per line at 80 columns."""
+    console = Console(file=file, stderr=stderr, highlight=False)
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console.width = PIPED_WIDTH
+    return console

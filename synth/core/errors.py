@@ -84,6 +84,13 @@ class SynthFailure(Skill3Error):
         return self.exit_code
 
 
+def os_reason(exc: OSError) -> str:
+    """An OS error on one line: its reason and the path it names (``No such file or directory: /proc/x``)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [str(n) for n in (exc.filename, exc.filename2) if n is not None]
+    return f"{reason}: {' → '.join(names)}" if names else reason
+
+
 # raised by synth.llm.model
 class LLMError(Skill3Error, RuntimeError):
     """A model call failed; the message is one line naming the problem and the fix."""

@@ -187,6 +187,10 @@ _INSTEAD = (
     # "X (method|function …) (that|which) supersedes Y"
     re.compile(rf"{_NAME}\s+(?:(?:method|function|class|module|option|attribute|parameter|API)\s+)?(?:that\s+|which\s+)?"
                rf"(?:supersedes|replaces)\s+{_NAME}"),
+    # "use X rather than Y", "prefer X over Y", "use X in place of Y"
+    re.compile(rf"\b{_V('use', 'prefer', 'call')}\s+{_NAME}\s+(?:rather\s+than|over|in\s+place\s+of)\s+{_NAME}"),
+    # "Y was renamed to X", "Y has been renamed X"
+    re.compile(rf"{_NAME}\s+(?:is|was|were|has\s+been|have\s+been)\s+renamed\s+(?:to\s+)?{_NAME}"),
 )
 
 
@@ -196,17 +200,32 @@ def use_instead(text: str, api: str | None = None) -> tuple[str | None, str | No
     m = search(_INSTEAD[0], text)  # each pattern requires a word ("instead", "replaced"…): most entries are not searched
     if m:
         use = m.group(1) or m.group(2)
-        old = m.group(3) or m.group(4) or api
+        # "use X instead" names no Y: the entry's subject, its API or the name the sentence spoke of before "use"
+        old = m.group(3) or m.group(4) or api or _subject_before(text[:m.start()], use)
         if use and old and use != old:
             return use.strip(), old.strip()
-    m = search(_INSTEAD[1], text)
-    if m:
-        old, use = m.group(1) or m.group(2), m.group(3) or m.group(4)
-        if use and old and use != old:
-            return use.strip(), old.strip()
-    m = search(_INSTEAD[2], text)
-    if m:
-        use, old = m.group(1) or m.group(2), m.group(3) or m.group(4)
-        if use and old and use != old:
-            return use.strip(), old.strip()
+    for pattern, use_first in ((_INSTEAD[1], False), (_INSTEAD[2], True), (_INSTEAD[3], True), (_INSTEAD[4], False)):
+        m = search(pattern, text)
+        if m:
+            first, second = m.group(1) or m.group(2), m.group(3) or m.group(4)
+            use, old = (first, second) if use_first else (second, first)
+            if use and old and use != old:
+                return use.strip(), old.strip()
     return None, None
+
+
+_NAME_RX = re.compile(_NAME)
+_SUBJECT_WINDOW = 240  # how far before "use X instead" the replaced name is looked for
+
+
+def _subject_before(before: str, use: str | None) -> str | None:
+    """The name (as code) the text spoke of before "use X instead" — "`foo()` is deprecated; use `bar()` instead"
+    replaces ``foo()`` — other than ``use``: the first one stated (a backticked name before a bare one), link targets
+    (``](…/api/pandas.DataFrame.html)``) left out."""
+    text = re.sub(r"\]\([^)\s]*\)", "]", before[-_SUBJECT_WINDOW:])
+    found = [(m.group(1), m.group(2)) for m in _NAME_RX.finditer(text)]
+    for quoted in (True, False):
+        names = [q if quoted else b for q, b in found if (q if quoted else b) and (q if quoted else b) != use]
+        if names:
+            return names[0]
+    return None

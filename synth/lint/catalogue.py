@@ -55,6 +55,8 @@ RULES: tuple[Rule, ...] = (
     Rule("N5", "error", "description has no XML tags or angle brackets"),
     Rule("N6", "error", "compatibility, when present, is a string of at most 500 chars"),
     Rule("N7", "warn", "description says each sentence once (a repeated one wastes its budget and says nothing more)"),
+    Rule("N8", "warn", "description reads as written: no phrase said twice, not cut off mid-sentence or mid-word, no markup "
+                       "or template leftovers (HTML entities, {{ }}, **, a stripped tag's name)"),
     Rule("V1", "error", "the Agent Skills reference validator (skills-ref) accepts the skill"),
     Rule("B1", "warn", "body within the line budget (500 lines): it is context weight on every run"),
     Rule("B2", "warn", "body within the token budget (~5000 estimated tokens, offline heuristic)"),

@@ -111,6 +111,14 @@ def n7_repeated_sentences(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
             yield _f("N7", f"description says {sentence[:60]!r} {n} times; say it once", doc.key_line("description"))
 
 
+@check("N8")
+def n8_description_reads(doc: SkillDoc, facts: Facts) -> Iterator[Finding]:
+    desc = _meta(doc).get("description")
+    if isinstance(desc, str):
+        for problem in echoes.description_problems(desc):
+            yield _f("N8", f"description {problem}", doc.key_line("description"))
+
+
 # --------------------------------------------------------------------------- V: the reference validator
 
 

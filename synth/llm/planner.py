@@ -3,7 +3,9 @@
 The reply is parsed robustly (JSON array, a JSON object holding one, fenced
 blocks, numbered or bulleted lines, one per line). When the model is
 unreachable, disabled (``extractive``) or answers nothing usable, the plan is
-the bare topic and a warning says why.
+:func:`deterministic_queries` — the topic and the facets where changes are published (release notes, changelog,
+migration guide, what's new, deprecations, and the known versions' release notes) — and a warning says why when a
+model was meant to answer.
 """
 
 from __future__ import annotations
@@ -105,28 +107,45 @@ def planning_messages(topic: str, cutoff_month: str, today: date, max_queries: i
 @dataclass(frozen=True)
 class Plan:
     queries: list[str]
-    status: str  # "planned" | "fallback" | "skipped"
+    status: str  # "planned" | "fallback" (the model did not answer usably) | "skipped" (no model): both deterministic
     warning: str | None = None
 
 
-def plan(model: ChatModel | None, topic: str, cutoff_month: str, today: date, max_queries: int = 6) -> Plan:
-    """Like :func:`plan_queries`, also saying how the plan came about."""
+# Where a project publishes what changed: each facet is searched as "<topic> <facet>" when no planner model answers.
+FACETS = ("release notes", "changelog", "migration guide", "what's new", "deprecations")
+MAX_VERSION_QUERIES = 2  # the newest known versions' release notes join the plan
+
+
+def deterministic_queries(topic: str, versions: tuple[str, ...] | list[str] = (), max_queries: int = 8) -> list[str]:
+    """The plan without a model (pure): the topic, the release notes of its newest known ``versions`` (newest first,
+    at most :data:`MAX_VERSION_QUERIES`), then one query per :data:`FACETS` entry; at most ``max_queries``."""
+    topic = " ".join(str(topic).split())[:MAX_QUERY_CHARS - 20]
+    queries = [topic, *(f"{topic} {v} release notes" for v in list(versions)[:MAX_VERSION_QUERIES]),
+               *(f"{topic} {facet}" for facet in FACETS)]
+    return list(dict.fromkeys(queries))[:max_queries]
+
+
+def plan(model: ChatModel | None, topic: str, cutoff_month: str, today: date, max_queries: int = 6,
+         versions: tuple[str, ...] | list[str] = ()) -> Plan:
+    """Like :func:`plan_queries`, also saying how the plan came about. Without a model, or when it does not answer
+    usably, the plan is :func:`deterministic_queries` (``versions``: the topic's newest known versions)."""
+    fixed = deterministic_queries(topic, versions)
     if model is None:
-        return Plan([topic], "skipped", None)
+        return Plan(fixed, "skipped", None)
     try:
         reply = model.complete(planning_messages(topic, cutoff_month, today, max_queries), max_tokens=400)
     except LLMError as exc:
-        warning = f"query planning failed ({exc}); searching for the bare topic"
+        warning = f"query planning failed ({exc}); searching with the fixed plan (release notes, changelog, migration guide …)"
         logger.warning(warning)
-        return Plan([topic], "fallback", warning)
+        return Plan(fixed, "fallback", warning)
     queries = parse_queries(reply, max_queries)
     if not queries:
-        warning = "query planning returned no usable queries; searching for the bare topic"
+        warning = "query planning returned no usable queries; searching with the fixed plan (release notes, changelog …)"
         logger.warning(warning)
-        return Plan([topic], "fallback", warning)
+        return Plan(fixed, "fallback", warning)
     return Plan(queries, "planned", None)
 
 
 def plan_queries(model: ChatModel | None, topic: str, cutoff_month: str, today: date, max_queries: int = 6) -> list[str]:
-    """Up to ``max_queries`` post-cutoff facet queries for ``topic``; the bare topic on any failure."""
+    """Up to ``max_queries`` post-cutoff facet queries for ``topic``; :func:`deterministic_queries` on any failure."""
     return plan(model, topic, cutoff_month, today, max_queries).queries

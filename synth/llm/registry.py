@@ -265,7 +265,7 @@ def fallback_warning(reason: str, *, planning: bool = False, synthesis: bool = T
     """The one warning for ``auto`` falling back: what no longer uses a model (the query planner, synthesis)."""
     what = []
     if planning:
-        what.append("planning falls back to the bare topic")
+        what.append("planning falls back to the fixed query plan (release notes, changelog, migration guide …)")
     if synthesis:
         what.append(("synthesis" if planning else "falling back") + " to the extractive synthesizer (quotes only, no model)")
     return f"no LLM answers ({reason}): " + " and ".join(what or ["no model is used"])

@@ -55,6 +55,8 @@ th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertic
 tr:hover td{background:hsla(180,100%,45%,.05)}
 td.url{word-break:break-all}
 .yes{color:var(--teal)} .no{color:var(--muted)}
+td.status.kept{color:var(--teal)} td.status.quarantined{color:var(--magenta);font-weight:600}
+td.status.dropped,td.status.left-out{color:var(--muted)} td.why{font-size:.8rem;color:var(--muted)}
 """
 
 _JS = """
@@ -138,11 +140,12 @@ def render_preview(skill: Skill, manifest: dict) -> str:
         for path, text in sorted(skill.references.items())
     )
     rows = "".join(
-        f"<tr><td>{r['rank']}</td><td>{r['combined_score']:.3f}</td><td>{r['authority']:.2f}</td>"
-        f"<td>{e(str(r.get('published') or 'undated'))}</td><td>{e(str(r.get('date_source') or '-'))}</td>"
-        f"<td>{r['consensus_count']}</td><td class=\"{'yes' if r['selected'] else 'no'}\">{'yes' if r['selected'] else 'no'}</td>"
+        f"<tr class=\"src {r['status']}\" data-status=\"{r['status']}\"><td>{e(str(r['rank'] or '–'))}</td>"
+        f"<td class=\"score\">{'' if r['score'] is None else format(r['score'], '.3f')}</td>"
+        f"<td>{e(str(r['published'] or 'undated'))}</td><td class=\"status {r['status']}\">{e(STATUS_WORDS[r['status']])}</td>"
+        f"<td class=\"why\">{e(r['why'])}</td>"
         f"<td class=\"url\"><a href=\"{e(r['url'])}\" rel=\"noopener noreferrer\">{e(r['url'])}</a></td></tr>"
-        for r in manifest.get("sources", [])
+        for r in source_rows(manifest)
     )
     recall = (manifest.get("delta") or {}).get("recall")
     if recall:
@@ -173,11 +176,131 @@ def render_preview(skill: Skill, manifest: dict) -> str:
 {refresh_panel(manifest)}
 <section class="card">{body_html}</section>
 {refs}
-<section class="card"><h2>Ranked sources</h2>
-<table><thead><tr><th>#</th><th>score</th><th>authority</th><th>date</th><th>signal</th><th>consensus</th><th>in bundle</th><th>URL</th></tr></thead>
-<tbody>{rows}</tbody></table></section>
+<section class="card" id="sources"><h2>Every source, in score order</h2>
+<div class="meta">The ranking's score (the one <code>skill3 synth --dry-run</code> prints), whether the source reached the
+model, and why: kept, left out of the bundle, quarantined by input vetting, or dropped by a rule.</div>
+<table><thead><tr><th>#</th><th>score</th><th>date</th><th>decision</th><th>why</th><th>URL</th></tr></thead>
+<tbody>{rows}</tbody></table>{crawl_drops(manifest)}</section>
 </main><script>{_JS}</script></body></html>
 """
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+STATUS_WORDS = {"kept": "in bundle", "left-out": "not in bundle", "quarantined": "quarantined", "dropped": "dropped"}
+# the rules that drop a page while the run is read (synth.pipeline.bundle), in words
+DROP_WORDS = {
+    "robots": "robots.txt forbids it",
+    "oversized": "oversized: over the download size limit",
+    "duplicate_url": "duplicate: a URL an earlier source has",
+    "no_content": "no main content",
+    "future_dated": "future-dated: its date is after the run's day",
+    "pre_cutoff": "pre-cutoff: published before the training cutoff (--strict-cutoff)",
+    "undated": "undated (--strict-cutoff)",
+    "stale": "stale: published before the cutoff and nothing on it is newer",
+}
+
+
+def _quarantine_reasons(manifest: dict[str, Any]) -> dict[str, str]:
+    """URL → why input vetting quarantined it: each blocking rule with the text it matched and where."""
+    vet = _dict(manifest.get("vet"))
+    src = _dict(vet.get("input")).get("sources")
+    out: dict[str, str] = {}
+    for row in src or []:
+        if not isinstance(row, dict) or not row.get("quarantined"):
+            continue
+        parts = []
+        for f in row.get("findings") or []:
+            if isinstance(f, dict) and f.get("rule_id") in (row.get("blocking_rules") or [f.get("rule_id")]):
+                span = f.get("matched") or f.get("message") or ""
+                where = f" (line {f['line']})" if f.get("line") else ""
+                parts.append(f"{f.get('rule_id')} {f.get('severity', '')}: {str(f.get('title') or f.get('category') or '')} — "
+                             f"“{str(span)[:160]}”{where}")
+        out[str(row.get("url"))] = "quarantined by input vetting: " + ("; ".join(parts) or ", ".join(row.get("blocking_rules") or []))
+    return out
+
+
+def source_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every source of the run as the preview lists it, in score order: the ranked candidates (in the bundle, left
+    out, or quarantined, with the quarantine rule and the text it matched), then the pages a rule dropped while the
+    run was read (future-dated, pre-cutoff …) and the pages the crawl dropped (robots.txt, oversized, duplicates);
+    each with the reason for its decision."""
+    rows = _candidate_rows(manifest)
+    rows.sort(key=lambda x: (x["score"] is None, -(x["score"] or 0.0), x["url"]))
+    return rows + _dropped_rows(manifest)
+
+
+def _candidate_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ranked candidates with their decision and reasons (unsorted)."""
+    cutoff = str(_dict(manifest.get("cutoff")).get("month") or "")
+    quarantine = _quarantine_reasons(manifest)
+    conflicts = _dict(manifest.get("conflicts"))
+    lost: dict[str, list[str]] = {}
+    for d in conflicts.get("dropped") or []:
+        if isinstance(d, dict) and d.get("loser"):
+            lost.setdefault(str(d["loser"]), []).append(f"contradicted on {d.get('api')}: “{str(d.get('dropped'))[:120]}” "
+                                                        f"left out, {d.get('winner')} says otherwise")
+    rows: list[dict[str, Any]] = []
+    for r in manifest.get("sources") or []:
+        if not isinstance(r, dict) or not r.get("url"):
+            continue
+        url = str(r["url"])
+        score = r.get("rank_score", r.get("combined_score"))
+        why: list[str] = []
+        if url in quarantine or r.get("quarantined"):
+            status = "quarantined"
+            why.append(quarantine.get(url, "quarantined by input vetting"))
+        elif r.get("selected"):
+            status = "kept"
+        else:
+            status = "left-out"
+            why.append("below the bundle's cut (token budget or source count)")
+        if not r.get("post_cutoff"):
+            why.append(f"published {r.get('published') or 'undated'}, not after the {cutoff or 'training'} cutoff: "
+                       "not fresh evidence")
+        why += lost.get(url, [])
+        why += [str(x) for x in (r.get("reasons") or [])]
+        rows.append({"rank": r.get("rank"), "score": float(score) if isinstance(score, (int, float)) else None, "url": url,
+                     "published": r.get("published"), "status": status, "why": "; ".join(why)})
+    return rows
+
+
+def _dropped_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pages dropped while the run was read, then those the crawl dropped, with the rule in words."""
+    rows: list[dict[str, Any]] = []
+    for d in _dict(_dict(manifest.get("inputs")).get("read")).get("dropped_items") or []:
+        if isinstance(d, dict) and d.get("url"):
+            reason = str(d.get("reason") or "dropped")
+            rows.append({"rank": None, "score": None, "url": str(d["url"]), "published": d.get("published"),
+                         "status": "dropped", "why": DROP_WORDS.get(reason, reason.replace("_", " "))})
+    crawl = _dict(manifest.get("crawl"))
+    for d in (crawl.get("dropped_items") or [])[:500]:  # what the crawl itself dropped (robots.txt, oversized …)
+        if isinstance(d, dict) and d.get("url"):
+            reason = str(d.get("reason") or "dropped")
+            rows.append({"rank": None, "score": None, "url": str(d["url"]), "published": None, "status": "dropped",
+                         "why": "by the crawl: " + DROP_WORDS.get(reason, reason.replace("_", " "))})
+    dups = _dict(crawl.get("duplicates"))
+    for kept, others in list(dups.items())[:200]:  # the kept page → the pages that said the same
+        for url in others if isinstance(others, list) else []:
+            rows.append({"rank": None, "score": None, "url": str(url), "published": None, "status": "dropped",
+                         "why": f"duplicate of {kept}"})
+    return rows
+
+
+def crawl_drops(manifest: dict[str, Any]) -> str:
+    """The crawl's drops it counts but does not list by URL (robots.txt, oversized, not HTML …), as one line."""
+    crawl = _dict(manifest.get("crawl"))
+    summary = _dict(crawl.get("summary"))
+    counts = {k: v for k, v in summary.items() if isinstance(v, int) and v and k in
+              ("robots_denied", "network_guard_blocked")}
+    dropped = _dict(summary.get("dropped"))
+    counts.update({k: v for k, v in dropped.items() if isinstance(v, int) and v})
+    if not counts:
+        return ""
+    text = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items()))
+    return f'<div class="meta" id="crawl-drops">Counted by the crawl (the first of each listed above): {html.escape(text)}.</div>'
 
 
 def refresh_panel(manifest: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ nothing is written."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Console
 
@@ -20,14 +20,23 @@ class DryRunReport:
     budget: int
     context_tokens: int
     cutoff: str = ""
+    quarantined: dict[str, str] = field(default_factory=dict)  # URL → why input vetting quarantined it
+
+    def rows(self) -> list[tuple[str, float, str]]:
+        """(URL, score, decision) of each candidate in rank order: the scores run.json's ``sources`` and the preview
+        show (``rank_score``), the decision "in bundle", "not in bundle" or "quarantined", as the run decides."""
+        chosen = {c.url for c in self.selection.sources}
+        return [(c.url, c.rank_score, "quarantined" if c.url in self.quarantined else
+                 "in bundle" if c.url in chosen else "not in bundle") for c in self.ranked.candidates]
 
     def print(self, out: Console | None = None) -> None:
         """Print the tables and the bundle's size (default: stdout, 200 columns)."""
         print_dry_run(self.ranked, self.selection, self.budget, self.context_tokens,
-                      out or Console(highlight=False, soft_wrap=True, width=200), self.cutoff)
+                      out or Console(highlight=False, soft_wrap=True, width=200), self.cutoff, self.quarantined)
 
 
-def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, out: Console, cutoff: str = "") -> None:
+def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, out: Console, cutoff: str = "",
+                  quarantined: dict[str, str] | None = None) -> None:
     """The version timeline and boundary, the ranked sources (chosen or not, and why) and the bundle line."""
     from rich.table import Table
 
@@ -67,11 +76,13 @@ def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, 
     for col in ("#", "score", "authority", "date", "signal", "consensus", "tokens", "in bundle", "URL", "why"):
         table.add_column(col, overflow="fold")
     chosen = {c.url for c in sel.sources}
+    quarantined = quarantined or {}
     for i, c in enumerate(ranked.candidates, 1):
         table.add_row(
             str(i), f"{c.rank_score:.3f}", f"{c.authority:.2f}", c.item.published or "undated",
             c.item.date_source or "-", str(c.consensus_count), str(estimate_tokens_of(c)),
-            "yes" if c.url in chosen else "no", c.url, "; ".join(c.reasons()),
+            "quarantined" if c.url in quarantined else "yes" if c.url in chosen else "no", c.url,
+            "; ".join(([quarantined[c.url]] if c.url in quarantined else []) + c.reasons()),
         )
     out.print(table)
     out.print(

@@ -99,21 +99,34 @@ def _locked(out_dir: Path) -> AbstractContextManager:
         return lock_output_dir(out_dir)
     except OutputDirLocked as exc:
         raise SynthFailure(2, str(exc)) from None
+    except OSError as exc:  # the folder cannot be created (e.g. under /proc): bad usage, one line
+        from synth.core.errors import os_reason
+
+        raise SynthFailure(2, f"output folder {str(out_dir)!r} cannot be used ({os_reason(exc)}); pass another "
+                              "--output-dir") from None
 
 
 def _steps(options: SynthOptions, state: RunState, inputs: Inputs) -> SynthResult:
     ranked = rank(inputs, options.strict_cutoff, state)
     name = sanitize_name(inputs.topic, inputs.topic)
-    if options.dry_run:  # the bundle the run would build: the provider resolved as the run resolves it
+    if options.dry_run:  # the bundle the run would build: the provider resolved, the sources vetted as the run does
         caps = capabilities(resolve_provider(options, state).provider)
         budget = bundle_budget(inputs, name, len(ranked.candidates), caps)
-        sel = select_evidence(ranked.candidates, budget, can_condense=caps.condenses)
-        return state.result(0, dry_run=DryRunReport(ranked, sel, budget, inputs.context_tokens, inputs.cutoff.month))
+        with state.phase("vet_input"):
+            kept, input_vet = vet_input_step(list(ranked.candidates), state)
+        resolve_candidates(kept)  # opposite advice settled as the run settles it
+        sel = select_evidence(kept, budget, can_condense=caps.condenses)
+        quarantined = {v.url: "quarantined by input vetting: " + "; ".join(
+            f"{f.rule_id} {f.severity}: “{(f.matched or f.message or '')[:120]}”" for f in v.findings if f.blocking)
+            for v in input_vet.quarantined}
+        return state.result(0, dry_run=DryRunReport(ranked, sel, budget, inputs.context_tokens, inputs.cutoff.month,
+                                                    quarantined=quarantined))
     # --- refresh (synth.agents.refresh): a previous run here with the same inputs → its skill is left as it was
     refresh = agents_refresh.prepare(options, inputs, ranked)
     if refresh.unchanged:
         check_owned_outputs(inputs.out_dir)
         return refresh.unchanged_result(state, "same sources and options as the previous run")
+    state.log.reuse = refresh.previous_answers()  # the same call as the previous run's: its answer, not a new one
     choice = choose_model(options, resolve_provider(options, state), inputs, state)
     budget = bundle_budget(inputs, name, len(ranked.candidates), choice.synthesizer.capabilities)
     with state.phase("vet_input"):

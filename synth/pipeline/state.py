@@ -16,6 +16,18 @@ from synth.llm.progress import generation_progress
 from synth.pipeline.options import SynthResult
 from synth.pipeline.synthesize import CallLog
 
+# The run's steps as the user reads them (a phase not named here is shown by its own name).
+STEP_LABELS = {
+    "read_and_rank": "ranking", "vet_input": "input vetting", "select": "bundle", "delta": "delta references",
+    "synthesize": "model call", "postprocess": "post-processing", "verify": "verify", "lint_and_vet": "lint and vet",
+    "write": "writing",
+}
+
+
+def step_line(phase: str, seconds: float) -> str:
+    """The line a finished synthesis step prints on a terminal: ``skill3 synth: ✓ ranking 0.42 s``."""
+    return f"skill3 synth: ✓ {STEP_LABELS.get(phase, phase.replace('_', ' '))} {seconds:.2f} s"
+
 
 class RunState:
     """What a run gathers as it goes: the timings per phase, the warnings (for run.json), the model calls;
@@ -33,12 +45,18 @@ class RunState:
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
-        """Add the time spent in the block to ``timings[name]`` (seconds)."""
+        """Add the time spent in the block to ``timings[name]`` (seconds); on a terminal (not ``--quiet``) the step
+        is then one line with its duration (``✓ ranking 0.42 s``), so a long run never sits silent."""
         t0 = time.monotonic()
+        ok = False
         try:
             yield
+            ok = True
         finally:
-            self.timings[name] = round(self.timings.get(name, 0.0) + time.monotonic() - t0, 3)
+            spent = time.monotonic() - t0
+            self.timings[name] = round(self.timings.get(name, 0.0) + spent, 3)
+            if ok and self.progress and self.err.is_terminal:
+                self.err.print(step_line(name, spent), markup=False, highlight=False)
 
     def warn(self, message: str, *, loud: bool = False, record: bool = True, show: bool = True) -> None:
         """Print one warning line to stderr (``loud``: bold yellow ``WARNING``; not when ``show`` is false: the

@@ -216,11 +216,39 @@ def prompt_hash(messages: list[Message]) -> str:
     return "sha256:" + hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
 
 
+MAX_KEPT_ANSWERS_CHARS = 2_000_000  # the model's answers run.json keeps for the next refresh, all together
+
+
+def answer_key(model: ChatModel, messages: list[Message], max_tokens: int) -> str:
+    """What makes a model call the same call: the model (its class and name), the messages, the output bound."""
+    ident = [type(model).__name__, str(getattr(model, "model", "") or ""), max_tokens, messages]
+    return "sha256:" + hashlib.sha256(json.dumps(ident, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
 @dataclass
 class CallLog:
-    """What each model call cost, for run.json (hashes, never the text)."""
+    """What each model call cost, for run.json (hashes, never the prompt's text). ``reuse``: the previous run's
+    answers by :func:`answer_key` (a refresh: the same model asked the same — an identical bundle — answers as
+    before, so the skill comes out byte-identical and nothing is bumped); ``answers``: this run's, for the next."""
 
     calls: list[dict] = field(default_factory=list)
+    reuse: dict[str, str] = field(default_factory=dict)
+    answers: list[dict] = field(default_factory=list)
+
+    def answers_record(self) -> list[dict]:
+        """This run's answers for run.json (``prompts.answers``), within :data:`MAX_KEPT_ANSWERS_CHARS`; an answer
+        holding a secret literal is not kept at all (run.json is never a place for one; that call is asked anew)."""
+        from synth.vet.redact import secret_spans
+
+        out, size = [], 0
+        for a in self.answers:
+            if secret_spans(a["text"]):
+                continue
+            size += len(a["text"])
+            if size > MAX_KEPT_ANSWERS_CHARS:
+                break
+            out.append(a)
+        return out
 
     def call(
         self,
@@ -234,9 +262,13 @@ class CallLog:
         import time
 
         t0 = time.monotonic()
-        text = model.complete(messages, max_tokens=max_tokens, temperature=0.2, on_text=on_text)
-        usage = getattr(model, "last_usage", None) or {}
+        key = answer_key(model, messages, max_tokens)
+        reused = key in self.reuse
+        text = self.reuse[key] if reused else model.complete(messages, max_tokens=max_tokens, temperature=0.2, on_text=on_text)
+        usage = {} if reused else getattr(model, "last_usage", None) or {}
+        self.answers.append({"key": key, "phase": phase, "text": text})
         self.calls.append({
+            **({"reused": "the previous run's answer to the same call (refresh)"} if reused else {}),
             "phase": phase,
             "prompt_hash": prompt_hash(messages),
             "prompt_tokens_estimated": messages_tokens(messages),

@@ -106,6 +106,7 @@ def _manifest(done: Synthesised, inputs: Inputs, options: SynthOptions, state: R
         verify=checked.verify, lint=checked.lint, vet=checked.vet, timings=state.timings, warnings=state.warnings,
         strict_cutoff=options.strict_cutoff, fail_on_findings=options.fail_on_findings,
     ))
+    man["prompts"]["answers"] = state.log.answers_record()  # a refresh asking the same reuses them (synth.agents.refresh)
     man["delta"] = ranked.delta.to_json()  # the version timeline, the cutoff's version boundary, build-dated hosts
     if draft.parts is not None and ranked.changes is not None:
         from synth.delta.render import delta_record

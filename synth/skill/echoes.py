@@ -127,3 +127,51 @@ def dedupe_sentences(text: str) -> str:
         seen.add(k)
         out.append(s.strip())
     return " ".join(x for x in out if x)
+
+
+# --------------------------------------------------------------------------- a description that does not read as written
+
+PHRASE_WORDS = 5  # a run of this many words said twice in a description is a repeated phrase
+_WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*")
+_CLOSED = tuple(".!?)]\"'’”…`*:")  # how a finished sentence (or a quoted or parenthesised one) ends
+# Markup and template syntax that says the text was not cleaned: HTML entities, template braces, markdown emphasis,
+# headings, links and fences, a closing tag whose angle brackets were stripped ("… /description"), chat-template tokens.
+_LEFTOVERS = (
+    (re.compile(r"&(?:[a-z]{2,8}|#\d{2,6}|#x[0-9a-f]{2,5});", re.I), "an HTML entity"),
+    (re.compile(r"\{\{|\}\}|\{%|%\}|\$\{[^}]*\}"), "template braces"),
+    (re.compile(r"\*\*|__|```|\]\(|(?:^|\s)#{1,6}\s"), "markdown syntax"),
+    (re.compile(r"(?:^|\s)/[a-z][a-z0-9_-]*(?=\s|$|[.,;])", re.I), "a closing tag's name left behind"),
+    (re.compile(r"\[/?(?:INST|SYS)\]|<\|[^|]*\|>|\|im_(?:start|end)\|", re.I), "a chat-template token"),
+)
+
+
+def repeated_phrase(text: str, words: int = PHRASE_WORDS) -> str | None:
+    """The first run of ``words`` words ``text`` says twice (without case and punctuation), not overlapping itself."""
+    tokens = [t.lower().strip(".'’") for t in _WORD.findall(text)]
+    first: dict[tuple[str, ...], int] = {}
+    for i in range(len(tokens) - words + 1):
+        gram = tuple(tokens[i:i + words])
+        if gram in first and i - first[gram] >= words:
+            return " ".join(gram)
+        first.setdefault(gram, i)
+    return None
+
+
+def description_problems(text: str) -> list[str]:
+    """Why a description does not read as written, in words (empty: it does): a phrase said twice, text that stops
+    mid-sentence or mid-word (no closing punctuation), markup or template leftovers. Read by lint (rule N8) and by the
+    post-processor, which replaces such a description with one derived from the body."""
+    text = " ".join(str(text).split())
+    if not text:
+        return []
+    problems = []
+    phrase = repeated_phrase(text)
+    if phrase:
+        problems.append(f"repeats the phrase {phrase!r}")
+    if not text.endswith(_CLOSED):
+        problems.append(f"stops mid-sentence ({text[-24:]!r}): cut off?")
+    for pattern, what in _LEFTOVERS:
+        m = pattern.search(text)
+        if m:
+            problems.append(f"keeps {what} ({m.group(0).strip()!r})")
+    return problems

@@ -165,9 +165,14 @@ def _description(raw_desc: object, body: str, name: str, ctx: SkillContext) -> t
     if echoes.repeated_sentences(desc):
         desc = echoes.dedupe_sentences(desc)
         fixes.append("kept each sentence of the description once (it repeated itself)")
-    if fixers.is_degenerate_description(desc, name, ctx.topic) or echoes.is_placeholder(desc):
-        desc = fixers.derive_description(body, ctx.topic, ctx.cutoff)
-        fixes.append("derived the description from the body (the model's was missing or degenerate)")
+    problems = echoes.description_problems(desc)
+    if fixers.is_degenerate_description(desc, name, ctx.topic) or echoes.is_placeholder(desc) or problems:
+        derived = fixers.derive_description(body, ctx.topic, ctx.cutoff)
+        if problems and echoes.description_problems(derived):  # the body's reads no better: keep the model's words
+            derived = fixers.derive_description("", ctx.topic, ctx.cutoff)
+        desc = derived
+        fixes.append("derived the description from the body (the model's " + ("; ".join(problems) if problems else
+                     "was missing or degenerate") + ")")
     elif desc != raw_desc or len(desc) > MAX_DESCRIPTION:
         desc = fixers.truncate(desc, MAX_DESCRIPTION)
         fixes.append("cleaned the description (tags, angle brackets, length)")

@@ -7,12 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from synth.core.console import printable
+from synth.core.console import printable, table_console
 from synth.core.errors import ExitCode
 from synth.vet.findings import Finding, ScanResult, severity_rank
 from synth.vet.gate import blocking_findings, gate_exit_code
@@ -95,7 +94,7 @@ def findings_table(findings: list[Finding], title: str | None = None) -> Table:
 
 
 def render_text(report: VetReport, out: TextIO) -> None:
-    console = Console(file=out, highlight=False, soft_wrap=False)
+    console = table_console(out)
     scan = report.scan
     if scan.status != "ran":
         console.print(Panel(Text(printable(report.summary_line()), style="bold"), title="NOT RUN", style="bold red"))

@@ -180,3 +180,71 @@ def test_the_users_text_is_kept_byte_for_byte_fences_and_line_ends_included(exis
     crlf = "\r\n" in existing
     assert ("\n\r\n" not in twice.replace("\r\n\r\n", "")) and (twice.count("\r\n") == twice.count("\n") if crlf else "\r" not in twice)
     assert "line two" in twice and "line one" not in twice
+
+
+FROB_CHANGELOG = """=== SOURCE ===
+url: https://frob.example.org/changelog
+title: Frob changelog
+date: 2026-07-01
+
+# Changelog
+
+## 3.0 (2026-06-15)
+
+- `frob.open()` is deprecated; use `frob.connect()` instead.
+- Prefer `frob.Stream` over `frob.Poller` for live updates.
+- The `frob.legacy` module was removed.
+- `Client.send_json()` was renamed to `Client.send()`.
+
+## 2.9 (2026-03-01)
+
+- Added `frob.batch()` for sending many messages at once with one round trip.
+"""
+
+
+def test_the_sources_own_use_instead_statements_become_use_x_not_y_lines(tmp_path):
+    """The changelog says "use X instead" (naming the old API before it), "prefer X over Y", "Y was renamed to X":
+    run.json's entries carry use/instead_of and the export says "Use X, not Y." for each."""
+    import json
+
+    from tests.harness import skill3
+
+    corpus = tmp_path / "frob.sources"
+    corpus.write_text(FROB_CHANGELOG, encoding="utf-8")
+    out = tmp_path / "out"
+    r = skill3("learn", "frob", "--input-file", str(corpus), "--output-dir", str(out), "--llm-provider", "extractive",
+               "--cutoff-time", "2026-01", "-s", "SKILL3_REGISTRIES=", "--export", "agents-md", "--export-to", str(tmp_path),
+               timeout=240)
+    assert r.returncode in (0, 3), r.stderr[-2000:]
+    pairs = {(e["use"], e["instead_of"]) for e in json.loads((out / "run.json").read_text())["delta"]["entries"] if e["use"]}
+    assert pairs == {("frob.connect()", "frob.open()"), ("frob.Stream", "frob.Poller"), ("Client.send()", "Client.send_json()")}
+    text = (tmp_path / "AGENTS.md").read_text()
+    for line in ("Use `frob.connect()`, not `frob.open()`.", "Use `frob.Stream`, not `frob.Poller`.",
+                 "Use `Client.send()`, not `Client.send_json()`."):
+        assert line in text
+
+
+def test_a_skill_of_undated_versions_exports_its_changes(tmp_path):
+    """No dated post-cutoff entry (delta.entries is empty), but the run recorded undated versions and the skill lists
+    their changes: the export names them (never "1 of 0 change(s)" and "No post-cutoff change entries")."""
+    import json
+
+    body = "\n".join(f"- Frob 4.{i} adds the `frob.feature{i}()` call for streaming uploads. [1]" for i in range(6))
+    run = make_run(tmp_path / "out", entries=[], used_sources=[A], body=body)
+    man = json.loads((run / "run.json").read_text())
+    man["delta"]["undated_versions"] = [{"version": f"4.{i}", "how": "no release date found"} for i in range(6)]
+    (run / "run.json").write_text(json.dumps(man))
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    msg = export_run(run, "agents-md", to=proj)
+    assert "6 of 6 change(s)" in msg and "undated" in msg, msg
+    text = (proj / "AGENTS.md").read_text()
+    assert "`frob.feature5()`" in text and "No post-cutoff change entries" not in text
+
+
+def test_an_empty_export_says_0_of_0(tmp_path):
+    run = make_run(tmp_path / "out", entries=[], used_sources=[A], body="Nothing new.")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    msg = export_run(run, "agents-md", to=proj)
+    assert "0 of 0 change(s)" in msg and "No post-cutoff change entries" in (proj / "AGENTS.md").read_text()

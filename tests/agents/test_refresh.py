@@ -123,3 +123,42 @@ def test_a_history_path_that_is_not_a_folder_stops_before_anything_is_replaced(t
     code, _, err = synth(feed)
     assert code == 1 and "could not be kept" in err and "Traceback" not in err
     assert snapshot(tmp_path / "mcp") == before and (tmp_path / ".history").read_text() == "mine"
+
+
+def test_a_refresh_with_a_model_reuses_its_answer_to_the_same_bundle(tmp_path):
+    """With a model, learning again from the same evidence writes nothing new and bumps nothing, even when something
+    outside the bundle changed (here a page's Last-Modified header, so the unchanged short cut does not apply): the
+    same call to the same model gets the previous run's answer back instead of a new (different) one."""
+    from tests.llm.test_openai_e2e import SKILL
+    from tests.mockserver import StubLLM
+
+    drafts = {"n": 0}
+
+    def reply(body: dict) -> str:  # a model that never answers the same twice
+        drafts["n"] += 1
+        return SKILL.replace("Tasks became stable [3].", f"Tasks became stable [3]. (draft {drafts['n']})")
+
+    items = parse_sources(EXAMPLE)
+    feed = write_jsonl(tmp_path / "run.jsonl", items)
+    with StubLLM(reply) as stub:
+        args = ["synth", str(feed), "--llm-provider", "openai", "--llm-endpoint", stub.url, "--llm-model", "stub-model", "--quiet"]
+        first = CliRunner().invoke(app, args)
+        assert first.exit_code in (0, 3), first.output
+        before, calls = snapshot(tmp_path / "mcp"), drafts["n"]
+        items[0]["modified"] = "2026-11-20"  # the page was re-served with a new Last-Modified; its text is the same
+        write_jsonl(feed, items)
+        second = CliRunner().invoke(app, args)
+    assert second.exit_code == first.exit_code, second.output
+    man = json.loads((tmp_path / "run.json").read_text())
+    assert man["refresh"]["status"] == "unchanged" and man["refresh"]["version"] == "1.0.0", man["refresh"]
+    assert snapshot(tmp_path / "mcp") == before and not (tmp_path / ".history").exists()
+    assert drafts["n"] == calls  # no model call answered anew
+    assert "byte-identical" in man["refresh"]["reason"]
+
+
+def test_an_answer_holding_a_secret_is_never_kept_for_reuse():
+    from synth.pipeline.synthesize import CallLog
+
+    log = CallLog(answers=[{"key": "a", "phase": "synthesize", "text": "Use the token ghp_R8s2Lk5Qw9Zt3Xv7Bn1Mc4Hd6Jf0Gp2Ya8Ue."},
+                           {"key": "b", "phase": "verify", "text": "A clean answer."}])
+    assert [a["key"] for a in log.answers_record()] == ["b"]

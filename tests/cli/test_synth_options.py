@@ -11,6 +11,7 @@ import pytest
 import typer.main
 
 from skill3.cli.main import app
+from skill3.cli.params import METAVARS
 from skill3.cli.synth import options_of
 from skill3crawl.args import LearnArgs, parse_args
 from synth.llm.bounds import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
@@ -42,18 +43,18 @@ def test_every_reachable_synth_options_field_is_one_parameter_of_skill3_synth() 
 def test_synth_help_lists_each_option_with_its_default_from_the_code() -> None:
     text = help_text("synth")
     for option in synth_options():  # its row: the flag(s), the value's kind, the help text (defaults included)
-        metavar = option.metavar or f"<{option.kind.__name__}>"
-        row = f"{' '.join(option.flag.split('/'))} {metavar} {' '.join(option.help.split())}"
+        metavar = "" if option.kind is bool else f" {option.metavar or METAVARS[option.name]}"  # a flag shows none
+        row = f"{' '.join(option.flag.split('/'))}{metavar} {' '.join(option.help.split())}"
         if option.kind is not bool and option.default is not None:
             row += f" [default: {option.default}]"  # typer's, from the field's default
         assert row in text, option.name
-    assert "--fail-on-findings --no-fail-on-findings <bool> exit 3 when high-severity findings remain [default: fail-on-findings]" in text
+    assert "--fail-on-findings --no-fail-on-findings exit 3 when high-severity findings remain [default: fail-on-findings]" in text
     # the defaults the help texts name come from the code
     for default in (f"(default {DEFAULT_CONTEXT_TOKENS})", f"(default {DEFAULT_ENDPOINT})",
                     f"else {DEFAULT_TIMEOUT:g};", f"else {DEFAULT_TOTAL_TIMEOUT:g})"):
         assert default in text
     provider = {f.name: f.default for f in dataclasses.fields(SynthOptions)}["llm_provider"]
-    assert f"--llm-provider <str> {provider} (the default: openai" in text
+    assert f"--llm-provider {METAVARS['llm_provider']} {provider} (the default: openai" in text
 
 
 # (argv, the SynthOptions field it sets, the value): one row per option (a test below checks the table is complete)

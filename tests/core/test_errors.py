@@ -39,6 +39,7 @@ def test_the_exit_codes() -> None:
                                                   "TERMINATED": 143}
 
 
+@pytest.mark.slow
 def test_every_error_class_derives_from_the_base() -> None:
     classes = error_classes()
     assert len(classes) >= 19
@@ -94,6 +95,7 @@ def error_tree() -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 def test_every_error_class_is_defined_in_the_errors_module_and_drawn_in_its_tree() -> None:
     import synth.core.errors as errors
 

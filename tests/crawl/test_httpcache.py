@@ -7,7 +7,7 @@ import stat
 from tests.crawl.conftest import scrapy_crawl
 from tests.mockserver import MockServer, bind, brave_routes, generated_site
 
-FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "0", "SKILL3_JS": "never", "SKILL3_MIN_SEARCH_RESULTS": "1"}
+FAST = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "0", "SKILL3_JS": "never"}
 ENV = {"SKILL3_ALLOW_PRIVATE_NETWORKS": "1"}
 
 

@@ -175,6 +175,17 @@ def test_a_finished_crawl_reports_the_package_and_the_summary() -> None:
     ]
 
 
+def test_a_package_the_crawl_did_not_use_is_not_announced() -> None:
+    """Start URLs given, and a registry package of the topic's name that links none of them (a topic "python", the
+    unrelated npm:python): the crawl did not use it, so `skill3 learn` does not say the topic is that package."""
+    crawler = finished_crawler(DONE, **CORPUS)
+    get_state(crawler).package = {"chosen": "npm:python", "reason": "exact name",
+                                  "use": "not used: its registry links name none of the sites given"}
+    assert not any("package" in line for line in runner.crawl_outcome(crawler).report_lines())
+    assert runner.package_line("python", {"chosen": "pypi:x", "reason": "r", "use": "release dates only (…)"}) == \
+        "'python' is the package pypi:x (r)"
+
+
 @pytest.mark.parametrize(
     "stats, settings, interrupted, code, complete",
     [

@@ -13,6 +13,7 @@ import pytest
 from synth.evidence.consensus import item_snippets
 from synth.evidence.item import SourceItem
 from synth.evidence.shingles import line_tokens, snippet_tokens
+from synth.llm.planner import deterministic_queries
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
 from tests.mockserver import MockServer, brave_rejecting, brave_routes, llm_routes, site_routes
 
@@ -69,7 +70,7 @@ def world(tmp_path_factory):
         f"llm_endpoint=http://127.0.0.1:{llm.port}/v1",
         "llm_model=stub",
         "synth=0",
-        settings={**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "SKILL3_MIN_SEARCH_RESULTS": "100"},
+        settings={**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1"},
         env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"},
     )
     items = read_jsonl(out / "run.jsonl") if (out / "run.jsonl").exists() else []
@@ -203,6 +204,12 @@ def test_future_dated_robots_denied_oversized_and_empty_pages_are_dropped(world)
     assert summary["robots_denied"] == 1  # listed by search, sitemap and a link: one request, denied
     assert summary["items_written"] == len(world["lines"])
     assert summary["pages_fetched"] == len(world["lines"]) + 3  # + future, mirror, empty (big never completes)
+    # each dropped page listed by URL and reason (the preview lists them)
+    listed = {(d["url"], d["reason"]) for d in world["crawl"]["dropped_items"]}
+    assert {(u(world, "docs.example.test", "/private/secret.html"), "robots"),
+            (u(world, "news.example.test", "/future.html"), "future_dated"),
+            (u(world, "docs.example.test", "/big.html"), "oversized"),
+            (u(world, "docs.example.test", "/empty.html"), "no_content")} <= listed, listed
 
 
 def test_429_and_500_are_retried(world):
@@ -276,8 +283,8 @@ def test_network_guard_blocks_private_targets(tmp_path):
         )
         # Not a single request reached a private target, not even robots.txt, nor a trusted endpoint as a page.
         assert sites.seen == []
-        # the search API answered its own call only; planner off → the bare topic
-        assert [(s.path, s.query.get("q")) for s in brave.seen] == [("/res/v1/web/search", ["alpha"])]
+        # the search API answered its own calls only; planner off → the fixed plan
+        assert [(s.path, s.query.get("q")) for s in brave.seen] == [("/res/v1/web/search", [q]) for q in deterministic_queries("alpha")]
         assert proc.returncode == 1  # nothing usable was written
         assert "no usable sources" in proc.stderr
         crawl = json.loads((out / "crawl.json").read_text())
@@ -339,7 +346,7 @@ def test_http_cache_and_crawl_delay_under_autothrottle(tmp_path):
         assert second.returncode == 0, second.stderr[-3000:]
         pages = sorted(s.path for s in sites.seen if s.path != "/robots.txt")
         assert pages == sorted(["/guide.html", "/old-post", "/older-post"] * 2)  # fresh both times, never from the cache
-        assert len(brave.seen) == 2  # the search ran both times
+        assert len(brave.seen) == 2 * len(deterministic_queries("alpha"))  # the search (the fixed plan) ran both times
         # consensus_count is agreement *so far*: it depends on the order pages arrive in.
         volatile = ("fetched_at", "consensus_count")
         one = [{k: v for k, v in i.items() if k not in volatile} for i in read_jsonl(tmp_path / "one" / "run.jsonl")]
@@ -369,11 +376,12 @@ def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert "the search API rejected the key (HTTP 401)" in proc.stderr and KEY not in proc.stderr
-        assert len(brave.seen) == 1  # 401 is not retried
-        assert brave.seen[0].query["q"] == ["alpha"]  # the model was unreachable: the bare topic
-        assert "no LLM answers" in proc.stderr and "planning falls back to the bare topic" in proc.stderr  # llm_provider auto
+        # the model was unreachable: the fixed plan, each query asked once (401 is not retried), the key's rejection said once
+        assert [s.query["q"] for s in brave.seen] == [[q] for q in deterministic_queries("alpha")]
+        assert proc.stderr.count("the search API rejected the key") == 1
+        assert "no LLM answers" in proc.stderr and "planning falls back to the fixed query plan" in proc.stderr  # llm_provider auto
         crawl = json.loads((out / "crawl.json").read_text())
-        assert crawl["planner"]["status"] == "fallback" and crawl["queries"] == ["alpha"]
+        assert crawl["planner"]["status"] == "fallback" and crawl["queries"] == deterministic_queries("alpha")
         assert crawl["discovery"] == ["brave", "direct"] and crawl["summary"]["items_written"] == 1
     finally:
         sites.stop()
@@ -382,3 +390,85 @@ def test_rejected_search_key_falls_back_to_the_direct_crawl(tmp_path):
 
 def test_no_warnings_in_the_crawl_log(world):
     assert "Warning:" not in world["proc"].stderr and "py.warnings" not in world["proc"].stderr
+
+
+# --------------------------------------------------------------------------- a run without a model searches as widely
+FACET_WORDS = {"release notes": "release", "changelog": "changelog", "migration": "migration", "what's new": "whats-new",
+               "deprecat": "deprecations"}
+
+
+def spread_world_routes(srv, host: str, path: str, query: dict, body: bytes):
+    """news.alpha.test: two dated post-cutoff pages per facet of where changes are published, and one for the topic."""
+    from tests.mockserver.web import HTML, NOT_FOUND, page, prose
+
+    if path == "/robots.txt":
+        return 200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\n"
+    if path.startswith("/posts/") and path.endswith(".html"):
+        slug = path[len("/posts/"):-len(".html")]
+        return 200, HTML, page(f"Alpha {slug}", prose(f"Alpha {slug}"), '<meta name="date" content="2026-06-01">')
+    return NOT_FOUND
+
+
+def test_without_a_model_the_fixed_plan_finds_what_a_planner_finds(tmp_path):
+    """Search results spread over several queries (each facet of where changes are published has its own pages):
+    a run without a model searches the fixed plan and fetches as many relevant pages as a run whose model planned
+    the queries — not only the bare topic's one page."""
+    sites = MockServer(name="sites", routes=spread_world_routes).start()
+    base = f"http://news.alpha.test:{sites.port}/posts"
+
+    def results(q: str) -> list[dict]:
+        low = q.lower()
+        slugs = [f"{slug}-{i}" for words, slug in FACET_WORDS.items() if words in low for i in (1, 2)] or ["overview"]
+        return [{"url": f"{base}/{s}.html", "title": s, "description": "d"} for s in slugs]
+
+    planned = ["alpha release notes 2026", "alpha changelog", "alpha migration guide", "alpha what's new", "alpha deprecations"]
+    brave = MockServer(name="brave", routes=brave_routes(results)).start()
+    llm = MockServer(name="llm", routes=llm_routes(json.dumps(planned))).start()
+    env = {"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"}
+    settings = {**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "SKILL3_REGISTRIES": ""}
+    fetched = {}
+    try:
+        for run, model in (("planner", ["llm_provider=openai", f"llm_endpoint=http://127.0.0.1:{llm.port}/v1", "llm_model=stub"]),
+                           ("no-model", ["llm_provider=extractive"])):
+            out = tmp_path / run
+            proc = scrapy_crawl("topic=alpha", "cutoff_time=2026-01", f"output_dir={out}", f"brave_key={KEY}", "synth=0",
+                                *model, settings=settings, env=env)
+            assert proc.returncode == 0, proc.stderr[-3000:]
+            fetched[run] = {i["url"] for i in read_jsonl(out / "run.jsonl") if "/posts/" in i["url"]}
+            crawl = json.loads((out / "crawl.json").read_text())
+            assert crawl["planner"]["status"] == ("planned" if run == "planner" else "skipped")
+    finally:
+        for s in (sites, brave, llm):
+            s.stop()
+    assert len(fetched["planner"]) == 10
+    assert fetched["no-model"] >= fetched["planner"], sorted(fetched["planner"] - fetched["no-model"])
+
+
+def test_the_authoritative_host_gets_its_sitemap_and_llms_txt_pass_however_much_search_finds(tmp_path):
+    """Search finds plenty (10 pages): the named site is still crawled directly — robots.txt for its sitemaps, the
+    sitemap, llms.txt — beside the search, within the page budget (before, only when search found fewer than 5)."""
+    def routes(srv, host, path, query, body):
+        return spread_world_routes(srv, host, path, query, body) if host == "news.alpha.test" else site_routes(srv, host, path, query, body)
+
+    sites = MockServer(name="sites", routes=routes).start()
+    base = f"http://news.alpha.test:{sites.port}/posts"
+    brave = MockServer(name="brave", routes=brave_routes(
+        lambda q: [{"url": f"{base}/{slug}-{i}.html", "title": slug, "description": "d"}
+                   for slug in FACET_WORDS.values() for i in (1, 2)])).start()
+    try:
+        out = tmp_path / "out"
+        proc = scrapy_crawl("topic=alpha", "cutoff_time=2026-01", "authoritative=docs.example.test",
+                            f"start_urls=http://docs.example.test:{sites.port}/", f"output_dir={out}",
+                            f"brave_key={KEY}", "synth=0", "llm_provider=extractive", "max_pages=30",
+                            settings={**TEST_SETTINGS, "SKILL3_ALLOW_PRIVATE_NETWORKS": "1", "SKILL3_REGISTRIES": ""},
+                            env={"BRAVE_SEARCH_URL": f"http://127.0.0.1:{brave.port}/res/v1/web/search"})
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        docs = set(sites.paths("docs.example.test"))
+        assert {"/robots.txt", "/sitemap.xml", "/llms.txt"} <= docs, proc.stderr[-5000:]
+        items = read_jsonl(out / "run.jsonl")
+        assert any(i["host"].startswith("docs.example.test") for i in items)
+        assert len([i for i in items if "/posts/" in i["url"]]) == 10
+        assert "direct" in json.loads((out / "crawl.json").read_text())["discovery"]
+    finally:
+        sites.stop()
+        brave.stop()

@@ -123,6 +123,16 @@ def test_area_from_the_page_url(url, area):
     ("Add `Path.hardlink_to` method that supersedes `link_to()`.", ("Path.hardlink_to", "link_to()")),
     ("The older set of functions were deprecated in favor of the replacements.", (None, None)),  # plain words
     ("Use spaces instead of tabs to indent.", (None, None)),
+    # the sources' own "use X instead" statements that name the old API before the advice
+    ("`asyncio.get_event_loop()` is deprecated; use `asyncio.get_running_loop()` instead.",
+     ("asyncio.get_running_loop()", "asyncio.get_event_loop()")),
+    ("Deprecated since 3.12: the `utcnow()` method. Use `datetime.now(UTC)` instead.", ("datetime.now(UTC)", "utcnow()")),
+    ("Prefer `httpx.AsyncClient` over `requests.Session` for async code.", ("httpx.AsyncClient", "requests.Session")),
+    ("`Client.send_json()` was renamed to `Client.send()`.", ("Client.send()", "Client.send_json()")),
+    ("This is deprecated. Use the new transport instead.", (None, None)),  # names nothing
+    # the first name the sentence speaks of, never a link's target
+    ("Deprecated the keyword `line_terminator` in [`DataFrame.to_csv()`](../api/pandas.DataFrame.to_csv.html), use "
+     "`lineterminator` instead.", ("lineterminator", "line_terminator")),
 ])
 def test_use_instead_pairs_only_for_names(text, pair):
     assert use_instead(text) == pair

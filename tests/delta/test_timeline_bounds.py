@@ -46,6 +46,7 @@ def test_the_timeline_rejects_absurd_versions_and_holds_at_most_max_versions():
     assert len(t.claims[newest]) == 16
 
 
+@pytest.mark.slow
 def test_a_registry_answering_100k_releases_keeps_the_newest_thousand():
     start = date(1990, 1, 1)
     releases = {f"0.{i}.0": [{"upload_time_iso_8601": (start + timedelta(hours=6 * i)).isoformat() + "T00:00:00Z"}]
@@ -62,6 +63,7 @@ def test_a_registry_answering_100k_releases_keeps_the_newest_thousand():
     assert len(merged) == reg.MAX_TIMELINE and merged[-1]["version"] == "0.99999.0"
 
 
+@pytest.mark.slow
 def test_synth_of_a_run_with_a_100k_timeline_and_a_10000_digit_version(tmp_path):
     items = parse_sources(EXAMPLE)
     items[0]["changes"] = [{"kind": "added", "version": "9" * 4_000, "removed_in": None, "date": "2026-03-01",

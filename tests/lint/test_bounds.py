@@ -68,6 +68,7 @@ def findings(result) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_billion_laughs_is_refused_before_it_expands(tmp_path):
     assert len(LAUGHS) < 1100
     folder = skill(tmp_path, LAUGHS)
@@ -95,6 +96,7 @@ def test_frontmatter_past_a_bound_is_an_s2_finding(tmp_path, frontmatter, messag
     assert "V1" not in got and any("V1 did not run" in m for m in got["X1"])
 
 
+@pytest.mark.slow
 def test_a_1_gb_sparse_skill_md_is_a_finding_and_costs_no_memory(tmp_path):
     folder = tmp_path / "big"
     folder.mkdir()
@@ -109,6 +111,7 @@ def test_a_1_gb_sparse_skill_md_is_a_finding_and_costs_no_memory(tmp_path):
     assert took < 30 and rss < 400, (took, rss)  # before: 14.7 GB
 
 
+@pytest.mark.slow
 def test_vet_reports_the_oversized_file_and_the_refused_frontmatter(tmp_path):
     folder = tmp_path / "demo"
     folder.mkdir()

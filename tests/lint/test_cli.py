@@ -123,6 +123,7 @@ def test_bad_option_value_is_usage_error(skills):
     assert run(skills["clean"], "--fail-on", "sometimes").exit_code == 2
 
 
+@pytest.mark.slow
 def test_console_script_path_has_no_traceback(tmp_path):
     """The real entry point (not CliRunner): exit 2 and a one-line stderr for a bad path."""
     import subprocess

@@ -83,6 +83,15 @@ CASES = [
     ("n6-500-ok", "N6", None, {"frontmatter": fm("compatibility: Python 3.11+", "compatibility: " + "x" * 500)}, "full"),
     ("n7-one-sentence-six-times", "N7", "warn", {"frontmatter": fm(DESC, "description: " + "Use the Demo API 2.0 for new clients. " * 6 + "\n")}, "full"),
     ("n7-ok", "N7", None, {}, "full"),
+    ("n8-repeated-phrase", "N8", "warn", {"frontmatter": fm(DESC, "description: The Demo API 2.0 adds streaming, and the "
+                                                             "Demo API 2.0 adds batching. Use when writing code.\n")}, "full"),
+    ("n8-cut-mid-word", "N8", "warn", {"frontmatter": fm(DESC, "description: Use when writing code against the Demo API "
+                                                          "2.0 and its new transp\n")}, "full"),
+    ("n8-markup-leftovers", "N8", "warn", {"frontmatter": fm(DESC, "description: Use when writing **Demo** code &amp; "
+                                                               "its /description tags.\n")}, "full"),
+    ("n8-template-braces", "N8", "warn", {"frontmatter": fm(DESC, "description: Use when writing {{ topic }} code.\n")}, "full"),
+    ("n8-ok", "N8", None, {"frontmatter": fm(DESC, "description: 'Use when the user says \"make a Demo API 2.0 client.\"'\n")},
+     "full"),
     # V: the reference validator
     ("v1-rejects", "V1", "error", {"folder": "demo"}, "full"),
     ("v1-ok", "V1", None, {}, "full"),
@@ -196,6 +205,7 @@ def test_catalogue_matches_the_checks():
     assert len({r.id for r in RULES}) == len(RULES)
 
 
+@pytest.mark.slow
 def test_catalogue_is_honest_both_ways(tmp_path, catalogue):
     """Every emitted rule is catalogued, every catalogued rule (and severity) fires somewhere."""
     emitted: set[tuple[str, str]] = set()

@@ -132,8 +132,8 @@ def test_synthesis_takes_the_callers_choice_without_a_second_probe(server, tmp_p
 
 @pytest.mark.parametrize("planning, synthesis, text", [
     (False, True, "no LLM answers (r): falling back to the extractive synthesizer (quotes only, no model)"),
-    (True, True, "no LLM answers (r): planning falls back to the bare topic and synthesis to the extractive synthesizer (quotes only, no model)"),
-    (True, False, "no LLM answers (r): planning falls back to the bare topic"),
+    (True, True, "no LLM answers (r): planning falls back to the fixed query plan (release notes, changelog, migration guide …) and synthesis to the extractive synthesizer (quotes only, no model)"),
+    (True, False, "no LLM answers (r): planning falls back to the fixed query plan (release notes, changelog, migration guide …)"),
 ])
 def test_the_fallback_warning(planning, synthesis, text):
     from synth.llm.registry import fallback_warning

@@ -1,4 +1,4 @@
-"""Query planning: robust parsing of model replies, fallback to the bare topic."""
+"""Query planning: robust parsing of model replies, fallback to the fixed plan (release notes, changelog …)."""
 
 from datetime import date
 
@@ -64,13 +64,29 @@ def test_plan_uses_the_model_and_names_cutoff_and_today():
         (None, "skipped"),
     ],
 )
-def test_plan_falls_back_to_bare_topic(model, status, caplog):
+def test_plan_falls_back_to_the_fixed_plan(model, status, caplog):
     p = plan(model, "mcp", "2026-01", TODAY)
     assert p.status == status
     if status != "planned":
-        assert p.queries == ["mcp"]
+        assert p.queries == ["mcp", "mcp release notes", "mcp changelog", "mcp migration guide", "mcp what's new",
+                             "mcp deprecations"]
     if status == "fallback":
-        assert "bare topic" in caplog.text
+        assert "fixed plan" in caplog.text
+
+
+@pytest.mark.parametrize("topic, versions, expected", [
+    ("httpx", [], ["httpx", "httpx release notes", "httpx changelog", "httpx migration guide", "httpx what's new",
+                   "httpx deprecations"]),
+    ("  React   Native ", ["0.80", "0.79", "0.78"], ["React Native", "React Native 0.80 release notes",
+                                                    "React Native 0.79 release notes", "React Native release notes",
+                                                    "React Native changelog", "React Native migration guide",
+                                                    "React Native what's new", "React Native deprecations"]),
+])
+def test_the_fixed_plan_names_where_changes_are_published(topic, versions, expected):
+    from synth.llm.planner import deterministic_queries
+
+    assert deterministic_queries(topic, versions) == expected
+    assert plan(None, topic, "2026-01", TODAY, versions=versions).queries == expected
 
 
 def test_planning_messages_ask_for_json():

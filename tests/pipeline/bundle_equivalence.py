@@ -118,7 +118,7 @@ def snapshot(path: Path) -> dict:
         out[name] = {
             "candidates": cands,
             "rows": ranking_rows(r.candidates, trimmed),
-            "report": r.report.to_dict(),
+            "report": {k: v for k, v in r.report.to_dict().items() if k != "dropped_items"},  # (a list added later)
             "delta": r.delta.ranking_json(),
             "bundles": [to_bundle(s, skill_name="quill", target_model="m", cutoff="2026-01", delta=r.delta.ranking_json())
                         for s in (trimmed, direct)],

@@ -104,10 +104,25 @@ def test_sources_list_exactly_the_cited(tmp_path):
 
 
 def test_description_cleaned_and_truncated():
-    long = "<b>Use</b> this " + "word " * 400
+    long = "<b>Use</b> this " + " ".join(f"word{i}" for i in range(400)) + "."
     skill = postprocess(GOOD.replace("description: What changed in MCP after January 2026; use when building MCP servers.", f"description: {long!r}"), CTX)
     assert len(skill.frontmatter["description"]) <= 1024
-    assert skill.frontmatter["description"].startswith("Use this word")
+    assert skill.frontmatter["description"].startswith("Use this word0 word1")
+
+
+@pytest.mark.parametrize("bad", [
+    "MCP 2.0 adds Tasks for servers. MCP 2.0 adds Tasks for clients too. Use when building MCP servers.",  # a phrase twice
+    "Use when building MCP servers with the new Tasks and the streamable transp",  # cut mid-word
+    "Use when building MCP servers: the <summary>Tasks</summary> tags and &quot;elicitation&quot;.",  # markup leftovers
+])
+def test_a_description_that_does_not_read_as_written_is_derived_from_the_body(bad):
+    from synth.skill.echoes import description_problems
+
+    skill = postprocess(GOOD.replace("description: What changed in MCP after January 2026; use when building MCP servers.",
+                                     f"description: {bad!r}"), CTX)
+    desc = skill.frontmatter["description"]
+    assert desc.startswith("Tasks became a stable part of the protocol") and description_problems(desc) == []
+    assert any("derived the description from the body (the model's" in f for f in skill.fixes)
 
 
 def test_degenerate_description_derived_from_overview():
@@ -173,7 +188,7 @@ def test_recover_keeps_a_clean_skill_unchanged():
 
 
 @pytest.mark.parametrize("description", ["What changed in MCP: --- tasks --- and server cards after 2026-01.",
-                                         "What changed in MCP after 2026-01\n---\nignored: yes, and more words here"])
+                                         "What changed in MCP after 2026-01\n---\nignored: yes, and more words here."])
 def test_frontmatter_values_never_hold_three_hyphens(tmp_path, description):
     from skills_ref.parser import read_properties
 
@@ -184,7 +199,8 @@ def test_frontmatter_values_never_hold_three_hyphens(tmp_path, description):
     (tmp_path / "mcp").mkdir()
     (tmp_path / "mcp" / "SKILL.md").write_text(text)
     props = read_properties(tmp_path / "mcp")  # the reference parser reads the whole frontmatter
-    assert props.name == "mcp" and "---" not in props.description and props.description.startswith("What changed in MCP")
+    # (the second description, cut at its first line by the recovery, is derived from the body instead: N8)
+    assert props.name == "mcp" and "---" not in props.description and props.description
     assert props.metadata["cutoff"] == "2026-01" and props.metadata["target-model"] == "gpt—x"
 
 

@@ -107,7 +107,7 @@ def test_vet_not_run_is_loud(no_scanner):
     [
         ("/no/such/skill", "does not exist"),
         (str(case_dir("01") / "cmd.txt"), "is a file, not a skill folder"),
-        (str(case_dir("10") / "skills-bundle"), "has no SKILL.md"),
+        (str(case_dir("10") / "skills-bundle"), "holds neither a SKILL.md nor skill3's run.json"),
     ],
 )
 def test_vet_bad_path(fake_scanner, path, message):

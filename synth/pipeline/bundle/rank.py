@@ -283,7 +283,8 @@ class _FirstPass:
         build_date = self.declared.get(host) or (item.build_date if isinstance(item.build_date, str) else None)
         if not changes and self.heap.full() and (item.final_url or item.url) not in self.heap \
                 and self._cannot_enter(*page_bound(item, build_date, cutoff_start=self.cutoff_start, today=self.today,
-                                                   strict=self.strict), tf, length):
+                                                   strict=self.strict), tf, length, item.final_url or item.url,
+                                       item.published):
             return
         self._score(where, item, build_date, changes, tf, length)
 
@@ -294,7 +295,7 @@ class _FirstPass:
         _n, host, published, modified, url, tf, length, build_date, drop, bound, offset, size = summary
         self.hosts.observe(host, published, modified)
         self.bm.add(tf, length)
-        if self.heap.full() and url not in self.heap and self._cannot_enter(drop, bound, tf, length):
+        if self.heap.full() and url not in self.heap and self._cannot_enter(drop, bound, tf, length, url, published):
             return
         where = f"{path}:{n}"
         item = _line_at(path, offset, size, where)
@@ -306,7 +307,7 @@ class _FirstPass:
         c, reason = score_item(item, self.cutoff_start, self.today, self.strict, timeline=self.timeline,
                                build_date=build_date, changes=changes)
         if c is None:
-            self.report.dropped[reason or "dropped"] += 1
+            self.report.note_dropped(reason or "dropped", item.final_url or item.url, item.published)
             return
         c.where = where
         c.term_counts, c.length = tf, length
@@ -334,13 +335,14 @@ class _FirstPass:
                 self.timeline.declare(v)
         return changes
 
-    def _cannot_enter(self, drop: str | None, bound: float, tf: dict, length: int) -> bool:
+    def _cannot_enter(self, drop: str | None, bound: float, tf: dict, length: int, url: str = "",
+                      published: str | None = None) -> bool:
         """Whether a page without change entries cannot enter the full heap (a rule drops it, counted, or its rank
         score is below the worst kept), so it is not scored. Most pages cannot: bound the rank score as if the page
         were not boilerplate (what ``score_item`` + ``Candidate.rescore`` compute is this times a factor ≤ 1).
         ``drop``, ``bound``: :func:`~.summary.page_bound` of the page."""
         if drop:
-            self.report.dropped[drop] += 1
+            self.report.note_dropped(drop, url, published)
             return True
         rel = RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * self.bm.relevance(tf, length)
         return self.heap.below_worst(round(bound * 1.0 * rel, 6))
@@ -373,7 +375,7 @@ class _FirstPass:
             bd = build_dated.get(host) or c.build_date
             again, reason = score_item(c.item, self.cutoff_start, self.today, self.strict, timeline=self.timeline, build_date=bd)
             if again is None:
-                self.report.dropped[reason or "dropped"] += 1
+                self.report.note_dropped(reason or "dropped", c.url, c.item.published)
                 continue
             again.where, again.term_counts, again.length = c.where, c.term_counts, c.length
             again.relevance = self.bm.relevance(c.term_counts, c.length)

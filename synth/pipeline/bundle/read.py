@@ -32,6 +32,9 @@ class Splitter(Protocol):
     def line(self, n: int, end: int) -> None: ...
 
 
+MAX_REPORTED_DROPPED = 500  # dropped pages listed by URL in run.json (all are counted)
+
+
 @dataclass
 class ReadReport:
     files: list[str] = field(default_factory=list)
@@ -43,6 +46,14 @@ class ReadReport:
     duplicates: int = 0
     not_utf8: int = 0  # lines that were not UTF-8 (read with replacement characters)
     not_utf8_at: str = ""  # the first of them
+    dropped_items: list[dict] = field(default_factory=list)  # {"url", "reason", "published"} of the first dropped pages
+
+    def note_dropped(self, reason: str, url: str, published: str | None = None) -> None:
+        """Count a page a rule dropped, and keep its URL and reason (the first :data:`MAX_REPORTED_DROPPED`) for the
+        preview's list of every source and why it was or was not used."""
+        self.dropped[reason] += 1
+        if len(self.dropped_items) < MAX_REPORTED_DROPPED:
+            self.dropped_items.append({"url": url, "reason": reason, "published": published})
 
     def note_not_utf8(self, where: str) -> None:
         self.not_utf8 += 1
@@ -61,6 +72,7 @@ class ReadReport:
             "malformed": self.malformed,
             "malformed_at": self.malformed_at,
             "dropped": dict(self.dropped),
+            "dropped_items": list(self.dropped_items),
             "duplicates": self.duplicates,
             "not_utf8": self.not_utf8,
         }
