@@ -29,7 +29,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import Resource as MCPResource
 
 from synth.agents import AgentsError
-from synth.agents.runview import MAX_SKILLS, RunView, _try_load, candidates, stamp
+from synth.agents.runview import MAX_SKILLS, RunView, candidates, stamp, try_load
 from synth.agents.search import search_entries
 from synth.llm.registry import PROVIDERS
 
@@ -79,7 +79,7 @@ class Skill3MCP(MCPServer):
             if cached is not None and cached[0] == (stamp(folder), stamp(cached[1].skill_dir)):
                 views.append(cached[1])
                 continue
-            view = _try_load(folder)
+            view = try_load(folder)
             if view is None:
                 self._cache.pop(folder, None)
                 continue
