@@ -1,7 +1,7 @@
 """Snapshot check of the delta dev set: the skill a case produces, byte for byte, against recorded digests.
 
-A refactor that must not change behaviour runs this before it is merged: each case of
-``../shared/delta-dev/`` (or ``$DELTA_DEV``) is crawled with this checkout's code (``run_case.sh``), and the
+A refactor that must not change behaviour runs this before it is merged: each case of the delta development set
+(``$DELTA_DEV``, by default ``/work/shared/delta-dev``) is crawled with this checkout's code (``run_case.sh``), and the
 sha256 of SKILL.md, every file under references/ and run.json's ``delta`` section is compared with the
 digests recorded in ``bench/expect/delta-dev.sha256``.
 
