@@ -19,8 +19,9 @@ that score alike keep crawl order (tornado62's SKILL.md lists its equal-scored `
 a different order on two runs of one commit). One request at a time, a case gives the same bytes every run.
 Not every case is stable even so: sqlite340 lists its equal-scored entries in a different order on two runs
 of main's code one request at a time (the pages arrive in another order: 'news.html' before or after
-'releaselog/3_0_0.html'), so it has no recorded digests; a case is recorded only after two runs of one
-commit gave the same digests. Digests recorded from another crawl mode (``--out`` on ``run_all.sh``'s outputs) match only the lists'
+'releaselog/3_0_0.html'), and cmake325's references/try.md does too ('release/3.0.html' before or after
+'release/3.1.html'; its SKILL.md and run.json's delta stay the same), so neither has recorded digests; a case
+is kept only when a second run gave the same digests. Digests recorded from another crawl mode (``--out`` on ``run_all.sh``'s outputs) match only the lists'
 members, not their order; record with ``--code`` for a byte-exact check.
 
 What is normalised before hashing (the only run-to-run differences, checked by running a case twice):
