@@ -120,6 +120,8 @@ class LearnArgs(BaseModel):
     brave_key: SecretStr | None = Field(None, description="Brave Search API key (default BRAVE_SEARCH_API_KEY)")
     package: str | None = Field(None, description="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME "
                                                   "(default: looked up by the topic's name)")
+    packages: bool = Field(True, description="read the package's release archives (changelog, docs, README, API delta) as "
+                                             "official sources (docs/packages.md)")
     role: Literal["main", "worker"] = "main"
     # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.sitecrawl.crawl).
     depth_limit: int = Field(DEFAULT_DEPTH_LIMIT, description="link hops from a start URL, sitemap or llms.txt entry "
@@ -146,7 +148,7 @@ class LearnArgs(BaseModel):
             raise ValueError("is longer than 200 characters")
         return s
 
-    @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", "fresh", mode="before")
+    @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", "fresh", "packages", mode="before")
     @classmethod
     def _flags(cls, v: Any, info: ValidationInfo) -> bool:
         return _bool(v, info.field_name or "")

@@ -82,8 +82,8 @@ ALLOWED: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     # what a run writes (run.json reads the evidence selected through a protocol of its own, index.html renders the
     # refresh panel from run.json)
     "synth.output": ("synth.core", "synth.skill", "synth.evidence", "synth.delta"),
-    # keeping a skill current and putting it where agents look
-    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.delta", "synth.vet", "synth.output"),
+    # keeping a skill current and putting it where agents look (lint: the facts a run recorded, for the MCP lint/vet)
+    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.delta", "synth.lint", "synth.vet", "synth.output"),
     # the synthesis run in its steps; a refresh is one of them (agents.refresh reads the run through protocols)
     "synth.pipeline": ("synth.core", "synth.skill", "synth.evidence", "synth.delta", "synth.lint", "synth.llm", "synth.vet", "synth.output",
                        "synth.agents"),
