@@ -40,7 +40,7 @@ from pydantic import Field
 from skill3.mcp_jobs import Jobs, kill_groups
 from synth.agents import AgentsError
 from synth.agents.library import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS, best_match, budgeted, resolve, search_skills, served, uri
-from synth.agents.runview import MAX_SKILLS, RunView, _try_load, candidates, stamp
+from synth.agents.runview import MAX_SKILLS, RunView, candidates, stamp, try_load
 from synth.agents.search import search_entries
 from synth.llm.registry import PROVIDERS
 from synth.vet.publish import publishable
@@ -168,7 +168,7 @@ class Skill3MCP(MCPServer):
             if cached is not None and cached[0] == (stamp(folder), stamp(cached[1].skill_dir)):
                 views.append(cached[1])
                 continue
-            view = _try_load(folder)
+            view = try_load(folder)
             if view is None:
                 self._cache.pop(folder, None)
                 continue

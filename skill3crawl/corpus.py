@@ -41,10 +41,10 @@ from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 
-from skill3crawl.corpus_markers import _HEADER, KNOWN_HEADERS, MARKER, _Body, _is_marker, _Lines, _shown_marker
+from skill3crawl.corpus_markers import HEADER, KNOWN_HEADERS, MARKER, MarkerBody, MarkerLines, is_marker, shown_marker
 from synth.core.errors import (
     CorpusError,  # noqa: F401 - defined with every error (synth.core.errors)
-    )
+)
 from synth.evidence.urls import url_key
 
 MAX_BODY_BYTES = 5 * 1024 * 1024  # like DOWNLOAD_MAXSIZE for fetched pages
@@ -71,14 +71,14 @@ class _Block:
     size: int = 0
     has_text: bool = False
     oversized: bool = False
-    state: _Body = field(default_factory=_Body)
+    state: MarkerBody = field(default_factory=MarkerBody)
 
     def header(self, line: str, name: str) -> None:
         """A line of the header block: ``key: value``; a blank line ends the headers."""
         if not line.strip():
             self.in_headers = False
             return
-        m = _HEADER.match(line.strip())
+        m = HEADER.match(line.strip())
         if not m:
             raise CorpusError(
                 f"{name}: source block {self.number}: header line {line.strip()[:60]!r} is not 'key: value'; "
@@ -134,15 +134,15 @@ def iter_corpus(
     sources then have an empty body). Raises :class:`CorpusError` on the first malformed block."""
     block: _Block | None = None
     seen_text = False
-    src = _Lines(lines)
+    src = MarkerLines(lines)
     shown_until = 0  # markers before this line number are shown by the page they are in
     line = src.next()
     while line is not None:
         following = next(src.peek(), None)
-        boundary = line.startswith(MARKER) and _is_marker(line, following)
+        boundary = line.startswith(MARKER) and is_marker(line, following)
         if boundary and block is not None and block.state.open:  # inside a code block, comment, document…
             if src.consumed >= shown_until:  # no earlier look-ahead covers this marker
-                shown = _shown_marker(block.state, src.peek())
+                shown = shown_marker(block.state, src.peek())
                 shown_until = src.consumed + shown if shown is not None else 0
             if src.consumed < shown_until:  # the page shows it: body text
                 boundary = False

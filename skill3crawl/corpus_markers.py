@@ -1,7 +1,7 @@
 """Where a ``=== SOURCE ===`` line starts a source of the offline corpus and where it is a page's own text
 (:mod:`skill3crawl.corpus` has the rules): the constructs open in a body (a fence, a raw-text element, a comment, an
 unfinished HTML document), the marker line and its header, and the bounded look-ahead that decides a marker met
-inside an open body (:func:`_shown_marker`)."""
+inside an open body (:func:`shown_marker`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 from synth.skill.markdown import FenceTracker
 
 MARKER = "=== SOURCE ==="
-_HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:\s*(.*)$")
+HEADER = re.compile(r"^([A-Za-z][A-Za-z_-]*)\s*:\s*(.*)$")
 KNOWN_HEADERS = ("url", "title", "date")
 _RAW_TAGS = ("pre", "code", "textarea", "script", "style", "xmp")
 _LITERAL_TAGS = frozenset({"textarea", "script", "style", "xmp"})  # their text is never markup: "<html>" there is literal
@@ -23,7 +23,7 @@ _DOCUMENT_END = re.compile(r"</html\s*>", re.I)
 
 
 @dataclass
-class _Body:
+class MarkerBody:
     """Where a source's body is: inside a fence, a raw-text element, a comment, an unfinished document."""
 
     fences: FenceTracker = field(default_factory=FenceTracker)
@@ -103,22 +103,22 @@ class _Body:
         return (self.fences.fence is not None, self.raw_depth > 0, self.literal_depth > 0, self.in_comment,
                 bool(self.document and not self.document_closed))
 
-    def copy(self) -> "_Body":
-        twin = _Body(FenceTracker(), self.raw_depth, self.in_comment, self.document, self.document_closed, self.literal_depth)
+    def copy(self) -> "MarkerBody":
+        twin = MarkerBody(FenceTracker(), self.raw_depth, self.in_comment, self.document, self.document_closed, self.literal_depth)
         twin.fences.fence = self.fences.fence
         return twin
 
 
-def _is_marker(line: str, following: str | None) -> bool:
+def is_marker(line: str, following: str | None) -> bool:
     """A marker line (exactly ``=== SOURCE ===``) followed by a header: a boundary unless it is inside a body."""
     if not line.startswith(MARKER) or line.rstrip() != MARKER or following is None:
         return False
-    m = _HEADER.match(following.strip())
+    m = HEADER.match(following.strip())
     return bool(m and m.group(1).lower() in KNOWN_HEADERS)
 
 
-def _is_boundary(line: str, following: str | None, body: _Body) -> bool:
-    return not body.open and _is_marker(line, following)
+def _is_boundary(line: str, following: str | None, body: MarkerBody) -> bool:
+    return not body.open and is_marker(line, following)
 
 
 _FENCE_FIRST = frozenset(" `~\t")
@@ -128,7 +128,7 @@ LOOKAHEAD_BYTES = 256 * 1024  # how far past a marker inside an open body the re
 _LITERAL_KINDS = frozenset({"comment", "literal"})
 
 
-class _Lines:
+class MarkerLines:
     """Lines with a bounded look-ahead: ``peek()`` reads ahead without consuming, ``next()`` consumes."""
 
     def __init__(self, lines: Iterable[str]) -> None:
@@ -183,11 +183,11 @@ class _ShownMarker:
     In markdown a fence line is both closer and opener: it shows the marker when, read alone, the
     segment's fences do not pair up (in an HTML document it is text)."""
 
-    def __init__(self, carried: _Body) -> None:
+    def __init__(self, carried: MarkerBody) -> None:
         self.watched = set(carried.kinds())  # the constructs the marker is inside, until each closes
         self.literal = bool(self.watched & _LITERAL_KINDS)
         self.state = carried.copy()
-        self.fresh: _Body | None = None  # the new source's own reading (None in its header)
+        self.fresh: MarkerBody | None = None  # the new source's own reading (None in its header)
         self.fence_closed: int | None = None  # a fence closed at this line; decided at the segment's end
 
     def segment_end(self) -> int | None:
@@ -229,19 +229,19 @@ class _ShownMarker:
             size += len(line) + 1
             if size > LOOKAHEAD_BYTES:
                 return None
-            if pending is not None and _is_marker(pending, line):  # the next segment starts
+            if pending is not None and is_marker(pending, line):  # the next segment starts
                 if (decided := self.segment_end()) != _UNDECIDED:
                     return decided
                 self.fresh, in_headers = None, True
             pending = line if line.startswith(MARKER) else None
             if in_headers and not line.strip():
-                in_headers, self.fresh = False, _Body()
+                in_headers, self.fresh = False, MarkerBody()
             elif (decided := self.line(n, line)) != _UNDECIDED:
                 return decided
         decided = self.segment_end()
         return None if decided == _UNDECIDED else decided
 
 
-def _shown_marker(carried: _Body, ahead: Iterator[str]) -> int | None:
+def shown_marker(carried: MarkerBody, ahead: Iterator[str]) -> int | None:
     """See :class:`_ShownMarker`: lines until the closer that shows the marker is the page's text, or None."""
     return _ShownMarker(carried).decide(ahead)

@@ -26,21 +26,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-MAX_OBJECTS = 20_000  # public objects of one release
+from skill3crawl.packages.apiobject import MAX_OBJECTS, ApiObject, first_sentence  # noqa: F401 - part of this module's API
+
 MAX_CHANGES = 2_000  # entries of one comparison
 MAX_DEPTH = 6  # module nesting followed
 _SKIP_MODULES = re.compile(r"(?:^|\.)(?:tests?|testing|examples?|docs?|benchmarks?|conftest|setup|_vendor|vendor)(?:\.|$)")
-
-
-@dataclass(frozen=True)
-class ApiObject:
-    path: str  # the public dotted path (``attr.frozen``)
-    kind: str  # function | class | attribute | module
-    module: str  # the public module it is exported from
-    signature: str
-    doc: str  # the docstring's first sentence
-    file: str  # where it is defined, relative to the release's folder
-    target: str = ""  # where it is defined, as a dotted path (one object exported under two names has one target)
 
 
 @dataclass(frozen=True)
@@ -56,15 +46,6 @@ class ApiChange:
     doc: str
     file: str
     target: str = ""
-
-
-def first_sentence(text: str | None, limit: int = 240) -> str:
-    """The first sentence of a docstring's first paragraph."""
-    para = re.split(r"\n\s*\n", (text or "").strip(), maxsplit=1)[0]
-    para = " ".join(para.split())
-    m = re.match(r"(.+?[.!?])(?:\s|$)", para)
-    s = m.group(1) if m else para
-    return s if len(s) <= limit else s[: limit - 1].rstrip() + "…"
 
 
 _OLD_GENERICS = re.compile(r"\b(?:typing\.)?(List|Dict|Tuple|Type|Set|FrozenSet)\[")

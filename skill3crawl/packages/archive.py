@@ -21,11 +21,9 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Callable
 
+from synth.core.errors import ArchiveError  # noqa: F401 - defined with every error (synth.core.errors)
+
 MiB = 1024 * 1024
-
-
-class ArchiveError(ValueError):
-    """An archive refused; ``str()`` is one line saying why."""
 
 
 @dataclass(frozen=True)

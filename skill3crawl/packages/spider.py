@@ -33,6 +33,7 @@ from skill3crawl.packages.archive import Archive, ArchiveError, Limits, read_arc
 from skill3crawl.packages.changelog import release_naming, version_sections
 from skill3crawl.packages.files import API_ROLES, file_role, page_html, wanted
 from skill3crawl.state import get_state
+from synth.core.errors import ApiDeltaError
 from synth.delta.model import MAX_ENTRY_CHARS, ChangeRecord
 
 logger = logging.getLogger(__name__)
@@ -296,10 +297,6 @@ def _prefix(url: str) -> str:
 
     p = urlsplit(url)
     return f"{(p.hostname or '').lower()}{p.path}"
-
-
-class ApiDeltaError(RuntimeError):
-    pass
 
 
 def run_api_delta(name: str, releases: list[tuple[str, Archive]], seconds: float) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from skill3crawl.packages.apidelta import MAX_OBJECTS, ApiObject, first_sentence
+from skill3crawl.packages.apiobject import MAX_OBJECTS, ApiObject, first_sentence
 
 MAX_FILES = 2_000
 MAX_FILE_BYTES = 2 * 1024 * 1024

@@ -391,7 +391,7 @@ MAX_SKILLS = 500
 def discover(root: str | Path) -> list[RunView]:
     """The skills under an output root: the root itself when it is a run or skill folder, else each child folder
     that is one (hidden folders such as ``.history`` skipped; at most ``MAX_SKILLS``). Unreadable ones are skipped."""
-    return [v for v in (_try_load(c) for c in candidates(root)) if v is not None][:MAX_SKILLS]
+    return [v for v in (try_load(c) for c in candidates(root)) if v is not None][:MAX_SKILLS]
 
 
 def candidates(root: str | Path) -> list[Path]:
@@ -404,7 +404,7 @@ def candidates(root: str | Path) -> list[Path]:
     return sorted(c for c in root.iterdir() if c.is_dir() and not c.is_symlink() and not c.name.startswith("."))[: MAX_SKILLS * 4]
 
 
-def _try_load(path: Path) -> RunView | None:
+def try_load(path: Path) -> RunView | None:
     try:
         return load(path)
     except AgentsError:

@@ -32,6 +32,8 @@ name importable); the tree (``tests/core/test_errors.py`` checks it against the 
       + SetupError (RuntimeError) — exit 1
       + RecordError (ValueError) — exit 1
       + ScannerUnavailable (RuntimeError) — exit 1
+      + ArchiveError (ValueError) — exit 1
+      + ApiDeltaError (RuntimeError) — exit 1
 
 Each class below says which module raises it.
 """
@@ -234,3 +236,13 @@ class SpecError(UsageError, ValueError):
 # raised by skill3crawl.runner
 class SettingError(UsageError, ValueError):
     """A malformed ``-s NAME=VALUE``; ``str()`` is one line naming it and the fix."""
+
+
+# raised by skill3crawl.packages.archive
+class ArchiveError(Skill3Error, ValueError):
+    """An archive refused; ``str()`` is one line saying why."""
+
+
+# raised by skill3crawl.packages.spider
+class ApiDeltaError(Skill3Error, RuntimeError):
+    """The API delta of a package's releases could not be computed (a timeout, a failed or unreadable run)."""

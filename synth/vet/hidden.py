@@ -22,7 +22,7 @@ _HIDDEN_ATTRS = re.compile(
 _CLOSE_TAG = re.compile(r"</(\w{1,20})\s*>")
 
 
-def _tag_hits(text: str) -> list[Hit]:
+def tag_hits(text: str) -> list[Hit]:
     """Runs of Unicode tag characters that are not part of an emoji flag sequence (U+1F3F4 + tags)."""
     hits = []
     for m in re.finditer("[\U000E0000-\U000E007F]+", text):
@@ -34,7 +34,7 @@ def _tag_hits(text: str) -> list[Hit]:
     return hits
 
 
-def _invisible_hits(text: str) -> list[Hit]:
+def invisible_hits(text: str) -> list[Hit]:
     """Zero-width characters between two letters/digits (word-internal) and bidi controls, one hit per line."""
     hits = []
     for line_m in re.finditer(r"[^\n]+", text):
@@ -60,7 +60,7 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return fence_spans(text)
 
 
-def _hidden_spans(text: str) -> list[tuple[int, int, str]]:
+def hidden_spans(text: str) -> list[tuple[int, int, str]]:
     """HTML comments and hidden elements outside code blocks, found in linear time (a page of
     unclosed ``<!--`` or ``<p hidden>`` must not stall the screen): closing marks are indexed once."""
     code = _code_spans(text)

@@ -240,7 +240,7 @@ def _text(clean: str) -> _Text:
     return t
 
 
-def _phrase_hits(text: str) -> list[Hit]:
+def phrase_hits(text: str) -> list[Hit]:
     clean_s, where = _clean(text)
     clean = _text(clean_s)
     raw_has_invisible = INVISIBLE.search(text) is not None

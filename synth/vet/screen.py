@@ -59,9 +59,9 @@ from pathlib import Path
 from typing import Iterable
 
 from synth.vet.findings import BLOCKING, Finding, stable_hash
-from synth.vet.hidden import _hidden_spans, _invisible_hits, _tag_hits
+from synth.vet.hidden import hidden_spans, invisible_hits, tag_hits
 from synth.vet.hits import ADDRESS, CATEGORY, CONCEAL, EXFIL, HIDDEN_HTML, HIDDEN_TAGS, HIDDEN_UNICODE, OVERSIZED, PIPE, TITLE, Hit
-from synth.vet.phrasings import _phrase_hits
+from synth.vet.phrasings import phrase_hits
 
 
 def _escalate(hits: list[Hit], text: str) -> None:
@@ -113,8 +113,8 @@ def unmarked(text: str) -> str:
 def screen_hits(text: str) -> list[Hit]:
     """Every hit in one markdown text, after the combination rules; the phrase rules read the text with its
     list and quote markers blanked, so a phrase split over list items or quoted lines is one phrase. Pure."""
-    hits = _phrase_hits(unmarked(text)) + _tag_hits(text) + _invisible_hits(text)
-    hidden = _hidden_spans(text)
+    hits = phrase_hits(unmarked(text)) + tag_hits(text) + invisible_hits(text)
+    hidden = hidden_spans(text)
     for a, b, kind in hidden:
         inside = [h for h in hits if a <= h.start < b and h.rule not in (HIDDEN_UNICODE, HIDDEN_TAGS)]
         if inside:

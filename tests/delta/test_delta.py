@@ -9,7 +9,7 @@ from synth.delta.changes import Change, HostDates, classify, entry_score, page_f
 from synth.delta.timeline import Timeline
 from synth.delta.versions import parse_version, series, starts_series
 from synth.evidence.relevance import BM25, is_boilerplate, query_terms, rank_texts
-from synth.pipeline.bundle import Bundle, BundleDelta, _fair_shares
+from synth.pipeline.bundle import Bundle, BundleDelta, fair_shares
 from synth.pipeline.extractive import _entry_text, _label
 
 TODAY = date(2026, 11, 29)
@@ -229,7 +229,7 @@ def test_boilerplate_prior(url, title, boiler):
     ([100, 100], 1000, [100, 100]), ([50, 5000], 1000, [50, 950]), ([600, 600, 30], 900, [435, 435, 30]), ([], 10, []),
 ])
 def test_fair_shares(demands, budget, expected):
-    assert _fair_shares(demands, budget) == expected
+    assert fair_shares(demands, budget) == expected
 
 
 @pytest.mark.parametrize("text, names", [

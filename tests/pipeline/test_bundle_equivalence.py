@@ -26,7 +26,7 @@ import re  # noqa: E402
 
 import pytest  # noqa: E402
 
-from synth.pipeline.bundle import _Votes, fast_shingles, item_snippets  # noqa: E402
+from synth.pipeline.bundle import Votes, fast_shingles, item_snippets  # noqa: E402
 
 SIGMA = "ΟΔΥΣΣΕΥΣ ΚΑΙ ΣΙΣΥΦΟΣ ΜΑΖΙ ΣΤΟΝ ΔΡΟΜΟ ΤΗΣ ΙΘΑΚΗΣ."
 
@@ -44,7 +44,7 @@ SIGMA = "ΟΔΥΣΣΕΥΣ ΚΑΙ ΣΙΣΥΦΟΣ ΜΑΖΙ ΣΤΟΝ ΔΡΟΜΟ Τ�
 ])
 @pytest.mark.parametrize("ensure_ascii", [True, False])
 def test_the_raw_line_test_never_skips_an_item_that_can_vote(candidate, excerpt, code, ensure_ascii):
-    votes = _Votes()
+    votes = Votes()
     votes.add_candidate_snippet(candidate, "a.example", 0.5)
     item = {"url": "https://b.example/p", "excerpts": [excerpt] if excerpt else [], "code_blocks": [{"text": code, "language": ""}] if code else []}
     # the case is meaningful: the exact path finds a shared shingle
@@ -54,7 +54,7 @@ def test_the_raw_line_test_never_skips_an_item_that_can_vote(candidate, excerpt,
 
 @pytest.mark.parametrize("ensure_ascii", [True, False])
 def test_the_raw_line_test_skips_an_unrelated_item(ensure_ascii):
-    votes = _Votes()
+    votes = Votes()
     votes.add_candidate_snippet("Servers may be stateless behind a load balancer since the June release.", "a.example", 0.5)
     votes.add_candidate_snippet("run()", "a.example", 0.5)
     item = {"url": "https://b.example/p", "excerpts": ["Nothing here matches: tomatoes, basil and olive oil are a salad."],
@@ -115,16 +115,16 @@ def test_a_cluster_at_the_host_cap_stops_voting_without_changing_the_results(tmp
     path = _capped_run(tmp_path / "run.jsonl", variant_at)
     kw = {"cutoff_start": date(2026, 1, 1), "today": date(2026, 11, 29), "max_candidates": 6}
     retired = []
-    real = bundle_module._Votes._retire_if_decided
+    real = bundle_module.Votes._retire_if_decided
 
-    def counting(self: bundle_module._Votes, cid: int) -> None:
+    def counting(self: bundle_module.Votes, cid: int) -> None:
         before = len(self._all)
         real(self, cid)
         retired.append(before - len(self._all))
 
-    monkeypatch.setattr(bundle_module._Votes, "_retire_if_decided", counting)
+    monkeypatch.setattr(bundle_module.Votes, "_retire_if_decided", counting)
     fast = rank_sources([str(path)], **kw)
-    monkeypatch.setattr(bundle_module._Votes, "_retire_if_decided", lambda self, cid: None)
+    monkeypatch.setattr(bundle_module.Votes, "_retire_if_decided", lambda self, cid: None)
     slow = rank_sources([str(path)], **kw)
     assert any(retired)  # the cluster left the index (after the authoritative variant, wherever it is)
     assert [(c.url, c.consensus_count, c.excerpts, c.dropped_snippets) for c in fast.candidates] == \
@@ -134,9 +134,9 @@ def test_a_cluster_at_the_host_cap_stops_voting_without_changing_the_results(tmp
 
 
 def test_a_page_below_the_worst_kept_is_refused_as_push_would() -> None:
-    from synth.pipeline.bundle import Candidate, SourceItem, _Heap
+    from synth.pipeline.bundle import Candidate, Heap, SourceItem
 
-    heap = _Heap(2)
+    heap = Heap(2)
     for i, score in enumerate((0.5, 0.3)):
         c = Candidate(item=SourceItem(url=f"https://a.example/{i}"), where="", authority=0.5, recency_weight=1.0,
                       post_cutoff=True, combined_score=score)
@@ -178,7 +178,7 @@ def test_lower_words_is_the_regex_split_on_random_texts():
 def test_the_raw_line_test_reads_a_line_that_is_not_utf8_as_the_parser_does():
     """An invalid byte is read as a replacement character, which is not a word character: "caf\\xff bar" is the
     words "caf", "bar" to the parser, so the raw-line test must see them too."""
-    votes = _Votes()
+    votes = Votes()
     votes.add_candidate_snippet("caf bar baz", "a.example", 0.5)
     line = json.dumps({"url": "https://b.example/p", "excerpts": ["Über caf\x00 bar baz."]}, ensure_ascii=False)
     raw = line.encode().replace(b"\\u0000", b"\xff")
@@ -242,7 +242,7 @@ def test_the_vectorised_token_test_is_the_line_by_line_one(monkeypatch):
     from array import array
 
     rng = random.Random(3)
-    votes = _Votes()
+    votes = Votes()
     for i in range(300):
         votes.add_candidate_snippet(" ".join(f"w{rng.randrange(5000)}" for _ in range(12)), f"h{i}.example", 0.5)
     prefix = sorted(votes._prefix)

@@ -132,9 +132,9 @@ def _chunk_votes(path, spill: str = "", lose: bool = False):
     from synth.evidence.consensus import item_snippets
     from synth.pipeline.bundle.read import iter_items
     from synth.pipeline.bundle.summary import Reading
-    from synth.pipeline.bundle.vote import _Votes
+    from synth.pipeline.bundle.vote import Votes
 
-    votes = _Votes()
+    votes = Votes()
     for k, (_where, item) in enumerate(iter_items([str(path)])):
         if k % 2500 == 0:
             for _kind, text in item_snippets(item.excerpts, item.code_blocks):
@@ -249,7 +249,7 @@ def test_a_spilled_range_names_its_lines_as_the_run_does(tmp_path):
     from synth.evidence.consensus import item_snippets
     from synth.pipeline.bundle.read import iter_items
     from synth.pipeline.bundle.summary import Reading
-    from synth.pipeline.bundle.vote import _Votes
+    from synth.pipeline.bundle.vote import Votes
     from tests.pipeline.test_bundle_equivalence import _UNRELATED, _tokens_run
 
     path = _tokens_run(tmp_path / "run.jsonl", b"\xff", [_UNRELATED])
@@ -259,7 +259,7 @@ def test_a_spilled_range_names_its_lines_as_the_run_does(tmp_path):
     start, size = path.read_bytes().index(b"\n") + 1, path.stat().st_size
     spill = str(tmp_path / "1.spill")
     assert Reading(date(2026, 1, 1), date(2026, 11, 29), False, {}, ()).chunk(str(path), start, size, spill).spilled
-    votes = _Votes()
+    votes = Votes()
     a = items[0][1]
     cids = [votes.add_candidate_snippet(text, "a.example", 0.6) for _kind, text in item_snippets(a.excerpts, a.code_blocks)]
     parallel.vote_chunk(votes, parallel.Chunk(str(path), start, size, 2, spill), set(), loose)

@@ -9,7 +9,7 @@ Deterministic, no model. Two streaming passes over the files:
    exactly), then stream every item again and let each snippet *vote* on the
    candidates' clusters through an exact shingle inverted index (no new
    clusters, so memory stays bounded by the candidates, not the crawl). A line
-   that cannot vote is skipped unparsed (``_Votes.may_vote``): its snippet tokens,
+   that cannot vote is skipped unparsed (``Votes.may_vote``): its snippet tokens,
    written by the crawl at the end of the line, meet no candidate's
    (:mod:`synth.evidence.shingles`), or, without them, its words share no
    3-shingle with any candidate snippet.
@@ -40,9 +40,9 @@ from synth.pipeline.bundle.rank import (
     MAX_ENTRIES_PER_SOURCE,
     MAX_RELEASE_PAGES,
     OWN_DATE_SIGNALS,
+    Heap,
     Ranked,
     Subject,
-    _Heap,
     own_page_date,
     rank_sources,
     score_item,
@@ -53,7 +53,7 @@ from synth.pipeline.bundle.select import (
     Bundle,
     BundleDelta,
     Selection,
-    _fair_shares,
+    fair_shares,
     post_versions,
     ranking_rows,
     render_source,
@@ -62,7 +62,7 @@ from synth.pipeline.bundle.select import (
     source_tokens,
     to_bundle,
 )
-from synth.pipeline.bundle.vote import MAX_HOSTS_PER_CLUSTER, STRUCTURE_ONLY_BELOW, _Votes
+from synth.pipeline.bundle.vote import MAX_HOSTS_PER_CLUSTER, STRUCTURE_ONLY_BELOW, Votes
 from synth.skill.size import CHARS_PER_TOKEN, estimate_tokens
 
 # The names other modules, tests and bench/ import from ``synth.pipeline.bundle`` (the private ones by tests).
@@ -71,7 +71,7 @@ __all__ = [
     "MAX_HOSTS_PER_CLUSTER", "MAX_LINE_BYTES", "MAX_RELEASE_PAGES", "MAX_REPORTED_MALFORMED", "MIN_SOURCE_TOKENS",
     "OWN_DATE_SIGNALS", "RELEVANCE_FLOOR", "STRUCTURE_ONLY_BELOW",
     "Bundle", "BundleDelta", "BundleError", "Candidate", "Ranked", "ReadReport", "Selection", "SourceItem", "Subject",
-    "_Heap", "_Votes", "_fair_shares",
+    "Heap", "Votes", "fair_shares",
     "estimate_tokens", "fast_shingles", "item_snippets", "iter_items", "lower_words", "own_page_date", "rank_sources",
     "post_versions", "ranking_rows", "render_source", "score_item", "select_evidence", "source_rows", "source_tokens",
     "to_bundle",

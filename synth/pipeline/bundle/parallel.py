@@ -4,13 +4,13 @@ Pass 1 (:meth:`VotePool.read`): the workers parse and summarise their ranges (:m
 replays the lines in order, so the run's statistics, the ledger and the heap of candidates grow exactly as in one
 pass in order; each worker keeps what pass 2 needs of its range in a spill file (:mod:`.spill`). Pass 2
 (:meth:`VotePool.vote`): the workers let their ranges' lines vote on the candidates' clusters, from the spills
-(or the lines, where a spill is missing); the votes are merged into the main process's :class:`~.vote._Votes`
+(or the lines, where a spill is missing); the votes are merged into the main process's :class:`~.vote.Votes`
 exactly.
 
 Exact because a vote only ever adds: a cluster's agreement is the number of independent hosts that published it,
 capped at :data:`~.vote.MAX_HOSTS_PER_CLUSTER` (the union of the workers' host sets, capped, is what one pass in
 order counts), and an authoritative variant is known when any line showed one. A worker retires a decided cluster
-from its own copy of the index only (:meth:`~.vote._Votes._retire_if_decided`), which changes no outcome.
+from its own copy of the index only (:meth:`~.vote.Votes._retire_if_decided`), which changes no outcome.
 
 Used when the run is at least :data:`MIN_PARALLEL_BYTES` and more than one CPU is usable
 (``SKILL3_BUNDLE_WORKERS``: the number of worker processes, default one per usable CPU up to
@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from synth.pipeline.bundle.read import MAX_LINE_BYTES, READ_BUFFER, _lines, _vote_marks
+from synth.pipeline.bundle.read import MAX_LINE_BYTES, READ_BUFFER, read_lines, vote_marks
 from synth.pipeline.bundle.spill import read_spill
 from synth.pipeline.bundle.summary import ChunkRead, Reading
-from synth.pipeline.bundle.vote import _Votes
+from synth.pipeline.bundle.vote import Votes
 
 log = logging.getLogger(__name__)
 
@@ -131,15 +131,15 @@ def cut(paths: list[str], chunk_bytes: int | None = None) -> list[tuple[str, int
     return ranges
 
 
-def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str],
-               loose: frozenset[str] | set[str] = frozenset()) -> _Votes:
+def vote_chunk(votes: Votes, chunk: Chunk, skipped: frozenset[str] | set[str],
+               loose: frozenset[str] | set[str] = frozenset()) -> Votes:
     """Every line of ``chunk`` (those pass 1 skipped as malformed excepted) votes on ``votes`` (those in ``loose``
     without their snippet tokens); returns it."""
     spilled = read_spill(chunk.spill) if chunk.spill else None
     with Path(chunk.path).open("rb", buffering=READ_BUFFER) as fh:
         if spilled is None:
             fh.seek(chunk.start)
-            votes.vote_lines(_vote_marks(chunk.path, _chunk_lines(fh, chunk), skipped, loose))
+            votes.vote_lines(vote_marks(chunk.path, _chunk_lines(fh, chunk), skipped, loose))
             return votes
         fd = fh.fileno()
         offsets, sizes = spilled.offsets, spilled.sizes
@@ -147,19 +147,19 @@ def vote_chunk(votes: _Votes, chunk: Chunk, skipped: frozenset[str] | set[str],
                        lambda i: os.pread(fd, sizes[i], offsets[i]))
         others, before = spilled.others, chunk.first_line - 1  # a spill numbers the lines from the range's first
         numbered = ((before + others[k], os.pread(fd, others[k + 2], others[k + 1])) for k in range(0, len(others), 3))
-        votes.vote_lines(_vote_marks(chunk.path, numbered, skipped, loose))
+        votes.vote_lines(vote_marks(chunk.path, numbered, skipped, loose))
     return votes
 
 
 def _chunk_lines(fh: BinaryIO, chunk: Chunk) -> Iterator[tuple[int, bytes | None]]:
     """The numbered lines of ``chunk`` (``fh`` at its start)."""
-    for n, raw in _lines(fh, MAX_LINE_BYTES, first=chunk.first_line):
+    for n, raw in read_lines(fh, MAX_LINE_BYTES, first=chunk.first_line):
         yield n, raw
         if fh.tell() >= chunk.end:
             break
 
 
-_WORKER_VOTES: dict[str, _Votes] = {}  # in a worker process: the copy of the vote its last chunks used, by key
+_WORKER_VOTES: dict[str, Votes] = {}  # in a worker process: the copy of the vote its last chunks used, by key
 
 
 def _worker_vote(key: str, state: bytes, chunk: Chunk, skipped: frozenset[str],
@@ -169,7 +169,7 @@ def _worker_vote(key: str, state: bytes, chunk: Chunk, skipped: frozenset[str],
     votes = _WORKER_VOTES.get(key)
     if votes is None:
         _WORKER_VOTES.clear()
-        votes = _WORKER_VOTES[key] = _Votes.from_state(pickle.loads(state))
+        votes = _WORKER_VOTES[key] = Votes.from_state(pickle.loads(state))
     votes.fresh_votes()
     votes = vote_chunk(votes, chunk, skipped, loose)
     return dict(votes.hosts), votes.authoritative_variant
@@ -282,7 +282,7 @@ class VotePool:
                 submit(done + len(pending))
             yield spill, read
 
-    def vote(self, votes: _Votes, chunks: list[Chunk], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> bool:
+    def vote(self, votes: Votes, chunks: list[Chunk], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> bool:
         """Pass 2 over ``chunks`` in the workers, merged into ``votes``; False when there is no pool or it broke (then
         nothing was merged and the caller reads in order)."""
         if self._pool is None or not chunks:

@@ -29,9 +29,9 @@ from synth.evidence.scoring import combined_score
 from synth.evidence.urls import host_of, normalize_host, site_host
 from synth.pipeline.bundle import parallel
 from synth.pipeline.bundle.candidate import CANDIDATES_PER_SOURCE, DEFAULT_MAX_SOURCES, RELEVANCE_FLOOR, Candidate
-from synth.pipeline.bundle.read import BundleError, ReadReport, _read_line, _vote_lines, iter_items
+from synth.pipeline.bundle.read import BundleError, ReadReport, iter_items, iter_vote_lines, parse_line
 from synth.pipeline.bundle.summary import ChunkRead, Reading, page_bound, page_text
-from synth.pipeline.bundle.vote import _apply_consensus, _Votes
+from synth.pipeline.bundle.vote import Votes, apply_consensus
 
 HEAP_SLACK = 2  # pass 1 keeps this many times the candidates: its scores are provisional (timeline, hosts, IDF still growing)
 MAX_ENTRIES_PER_SOURCE = 60
@@ -88,7 +88,7 @@ def score_item(item: SourceItem, cutoff_start: date, today: date, strict: bool, 
     return c, None
 
 
-class _Heap:
+class Heap:
     """Bounded top-K of candidates, de-duplicated by URL (keeps the better-ranked copy)."""
 
     def __init__(self, k: int) -> None:
@@ -236,7 +236,7 @@ class _FirstPass:
         self.ledger = Ledger(topic=subject.topic)
         self.release_pages: list[tuple[str, str, str, str, str | None]] = []  # a change page about one version, with its date
         self.bm = BM25(subject.terms())
-        self.heap = _Heap(max_candidates * HEAP_SLACK)
+        self.heap = Heap(max_candidates * HEAP_SLACK)
         self.skipped: set[str] = set()  # the ``file:line`` of lines skipped as malformed (pass 2 skips them too)
         self.loose: set[str] = set()  # lines whose snippet_tokens pass 2 does not use (read_line's ``loose``)
 
@@ -260,7 +260,7 @@ class _FirstPass:
         for record in read.records:
             if len(record) == 2:  # a raw line
                 where = f"{path}:{before + record[0]}"
-                item = _read_line(record[1], where, self.report, self.skipped, self.loose)
+                item = parse_line(record[1], where, self.report, self.skipped, self.loose)
                 if item is not None:
                     self.report.items += 1
                     self._consider(where, item)
@@ -403,7 +403,7 @@ def _line_at(path: str, offset: int, size: int, where: str) -> SourceItem | None
     """The item of the line at ``offset`` (a page a worker summarised, which may enter the heap)."""
     with open(path, "rb") as fh:
         fh.seek(offset)
-        return _read_line(fh.read(size), where, None, None)
+        return parse_line(fh.read(size), where, None, None)
 
 
 def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chunks: list[parallel.Chunk] | None = None,
@@ -411,7 +411,7 @@ def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chun
     """Pass 2: cluster the candidates' snippets, let every item of the run vote on them (the lines pass 1 skipped as
     malformed excepted), and apply the outcome to each candidate. ``chunks``: the run cut at line ends, read by the
     ``pool``'s worker processes when it has them (:mod:`.parallel`)."""
-    votes = _Votes()
+    votes = Votes()
     per_candidate: list[list[tuple[str, str, int]]] = []
     for c in candidates:
         host = normalize_host(c.item.host or host_of(c.url))
@@ -420,9 +420,9 @@ def _vote(candidates: list[Candidate], paths: list[str], skipped: set[str], chun
             snippets.append((kind, text, votes.add_candidate_snippet(text, host, c.authority)))
         per_candidate.append(snippets)
     if pool is None or not pool.vote(votes, chunks or [], skipped, loose):
-        votes.vote_lines(_vote_lines(paths, skipped, loose))
+        votes.vote_lines(iter_vote_lines(paths, skipped, loose))
     for c, snippets in zip(candidates, per_candidate):
-        _apply_consensus(c, snippets, votes)
+        apply_consensus(c, snippets, votes)
 
 
 def _apply_delta(candidates: list[Candidate], base: tuple[str, ...]) -> None:

@@ -1,5 +1,5 @@
 """Reading run.jsonl: the lines one at a time (bounded), each checked as a source item; the first pass reads every
-field, the second (:func:`_vote_lines`, :func:`_vote_line`) only what the consensus vote needs."""
+field, the second (:func:`iter_vote_lines`, :func:`vote_line`) only what the consensus vote needs."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class ReadReport:
         }
 
 
-def _lines(fh: IO[bytes], limit: int, first: int = 1) -> Iterator[tuple[int, bytes | None]]:
+def read_lines(fh: IO[bytes], limit: int, first: int = 1) -> Iterator[tuple[int, bytes | None]]:
     """(line number, bytes) of a binary file from its current position, whose line is number ``first``, one line at
     a time; a line longer than ``limit`` bytes is read past in pieces and comes as ``None`` (never held whole)."""
     n = first - 1
@@ -101,7 +101,7 @@ def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: s
     field of the wrong type, longer than :data:`MAX_LINE_BYTES`) are counted in ``report`` and skipped.
     Lines that are not UTF-8 are read with replacement characters and counted (``not_utf8``).
     ``skipped`` collects the ``file:line`` of every line skipped as malformed, ``loose`` of every line with
-    ``snippet_tokens`` read otherwise than as it is (:func:`_read_line`); ``splitter`` is told where each line ends
+    ``snippet_tokens`` read otherwise than as it is (:func:`parse_line`); ``splitter`` is told where each line ends
     (pass 2's chunks)."""
     for path in paths:
         p = Path(path)
@@ -112,16 +112,16 @@ def iter_items(paths: list[str], report: ReadReport | None = None, *, skipped: s
         if splitter is not None:
             splitter.start_file(path)
         with p.open("rb", buffering=READ_BUFFER) as fh:
-            for n, raw in _lines(fh, MAX_LINE_BYTES):
+            for n, raw in read_lines(fh, MAX_LINE_BYTES):
                 if splitter is not None:
                     splitter.line(n, fh.tell())
                 where = f"{path}:{n}"
-                item = _read_line(raw, where, report, skipped, loose)
+                item = parse_line(raw, where, report, skipped, loose)
                 if item is not None:
                     yield where, item
 
 
-def _read_line(raw: bytes | None, where: str, report: ReadReport | None, skipped: set[str] | None,
+def parse_line(raw: bytes | None, where: str, report: ReadReport | None, skipped: set[str] | None,
                loose: set[str] | None = None) -> SourceItem | None:
     """One line (``None``: longer than :data:`MAX_LINE_BYTES`) as a source item; ``None`` for a blank line and for
     a malformed one (counted in ``report``, its ``where`` added to ``skipped``). A line the one-call check does not
@@ -169,14 +169,14 @@ def _malformed(where: str, reason: str, report: ReadReport | None, skipped: set[
 _VOTE_FIELDS = ("url", "final_url", "host", "authority", "excerpts", "code_blocks")
 
 
-def _vote_lines(paths: list[str], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[bytes, bool]]:
-    """Second pass over ``paths``: :func:`_vote_marks` of their lines."""
+def iter_vote_lines(paths: list[str], skipped: set[str], loose: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[bytes, bool]]:
+    """Second pass over ``paths``: :func:`vote_marks` of their lines."""
     for path in paths:
         with Path(path).open("rb", buffering=READ_BUFFER) as fh:
-            yield from _vote_marks(path, _lines(fh, MAX_LINE_BYTES), skipped, loose)
+            yield from vote_marks(path, read_lines(fh, MAX_LINE_BYTES), skipped, loose)
 
 
-def _vote_marks(path: str, numbered: Iterable[tuple[int, bytes | None]], skipped: set[str] | frozenset[str],
+def vote_marks(path: str, numbered: Iterable[tuple[int, bytes | None]], skipped: set[str] | frozenset[str],
                 loose: set[str] | frozenset[str]) -> Iterator[tuple[bytes, bool]]:
     """(raw line, whether its snippet tokens may be used — not for the lines in ``loose``) of every numbered line of
     ``path`` the first pass accepted (those in ``skipped`` are not)."""
@@ -188,7 +188,7 @@ def _vote_marks(path: str, numbered: Iterable[tuple[int, bytes | None]], skipped
             yield raw, not (loose and where in loose)
 
 
-def _vote_line(raw: bytes, may_vote: Callable[[bytes], bool] | None = None) -> dict | None:
+def vote_line(raw: bytes, may_vote: Callable[[bytes], bool] | None = None) -> dict | None:
     """One line's fields for the vote (checked and capped as :func:`iter_items` does; the other fields are not checked
     again); None for a blank line, one ``may_vote(line)`` (a cheap test on the raw line) rejects, or one changed since
     pass 1."""

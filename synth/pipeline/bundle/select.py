@@ -102,7 +102,7 @@ def _fill_in_order(sources: list[Candidate], remaining: int, chosen: list, trimm
     return remaining
 
 
-def _fair_shares(demands: list[int], budget: int) -> list[int]:
+def fair_shares(demands: list[int], budget: int) -> list[int]:
     """Water-filling: each demand gets at most an equal share of what the smaller demands left."""
     shares = [0] * len(demands)
     left = budget
@@ -152,7 +152,7 @@ def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: in
         remaining = _fill_in_order([c for c in pool if not c.delta], remaining, chosen, trimmed, excluded)
     elif first and sum(source_tokens(c) for c in first) > budget:
         # max-min fair shares: small sources fit whole, the large ones split what is left
-        shares = _fair_shares([source_tokens(c) for c in first], budget)
+        shares = fair_shares([source_tokens(c) for c in first], budget)
         for c, share in zip(first, shares):
             share = max(MIN_SOURCE_TOKENS, share)
             t = _trim(c, share) if source_tokens(c) > share else c

@@ -23,7 +23,7 @@ from synth.evidence.relevance import BM25
 from synth.evidence.scoring import combined_score
 from synth.evidence.shingles import line_tokens
 from synth.evidence.urls import host_of, normalize_host
-from synth.pipeline.bundle.read import MAX_LINE_BYTES, READ_BUFFER, _lines
+from synth.pipeline.bundle.read import MAX_LINE_BYTES, READ_BUFFER, read_lines
 from synth.pipeline.bundle.spill import SpillWriter
 
 
@@ -96,7 +96,7 @@ class Reading:
         with Path(path).open("rb", buffering=READ_BUFFER) as fh:
             fh.seek(start)
             offset = start
-            for n, raw in _lines(fh, MAX_LINE_BYTES):
+            for n, raw in read_lines(fh, MAX_LINE_BYTES):
                 lines, end_of_line = n, fh.tell()
                 size = end_of_line - offset
                 record = self._line(n, raw, offset, size, bm, seen)

@@ -1,5 +1,5 @@
 """The consensus vote: the candidates' snippets clustered, every line of the run voting on those clusters through an
-exact shingle index (:class:`_Votes`), and the outcome applied to each candidate (:func:`_apply_consensus`)."""
+exact shingle index (:class:`Votes`), and the outcome applied to each candidate (:func:`apply_consensus`)."""
 
 from __future__ import annotations
 
@@ -30,14 +30,14 @@ from synth.evidence.shingles import (
 )
 from synth.evidence.urls import host_of, normalize_host
 from synth.pipeline.bundle.candidate import Candidate
-from synth.pipeline.bundle.read import _vote_line
+from synth.pipeline.bundle.read import vote_line
 
 Met = tuple[int, frozenset[int]]  # a line's snippets as its tokens describe them: how many, those whose tokens met
 STRUCTURE_ONLY_BELOW = 0.5  # authority below this: structure only
 MAX_HOSTS_PER_CLUSTER = 64  # agreement saturates; bounds memory
 
 
-class _Votes:
+class Votes:
     """The candidates' snippet clusters plus an exact shingle index the whole run votes through."""
 
     def __init__(self, *, clustering: bool = True) -> None:
@@ -77,7 +77,7 @@ class _Votes:
                 "low_authority": self._low_authority, "prefix_of": self._prefix_of}
 
     @classmethod
-    def from_state(cls, state: dict) -> "_Votes":
+    def from_state(cls, state: dict) -> "Votes":
         votes = cls(clustering=False)
         votes.rep, votes._low_authority, votes._prefix_of = state["rep"], state["low_authority"], state["prefix_of"]
         votes._inverted.update(state["inverted"])
@@ -109,7 +109,7 @@ class _Votes:
         self.authoritative_variant |= authoritative_variant
 
     def observe_fields(self, data: dict, *, met: Met | None = None) -> None:
-        """One run.jsonl line's vote (its checked fields, as :func:`~.read._vote_line` gives them); ``met``: as
+        """One run.jsonl line's vote (its checked fields, as :func:`~.read.vote_line` gives them); ``met``: as
         :meth:`observe_item`'s."""
         host = normalize_host(data.get("host") or host_of(data.get("final_url") or data["url"]))
         self.observe_item(data.get("excerpts", []), data.get("code_blocks", []), host, float(data.get("authority", 0.5)),
@@ -214,7 +214,7 @@ class _Votes:
                 self._vote_raw(line(i), None, met=(len(groups), found))
 
     def _vote_raw(self, raw: bytes, may_vote: Callable[[bytes], bool] | None, *, met: Met | None = None) -> None:
-        data = _vote_line(raw, may_vote)
+        data = vote_line(raw, may_vote)
         if data is not None:
             self.observe_fields(data, met=met)
 
@@ -302,7 +302,7 @@ _TABLE_SIZE = 1 << 20  # 1 MB, in cache: one in ~100 random tokens passes it whe
 _JSON_ESCAPE = re.compile(rb'\\[\\nt"/rbf]')  # every JSON escape but \\uXXXX, left to right as the parser reads them
 
 
-def _apply_consensus(c: Candidate, snippets: list[tuple[str, str, int]], votes: _Votes) -> None:
+def apply_consensus(c: Candidate, snippets: list[tuple[str, str, int]], votes: Votes) -> None:
     conflicting_claims: list[str] = []
     best = 1
     code_consensus: dict[str, int] = {}
