@@ -168,7 +168,7 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
 
     _responses: dict[str, Any]  # netloc → the robots.txt response, handed to the crawl's own robots.txt request
 
-    async def process_request(self, request: Any) -> Any:
+    async def process_request(self, request: Any, spider: Any = None) -> Any:  # answers with a Response
         """Scrapy's check, except for the crawl's own robots.txt request (docs mode reads its ``Sitemap:`` lines):
         it is answered from the download this middleware made (robots.txt is fetched once per host), or ignored
         when that download failed (a failed robots.txt is not tried again)."""
@@ -179,7 +179,7 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
             if stored is None:
                 raise IgnoreRequest(f"robots.txt of {url.netloc} could not be fetched")
             return stored.replace(url=request.url, request=request)
-        return await super().process_request(request)
+        return await super().process_request(request, spider)
 
     def process_request_2(self, rp: Any, request: Any) -> None:
         """Scrapy's check; a page robots.txt forbids is listed in crawl.json's ``dropped_items`` (reason ``robots``)."""

@@ -311,7 +311,7 @@ class DocsCrawlMixin:
         if depth > MAX_SITEMAP_DEPTH:
             self._drop("sitemap_depth")
             return None
-        done = getattr(self, "_sitemaps_requested", set())
+        done: set[str] = getattr(self, "_sitemaps_requested", set())
         self._sitemaps_requested = done
         if url in done:
             return None  # an index that lists itself (or a sitemap listed twice)

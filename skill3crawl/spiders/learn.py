@@ -193,13 +193,8 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
         if resuming(self.settings):  # the pages waiting in the saved state (after a kill: also those in flight)
             yield from self.resume_waiting()
 
-    async def _start_corpus(self, state: Any) -> AsyncIterator[PageItem]:
-        """The offline corpus: its skipped sources said once, then one item per source within the budget
-        (a resumed crawl skips what its feed already holds)."""
-        state.discovery.append("corpus")
-        state.planner = {"status": "skipped", "reason": "input_file"}
-        corpus = self.args.corpus
-        assert corpus is not None  # start() comes here only with a corpus
+    def _say_skipped(self, corpus: Any) -> None:
+        """What the corpus left out, counted and said once (each reason one warning line)."""
         for reason, urls in (("oversized", corpus.oversized), ("duplicate_url", corpus.duplicates)):
             if urls:
                 self.crawler.stats.inc_value(f"skill3/dropped/{reason}", len(urls))
@@ -224,6 +219,15 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
             logger.warning("skill3: input_file: %d '=== SOURCE ===' line(s) inside a code block, <pre> or comment were read "
                            "as page text, not as new sources (source block(s) %s); close the block before the next source",
                            len(corpus.hidden), ", ".join(map(str, sorted(set(corpus.hidden))[:5])))
+
+    async def _start_corpus(self, state: Any) -> AsyncIterator[PageItem]:
+        """The offline corpus: its skipped sources said once, then one item per source within the budget
+        (a resumed crawl skips what its feed already holds)."""
+        state.discovery.append("corpus")
+        state.planner = {"status": "skipped", "reason": "input_file"}
+        corpus = self.args.corpus
+        assert corpus is not None  # start() comes here only with a corpus
+        self._say_skipped(corpus)
         written = self._written_before()
         self.written_before = len(written)
         for n, src in enumerate(corpus):
