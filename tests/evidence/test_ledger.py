@@ -286,21 +286,27 @@ def test_source_numbers_extend_the_bundle():
     ("see [the docs](../library/x.html) for `a<b>`", "see the docs for `a<b>`"),
     ("[x](javascript:alert(1)) and [y](https://ok.example/)", "x and [y](https://ok.example/)"),
     ("<img src=x onerror=alert(1)>", "\\<img src=x onerror=alert(1)>"),
+    # brackets of the text around a link stay as the reader sees them
+    ("q: Union[Type[[Exception](/lib/exceptions.html#Exception)], int]", "q: Union[Type[Exception], int]"),
+    ("f()[[source]](_modules/f.html#f)", "f()[source]"),
 ])
 def test_safe_inline(text, safe):
     assert safe_inline(text) == safe
 
 
-@pytest.mark.parametrize("text, out", [
+@pytest.mark.parametrize("text, out, notes", [
+    # the quote keeps the source's words, the phrase dating it to an old version is elided ("…"), the label says it
     ("deprecated in favor of the replacements added in Python 3.9 and will be removed",
-     "deprecated in favor of the replacements available since Python 3.9, before the cutoff and will be removed"),
-    ("the flag introduced in version 2.1 now defaults to on", "the flag available since version 2.1, before the cutoff now defaults to on"),
-    ("New in 2.3: the loader", "New in 2.3: the loader"),  # a post-cutoff version is left as it is
+     "deprecated in favor of the replacements … and will be removed", ["…: since Python 3.9, before the cutoff"]),
+    ("the flag introduced in version 2.1 now defaults to on", "the flag … now defaults to on",
+     ["…: since version 2.1, before the cutoff"]),
+    ("frob() — Frobs. New in version 2.1.", "frob() — Frobs. …", ["…: since version 2.1, before the cutoff"]),
+    ("New in 2.3: the loader", "New in 2.3: the loader", []),  # a post-cutoff version is left as it is
 ])
-def test_history_inside_an_entry_is_dated_as_history(text, out):
-    from synth.evidence.delta.cleaning import date_history
+def test_history_inside_an_entry_is_elided_and_said_in_the_label(text, out, notes):
+    from synth.evidence.delta.cleaning import elide_history
 
-    assert date_history(text, lambda v: v in ("3.9", "2.1")) == out
+    assert elide_history(text, lambda v: v in ("3.9", "2.1")) == (out, notes)
 
 
 # -- build-dated hosts: a page's own date that differs from the build is real --------------------------------------
@@ -350,6 +356,10 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     ("frob() — Frobs. Added in: v9.0.0", "9.0.0", "frob() — Frobs."),
     ("frob() — Frobs. New in version 2.1.", "3.0", "frob() — Frobs. New in version 2.1."),  # another version stays
     ("old() — Deprecated since version 3.11, will be removed in version 3.13: use new().", "3.11", "old() — use new()."),
+    # inside a sentence the phrase is the sentence's own words: a quote never loses them
+    ("Batch calls were deprecated in 2.5, so when one fails the rest go on.", "2.5",
+     "Batch calls were deprecated in 2.5, so when one fails the rest go on."),
+    ("The option was added in v3.0 and defaults to off.", "3.0", "The option was added in v3.0 and defaults to off."),
 ])
 def test_own_marker_phrase_is_left_to_the_label(text, version, out):
     from synth.evidence.delta.cleaning import strip_own_marker

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from synth.core.literals import sub
 from synth.evidence.delta.lines import version_label
+from synth.skill.quote import ELLIPSIS
 
 # -- cleaning ---------------------------------------------------------------------------------------------------
 
@@ -51,13 +52,31 @@ _HISTORY = re.compile(r"\b(?:[Nn]ew|[Aa]dded|[Ii]ntroduced)\s+(?:in|since)\s+((?
                       r"(v?\d+(?:\.\d+)*)(?![\w]|\.\d)")
 
 
-def date_history(text: str, is_pre: "Callable[[str], bool]") -> str:
+def elide_history(text: str, is_pre: "Callable[[str], bool]") -> tuple[str, list[str]]:
     """A phrase inside a post-cutoff entry that dates something to a version released before the cutoff ("the
-    replacements added in Python 3.9") says so: "available since Python 3.9, before the cutoff" — so no line of the
-    skill presents an old version as new."""
+    replacements added in Python 3.9") is left out of the quote and said in the label instead: the text reads
+    "the replacements … and will be removed", the note "…: since Python 3.9, before the cutoff" — so no line of the
+    skill presents an old version as new, and the quote is still the source's words. A marker sentence of its own
+    ("New in version 2.1.") goes whole. Returns (text, notes)."""
+    if not _HISTORY.search(text):
+        return text, []
+    notes: list[str] = []
+
     def repl(m: re.Match) -> str:
-        return f"available since {m.group(1)}{m.group(2)}, before the cutoff" if is_pre(m.group(2).lstrip("vV")) else m.group(0)
-    return _HISTORY.sub(repl, text) if _HISTORY.search(text) else text
+        if not is_pre(m.group(2).lstrip("vV")):
+            return m.group(0)
+        note = f"since {m.group(1)}{m.group(2)}, before the cutoff"
+        if note not in notes:
+            notes.append(note)
+        return ELLIPSIS
+
+    out = _HISTORY.sub(repl, text)
+    if not notes:
+        return text, []
+    # "… ." / "…:" left where the phrase ended a sentence: the ellipsis ends it
+    out = re.sub(r"…\s*([.:;,])(?=\s|$)", "…", out)
+    out = re.sub(r"(?:…\s*){2,}", "… ", out).strip()
+    return out, [f"…: {n}" for n in notes]
 
 
 def unlink_issues(text: str) -> str:
@@ -81,7 +100,7 @@ def clean_text(text: str) -> str:
             break
     if _ONLY_ISSUES.match(t):
         return ""
-    if t and t[-1] not in ".!?:;)`*\"'" and len(t) > 40:
+    if t and t[-1] not in ".!?:;)`*\"'…" and len(t) > 40:
         t += "."
     return t
 
@@ -112,11 +131,23 @@ def _own_marker(version: str) -> re.Pattern[str]:
 
 def strip_own_marker(text: str, version: str) -> str:
     """The entry's text without the marker phrase that names its own version ("New in version 3.11." — the label
-    says it); a marker of another version stays."""
+    says it) when that phrase is a sentence of its own: it opens the text or follows a sentence's end, or starts with a
+    capital, and it ends with a stop or colon or ends the text. Inside a sentence ("Batch calls were deprecated in 2.5,
+    so …") it stays: a quote never loses a word. A marker of another version stays."""
     if not version or version not in text:  # the phrase holds the version as written
         return text
     rx = _own_marker(version)
-    return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if rx.search(text) else text
+    if not rx.search(text):
+        return text
+
+    def repl(m: re.Match) -> str:
+        phrase = m.group(0).strip()
+        before = text[:m.start()].rstrip()
+        opens = not before or before[-1] in ".!?:;—" or phrase[:1].isupper()
+        closes = phrase[-1:] in ".:;" or not text[m.end():].strip()
+        return " " if opens and closes else m.group(0)
+
+    return _WS.sub(" ", rx.sub(repl, text)).strip(" —-")
 
 
 @lru_cache(maxsize=4096)

@@ -48,7 +48,7 @@ from synth.evidence.delta.cleaning import (
     _ISSUE_PREFIX,
     clean_heading,
     clean_text,
-    date_history,
+    elide_history,
     is_intro,
     strip_own_marker,
     strip_stamp,
@@ -57,6 +57,7 @@ from synth.evidence.delta.cleaning import (
 from synth.evidence.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.evidence.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
 from synth.evidence.delta.versions import newest_first, parse_version
+from synth.skill.quote import shorten
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
 MAX_ENTRY_TEXT = 1200
@@ -89,6 +90,7 @@ class Entry:
     score: float = 0.0
     order: int = 0  # position in the run (page order, then the page's own order)
     edge: bool = False  # released in the cutoff month itself: the model may know it partly
+    notes: list[str] = field(default_factory=list)  # what the label adds to the quote ("…: since 3.9, before the cutoff")
 
     @property
     def url(self) -> str:
@@ -250,7 +252,7 @@ class Ledger:
             return pre_cache[v]
 
         for e in post + undated:
-            e.text = date_history(e.text, is_pre)
+            e.text, e.notes = elide_history(e.text, is_pre)
         post = _dedupe(post)
         undated = _dedupe(undated)
         post_pages = {c[0] for e in post for c in e.citations[:1] if e.change_page}
@@ -293,7 +295,8 @@ def placed_status(where: Placement, timeline: Timeline, cutoff_start: date) -> V
 
 def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
     tracker_item = bool(_ISSUE_PREFIX.match(unlink_issues(ch.text or "")))
-    text = strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version)[:MAX_ENTRY_TEXT]
+    text = shorten(strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version), MAX_ENTRY_TEXT,
+                   hard=MAX_ENTRY_TEXT)
     if len(text) < 12:
         skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1
         return None

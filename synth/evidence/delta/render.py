@@ -25,6 +25,7 @@ from synth.evidence.delta.timeline import VersionStatus
 from synth.evidence.delta.versions import newest_first, parse_version
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
+from synth.skill.quote import shorten
 
 PER_VERSION_MAX = 80
 MIN_AREA_ENTRIES = 4
@@ -35,6 +36,7 @@ MAX_EXAMPLES = 5
 MAX_UNDATED_LINES = 30
 TOC_OVER = 60  # lines; lint L3 wants a table of contents in reference files over 100 lines
 MAX_LINK_TITLE = 60
+SKILL_TEXT = 600  # characters of an entry's text on a SKILL.md line (whole sentences; the reference files hold all)
 
 
 @dataclass
@@ -64,7 +66,7 @@ class Rendered:
 
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
-_BAD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*(?!https?://)(?:[^()\n]|\([^()\n]*\))*\)", re.I)  # relative, javascript:, data: … → text
+_BAD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?!https?://)(?:[^()\n]|\([^()\n]*\))*\)", re.I)  # relative, javascript:, data: … → text
 _CITATION_LIKE = re.compile(r"\[(\d{1,4})\]")
 
 
@@ -240,14 +242,23 @@ def _code_block(code: str, flagged: Callable[[str], bool], lang: str = "") -> st
     return "" if flagged(block) else block
 
 
-def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, undated: bool = False) -> str:
+def qualifier(e: Entry, with_area: bool = True) -> str:
+    """`` (asyncio; …: since 3.9, before the cutoff)``: the area and what the label says that the quote does not."""
+    parts = ([e.area] if with_area and e.area and e.area != "General" else []) + e.notes
+    return f" ({safe_inline('; '.join(parts))})" if parts else ""
+
+
+def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, undated: bool = False,
+               limit: int | None = None) -> str:
     """``- **Added in 3.11** (asyncio): text ([page](url))`` — ``cite`` replaces the links (e.g. ``[3]``);
-    ``undated``: the version could not be placed against the cutoff, and the label says so."""
-    area = f" ({safe_inline(e.area)})" if with_area and e.area and e.area != "General" else ""
+    ``undated``: the version could not be placed against the cutoff, and the label says so; ``limit``: the text
+    shortened to that many characters by whole trailing sentences ("…")."""
+    area = qualifier(e, with_area)
+    text = safe_inline(shorten(e.text, limit) if limit else e.text)
     if undated:  # the version, then what happened: never "Added in X" for a version nothing places after the cutoff
         what = {"release": "release notes", "fixed": "fix", "breaking": "breaking change"}.get(e.kind, e.kind)
-        return f"- **{e.version} (undated)**, {what}{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
-    return f"- **{e.label()}**{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
+        return f"- **{e.version} (undated)**, {what}{area}: {text} {cite if cite is not None else cite_links(e)}"
+    return f"- **{e.label()}**{area}: {text} {cite if cite is not None else cite_links(e)}"
 
 
 # -- SKILL.md pieces -----------------------------------------------------------------------------------------------
