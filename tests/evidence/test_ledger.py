@@ -376,3 +376,29 @@ def test_a_version_between_two_dated_ones_is_bounded(version, state, how):
     tl = _timeline(("3.10.0", "2021-10-04"), ("3.10.4", "2022-03-24"), ("3.10.8", "2022-10-11"), ("3.10.11", "2023-04-05"))
     st = tl.status(version, date(2022, 6, 1))
     assert (st.state, st.how) == (state, how)
+
+
+# -- a label is true to its statement -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("change, label, area, use", [
+    # a removal stated under the highlights heading is a removal, never "New in"
+    (_ch("release", "2.3", "PEP 9: Py_UNICODE encoder APIs have been removed.", path=["What's New In Acme 2.3", "Summary – Release highlights"]),
+     "Removed in 2.3", "General", None),
+    (_ch("release", "2.3", "Dropped support for Python 3.6 and older interpreters.", path=["What's New In Acme 2.3", "Highlights"]),
+     "Removed in 2.3", "General", None),
+    # an entry opening with "Changed" under a mixed heading: changed, and the area is the heading's noun, not "/ opcodes"
+    (_ch("release", "2.3", "Changed `MATCH_CLASS` to no longer push an additional boolean value.",
+         path=["What's New In Acme 2.3", "Bytecode", "Changed/removed opcodes"]), "Changed in 2.3", "opcodes", None),
+    (_ch("release", "2.3", "Added the `frob()` helper; `old_frob()` is now deprecated.", path=["What's New In Acme 2.3", "New Features"]),
+     "Added in 2.3", "General", None),
+    # "use X instead" without "of Y" names no pair on an entry that deprecates nothing
+    (_ch("changed", "2.3", "frob() — Do not use `__slots__` to read the names. Use `fields()` instead.", api="acme.frob"),
+     "Changed in 2.3", "acme", None),
+    (_ch("deprecated", "2.3", "old() — Deprecated. Use `new()` instead.", api="acme.old"), "Deprecated in 2.3", "acme", ("new()", "acme.old")),
+])
+def test_a_label_is_true_to_its_statement(change, label, area, use):
+    page = WHATSNEW if change["kind"] == "release" else ("http://h/api/frob.html", "acme", "doc", None)
+    d = _ledger([(*page, [change])]).finish(_timeline(("2.3", "2022-06-01")), CUTOFF)
+    (e,) = d.post
+    assert (e.label(), e.area) == (label, area)
+    assert ((e.use, e.instead_of) if e.use else None) == use

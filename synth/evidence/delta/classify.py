@@ -53,6 +53,36 @@ _LEAD_VERB = (
     ("features", re.compile(r"^\W*(?:add(?:ed|s)?|new|introduc(?:e|ed|es)|support(?:s|ed)? for|now supports?)\b", re.I)),
 )
 
+# What an entry's own words say happened, when they say it plainly: "X has been removed", "Removed X", "X is now
+# deprecated", "Changed X". A label is true to its statement: a removal stated under a highlights heading is no "New in".
+_BEEN = r"\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:entirely\s+|completely\s+|fully\s+|formally\s+|officially\s+)?"
+_STATED_ANYWHERE = (
+    ("removed", re.compile(rf"^\W*(?:removed?|dropped)\b|{_BEEN}(?:removed|dropped)\b", re.I)),
+    ("deprecated", re.compile(rf"^\W*deprecated?\b|{_BEEN}deprecated\b", re.I)),
+)
+_STATED_LEAD = (
+    ("changed", re.compile(r"^\W*changed?\b", re.I)),
+    ("added", re.compile(r"^\W*(?:added|introduced?|new)\b", re.I)),
+)
+
+
+def stated_kind(text: str, kind: str) -> str:
+    """The kind an entry's own words state, over the kind its heading gives: a removal or deprecation said plainly
+    ("Py_UNICODE encoder APIs have been removed") is one under any heading that names no such kind (highlights,
+    features, behaviour) unless the entry opens with "Added"/"Changed"; an entry that opens with "Changed"/"Added"
+    under a removals heading ("Changed/removed opcodes") is that. Deprecations, breaking changes and fixes keep their
+    section's kind."""
+    t = text or ""
+    if kind in ("deprecated", "breaking", "fixed"):
+        return kind
+    lead = next((k for k, rx in _STATED_LEAD if rx.match(t)), None)
+    if kind == "removed":
+        return lead or kind
+    if lead is not None:
+        return kind
+    return next((k for k, rx in _STATED_ANYWHERE if rx.search(t)), kind)
+
+
 # "will be removed in 4.0", "scheduled for removal in 4.0", "pending removal in 4.0", "to be removed in 4.0"
 _SCHEDULE = re.compile(r"(?i)\b(?:will|would|shall|is\s+(?:going|scheduled|planned|slated)\s+to|to)\s+be\s+removed\s+"
                        r"(?:in|by|from)\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)|"
@@ -124,7 +154,7 @@ def area_from_headings(headings: list[str] | tuple[str, ...], version: str | Non
     product = {w.lower() for w in re.findall(r"[A-Za-z][\w+#-]*", own)}
     for h in _below_version(headings, version):
         rest = _WS.sub(" ", _KIND_WORDS.sub(" ", h))
-        rest = " ".join(w for w in rest.split() if w.lower().strip(":-–—,.()[]") not in product).strip(" :-–—,.()[]")
+        rest = " ".join(w for w in rest.split() if w.lower().strip(":-–—,.()[]") not in product).strip(" :-–—,.()[]/&+|")
         if not rest or _CONTAINER.match(rest):
             continue
         words = rest.split()

@@ -42,6 +42,7 @@ from synth.evidence.delta.classify import (
     area_from_url,
     is_internal,
     section_of,
+    stated_kind,
     use_instead,
 )
 from synth.evidence.delta.cleaning import (
@@ -293,6 +294,17 @@ def placed_status(where: Placement, timeline: Timeline, cutoff_start: date) -> V
                                                      f"({where.why})")
     return VersionStatus(where.shown, UNDATED, None, f"not placed: {where.why}")
 
+def _kind_of(ch: Change, section: str, text: str, is_change: bool) -> str:
+    """On a change page the section decides the kind (an entry "Added …" under "Improved Modules" is an addition),
+    unless the entry's own words state another (a removal under the highlights); a marker says its own kind."""
+    if not (is_change or ch.kind == "release"):
+        return ch.kind
+    kind = _ENTRY_KIND.get(section, ch.kind)
+    if kind == "changed" and ch.kind == "release" and section == "other":
+        kind = "release"
+    return stated_kind(text, kind)
+
+
 def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
     tracker_item = bool(_ISSUE_PREFIX.match(unlink_issues(ch.text or "")))
     text = shorten(strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version), MAX_ENTRY_TEXT,
@@ -323,10 +335,7 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
         section = _KIND_OF_MARKER.get(ch.kind, "other")
     if section != "highlights" and ch.heading and re.search(r"(?i)\bhighlights?\b|\bsummary\b", ch.heading):
         section = "highlights"
-    # on a change page the section decides the kind (an entry "Added …" under "Improved Modules" is an addition)
-    kind = _ENTRY_KIND.get(section, ch.kind) if (is_change or ch.kind == "release") else ch.kind
-    if kind == "changed" and ch.kind == "release" and section == "other":
-        kind = "release"
+    kind = _kind_of(ch, section, text, is_change)
     removed_in = ch.removed_in
     sched = _SCHEDULE.search(text)
     if sched:
@@ -339,7 +348,8 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
             if is_change or ch.kind == "release" else None) \
         or area_from_api(ch.api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"
     area = area.strip(" @*_`'\"()[]:.,;") or "General"
-    use, old = use_instead(text, ch.api)
+    # "use X instead" names what it replaces only in a deprecation or removal: there the entry's API is what goes
+    use, old = use_instead(text, ch.api if kind in ("deprecated", "removed") else None)
     return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
                  text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,
                  highlight=section == "highlights", change_page=is_change, headings=headings or nearest, api=ch.api, use=use,
