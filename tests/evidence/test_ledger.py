@@ -402,3 +402,39 @@ def test_a_label_is_true_to_its_statement(change, label, area, use):
     (e,) = d.post
     assert (e.label(), e.area) == (label, area)
     assert ((e.use, e.instead_of) if e.use else None) == use
+
+
+# -- not entries: navigation, link lists, whole pages ----------------------------------------------------------------
+
+@pytest.mark.parametrize("text, path, why", [
+    ("[Acme 2.3.1 release notes](2.3.1.html)", ["Acme 2.3 release notes", "Previous topic"], "navigation heading"),
+    ("Acme 2.3 release notes - Bugfixes", ["Table of Contents"], "navigation heading"),
+    ("[Acme 2.3.1 release notes](2.3.1.html)", ["Acme 2.3 release notes"], "only links"),
+    ("[2.3.1](2.3.1.html) | [2.3.2](2.3.2.html) »", ["Acme 2.3 release notes"], "only links"),
+    ("# Acme 2.3 documentation Home | Table of contents | Index « previous | next » # Signing The golden rule is to never "
+     "trust data. ## Protecting the key When you create a project…", ["Signing"], "whole page"),
+    ("The new [`frob()`](api.html#frob) helper frobs every widget of a page.", ["Acme 2.3 release notes", "Features"], None),
+])
+def test_navigation_is_no_entry(text, path, why):
+    from synth.evidence.delta.cleaning import navigation
+
+    got = navigation(text, path)
+    assert (got is None) if why is None else (why in got), got
+
+
+def test_maintenance_releases_of_an_older_series_never_lead():
+    """Release 2.3 (the new series) and maintenance releases 2.2.9, 2.1.14 (series opened before the cutoff) released
+    after the cutoff: the new series leads, the maintenance notes only fill the room left."""
+    pages = [("http://h/releases/2.2.9.html", "Acme 2.2.9 release notes", "change", "2.2.9",
+              [_ch("release", "2.2.9", f"Acme 2.2.9 fixes a security issue number {i} in 2.2.8.", path=["Acme 2.2.9 release notes"])
+               for i in range(3)]),
+             ("http://h/releases/2.1.14.html", "Acme 2.1.14 release notes", "change", "2.1.14",
+              [_ch("release", "2.1.14", "Acme 2.1.14 fixes a regression in 2.1.13.", path=["Acme 2.1.14 release notes"])]),
+             ("http://h/releases/2.3.html", "Acme 2.3 release notes", "change", "2.3",
+              [_ch("release", "2.3", f"The new feature number {i} lets widgets frob.", path=["Acme 2.3 release notes", "What's new"])
+               for i in range(8)])]
+    tl = _timeline(("2.1", "2021-01-01"), ("2.2", "2021-06-01"), ("2.3", "2022-04-06"), ("2.2.9", "2022-04-06"),
+                   ("2.1.14", "2022-03-01"))
+    d = _ledger(pages).finish(tl, CUTOFF)
+    lead = [e.version for e in headline_entries(d, limit=10)]
+    assert lead[:8] == ["2.3"] * 8 and set(lead[8:]) <= {"2.2.9", "2.1.14"}, lead

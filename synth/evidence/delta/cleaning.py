@@ -114,6 +114,28 @@ def clean_heading(text: str) -> str:
     return "".join(ch for ch in t if unicodedata.category(ch) not in ("Co", "Cf", "Cs"))
 
 
+_NAV_HEADING = re.compile(r"(?i)^\W*(?:previous|next|prev)\s+(?:topic|page|chapter|section)|^\W*(?:table\s+of\s+)?contents\W*$|"
+                          r"^\W*(?:this\s+page|on\s+this\s+page|in\s+this\s+(?:article|page|section)|navigation|"
+                          r"site\s+navigation|quick\s+search|search|related\s+topics|breadcrumbs?|sidebar|menu)\W*$")
+_LINK = r"!?\[[^\]\n]*\]\([^)\s]*\)"
+_ONLY_LINKS = re.compile(rf"^\W*{_LINK}(?:[\s|·•,;/»«>-]*{_LINK})*[\s|·•,;/»«>.-]*$")
+_INLINE_HEADING = re.compile(r"(?:^|\s)#{1,6}\s+\S")
+
+
+def navigation(text: str, headings: "tuple[str, ...] | list[str]" = ()) -> str | None:
+    """Why an entry is the page's navigation and not a change ("the sidebar's Previous topic", "only links", "a whole
+    page"), or None: text under a navigation heading (Previous topic, Table of contents, On this page …), text that
+    is nothing but links to other pages, text holding several headings of its own (a page's whole text, chrome and
+    sections flattened into one block)."""
+    if any(_NAV_HEADING.match(h or "") for h in headings):
+        return "under a navigation heading (previous/next topic, contents, this page)"
+    if _ONLY_LINKS.match(text or ""):
+        return "only links to other pages (navigation)"
+    if len(_INLINE_HEADING.findall(text or "")) >= 2:
+        return "a whole page's text (navigation and several sections in one block)"
+    return None
+
+
 def is_intro(text: str) -> bool:
     """An introduction or cross-reference ("Welcome to …", "See the … release notes") — not a change entry."""
     return bool(_INTRO.match(text or ""))

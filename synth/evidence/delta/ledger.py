@@ -51,6 +51,7 @@ from synth.evidence.delta.cleaning import (
     clean_text,
     elide_history,
     is_intro,
+    navigation,
     strip_own_marker,
     strip_stamp,
     unlink_issues,
@@ -314,6 +315,10 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
         return None
     if is_intro(text):
         skipped["introduction or cross-reference"] += 1
+        return None
+    nav = navigation(text, ch.path or (ch.heading,))
+    if nav:
+        skipped[nav] += 1
         return None
     if text.endswith(":") and (len(text) < 100 or re.search(r"(?i)\bfollowing\b", text[-120:]) and len(text) < 400):
         skipped["a list's lead-in"] += 1

@@ -331,17 +331,38 @@ def _lead_order(pool: list[Entry]) -> list[Entry]:
     return hl + rest
 
 
+def _opens(key: tuple, es: list[Entry]) -> bool:
+    """Whether a release's group holds the release itself (``3.2`` for 3.2.x, ``18.0.0`` for 18), not only later
+    maintenance releases of a series that opened before the cutoff (3.1.11 when 3.1 is known)."""
+    want = tuple(x for x in key if isinstance(x, int))
+    while len(want) > 1 and want[-1] == 0:
+        want = want[:-1]
+    for e in es:
+        lr = _line_release(e.version)
+        if lr is None:
+            continue
+        rel = lr[1]
+        while len(rel) > 1 and rel[-1] == 0:
+            rel = rel[:-1]
+        if rel == want:
+            return True
+    return False
+
+
 def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:
     """What SKILL.md leads with: each post-cutoff feature series' own highlights when it has them, else its top
-    entries by kind and evidence, newest series first; a series released in the cutoff month itself (partly known)
-    only fills what room is left; bug fixes, security one-liners, docs and internal entries never lead."""
+    entries by kind and evidence, newest series first; maintenance releases of series that opened before the cutoff
+    (their fixes and one-line notes), and a series released in the cutoff month itself (partly known), only fill what
+    room is left; bug fixes, security one-liners, docs and internal entries never lead."""
     leading = [e for e in delta.post if e.section in LEADING and not e.internal]
     groups, order, fresh = _series_groups(leading)
-    share = max(6, limit // max(1, len(fresh)))
+    new = [k for k in fresh if _opens(k, groups[k])] or fresh
+    later = [k for k in fresh if k not in new]
+    share = max(6, limit // max(1, len(new)))
     chosen: list[Entry] = []
     seen: set[int] = set()
-    # each fresh series its share, then the rest of the fresh ones, then the cutoff month's own
-    for keys, n in ((fresh, share), (fresh, limit), ([k for k in order if k not in fresh], limit)):
+    # each new series its share, then the rest of the new ones, then maintenance releases, then the cutoff month's own
+    for keys, n in ((new, share), (new, limit), (later, limit), ([k for k in order if k not in fresh], limit)):
         for k in keys:
             for e in _best_of_release(groups[k])[:n]:
                 if len(chosen) >= limit:
