@@ -89,6 +89,10 @@ def test_section_kind_from_the_headings_below_the_version(headings, version, kin
     (["Release notes", "2.3", "ORM"], "2.3", "ORM"),
     (["Release notes", "2.3", "Minor features", "django.contrib.admin"], "2.3", "django.contrib.admin"),
     (["Changelog", "2.3.0 (2024-03-04)", "Bug Fixes"], "2.3.0", None),
+    # never a fragment: "from .x", "/ opcodes", "Important From"
+    (["What's New In Acme 2.3", "Upgrading from Acme 1.x", "Step 1: Adjust your command line"], "2.3", None),
+    (["What's New In Acme 2.3", "Important Notes From 2.0"], "2.3", None),
+    (["What's New In Acme 2.3", "CPython bytecode changes", "Changed/removed opcodes"], "2.3", "opcodes"),
 ])
 def test_area_from_the_change_page_headings(headings, version, area):
     assert area_from_headings(headings, version) == area
@@ -438,3 +442,21 @@ def test_maintenance_releases_of_an_older_series_never_lead():
     d = _ledger(pages).finish(tl, CUTOFF)
     lead = [e.version for e in headline_entries(d, limit=10)]
     assert lead[:8] == ["2.3"] * 8 and set(lead[8:]) <= {"2.2.9", "2.1.14"}, lead
+
+
+def test_a_change_pages_introduction_and_table_of_contents_are_no_entries():
+    """What's New page: paragraphs under its title (what the project is, where to meet), its flattened local table of
+    contents, then sections: only the sections' entries are changes. A release page without sections keeps its items."""
+    title = "What's New In Acme 2.3 (Codename)"
+    wn = [_ch("release", "2.3", "Acme is a simple, flexible and reliable framework to process vast amounts of messages.", path=[title]),
+          _ch("release", "2.3", "Acme has a large and diverse community of users, you should come join us on our chat.", path=[title]),
+          _ch("release", "2.3", "Preface - Upgrading from Acme 1.x - News", path=[title]),
+          _ch("release", "2.3", "The 2.3.0 release is a new minor release with fixes for two memory leaks.", path=[title, "Preface"]),
+          _ch("release", "2.3", "Acme 2.3 only supports Python 3.7 and above.", path=[title, "Upgrading from Acme 1.x"]),
+          _ch("release", "2.3", "Support for invoking chords of unregistered tasks was added.", path=[title, "News"])]
+    flat = [_ch("release", "2.4", "Added the frobnicate command to the command line shell.", path=["Acme Release 2.4 On 2022-11-16"]),
+            _ch("release", "2.4", "Improved the speed of the query planner for wide joins.", path=["Acme Release 2.4 On 2022-11-16"])]
+    d = _ledger([(*WHATSNEW[:2], "change", "2.3", wn), ("http://h/releases/2.4.html", "Acme Release 2.4", "change", "2.4", flat)]).finish(
+        _timeline(("2.3", "2022-06-01"), ("2.4", "2022-11-16")), CUTOFF)
+    texts = [e.text for e in d.post]
+    assert texts == [c["text"] for c in wn[3:]] + [c["text"] for c in flat], texts

@@ -132,7 +132,8 @@ _KIND_WORDS = re.compile(
     r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
     r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
     r"deprecat\w*|removals?|removed|pending|breaking|incompatib\w*|backwards?|bug\s*fix(?:es)?|fixes|fixed|"
-    r"features?|related\s+to|enhancements?|behaviou?r|in|to|the|and|of|for|with|since|release|version|v?\d+(?:\.\d+)*)\b")
+    r"features?|related\s+to|enhancements?|behaviou?r|important|in|to|the|and|of|for|from|with|since|release|version|"
+    r"v?\d+(?:\.(?:\d+|x))*)\b")
 _INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bsource\s+code\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
                             r"\btesting\b|\bci\b|\binfrastructure\b|\bcontributors?\b|\bimplementation\b|"
                             r"\bdevelopment\b|\bdependenc\w*|\btooling\b|\bvendored\b")

@@ -42,7 +42,10 @@ _INTRO = re.compile(
     r"(?:editor|author|release\s+manager)s?\s*:|release\s+date\s*:|released\s*:|"
     r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b|"
     r"(?:the\s+)?above\s+items\b|.{0,120}\b(?:are|is)\s+(?:explained|described|detailed)\s+in\s+(?:more\s+)?detail\b|"
-    r"below\s+(?:you\s+will|you'll)\s+find\b|the\s+following\s+(?:individuals|people|persons|contributors)\b)", re.I)
+    r"below\s+(?:you\s+will|you'll)\s+find\b|the\s+following\s+(?:individuals|people|persons|contributors)\b|"
+    r"(?:please\s+)?refer\s+to\s+(?:the\s+)?.{0,80}?\b(?:for|guide|section|documentation|notes)\b|"
+    r"to\s+read\s+more\s+about\b|make\s+sure\s+(?:you\s+)?(?:read|are\s+not\s+affected)\b|"
+    r".{0,120}\bmentioned\s+in\s+the\s+(?:following|next|previous|above)\s+(?:section|chapter)s?\b)", re.I)
 _GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
 _TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
 _WS = re.compile(r"\s+")

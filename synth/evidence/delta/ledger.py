@@ -41,6 +41,7 @@ from synth.evidence.delta.classify import (
     area_from_headings,
     area_from_url,
     is_internal,
+    names_version,
     section_of,
     stated_kind,
     use_instead,
@@ -219,10 +220,18 @@ class Ledger:
         for page in self.pages:
             is_change = page.page_kind == "change"
             stamp = None if is_change else version_stamp(page.changes)
-            for ch in page.changes:
+            front = preamble(page.changes) if is_change else set()
+            contents = page_contents(page.changes)
+            for i, ch in enumerate(page.changes):
                 order += 1
                 if stamp is not None and ch.kind == "release" and ch.version == stamp:
                     skipped["the page's own version stamp (its title names the docs' version, not a release section)"] += 1
+                    continue
+                if i in front:
+                    skipped["the page's introduction or closing remarks (text under its title, outside its sections)"] += 1
+                    continue
+                if contents and _lists_headings(ch.text, contents):
+                    skipped["the page's table of contents (its own section names)"] += 1
                     continue
                 ch.version = spelling.get(ch.version, ch.version)
                 where = placed.get((page.url, ch.version))
@@ -266,6 +275,35 @@ class Ledger:
                 e.score = _score(e)
         return Delta(post=post, undated=undated, states=states, skipped=dict(skipped), overflow=self.overflow,
                      sections=sections_seen, since_version=timeline.since, page_code=page_code)
+
+
+def preamble(changes: list[Change]) -> set[int]:
+    """The entries of a change page that sit directly under its title, when the title names their version and the page
+    has sections below it: the page's introduction and closing remarks ("Welcome to …", what the project is, where its
+    community meets), not changes. A page without sections (a release page that lists its changes under its title)
+    keeps them."""
+    under_title = [i for i, c in enumerate(changes) if c.kind == "release" and len(c.path) == 1 and names_version(c.path[0], c.version)]
+    if not under_title:
+        return set()
+    titles = {changes[i].path[0] for i in under_title}
+    sectioned = sum(1 for c in changes if len(c.path) > 1 and c.path[0] in titles)
+    return set(under_title) if sectioned >= len(under_title) else set()
+
+
+MAX_CONTENTS = 400
+
+
+def page_contents(changes: list[Change]) -> frozenset[str]:
+    """The section names of a page (its entries' headings, cleaned, lower-case), to tell its table of contents."""
+    names = {clean_heading(h).lower() for c in changes for h in c.path if h}
+    return frozenset(list(names)[:MAX_CONTENTS]) if len(names) >= 2 else frozenset()
+
+
+def _lists_headings(text: str, contents: frozenset[str]) -> bool:
+    """A text that is only the page's own section names (a local table of contents flattened: "Preface - Upgrading -
+    News")."""
+    parts = [p.strip(" .*_").lower() for p in re.split(r"\s+-\s+|^\s*-\s+", text or "") if p.strip(" .*_")]
+    return len(parts) >= 2 and sum(p in contents for p in parts) >= max(2, len(parts) - 1)
 
 
 def version_stamp(changes: list[Change]) -> str | None:
