@@ -293,6 +293,7 @@ def test_source_numbers_extend_the_bundle():
     # brackets of the text around a link stay as the reader sees them
     ("q: Union[Type[[Exception](/lib/exceptions.html#Exception)], int]", "q: Union[Type[Exception], int]"),
     ("f()[[source]](_modules/f.html#f)", "f()[source]"),
+    ("subprocess[Symbol.dispose]() Calls `kill()`.", "subprocess\\[Symbol.dispose]() Calls `kill()`."),  # code, not a link
 ])
 def test_safe_inline(text, safe):
     assert safe_inline(text) == safe

@@ -66,14 +66,16 @@ class Rendered:
 
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
-_BAD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?!https?://)(?:[^()\n]|\([^()\n]*\))*\)", re.I)  # relative, javascript:, data: … → text
+# relative, javascript:, data: … → text
+_BAD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?!https?://)(?:[^()\n]|\([^()\n]*\))+\)", re.I)
+_EMPTY_TARGET = re.compile(r"(?<!\\)\[([^\[\]\n]*)\]\(\s*\)")  # code that reads like a link: "obj[Symbol.dispose]()"
 _CITATION_LIKE = re.compile(r"\[(\d{1,4})\]")
 
 
 def safe_inline(text: str) -> str:
     """Scraped text made inert as one markdown line: no raw HTML, no links but http(s), no ``[n]`` that reads as
     a citation; inline code kept as it is."""
-    text = _BAD_LINK.sub(r"\1", text)
+    text = _BAD_LINK.sub(r"\1", _EMPTY_TARGET.sub(r"\\[\1]()", text))
     out, last = [], 0
     for m in _INLINE_CODE.finditer(text):
         out.append(_safe_prose(text[last:m.start()]))
