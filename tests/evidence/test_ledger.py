@@ -461,3 +461,14 @@ def test_a_change_pages_introduction_and_table_of_contents_are_no_entries():
         _timeline(("2.3", "2022-06-01"), ("2.4", "2022-11-16")), CUTOFF)
     texts = [e.text for e in d.post]
     assert texts == [c["text"] for c in wn[3:]] + [c["text"] for c in flat], texts
+
+
+def test_a_major_release_leads_its_later_minor_releases_and_other_lines_backports():
+    """18.0.0 opens the series 18: its own entries lead, before 18.20.0's and before a later line's minor (19.4.0)."""
+    pages = [("http://h/api/fs.html", "fs", "doc", None,
+              [_ch("added", v, f"fs.frob{i}() — Frobs the widget number {i} of a file.", api=f"fs.frob{v.replace('.', '')}{i}")
+               for v in ("19.4.0", "18.20.0", "18.0.0") for i in range(4)])]
+    tl = _timeline(("17.0.0", "2021-10-19"), ("18.0.0", "2022-04-19"), ("18.20.0", "2024-03-26"), ("19.4.0", "2023-01-05"))
+    d = _ledger(pages).finish(tl, CUTOFF)
+    lead = [e.version for e in headline_entries(d, limit=12)]
+    assert lead[:4] == ["18.0.0"] * 4 and lead[4] == "18.20.0" and set(lead) == {"18.0.0", "18.20.0", "19.4.0"}, lead

@@ -296,7 +296,8 @@ def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list
     """Entries by release (a feature release and its patch releases); (groups, every release newest first with the
     cutoff month's own last, the others)."""
 
-    present = {(lr[0], lr[1]) for e in entries if (lr := _line_release(e.version)) is not None and not lr[2]}
+    # a release's numbers without trailing zeros: 18.0.0 opens the series 18 that 18.20.0 belongs to
+    present = {(lr[0], _bare(lr[1])) for e in entries if (lr := _line_release(e.version)) is not None and not lr[2]}
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:
         groups.setdefault(_family_key(e, present), []).append(e)
@@ -311,15 +312,24 @@ def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list
     return groups, order, [k for k in order if not edge(k)]
 
 
-def _best_of_release(es: list[Entry]) -> list[Entry]:
+def _bare(rel: tuple[int, ...]) -> tuple[int, ...]:
+    """``(18, 0, 0)`` → ``(18,)``, ``(3, 11, 0)`` → ``(3, 11)``: a release's numbers without trailing zeros."""
+    while len(rel) > 1 and rel[-1] == 0:
+        rel = rel[:-1]
+    return rel
+
+
+def _best_of_release(es: list[Entry], key: tuple = ()) -> list[Entry]:
     """A release's entries in lead order: its own highlights as it orders them, then the other leading sections in
     turn (features, breaking, deprecations, removals, behaviour, other), each by score; final releases before
-    pre-releases."""
+    pre-releases; the release that opens the series (``key``: 18.0.0 of 18) before its later releases."""
     finals = [e for e in es if (pv := parse_version(e.version)) is None or not pv.is_prerelease]
     pool = finals or es
-    # the release itself before its patch releases (the fewest version numbers first)
+    want = _bare(tuple(x for x in key if isinstance(x, int)))
+    opener = [e for e in pool if (lr := _line_release(e.version)) is not None and want and _bare(lr[1]) == want]
+    # else the release itself before its patch releases (the fewest version numbers first)
     depth = min((len(pv.release) for e in pool if (pv := parse_version(e.version)) is not None), default=0)
-    own = [e for e in pool if (pv := parse_version(e.version)) is None or len(pv.release) <= depth]
+    own = opener or [e for e in pool if (pv := parse_version(e.version)) is None or len(pv.release) <= depth]
     return _lead_order(own) + _lead_order([e for e in pool if e not in own])
 
 
@@ -336,19 +346,8 @@ def _lead_order(pool: list[Entry]) -> list[Entry]:
 def _opens(key: tuple, es: list[Entry]) -> bool:
     """Whether a release's group holds the release itself (``3.2`` for 3.2.x, ``18.0.0`` for 18), not only later
     maintenance releases of a series that opened before the cutoff (3.1.11 when 3.1 is known)."""
-    want = tuple(x for x in key if isinstance(x, int))
-    while len(want) > 1 and want[-1] == 0:
-        want = want[:-1]
-    for e in es:
-        lr = _line_release(e.version)
-        if lr is None:
-            continue
-        rel = lr[1]
-        while len(rel) > 1 and rel[-1] == 0:
-            rel = rel[:-1]
-        if rel == want:
-            return True
-    return False
+    want = _bare(tuple(x for x in key if isinstance(x, int)))
+    return any((lr := _line_release(e.version)) is not None and _bare(lr[1]) == want for e in es)
 
 
 def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:
@@ -359,6 +358,8 @@ def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:
     leading = [e for e in delta.post if e.section in LEADING and not e.internal]
     groups, order, fresh = _series_groups(leading)
     new = [k for k in fresh if _opens(k, groups[k])] or fresh
+    # a series opened by its major release (18.0.0: every 18.x in it) before the minors of another line; else newest first
+    new.sort(key=lambda k: len(_bare(tuple(x for x in k if isinstance(x, int)))))
     later = [k for k in fresh if k not in new]
     share = max(6, limit // max(1, len(new)))
     chosen: list[Entry] = []
@@ -366,7 +367,7 @@ def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:
     # each new series its share, then the rest of the new ones, then maintenance releases, then the cutoff month's own
     for keys, n in ((new, share), (new, limit), (later, limit), ([k for k in order if k not in fresh], limit)):
         for k in keys:
-            for e in _best_of_release(groups[k])[:n]:
+            for e in _best_of_release(groups[k], k)[:n]:
                 if len(chosen) >= limit:
                     return chosen
                 if id(e) not in seen:
