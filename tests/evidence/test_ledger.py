@@ -76,6 +76,8 @@ def test_introductions_and_cross_references_are_not_entries(text, intro):
     (["News", "2.3.0", "Security"], "2.3.0", "security"),
     (["News", "2.3.0", "Documentation"], "2.3.0", "docs"),
     (["News", "2.3.0"], "2.3.0", "other"),
+    (["What's New In Acme 2.3", "News", "Consul result backend"], "2.3", "features"),
+    (["What's New In Acme 2.3", "Important Notes", "Consul result backend"], "2.3", "highlights"),
 ])
 def test_section_kind_from_the_headings_below_the_version(headings, version, kind):
     assert section_of(headings, version) == kind
@@ -472,3 +474,18 @@ def test_a_major_release_leads_its_later_minor_releases_and_other_lines_backport
     d = _ledger(pages).finish(tl, CUTOFF)
     lead = [e.version for e in headline_entries(d, limit=12)]
     assert lead[:4] == ["18.0.0"] * 4 and lead[4] == "18.20.0" and set(lead) == {"18.0.0", "18.20.0", "19.4.0"}, lead
+
+
+@pytest.mark.parametrize("text, requirement", [
+    ("PyPy3.7 7.3 (`pypy3`)", True),
+    ("CPython 3.10 (currently in RC2)", True),
+    ("Limit pymongo version: <3.12.1", True),
+    ("Bump min kombu version to 5.2.1", True),
+    ("Python 3.6 will reach EOL in December, 2021.", False),
+    ("Celery now requires Python 3.7 and above.", False),
+    ("Added the `frob()` helper to widgets 2.0.", False),
+])
+def test_a_bare_requirement_line_never_leads(text, requirement):
+    from synth.evidence.delta.classify import is_requirement
+
+    assert is_requirement(text) is requirement

@@ -25,7 +25,8 @@ SECTION_WEIGHT = {"highlights": 3.0, "breaking": 2.2, "features": 2.0, "deprecat
 LEADING = frozenset({"highlights", "breaking", "features", "deprecations", "removals", "behaviour", "other"})
 _SECTION_RES = (
     ("highlights", re.compile(r"\b(?:highlights?|summary|overview|at a glance|tl;?dr|key (?:features|changes)|"
-                              r"major (?:features|changes|new features)|headline)\b", re.I)),
+                              r"major (?:features|changes|new features)|headline|important (?:notes|changes)|"
+                              r"notable (?:changes|features))\b", re.I)),
     ("security", re.compile(r"\bsecurity\b|\bcve\b|\bvulnerabilit", re.I)),
     ("fixes", re.compile(r"\bbug\s*-?\s*fix|\bfixes\b|\bfixed\b|\bbugs\b|\bregressions?\b", re.I)),
     ("docs", re.compile(r"\bdoc(?:s|umentation)\b", re.I)),
@@ -38,7 +39,7 @@ _SECTION_RES = (
                             r"\bmigrat", re.I)),
     ("behaviour", re.compile(r"\bbehaviou?r\b|\bchanged\b|\bchanges\b|\bimproved\b|\bimprovements?\b|"
                              r"\boptimi[sz]ations?\b|\bperformance\b|\bfaster\b|\bupdated?\b", re.I)),
-    ("features", re.compile(r"\bnew\b|\bfeatures?\b|\badded\b|\badditions?\b|\benhancements?\b|\bintroduc", re.I)),
+    ("features", re.compile(r"\bnew\b|\bnews\b|\bfeatures?\b|\badded\b|\badditions?\b|\benhancements?\b|\bintroduc", re.I)),
 )
 _ENTRY_KIND = {"features": "added", "breaking": "breaking", "deprecations": "deprecated", "removals": "removed",
                "fixes": "fixed", "security": "fixed", "behaviour": "changed"}
@@ -88,6 +89,18 @@ _SCHEDULE = re.compile(r"(?i)\b(?:will|would|shall|is\s+(?:going|scheduled|plann
                        r"(?:in|by|from)\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)|"
                        r"\b(?:scheduled|planned|pending)\s+(?:for\s+)?removal\s+(?:in|by)\s+"
                        r"(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)")
+
+
+# "PyPy3.7 7.3 (`pypy3`)", "CPython 3.10 (currently in RC2)", "Limit pymongo version: <3.12.1": an item of a list
+# of supported versions or dependency pins — a requirement, not a change that leads
+_REQUIREMENT = re.compile(r"(?i)^\W*(?:(?:bump|limit|pin|require|update|upgrade)\w*\s+(?:the\s+)?(?:min(?:imum)?\s+|max(?:imum)?\s+)?)?"
+                          r"[a-z][\w.+-]*(?:\s+[a-z][\w.+-]*){0,2}\s*(?:version\s*)?(?:to\s+|:\s*)?[<>=~^!]*\s*v?\d+(?:\.\d+)+"
+                          r"[\w.+-]*\s*(?:\([^()]{0,40}\))?\W*$")
+
+
+def is_requirement(text: str) -> bool:
+    """A bare requirement line: a product and a version, a dependency pin ("Bump min kombu version to 5.2.1")."""
+    return len(text or "") <= 90 and bool(_REQUIREMENT.match(text or ""))
 
 
 def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> str:

@@ -41,6 +41,7 @@ from synth.evidence.delta.classify import (
     area_from_headings,
     area_from_url,
     is_internal,
+    is_requirement,
     names_version,
     section_of,
     stated_kind,
@@ -333,6 +334,29 @@ def placed_status(where: Placement, timeline: Timeline, cutoff_start: date) -> V
                                                      f"({where.why})")
     return VersionStatus(where.shown, UNDATED, None, f"not placed: {where.why}")
 
+def _section_of(ch: Change, headings: tuple[str, ...], nearest: tuple[str, ...], text: str, is_change: bool,
+                tracker_item: bool) -> str:
+    """The section kind of an entry: its headings below the version, else the entry's own first verb (a marker's kind
+    off change pages); a bare requirement line (a supported version, a dependency pin) never leads."""
+    if ch.kind == "release" or is_change:
+        section = section_of(headings, ch.version) if headings else section_of(("", *nearest), None)
+        if section == "other" and ch.kind in _KIND_OF_MARKER:
+            section = _KIND_OF_MARKER[ch.kind]
+        if section in ("other", "behaviour"):  # a generic section: the entry's own first verb is more precise
+            section = next((k for k, rx in _LEAD_VERB if rx.match(text)), section)
+        if section == "other" and tracker_item:
+            # an issue-tracker line item ("gh-92173: …") under a component heading ("Library"), not a kind: the
+            # changelog of fixes, which the release's own notes summarise
+            section = "fixes"
+    else:
+        section = _KIND_OF_MARKER.get(ch.kind, "other")
+    if section != "highlights" and ch.heading and re.search(r"(?i)\bhighlights?\b|\bsummary\b", ch.heading):
+        section = "highlights"
+    if is_requirement(text):  # a supported version or a dependency pin: the reference files hold it, it never leads
+        section = "internal"
+    return section
+
+
 def _kind_of(ch: Change, section: str, text: str, is_change: bool) -> str:
     """On a change page the section decides the kind (an entry "Added …" under "Improved Modules" is an addition),
     unless the entry's own words state another (a removal under the highlights); a marker says its own kind."""
@@ -364,20 +388,7 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     # the crawl's heading path (outermost first); older feeds carry only the nearest heading, which is below the version
     headings = tuple(clean_heading(h) for h in ch.path if h) if ch.path else ()
     nearest = (clean_heading(ch.heading),) if not ch.path and ch.heading else ()
-    if ch.kind == "release" or is_change:
-        section = section_of(headings, ch.version) if headings else section_of(("", *nearest), None)
-        if section == "other" and ch.kind in _KIND_OF_MARKER:
-            section = _KIND_OF_MARKER[ch.kind]
-        if section in ("other", "behaviour"):  # a generic section: the entry's own first verb is more precise
-            section = next((k for k, rx in _LEAD_VERB if rx.match(text)), section)
-        if section == "other" and tracker_item:
-            # an issue-tracker line item ("gh-92173: …") under a component heading ("Library"), not a kind: the
-            # changelog of fixes, which the release's own notes summarise
-            section = "fixes"
-    else:
-        section = _KIND_OF_MARKER.get(ch.kind, "other")
-    if section != "highlights" and ch.heading and re.search(r"(?i)\bhighlights?\b|\bsummary\b", ch.heading):
-        section = "highlights"
+    section = _section_of(ch, headings, nearest, text, is_change, tracker_item)
     kind = _kind_of(ch, section, text, is_change)
     removed_in = ch.removed_in
     sched = _SCHEDULE.search(text)
