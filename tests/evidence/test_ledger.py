@@ -78,6 +78,9 @@ def test_introductions_and_cross_references_are_not_entries(text, intro):
     (["News", "2.3.0"], "2.3.0", "other"),
     (["What's New In Acme 2.3", "News", "Consul result backend"], "2.3", "features"),
     (["What's New In Acme 2.3", "Important Notes", "Consul result backend"], "2.3", "highlights"),
+    # a release-notes page's own "What's new in 2.3" section holds the release's major features; "Minor features" not
+    (["Acme 2.3 release notes", "What's new in Acme 2.3", "Functional indexes"], "2.3", "highlights"),
+    (["Acme 2.3 release notes", "Minor features", "acme.admin"], "2.3", "features"),
 ])
 def test_section_kind_from_the_headings_below_the_version(headings, version, kind):
     assert section_of(headings, version) == kind

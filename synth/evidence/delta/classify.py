@@ -103,9 +103,14 @@ def is_requirement(text: str) -> bool:
     return len(text or "") <= 90 and bool(_REQUIREMENT.match(text or ""))
 
 
+_OWN_NEWS = re.compile(r"(?i)\bwhat[’']?s\s+new\b|\bnew\s+features\b|\bmajor\b|\bhighlights?\b")
+
+
 def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> str:
     """The section kind of the innermost heading (below the version's own heading) that names one, else ``other``."""
     for h in reversed(_below_version(headings, version)):
+        if version and _OWN_NEWS.search(h) and names_version(h, version):
+            return "highlights"  # "What's new in Acme 3.2" below "Acme 3.2 release notes": the release's major features
         for kind, rx in _SECTION_RES:
             if rx.search(h):
                 return kind
