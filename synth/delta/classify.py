@@ -35,8 +35,9 @@ _SECTION_RES = (
                             r"\bdevelopment\b|\bdependenc|\bvendored\b", re.I)),
     ("removals", re.compile(r"\bremov(?:ed|al|als|ing)\b", re.I)),
     ("deprecations", re.compile(r"\bdeprecat", re.I)),
+    # "Migrating from 1.x", "Migration guide" — not "Migrations", the name of a component
     ("breaking", re.compile(r"\bbreaking\b|\bincompatib|\bbackwards?[- ]incompat|\bporting\b|\bupgrad(?:e|ing)\b|"
-                            r"\bmigrat", re.I)),
+                            r"\bmigrating\b|\bmigration\b(?!s)", re.I)),
     ("behaviour", re.compile(r"\bbehaviou?r\b|\bchanged\b|\bchanges\b|\bimproved\b|\bimprovements?\b|"
                              r"\boptimi[sz]ations?\b|\bperformance\b|\bfaster\b|\bupdated?\b", re.I)),
     ("features", re.compile(r"\bnew\b|\bnews\b|\bfeatures?\b|\badded\b|\badditions?\b|\benhancements?\b|\bintroduc", re.I)),

@@ -81,6 +81,8 @@ def test_introductions_and_cross_references_are_not_entries(text, intro):
     # a release-notes page's own "What's new in 2.3" section holds the release's major features; "Minor features" not
     (["Acme 2.3 release notes", "What's new in Acme 2.3", "Functional indexes"], "2.3", "highlights"),
     (["Acme 2.3 release notes", "Minor features", "acme.admin"], "2.3", "features"),
+    (["Acme 2.3 release notes", "Minor features", "Migrations"], "2.3", "features"),  # a component, not a guide
+    (["Acme 2.3 release notes", "Migration guide"], "2.3", "breaking"),
 ])
 def test_section_kind_from_the_headings_below_the_version(headings, version, kind):
     assert section_of(headings, version) == kind
