@@ -108,14 +108,15 @@ _OWN_NEWS = re.compile(r"(?i)\bwhat[’']?s\s+new\b|\bnew\s+features\b|\bmajor\b
 
 
 def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> str:
-    """The section kind of the innermost heading (below the version's own heading) that names one, else ``other``."""
-    for h in reversed(_below_version(headings, version)):
-        if version and _OWN_NEWS.search(h) and names_version(h, version):
-            return "highlights"  # "What's new in Acme 3.2" below "Acme 3.2 release notes": the release's major features
-        for kind, rx in _SECTION_RES:
-            if rx.search(h):
-                return kind
-    return "other"
+    """The section kind of the innermost heading (below the version's own heading) that names one, else ``other``;
+    a feature under the release's own "What's new in Acme 3.2" section (below "Acme 3.2 release notes") is one of the
+    release's highlights."""
+    below = _below_version(headings, version)
+    kind = next((k for h in reversed(below) for k, rx in _SECTION_RES if rx.search(h)), "other")
+    if kind in ("features", "behaviour", "other") and version and any(
+            _OWN_NEWS.search(h) and names_version(h, version) for h in below):
+        return "highlights"
+    return kind
 
 
 _VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
@@ -148,7 +149,7 @@ _CONTAINER = re.compile(r"^(?:(?:standard\s+)?(?:library|libraries|modules?|pack
                         r"details|summary|highlights|items|updates?|bugs?|fixes|list|malfunctions?|problems?|known\s+issues|issues|"
                         r"defects?|corrections?)\s*)*$", re.I)
 _KIND_WORDS = re.compile(
-    r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
+    r"(?i)\b(?:what[’']s|other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
     r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
     r"deprecat\w*|removals?|removed|pending|breaking|incompatib\w*|backwards?|bug\s*fix(?:es)?|fixes|fixed|"
     r"features?|related\s+to|enhancements?|behaviou?r|important|in|to|the|and|of|for|from|with|since|release|version|"

@@ -334,7 +334,7 @@ def _best_of_release(es: list[Entry], key: tuple = ()) -> list[Entry]:
 
 
 def _lead_order(pool: list[Entry]) -> list[Entry]:
-    hl = sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order)
+    hl = _each_heading_first(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
     by_section: dict[str, list[Entry]] = {}
     for e in sorted((e for e in pool if e.section != "highlights"), key=lambda e: (-e.score, e.order)):
         by_section.setdefault(e.section, []).append(e)
@@ -348,6 +348,18 @@ def _opens(key: tuple, es: list[Entry]) -> bool:
     maintenance releases of a series that opened before the cutoff (3.1.11 when 3.1 is known)."""
     want = _bare(tuple(x for x in key if isinstance(x, int)))
     return any((lr := _line_release(e.version)) is not None and _bare(lr[1]) == want for e in es)
+
+
+def _each_heading_first(entries: list[Entry]) -> list[Entry]:
+    """Highlights in the release's order, the first entry under each heading before the second of any (a feature's
+    lead paragraph, then the next feature's, then their details)."""
+    rank: dict[tuple[str, ...], int] = {}
+    keyed = []
+    for e in entries:
+        n = rank.get(e.headings, 0)
+        rank[e.headings] = n + 1
+        keyed.append((min(n, 1), e.order, e))
+    return [e for _n, _o, e in sorted(keyed, key=lambda t: (t[0], t[1]))]
 
 
 def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:

@@ -80,6 +80,7 @@ def test_introductions_and_cross_references_are_not_entries(text, intro):
     (["What's New In Acme 2.3", "Important Notes", "Consul result backend"], "2.3", "highlights"),
     # a release-notes page's own "What's new in 2.3" section holds the release's major features; "Minor features" not
     (["Acme 2.3 release notes", "What's new in Acme 2.3", "Functional indexes"], "2.3", "highlights"),
+    (["Acme 2.3 release notes", "What's new in Acme 2.3", "New decorators for the admin site"], "2.3", "highlights"),
     (["Acme 2.3 release notes", "Minor features", "acme.admin"], "2.3", "features"),
     (["Acme 2.3 release notes", "Minor features", "Migrations"], "2.3", "features"),  # a component, not a guide
     (["Acme 2.3 release notes", "Migration guide"], "2.3", "breaking"),
@@ -100,6 +101,8 @@ def test_section_kind_from_the_headings_below_the_version(headings, version, kin
     (["What's New In Acme 2.3", "Upgrading from Acme 1.x", "Step 1: Adjust your command line"], "2.3", None),
     (["What's New In Acme 2.3", "Important Notes From 2.0"], "2.3", None),
     (["What's New In Acme 2.3", "CPython bytecode changes", "Changed/removed opcodes"], "2.3", "opcodes"),
+    (["Acme 2.3 release notes", "What’s new in Acme 2.3", "Functional indexes"], "2.3", "Functional indexes"),
+    (["Acme 2.3 release notes", "What’s new in Acme 2.3"], "2.3", None),
 ])
 def test_area_from_the_change_page_headings(headings, version, area):
     assert area_from_headings(headings, version) == area
@@ -494,3 +497,16 @@ def test_a_bare_requirement_line_never_leads(text, requirement):
     from synth.delta.classify import is_requirement
 
     assert is_requirement(text) is requirement
+
+
+def test_the_releases_own_whats_new_section_leads_one_feature_after_another():
+    """"What's new in Acme 2.3" (below "Acme 2.3 release notes") holds the release's major features, several paragraphs
+    each: SKILL.md leads with each feature's first paragraph before any feature's details, then the minor features."""
+    title, news = "Acme 2.3 release notes", "What’s new in Acme 2.3"
+    chs = [_ch("release", "2.3", f"Feature {f} paragraph {p} says what the {f} feature does for widgets.", path=[title, news, f"Feature {f}"])
+           for f in "ABC" for p in (1, 2)]
+    chs += [_ch("release", "2.3", "The new `frob()` helper frobs widgets in bulk.", path=[title, "Minor features", "acme.frob"])]
+    d = _ledger([("http://h/releases/2.3.html", title, "change", "2.3", chs)]).finish(_timeline(("2.3", "2022-06-01")), CUTOFF)
+    lead = [e.text.split(" says")[0] for e in headline_entries(d, limit=7)]
+    assert lead[:3] == ["Feature A paragraph 1", "Feature B paragraph 1", "Feature C paragraph 1"], lead
+    assert {e.area for e in d.post if "Feature A" in e.text} == {"Feature A"}
