@@ -503,10 +503,10 @@ def test_the_releases_own_whats_new_section_leads_one_feature_after_another():
     """"What's new in Acme 2.3" (below "Acme 2.3 release notes") holds the release's major features, several paragraphs
     each: SKILL.md leads with each feature's first paragraph before any feature's details, then the minor features."""
     title, news = "Acme 2.3 release notes", "What’s new in Acme 2.3"
-    chs = [_ch("release", "2.3", f"Feature {f} paragraph {p} says what the {f} feature does for widgets.", path=[title, news, f"Feature {f}"])
+    chs = [_ch("release", "2.3", f"Feature {f} paragraph {p} says what the {f} feature does for widgets.", path=[title, news, f"Grouping {f}"])
            for f in "ABC" for p in (1, 2)]
     chs += [_ch("release", "2.3", "The new `frob()` helper frobs widgets in bulk.", path=[title, "Minor features", "acme.frob"])]
     d = _ledger([("http://h/releases/2.3.html", title, "change", "2.3", chs)]).finish(_timeline(("2.3", "2022-06-01")), CUTOFF)
     lead = [e.text.split(" says")[0] for e in headline_entries(d, limit=7)]
     assert lead[:3] == ["Feature A paragraph 1", "Feature B paragraph 1", "Feature C paragraph 1"], lead
-    assert {e.area for e in d.post if "Feature A" in e.text} == {"Feature A"}
+    assert {e.area for e in d.post if "Feature A" in e.text} == {"Grouping A"}
