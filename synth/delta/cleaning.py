@@ -157,7 +157,7 @@ def _own_marker(version: str) -> re.Pattern[str]:
 def strip_own_marker(text: str, version: str) -> str:
     """The entry's text without the marker phrase that names its own version ("New in version 3.11." — the label
     says it) when that phrase is a sentence of its own: it opens the text or follows a sentence's end, or starts with a
-    capital, and it ends with a stop or colon or ends the text. Inside a sentence ("Batch calls were deprecated in 2.5,
+    capital, and it ends with a stop or colon, ends the text or is followed by a capital. Inside a sentence ("Batch calls were deprecated in 2.5,
     so …") it stays: a quote never loses a word. A marker of another version stays."""
     if not version or version not in text:  # the phrase holds the version as written
         return text
@@ -169,7 +169,9 @@ def strip_own_marker(text: str, version: str) -> str:
         phrase = m.group(0).strip()
         before = text[:m.start()].rstrip()
         opens = not before or before[-1] in ".!?:;—" or phrase[:1].isupper()
-        closes = phrase[-1:] in ".:;" or not text[m.end():].strip()
+        rest = text[m.end():]
+        # it ends with a stop or colon, ends the text, or a block follows it (a capital: "Added in: v19.7.0 Stability: 1")
+        closes = phrase[-1:] in ".:;" or not rest.strip() or (phrase[:1].isupper() and bool(re.match(r"\s+[A-Z—–]", rest)))
         return " " if opens and closes else m.group(0)
 
     return _WS.sub(" ", rx.sub(repl, text)).strip(" —-")

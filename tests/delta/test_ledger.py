@@ -375,6 +375,8 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     ("Batch calls were deprecated in 2.5, so when one fails the rest go on.", "2.5",
      "Batch calls were deprecated in 2.5, so when one fails the rest go on."),
     ("The option was added in v3.0 and defaults to off.", "3.0", "The option was added in v3.0 and defaults to off."),
+    ("Single executable applications Added in: v19.7.0 Stability: 1 - Experimental", "19.7.0",
+     "Single executable applications Stability: 1 - Experimental"),  # a box of its own between two blocks
 ])
 def test_own_marker_phrase_is_left_to_the_label(text, version, out):
     from synth.delta.cleaning import strip_own_marker
