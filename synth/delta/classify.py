@@ -203,7 +203,14 @@ def area_from_api(api: str | None, text: str) -> str | None:
             break
         module.append(p)
     head = ".".join(module) or parts[0]
+    if head.lower() in _KIND_OF_API:  # "Class: Blob" names a class, not an area called "Class"
+        return None
     return head if 1 < len(head) <= MAX_AREA_CHARS and not head[:1].isdigit() else None
+
+
+_KIND_OF_API = frozenset({"class", "interface", "function", "method", "static", "event", "property", "attribute", "module",
+                          "enum", "record", "type", "struct", "trait", "macro", "constant", "variable", "exception",
+                          "constructor", "field", "package", "namespace", "object", "option", "command", "hook"})
 
 
 def area_from_url(url: str) -> str | None:

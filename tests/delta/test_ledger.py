@@ -115,6 +115,7 @@ def test_area_from_the_change_page_headings(headings, version, area):
     ("acme.tasks.Group.start", "", "acme.tasks"),
     ("django.contrib.admin.ModelAdmin.list_display", "", "django.contrib.admin"),
     (None, "Added in 2.3", None),
+    ("Class", "Class: Blob Added in: v18.0.0 See Blob.", None),  # a kind word is no area
 ])
 def test_area_from_the_api(api, text, area):
     assert area_from_api(api, text) == area
