@@ -421,7 +421,7 @@ def _ledger_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str)
         "",
         "## Instructions",
         "",
-        "Headline changes, newest version first (the project's own highlights first):",
+        "Headline changes, release by release (each release's own highlights and new features first):",
         "",
         *[entry_line(e, cite=f"[{parts.n_for(e)}]", limit=SKILL_TEXT) for e in parts.headlines],
         "",
