@@ -71,7 +71,9 @@ def source_account(cited: list[dict], cutoff: str, target_model: str) -> str:
     it, 1 undated")."""
     kinds = [_kind(s) for s in cited]
     if kinds and all(k == "after" for k in kinds):
-        return f"sources published after the {cutoff} cutoff of {target_model}"
+        if all(_published_after(s) for s in cited):
+            return f"sources published after the {cutoff} cutoff of {target_model}"
+        return f"sources published after the {cutoff} cutoff of {target_model} or documenting versions released after it"
     if not kinds:
         return f"no cited source, for the {cutoff} cutoff of {target_model}"
     after, before, undated = (kinds.count(k) for k in ("after", "before", "undated"))
@@ -84,6 +86,11 @@ def source_account(cited: list[dict], cutoff: str, target_model: str) -> str:
     if undated:
         parts.append(f"{undated} undated")
     return f"{len(kinds)} source(s): " + ", ".join(parts)
+
+
+def _published_after(source: dict) -> bool:
+    """Post-cutoff by the page's own date (not by the versions a build-dated docs page documents)."""
+    return bool(source.get("post_cutoff")) and not source.get("build_date") and not source.get("delta_only")
 
 
 def _kind(source: dict) -> str:

@@ -107,7 +107,9 @@ def test_an_old_or_low_authority_source_supersedes_nothing():
 
 
 @pytest.mark.parametrize("sources, account", [
-    ([{"post_cutoff": True}, {"delta_only": True}], "sources published after the 2026-01 cutoff of m"),
+    ([{"post_cutoff": True}, {"post_cutoff": True, "published": "2026-03-01"}], "sources published after the 2026-01 cutoff of m"),
+    ([{"post_cutoff": True}, {"delta_only": True}, {"post_cutoff": True, "build_date": "2026-10-01"}],
+     "sources published after the 2026-01 cutoff of m or documenting versions released after it"),
     ([{"post_cutoff": True}, {"published": "2025-03-01"}],
      "2 source(s): 1 published or documenting versions after the 2026-01 cutoff of m, 1 published before it (used for structure only)"),
     ([{"published": "2025-03-01"}, {"build_date": "2026-10-01", "published": "2026-10-01"}],
