@@ -104,6 +104,7 @@ def is_requirement(text: str) -> bool:
     return len(text or "") <= 90 and bool(_REQUIREMENT.match(text or ""))
 
 
+_MINOR = re.compile(r"(?i)\bminor\b|\bother\b|\bmiscellaneous\b")
 _OWN_NEWS = re.compile(r"(?i)\bwhat[’']?s\s+new\b|\bnew\s+features\b|\bmajor\b|\bhighlights?\b")
 
 
@@ -114,7 +115,7 @@ def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> st
     below = _below_version(headings, version)
     kind = next((k for h in reversed(below) for k, rx in _SECTION_RES if rx.search(h)), "other")
     if kind in ("features", "behaviour", "other") and version and any(
-            _OWN_NEWS.search(h) and names_version(h, version) for h in below):
+            _OWN_NEWS.search(h) and names_version(h, version) for h in below) and not any(_MINOR.search(h) for h in below):
         return "highlights"
     return kind
 

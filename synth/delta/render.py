@@ -334,11 +334,12 @@ def _best_of_release(es: list[Entry], key: tuple = ()) -> list[Entry]:
 
 
 def _lead_order(pool: list[Entry]) -> list[Entry]:
-    hl = _each_heading_first(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
+    hl, details = _highlights(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
     by_section: dict[str, list[Entry]] = {}
     for e in sorted((e for e in pool if e.section != "highlights"), key=lambda e: (-e.score, e.order)):
         by_section.setdefault(e.section, []).append(e)
-    turns = [by_section[k] for k in ("features", "breaking", "deprecations", "removals", "behaviour", "other") if k in by_section]
+    turns = [details] * bool(details) + [
+        by_section[k] for k in ("features", "breaking", "deprecations", "removals", "behaviour", "other") if k in by_section]
     rest = [t[i] for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t)]
     return hl + rest
 
@@ -350,16 +351,18 @@ def _opens(key: tuple, es: list[Entry]) -> bool:
     return any((lr := _line_release(e.version)) is not None and _bare(lr[1]) == want for e in es)
 
 
-def _each_heading_first(entries: list[Entry]) -> list[Entry]:
-    """Highlights in the release's order, the first entry under each heading before the second of any (a feature's
-    lead paragraph, then the next feature's, then their details)."""
-    rank: dict[tuple[str, ...], int] = {}
-    keyed = []
+def _highlights(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """(what leads, details that take turns with the other sections): a highlights list under one heading leads whole,
+    in the release's order; highlights under several headings (a section per major feature) lead with each one's
+    first entry, their further paragraphs are details."""
+    if len({e.headings for e in entries}) < 2:
+        return entries, []
+    seen: set[tuple[str, ...]] = set()
+    first, rest = [], []
     for e in entries:
-        n = rank.get(e.headings, 0)
-        rank[e.headings] = n + 1
-        keyed.append((min(n, 1), e.order, e))
-    return [e for _n, _o, e in sorted(keyed, key=lambda t: (t[0], t[1]))]
+        (rest if e.headings in seen else first).append(e)
+        seen.add(e.headings)
+    return first, rest
 
 
 def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:

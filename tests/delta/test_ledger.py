@@ -82,6 +82,7 @@ def test_introductions_and_cross_references_are_not_entries(text, intro):
     (["Acme 2.3 release notes", "What's new in Acme 2.3", "Functional indexes"], "2.3", "highlights"),
     (["Acme 2.3 release notes", "What's new in Acme 2.3", "New decorators for the admin site"], "2.3", "highlights"),
     (["Acme 2.3 release notes", "Minor features", "acme.admin"], "2.3", "features"),
+    (["Acme 2.3 release notes", "What's new in Acme 2.3", "Minor features", "acme.admin"], "2.3", "features"),
     (["Acme 2.3 release notes", "Minor features", "Migrations"], "2.3", "features"),  # a component, not a guide
     (["Acme 2.3 release notes", "Migration guide"], "2.3", "breaking"),
 ])
@@ -512,4 +513,5 @@ def test_the_releases_own_whats_new_section_leads_one_feature_after_another():
     d = _ledger([("http://h/releases/2.3.html", title, "change", "2.3", chs)]).finish(_timeline(("2.3", "2022-06-01")), CUTOFF)
     lead = [e.text.split(" says")[0] for e in headline_entries(d, limit=7)]
     assert lead[:3] == ["Feature A paragraph 1", "Feature B paragraph 1", "Feature C paragraph 1"], lead
+    assert "The new `frob()` helper frobs widgets in bulk." in lead[3:5], lead  # details take turns with other sections
     assert {e.area for e in d.post if "Feature A" in e.text} == {"Grouping A"}
