@@ -358,7 +358,8 @@ def _highlights(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     if len({e.headings for e in entries}) < 2:
         return entries, []
     seen: set[tuple[str, ...]] = set()
-    first, rest = [], []
+    first: list[Entry] = []
+    rest: list[Entry] = []
     for e in entries:
         (rest if e.headings in seen else first).append(e)
         seen.add(e.headings)
