@@ -17,8 +17,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 
-from skill3crawl.corpus import Corpus, CorpusError, read_corpus
-from synth.core.errors import UsageError
+from skill3crawl.corpus import Corpus, CorpusError
+from skill3crawl.corpus_formats import read_corpus
+from synth.core.errors import (
+    ArgsError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.evidence.cutoff import Cutoff, CutoffError, resolve_cutoff
 from synth.evidence.urls import host_of
 from synth.llm.model import LLMError
@@ -34,10 +37,6 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 # Arguments that are secrets: never logged, never written to crawl.json.
 SECRET_ARGS = frozenset({"brave_key"})
-
-
-class ArgsError(UsageError, ValueError):
-    """A bad spider argument; ``str()`` is one line naming it."""
 
 
 # Not spider arguments: derived by the model (parse_args refuses them with a hint).
@@ -121,6 +120,8 @@ class LearnArgs(BaseModel):
     brave_key: SecretStr | None = Field(None, description="Brave Search API key (default BRAVE_SEARCH_API_KEY)")
     package: str | None = Field(None, description="the registry package the topic is: pypi:NAME, npm:NAME or crates:NAME "
                                                   "(default: looked up by the topic's name)")
+    packages: bool = Field(True, description="read the package's release archives (changelog, docs, README, API delta) as "
+                                             "official sources (docs/packages.md)")
     role: Literal["main", "worker"] = "main"
     # Direct (docs-mode) discovery of start URLs and authoritative hosts (skill3crawl.sitecrawl.crawl).
     depth_limit: int = Field(DEFAULT_DEPTH_LIMIT, description="link hops from a start URL, sitemap or llms.txt entry "
@@ -147,7 +148,7 @@ class LearnArgs(BaseModel):
             raise ValueError("is longer than 200 characters")
         return s
 
-    @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", "fresh", mode="before")
+    @field_validator("strict_cutoff", "synth", "verify", "fail_on_findings", "fresh", "packages", mode="before")
     @classmethod
     def _flags(cls, v: Any, info: ValidationInfo) -> bool:
         return _bool(v, info.field_name or "")

@@ -42,15 +42,13 @@ from urllib.parse import urlsplit
 from markdown_it import MarkdownIt
 
 from skill3crawl.corpus_markers import _HEADER, KNOWN_HEADERS, MARKER, _Body, _is_marker, _Lines, _shown_marker
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    CorpusError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.evidence.urls import url_key
 
 MAX_BODY_BYTES = 5 * 1024 * 1024  # like DOWNLOAD_MAXSIZE for fetched pages
 MAX_LINE_BYTES = 1024 * 1024  # a longer line is read in pieces (its body is then oversized)
-
-
-class CorpusError(UsageError, ValueError):
-    """The input file is unreadable or malformed; the message is one line naming the fix."""
 
 
 @dataclass(frozen=True)
@@ -212,7 +210,7 @@ class Corpus:
     iterating yields each source once, in file order, skipping oversized bodies and repeated URLs.
 
     This class reads the ``=== SOURCE ===`` format; :mod:`skill3crawl.corpus_formats` reads JSON
-    Lines, WARC files and folders of pages through the same interface (:func:`read_corpus` tells
+    Lines, WARC files and folders of pages through the same interface (:func:`skill3crawl.corpus_formats.read_corpus` tells
     them apart). ``_entries`` yields :class:`CorpusSource`, ``("oversized", block, url)``,
     ``("hidden", block, line)`` and ``("skipped", block, reason)`` (a record or file that is no
     page: counted in ``skipped``)."""
@@ -272,15 +270,6 @@ class Corpus:
             if isinstance(entry, CorpusSource) and url_key(entry.url) not in seen:
                 seen.add(url_key(entry.url))
                 yield entry
-
-
-def read_corpus(path: str | Path, name: str = "input_file") -> Corpus:
-    """Check a corpus and return it, ready to stream: an ``=== SOURCE ===`` file (:class:`Corpus`), JSON
-    Lines, a WARC file or a folder of ``.html``/``.md`` files (:func:`skill3crawl.corpus_formats.open_corpus`
-    tells them apart from the first bytes)."""
-    from skill3crawl.corpus_formats import open_corpus
-
-    return open_corpus(path, name)
 
 
 _HTML_HINT = re.compile(r"<(html|body|article|main|div|p|h[1-6]|pre|section)\b", re.I)

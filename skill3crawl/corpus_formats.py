@@ -83,9 +83,31 @@ def detect_format(path: Path, name: str = "input_file") -> str:
     return "sources"  # its reader names what is wrong
 
 
+def _regular_or_folder(path: Path, name: str) -> None:
+    """CorpusError unless ``path`` is a regular file or a folder (after links): a FIFO would block the read, a
+    device such as /dev/zero never end it (``skill3 synth`` refuses the same)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise CorpusError(f"{name}: {str(path)!r} does not exist") from None
+    except OSError as exc:
+        raise CorpusError(f"{name}: cannot read {str(path)!r}: {exc.strerror}") from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise CorpusError(f"{name}: {str(path)!r} is not a regular file (a FIFO, a device or a socket); "
+                          "pass a corpus file or a folder of pages")
+
+
+def shown_name(rel: Path) -> str:
+    """A file name as a message may print it: bytes that are not UTF-8 as ``\\xff`` escapes."""
+    return os.fsencode(str(rel)).decode("utf-8", errors="backslashreplace")
+
+
 def open_corpus(path: str | Path, name: str = "input_file", *, max_body: int = MAX_BODY_BYTES) -> Corpus:
     """The corpus at ``path`` in whichever format it is (see the module docstring), checked whole."""
     p = Path(path).expanduser()
+    _regular_or_folder(p, name)
     kind = detect_format(p, name)
     cls = {"folder": FolderCorpus, "page": FolderCorpus, "warc": WarcCorpus, "jsonl": JsonLinesCorpus}.get(kind, Corpus)
     return cls(p, name, max_body=max_body)
@@ -324,6 +346,14 @@ class FolderCorpus(Corpus):
             rel = file.relative_to(self.path) if self.path.is_dir() else Path(file.name)
             shown = str(rel)
             try:
+                shown.encode("utf-8")
+            except UnicodeEncodeError:  # a name that is not UTF-8: no URL can be made of it, and it is named, escaped
+                yield ("skipped", shown_name(rel), "non_utf8_name")
+                continue
+            try:
+                if not file.is_symlink() and not file.is_file():  # a FIFO or device named like a page
+                    yield ("skipped", shown, "not_a_regular_file")
+                    continue
                 if file.is_symlink() and self.path.is_dir() and not file.resolve().is_relative_to(self.path.resolve()):
                     yield ("skipped", shown, "link_outside")
                     continue
@@ -372,3 +402,10 @@ class FolderCorpus(Corpus):
         if url is None:
             return ("skipped", number, "no_url")
         return CorpusSource(url=url, title=title, date=date, body=body, block=number, kind=kind)
+
+
+def read_corpus(path: str | Path, name: str = "input_file") -> Corpus:
+    """Check a corpus and return it, ready to stream: an ``=== SOURCE ===`` file (:class:`Corpus`), JSON
+    Lines, a WARC file or a folder of ``.html``/``.md`` files (:func:`open_corpus`
+    tells them apart from the first bytes)."""
+    return open_corpus(path, name)

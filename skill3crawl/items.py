@@ -23,6 +23,8 @@ class PageItem(SourceItem):
     date_hint: str | None = None  # the corpus file's date: header
     title_hint: str = ""  # title from search results or the corpus header
     extracted: dict[str, Any] | None = None  # skill3crawl.extract.page.process_page's result, when the spider has it
+    date_hint_source: str = ""  # what date_hint is (e.g. "registry": a release's upload time); "" → "corpus"
+    given_changes: list[dict[str, Any]] | None = None  # change entries the spider made itself (the package's API delta)
 
 
 @dataclass(frozen=True)

@@ -154,6 +154,11 @@ async def _sleep(seconds: float) -> None:
 
 
 DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
+# robots.txt's own time: each try at most ROBOTS_TIMEOUT seconds, ROBOTS_RETRIES retries, so a host that drips its
+# robots.txt a byte a second holds the crawl of that host at most (1 + ROBOTS_RETRIES) × ROBOTS_TIMEOUT seconds
+ROBOTS_TIMEOUT = 10.0
+ROBOTS_RETRIES = 1
+MAX_ROBOTS_BYTES = 500 * 1024  # RFC 9309 §2.5: a crawler must parse at least 500 KiB
 
 
 class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
@@ -161,7 +166,26 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
     (after the retries) means complete disallow for that host (Scrapy allows all), counted in
     ``skill3/robots_unavailable``; a download error is one log line, not a traceback."""
 
+    _responses: dict[str, Any]  # netloc → the robots.txt response, handed to the crawl's own robots.txt request
+
+    async def process_request(self, request: Any) -> Any:
+        """Scrapy's check, except for the crawl's own robots.txt request (docs mode reads its ``Sitemap:`` lines):
+        it is answered from the download this middleware made (robots.txt is fetched once per host), or ignored
+        when that download failed (a failed robots.txt is not tried again)."""
+        url = urlparse_cached(request)
+        if request.meta.get("skill3_kind") == "robots" and url.path == "/robots.txt":
+            await self.robot_parser(request)
+            stored = getattr(self, "_responses", {}).get(url.netloc)
+            if stored is None:
+                raise IgnoreRequest(f"robots.txt of {url.netloc} could not be fetched")
+            return stored.replace(url=request.url, request=request)
+        return await super().process_request(request)
+
     async def _parse_robots(self, response: Any, netloc: str, request: Any) -> None:
+        if not hasattr(self, "_responses"):
+            self._responses = {}
+        if response.status < 500:
+            self._responses[netloc] = response.replace(body=response.body[:MAX_ROBOTS_BYTES])
         if response.status >= 500:
             self._stats.inc_value("skill3/robots_unavailable")
             logger.warning("robots.txt of %s answered HTTP %d: nothing on that host is fetched (RFC 9309)",
@@ -182,8 +206,13 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
         netloc = url.netloc
         if netloc not in self._parsers:
             self._parsers[netloc] = Deferred()
-            robotsreq = Request(f"{url.scheme}://{netloc}/robots.txt", priority=self.DOWNLOAD_PRIORITY,
-                                meta={"dont_obey_robotstxt": True}, callback=NO_CALLBACK)
+            # the robots.txt of an API skill3 calls (a package registry) is part of that call: the network guard's
+            # exemption of the trusted endpoint covers it, and nothing else on that host
+            api = {"skill3_api": True} if request.meta.get("skill3_api") else {}
+            timeout = min(ROBOTS_TIMEOUT, self.crawler.settings.getfloat("DOWNLOAD_TIMEOUT") or ROBOTS_TIMEOUT)
+            robotsreq = Request(f"{url.scheme}://{netloc}/robots.txt", priority=self.DOWNLOAD_PRIORITY, callback=NO_CALLBACK,
+                                meta={"dont_obey_robotstxt": True, "download_timeout": timeout,
+                                      "max_retry_times": ROBOTS_RETRIES, "download_maxsize": MAX_ROBOTS_BYTES * 4, **api})
             try:
                 resp = await self.crawler.engine.download_async(robotsreq)
                 await self._parse_robots(resp, netloc, request)
@@ -209,6 +238,32 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
+
+
+class RedirectScopeMiddleware:
+    """A redirect target is a link: a docs crawl's page request redirected (Scrapy's redirect middleware queues the
+    target as a new request, which the network guard checks like any) to a host none of the crawl's scopes covers
+    is not followed, so an off-site target is never kept as a source. Counted in ``skill3/dropped/offsite_redirect``."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "RedirectScopeMiddleware":
+        return cls(crawler)
+
+    def process_request(self, request: Any) -> None:
+        if not request.meta.get("redirect_urls") or request.meta.get("skill3_kind") != "page":
+            return
+        scope_for = getattr(self.crawler.spider, "_scope_for", None)
+        if scope_for is None or not getattr(self.crawler.spider, "scopes", None):
+            return
+        scope, why = scope_for(request.url)
+        if scope is None and why == "offsite":  # another host (a move within the site, /latest/ → /stable/, is followed)
+            self.crawler.stats.inc_value("skill3/dropped/offsite_redirect")
+            logger.info("skill3: %s redirects out of the crawl's scope to %s: not followed",
+                        request.meta["redirect_urls"][0], request.url)
+            raise IgnoreRequest("redirect out of the crawl's scope")
 
 
 SEARCH_KEY_HEADER = b"X-Subscription-Token"

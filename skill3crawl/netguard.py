@@ -13,7 +13,8 @@ Two layers:
   download, not a crash).
 
 ``SKILL3_ALLOW_PRIVATE_NETWORKS`` (setting or environment variable) turns both
-off. Configured endpoints — the search API (``BRAVE_SEARCH_URL``, ``SEARXNG_URL``), the proxies
+off. Configured endpoints — the search API (``BRAVE_SEARCH_URL``, ``SEARXNG_URL``), the package registries
+(``SKILL3_PYPI_URL`` … or the user's pip/npm configuration, else the public ones, and their archive hosts), the proxies
 in ``http_proxy``/``https_proxy``, ``SKILL3_TRUSTED_ENDPOINTS`` — are trusted
 configuration, not crawl input: only skill3's own API calls to them pass (requests
 marked ``meta["skill3_api"]``: the searches, the registry look-ups). Any other
@@ -43,6 +44,7 @@ from twisted.internet.interfaces import IHostnameResolver, IHostResolution, IRes
 from zope.interface import implementer, provider
 
 from skill3crawl.discovery.search import brave_endpoint, searxng_url
+from skill3crawl.packages.userconfig import registry_endpoints
 
 logger = logging.getLogger(__name__)
 
@@ -144,6 +146,7 @@ def trusted_endpoints(settings: Any = None, proxies: bool = True) -> set[tuple[s
     searx = searxng_url(settings)
     if searx:  # a self-hosted SearXNG is configured by the user, often on loopback or a private network
         urls.append(str(searx))
+    urls += registry_endpoints(settings)  # the package registries skill3 asks (default or configured: a mirror may be private)
     if proxies:
         urls += [v for k, v in getproxies().items() if k in ("http", "https") and v]
     if settings is not None:

@@ -27,14 +27,13 @@ from scrapy.spiderloader import get_spider_loader
 from scrapy.utils.project import get_project_settings
 
 from skill3crawl.args import ArgsError, checked_args
-from synth.core.errors import ExitCode, UsageError
+from synth.core.errors import (
+    ExitCode,
+    SettingError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 
 ASYNCIO_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 _SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-class SettingError(UsageError, ValueError):
-    """A malformed ``-s NAME=VALUE``; ``str()`` is one line naming it and the fix."""
 
 
 # ------------------------------------------------------------------ arguments

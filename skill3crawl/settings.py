@@ -65,6 +65,8 @@ EXTENSIONS = {
 DOWNLOADER_MIDDLEWARES = {
     # Before robots.txt (100): a blocked target is never contacted, not even for robots.txt.
     "skill3crawl.netguard.NetworkGuardMiddleware": 50,
+    # A docs crawl's page redirected out of its scope is not followed (a redirect target is a link).
+    "skill3crawl.middlewares.RedirectScopeMiddleware": 55,
     # After robots.txt, so the host's Crawl-delay is known before its first page.
     "skill3crawl.middlewares.CrawlDelayMiddleware": 110,
     # robots.txt answering 5xx disallows the host (RFC 9309); Scrapy's own allows it.

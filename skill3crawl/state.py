@@ -27,6 +27,7 @@ class CrawlState:
     # Official sources found from the topic (registries → repository): prefix ("host" or "host/path") → reason.
     official: dict[str, str] = field(default_factory=dict)
     package: dict[str, Any] | None = None  # the registry package chosen, why, and the candidates
+    package_source: dict[str, Any] | None = None  # its release archives read: archives, files, API delta (skill3crawl.packages)
     release_timeline: list[dict[str, str]] = field(default_factory=list)  # {version, date, source, url}
     interrupted: bool = False  # stopped by a signal (Ctrl-C, SIGTERM): kept what was written, no synthesis
     write_failed: str | None = None  # a write of the crawl's output failed (a full disk): it stopped, no synthesis

@@ -82,8 +82,8 @@ ALLOWED: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     # what a run writes (run.json reads the evidence selected through a protocol of its own, index.html renders the
     # refresh panel from run.json)
     "synth.output": ("synth.core", "synth.skill", "synth.evidence", "synth.delta"),
-    # keeping a skill current and putting it where agents look
-    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.delta", "synth.vet", "synth.output"),
+    # keeping a skill current and putting it where agents look (lint: the facts a run recorded, for the MCP lint/vet)
+    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.delta", "synth.lint", "synth.vet", "synth.output"),
     # the synthesis run in its steps; a refresh is one of them (agents.refresh reads the run through protocols)
     "synth.pipeline": ("synth.core", "synth.skill", "synth.evidence", "synth.delta", "synth.lint", "synth.llm", "synth.vet", "synth.output",
                        "synth.agents"),
@@ -234,3 +234,81 @@ def test_the_synthesis_run_keeps_its_names() -> None:
     assert [n for n in run.__all__ if not hasattr(run, n)] == []
     assert {"run_synth", "write_skill", "atomic_write_text", "rank", "vet_input_step", "choose_model", "select",
             "synthesize", "check_output", "write_outputs", "report", "bundle_budget"} <= set(run.__all__)
+
+
+def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Module → the first-party modules it imports (anywhere in it: functions and ``TYPE_CHECKING`` blocks too); an
+    imported name that is a module (``from a import b``) is an edge to ``a.b``."""
+    graph: dict[str, set[str]] = {m: set() for m in sources}
+    for module, source in sources.items():
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    target = f"{node.module}.{alias.name}"
+                    graph[module].add(target if target in sources else node.module)
+            elif isinstance(node, ast.Import):
+                graph[module].update(alias.name for alias in node.names)
+        graph[module] = {m for m in graph[module] if m in sources and m != module}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[v] = min(low[v], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    cycles.append(sorted(comp))
+    return cycles
+
+
+@pytest.mark.parametrize(
+    "sources, cycles",
+    [
+        ({"a": "import b", "b": "import a", "c": "import a"}, [["a", "b"]]),
+        ({"a": "from b import x", "b": "def f():\n    from c import y", "c": "if TYPE_CHECKING:\n    import a"}, [["a", "b", "c"]]),
+        ({"p": "from p import q", "p.q": "x = 1", "r": "from p import q"}, []),
+        ({"a": "import b", "b": "import c", "c": "x = 1"}, []),
+    ],
+)
+def test_the_cycle_scan_finds_cycles(sources, cycles) -> None:
+    assert import_cycles(import_graph(sources)) == cycles
+
+
+def test_no_import_cycle_between_first_party_modules() -> None:
+    """No module imports, through any chain, one that imports it (function-level and TYPE_CHECKING imports count)."""
+    paths = [p for pkg in FIRST_PARTY for p in (ROOT / pkg).rglob("*.py")]
+    graph = import_graph({module_name(p): p.read_text(encoding="utf-8") for p in paths})
+    assert import_cycles(graph) == []

@@ -17,7 +17,7 @@ from synth.vet.install import setup as run_setup
 from synth.vet.lintcheck import lint_findings
 from synth.vet.record import home_dir
 from synth.vet.report import FORMATS, VetReport, render_json, render_sarif, render_text
-from synth.vet.runner import DEFAULT_TIMEOUT, run_scan
+from synth.vet.runner import DEFAULT_TIMEOUT, scan_copy
 from synth.vet.screen import screen_folder
 
 # Checks beside SkillSpector: each takes the skill folder and returns findings
@@ -68,8 +68,8 @@ def vet(
     if format not in FORMATS:
         _fail(f"skill3 vet: unknown --format {format!r}; use one of {', '.join(FORMATS)}", ExitCode.USAGE)
     folder = skill_folder(path)
-    scan = run_scan(folder, timeout=timeout)
-    extra = secret_findings(folder) + [f for check in EXTRA_CHECKS for f in check(folder)]
+    scan, dropped = scan_copy(folder, timeout=timeout)  # the scanner gets a copy: the user's folder is never its to change
+    extra = dropped + secret_findings(folder) + [f for check in EXTRA_CHECKS for f in check(folder)]
     report = VetReport(path=folder, scan=scan, extra_findings=extra, fail_on_findings=fail_on_findings)
     if format == "json":
         render_json(report, sys.stdout)

@@ -29,6 +29,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from skill3crawl.config import setting_or_env
 from skill3crawl.discovery import registries as reg
 from skill3crawl.items import FetchedPage
+from skill3crawl.packages.userconfig import registry_base
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
@@ -47,15 +48,17 @@ MAX_RELEASE_ITEMS = 20
 
 def _base(settings: Any, key: str) -> str:
     """A registry/repository base URL: ``-s SKILL3_PYPI_URL=…`` (etc.), else the environment variable
-    of the same name, else the public service."""
-    name = reg.SETTINGS[key]
-    return setting_or_env(settings, name) or reg.DEFAULT_URLS[key]
+    of the same name, else (PyPI, npm) the user's pip / npm configuration, else the public service."""
+    if key in ("pypi", "npm", "crates"):
+        return registry_base(settings, key)
+    return setting_or_env(settings, reg.SETTINGS[key]) or reg.DEFAULT_URLS[key]
 
 
 def add_to_crawl_json(crawl: dict, state: Any) -> dict:
     """Put the run's official sources, chosen package and registry/repository release dates into
     ``crawl.json``'s dict; ``timeline`` is merged with entries others put there (one timeline)."""
     crawl["package"] = getattr(state, "package", None)
+    crawl["package_source"] = getattr(state, "package_source", None)
     crawl["official_sources"] = [{"source": k, "reason": v} for k, v in (getattr(state, "official", None) or {}).items()]
     crawl["timeline"] = reg.merge_timeline(crawl.get("timeline") or [], getattr(state, "release_timeline", None) or [])
     return crawl
@@ -105,6 +108,7 @@ class OfficialSourcesMixin:
         lookups = [(pinned[0], pinned[1])] if pinned else [(e, n) for e in self._ecosystems() for n in reg.candidate_names(a.topic)]
         self._registry_pending = len(lookups)
         self._registry_found: list[reg.Package] = []
+        self._registry_bodies: dict[str, tuple[bytes, str]] = {}  # package label → its registry answer (the archives' links)
         self._registry_tried: dict[str, str] = {}
         for eco, name in lookups:
             url = reg.registry_url(eco, _base(self.settings, eco), name)
@@ -128,6 +132,7 @@ class OfficialSourcesMixin:
             else:
                 stats.inc_value(f"skill3/registry/found/{ecosystem}")
                 self._registry_found.append(pkg)
+                self._registry_bodies[pkg.label] = (response.body, response.url)
         yield from self._registry_step()
 
     def registry_failed(self, failure: Failure) -> Iterator[scrapy.Request]:
@@ -190,6 +195,9 @@ class OfficialSourcesMixin:
         state.release_timeline = reg.merge_timeline(state.release_timeline, [r.as_dict() for r in pkg.releases])
         if pkg.release_warning():
             logger.warning("skill3: %s", pkg.release_warning())
+        if self.packages_enabled() and pkg.label in self._registry_bodies:  # the release archives (skill3crawl.packages)
+            yield from self.package_requests(pkg, *self._registry_bodies[pkg.label])
+        self._registry_bodies = {}
         yield from self._repository_requests(pkg)
         roots = [u for u in (reg.docs_entry(pkg), pkg.links.get("Changelog")) if u and not reg.github_repo(u)]
         if not roots and pkg.repository is None:

@@ -24,7 +24,9 @@ from urllib.parse import quote, urlsplit
 
 from lxml import etree
 
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    SpecError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.delta.versions import version_of_tag
 from synth.evidence.urls import site_host
 
@@ -50,10 +52,6 @@ _LABELS = {  # project_urls label (normalised) → role
     "changelog": "Changelog", "changes": "Changelog", "release notes": "Changelog", "history": "Changelog",
     "releases": "Changelog", "news": "Changelog",
 }
-
-
-class SpecError(UsageError, ValueError):
-    """A bad ``package`` argument; ``str()`` is one line."""
 
 
 MAX_RELEASES = 1_000  # releases read from one registry answer (the newest; a registry may list 100,000)

@@ -19,6 +19,7 @@ import lxml.html
 import trafilatura
 from lxml import etree
 
+from skill3crawl.extract.code import NOT_CODE, code_language, code_text  # noqa: F401 - code_language: part of this module's API
 from skill3crawl.extract.fastmd import to_markdown
 from skill3crawl.extract.versions import find_changes, redact_changes
 from synth.skill.markdown import paragraphs
@@ -44,8 +45,6 @@ DOC_GENERATOR_NODES: list[tuple[str, str]] = [
     ("sphinx", "//div[contains(@class,'bodywrapper')]//div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]"),
 ]
 # <pre>s that are not code: line-number gutters (Pygments/MkDocs tables, Docusaurus)
-_NOT_CODE = ("linenos", "linenodiv")
-_LANG_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush)[-:]([\w+#.-]+)", re.I)
 _BOILERPLATE = {"nav", "header", "footer", "aside", "script", "style", "noscript", "form", "button"}
 _WS = re.compile(r"\s+")
 
@@ -72,55 +71,15 @@ def _title(tree: Any) -> str:
     return ""
 
 
-def _code_text(pre: Any) -> str:
-    """Text of a <pre>, byte-exact: <br> is a newline, everything else is its text."""
-    parts: list[str] = []
-
-    def walk(el: Any) -> None:
-        if el.tag == "br":
-            parts.append("\n")
-        elif el.text and isinstance(el.tag, str):
-            parts.append(el.text)
-        for child in el:
-            if isinstance(child.tag, str):
-                walk(child)
-            if child.tail:
-                parts.append(child.tail)
-
-    walk(pre)
-    return "".join(parts)
-
-
-def code_language(pre: Any) -> str:
-    """Language from classes/data attributes on the <pre>, its <code>, or up to 5 ancestors (MkDocs line-number tables nest deep)."""
-    nodes = [pre, *pre.xpath("./code")]
-    anc = pre.getparent()
-    for _ in range(5):
-        if anc is None:
-            break
-        nodes.append(anc)
-        anc = anc.getparent()
-    for node in nodes:
-        for attr in ("data-lang", "data-language"):
-            if node.get(attr):
-                return node.get(attr).strip().lower()
-        m = _LANG_CLASS.search(node.get("class") or "")
-        if m and m.group(1).lower() not in ("default", "none", "text", "plain", "plaintext"):
-            return m.group(1).lower()
-        if m:
-            return ""
-    return ""
-
-
 def _code_blocks(root: Any, by_pre: dict[Any, dict[str, str]] | None = None) -> list[dict[str, str]]:
     """The code blocks under ``root``; ``by_pre`` gets each ``<pre>`` element's block."""
     blocks: list[dict[str, str]] = []
     for pre in root.iter("pre"):
         if any(a.tag in _BOILERPLATE for a in pre.iterancestors()):
             continue
-        if any(c in (a.get("class") or "") for a in (pre, *pre.iterancestors()) for c in _NOT_CODE):
+        if any(c in (a.get("class") or "") for a in (pre, *pre.iterancestors()) for c in NOT_CODE):
             continue
-        text = _code_text(pre)
+        text = code_text(pre)
         if text.strip():
             blocks.append({"text": text, "language": code_language(pre)})
             if by_pre is not None:

@@ -154,6 +154,24 @@ def find_dates(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+_MONTH_YEAR = re.compile(rf"(?i)(?<![\w-])(?P<m>{_MONTHS}),?\s+(?P<y>{_YEAR})(?![\w-])")
+_ISO_MONTH = re.compile(rf"(?<![\w.-])(?P<y>{_YEAR})-(?P<m>0[1-9]|1[0-2])(?![\w.-])")  # "2024-03" (never "2024-03-04")
+
+
+def find_month(text: str) -> tuple[int, int, str] | None:
+    """The first month and year printed without a day ("March 2024", "Sept. 2023", "2024-03") → ``(start, end, "YYYY-MM-01")``: a
+    release dated so came out in that month, and its first day places it against a cutoff month exactly."""
+    m = _MONTH_YEAR.search(text or "")
+    if m:
+        day = _ymd(m.group("y"), _MONTH_NUM[m.group("m")[:3].lower()], 1)
+        return (m.start(), m.end(), day) if day else None
+    iso = _ISO_MONTH.search(text or "")
+    if iso:
+        day = _ymd(iso.group("y"), iso.group("m"), 1)
+        return (iso.start(), iso.end(), day) if day else None
+    return None
+
+
 def find_date(text: str) -> str | None:
     """The first full date printed in ``text`` → ``YYYY-MM-DD``, else None."""
     dates = find_dates(text)
@@ -277,6 +295,11 @@ def label_date(text: str, languages: list[str] | None = None) -> str | None:
         if not rest.strip(" \t-–—:()[],.|/*_") or is_date_label(rest):
             return dates[0][2]
         return None
+    month = find_month(text)
+    if month is not None:  # a date that names only its month: the release's month
+        rest = (text[:month[0]] + " " + text[month[1]:]).strip(" \t*_`")
+        if not rest.strip(" \t-–—:()[],.|/*_") or is_date_label(rest):
+            return month[2]
     if ":" in text:
         label, _, value = text.partition(":")
         if is_date_label(label):
@@ -324,6 +347,8 @@ def version_heading(text: str) -> tuple[str, str | None] | None:
     if not text or len(text) > 160:
         return None
     dates = find_dates(text)
+    if not dates and (month := find_month(text)) is not None and re.search(r"[(\[—–-]\s*$", text[:month[0]]):
+        dates = [month]  # "2.3.0 (March 2024)", "Acme 2.3.0 — November 2023": the month set off as a release's date
     bare = without_dates(text, dates[:1]) if dates else text
     hit = None
     m = _SECNUM.match(bare)

@@ -63,7 +63,7 @@ class ContentPipeline(_Base):
         item.excerpts = result["excerpts"]
         item.code_blocks = result["code_blocks"]
         item.content_hash = result["content_hash"]
-        item.changes = result.get("changes", [])
+        item.changes = result.get("changes", []) if item.given_changes is None else item.given_changes
         item.page_kind = result.get("page_kind", "")
         item.page_version = result.get("page_version")
         if item.changes:
@@ -94,6 +94,8 @@ class DatesPipeline(_Base):
         item.published = result["published"]
         item.modified = result["modified"]
         item.date_source = result["date_source"]
+        if item.date_source == "corpus" and item.date_hint_source:  # the hint's own name (a release's registry date)
+            item.date_source = item.date_hint_source
         if item.date_source:
             self.stats.inc_value(f"skill3/date_source/{item.date_source}")
         self.crawler._skill3_stage_t = time.thread_time()  # the synchronous stages start: ReleasePipeline times them
@@ -221,6 +223,7 @@ class ReleasePipeline(_Base):
         item.html = ""
         item.headers = {}
         item.extracted = None
+        item.given_changes = None
         self._t = time.thread_time()
         start = getattr(self.crawler, "_skill3_stage_t", None)
         if start is not None:

@@ -39,11 +39,12 @@ from skill3crawl.extract.executor import get_extractor
 from skill3crawl.extract.page import LinkRules, PageContext, process_page
 from skill3crawl.extract.versions import change_like_url
 from skill3crawl.items import FetchedPage, response_headers
+from skill3crawl.middlewares import ROBOTS_RETRIES, ROBOTS_TIMEOUT
 from skill3crawl.progress import Progress
 from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget
 from skill3crawl.sitecrawl.llms import llms_candidates, md_variant, parse_llms_txt
 from skill3crawl.sitecrawl.scope import Scope
-from skill3crawl.sitecrawl.sitemap import parse_sitemap, sitemap_candidates
+from skill3crawl.sitecrawl.sitemap import MAX_SITEMAP_DEPTH, MAX_SITEMAPS, parse_sitemap, sitemap_candidates
 from skill3crawl.state import get_state
 from synth.evidence.urls import canonical_url, host_of, url_key
 
@@ -279,8 +280,11 @@ class DocsCrawlMixin:
         for scope, url in zip(self.scopes, self.site_roots):
             if roots is not None and url not in roots:
                 continue
+            # answered from the robots.txt middleware's own download (fetched once; see middlewares.py)
             yield scrapy.Request(scope.origin + "/robots.txt", callback=self.parse_robots_sitemaps, errback=self.aux_failed,
-                                 meta={"skill3_kind": "robots", "skill3_scope": scope.origin + scope.prefix}, priority=_PRIO["robots"])
+                                 meta={"skill3_kind": "robots", "skill3_scope": scope.origin + scope.prefix,
+                                       "download_timeout": ROBOTS_TIMEOUT, "max_retry_times": ROBOTS_RETRIES},
+                                 priority=_PRIO["robots"])
             for llms in llms_candidates(scope):
                 yield scrapy.Request(llms, callback=self.parse_llms_txt, errback=self.aux_failed,
                                      meta={"skill3_kind": "llms"}, priority=_PRIO["llms"])
@@ -297,8 +301,26 @@ class DocsCrawlMixin:
         listed = list(sitemap_urls_from_robots(response.body, base_url=response.url)) if isinstance(response, TextResponse) else []
         scope, _ = self._scope_for(response.meta["skill3_scope"])
         for url in sitemap_candidates(scope, listed) if scope else listed:
-            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.aux_failed,
-                                 meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
+            req = self._sitemap_request(url, 0)
+            if req is not None:
+                yield req
+
+    def _sitemap_request(self, url: str, depth: int) -> scrapy.Request | None:
+        """A sitemap's request, or None past the bounds (``MAX_SITEMAP_DEPTH`` nested indexes, ``MAX_SITEMAPS`` in
+        all; each counted under ``skill3/dropped/``)."""
+        if depth > MAX_SITEMAP_DEPTH:
+            self._drop("sitemap_depth")
+            return None
+        done = getattr(self, "_sitemaps_requested", set())
+        self._sitemaps_requested = done
+        if url in done:
+            return None  # an index that lists itself (or a sitemap listed twice)
+        if len(done) >= MAX_SITEMAPS:
+            self._drop("sitemap_limit")
+            return None
+        done.add(url)
+        return scrapy.Request(url, callback=self.parse_sitemap, errback=self.aux_failed,
+                              meta={"skill3_kind": "sitemap", "skill3_sitemap_depth": depth}, priority=_PRIO["sitemap"])
 
     def parse_sitemap(self, response: Response) -> Iterator[scrapy.Request]:
         """A sitemap index's sitemaps, or a urlset's pages (with their ``lastmod``), on the sitemap's own host."""
@@ -314,8 +336,9 @@ class DocsCrawlMixin:
             if urlsplit(entry.loc).netloc != host:
                 continue  # a sitemap may only list its own host's pages
             if kind == "sitemapindex":
-                yield scrapy.Request(entry.loc, callback=self.parse_sitemap, errback=self.aux_failed,
-                                     meta={"skill3_kind": "sitemap"}, priority=_PRIO["sitemap"])
+                req = self._sitemap_request(entry.loc, response.meta.get("skill3_sitemap_depth", 0) + 1)
+                if req is not None:
+                    yield req
             else:
                 count += 1
                 req = self._site_request(entry.loc, "sitemap", lastmod=lastmod_day(entry.lastmod))

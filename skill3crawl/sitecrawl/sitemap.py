@@ -12,6 +12,11 @@ from scrapy.utils.sitemap import Sitemap
 from skill3crawl.sitecrawl.scope import Scope
 
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # the sitemaps.org limit, uncompressed
+# A sitemap index may list only sitemaps (sitemaps.org); some sites nest indexes anyway, and a hostile one lists
+# itself or an endless tree of indexes. Bounds: an index found through MAX_SITEMAP_DEPTH indexes is not fetched,
+# and a crawl fetches at most MAX_SITEMAPS sitemaps in all (robots.txt's and the conventional ones included).
+MAX_SITEMAP_DEPTH = 3
+MAX_SITEMAPS = 50
 
 
 @dataclass(frozen=True)

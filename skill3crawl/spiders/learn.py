@@ -36,6 +36,7 @@ from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
 from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, FetchedPage, PageItem
+from skill3crawl.packages.spider import PackageSourceMixin
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.state import get_state
 from synth.core.errors import ExitCode
@@ -64,7 +65,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
+class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scrapy.Spider):
     name = "learn"
     docs_defaults = False  # `scrapy crawl docs`: start URLs required, topic and authority from them
 
@@ -203,6 +204,10 @@ class LearnSpider(OfficialSourcesMixin, DocsCrawlMixin, scrapy.Spider):
         if corpus.skipped:
             logger.info("skill3: input_file: not pages, skipped: %s",
                         ", ".join(f"{len(w)} {r.replace('_', ' ')}" for r, w in sorted(corpus.skipped.items())))
+        for reason, why in (("non_utf8_name", "file name(s) not in UTF-8"), ("not_a_regular_file", "not regular file(s)")):
+            if reason in corpus.skipped:
+                logger.warning("skill3: input_file: %d %s skipped: %s", len(corpus.skipped[reason]), why,
+                               ", ".join(corpus.skipped[reason][:5]))
         if "no_url" in corpus.skipped:
             logger.warning("skill3: input_file: %d page(s) without a URL skipped (%s): save them from a browser, mirror "
                            "them as host/path.html or give each a 'url:' frontmatter line", len(corpus.skipped["no_url"]),

@@ -5,8 +5,9 @@ refresh (run.json ``refresh.diff``, the preview's "since last learn" panel, the 
 
 - versions: by version string; a version whose date or state changed is "changed";
 - claims: an entry is keyed by its citation URL and its normalised text. Identical keys are the same claim;
-  of the rest, an old and a new claim citing the same URL whose texts are similar (difflib ratio ≥
-  ``SIMILAR``) are one claim "changed"; what is left is "added" or "removed";
+  of the rest, an old and a new claim citing the same URL whose texts are similar (difflib ratio over their
+  words ≥ ``SIMILAR``) are one claim "changed"; what is left is "added" or "removed". The pairing's work is
+  bounded by cost (``MAX_FUZZY_COST``, words × words), the cheapest URLs first;
 - sources: the URLs the skill was built from, added or gone.
 """
 
@@ -21,13 +22,17 @@ from synth.agents.runview import Entry, RunView
 
 SIMILAR = 0.6
 MAX_LISTED = 200  # rows kept per list in the record (the counts are exact)
-MAX_FUZZY_PAIRS = 40_000  # per citation URL: beyond this, leftover claims are added/removed without pairing
-_WORDS = re.compile(r"[\w.]+", re.U)
+# The fuzzy pairing's work is bounded by its cost, not its count of pairs: words × words over every pair compared
+# (a claim's first MAX_COMPARED_WORDS words). The URLs whose claims are cheapest to pair go first; a URL whose
+# pairing would pass what is left of MAX_FUZZY_COST keeps its claims added/removed, counted as "not compared".
+MAX_COMPARED_WORDS = 300
+MAX_FUZZY_COST = 20_000_000
+_WORDS = re.compile(r"\w(?:[\w.]*\w)?", re.U)  # a run of word characters and dots, without its outer dots
 
 
 def norm(text: str) -> str:
     """A claim's text for comparison: lowercased words, punctuation and spacing ignored."""
-    return " ".join(w.strip(".") for w in _WORDS.findall(text.lower()) if w.strip("."))
+    return " ".join(_WORDS.findall(text.lower()))
 
 
 def _ident(view: RunView) -> dict[str, Any]:
@@ -43,29 +48,53 @@ def diff_versions(old: list[dict], new: list[dict]) -> dict[str, list]:
     return {"added": [n[k] for k in n if k not in o], "removed": [o[k] for k in o if k not in n], "changed": changed}
 
 
-def diff_claims(old: list[Entry], new: list[Entry]) -> dict[str, list]:
+def _words(normed: str) -> list[str]:
+    return normed.split(" ", MAX_COMPARED_WORDS)[:MAX_COMPARED_WORDS]
+
+
+def _best_pairs(ow: list[list[str]], nw: list[list[str]]) -> list[tuple[float, int, int]]:
+    """(similarity, i, j) of every old/new pair at least ``SIMILAR`` alike, best first: word sequences compared,
+    each pair first through difflib's cheap upper bounds (length, then word counts)."""
+    scored = []
+    for j, b in enumerate(nw):
+        sm = SequenceMatcher(None, autojunk=False)
+        sm.set_seq2(b)  # difflib caches what it learns about the second sequence
+        for i, a in enumerate(ow):
+            sm.set_seq1(a)
+            if sm.real_quick_ratio() >= SIMILAR and sm.quick_ratio() >= SIMILAR:
+                ratio = sm.ratio()
+                if ratio >= SIMILAR:
+                    scored.append((ratio, i, j))
+    return sorted(scored, reverse=True)
+
+
+def diff_claims(old: list[Entry], new: list[Entry]) -> dict[str, Any]:
     okeys = {(e.url, norm(e.text)): e for e in old}
     nkeys = {(e.url, norm(e.text)): e for e in new}
-    rest_old = [e for k, e in okeys.items() if k not in nkeys]
-    rest_new = [e for k, e in nkeys.items() if k not in okeys]
-    by_url_old: dict[str, list[Entry]] = defaultdict(list)
-    for e in rest_old:
-        by_url_old[e.url].append(e)
+    rest_old = [(k[1], e) for k, e in okeys.items() if k not in nkeys]
+    rest_new = [(k[1], e) for k, e in nkeys.items() if k not in okeys]
+    by_url_old: dict[str, list[tuple[list[str], Entry]]] = defaultdict(list)
+    for normed, e in rest_old:
+        by_url_old[e.url].append((_words(normed), e))
     changed, added, paired = [], [], set()
-    by_url_new: dict[str, list[Entry]] = defaultdict(list)
-    for e in rest_new:
-        by_url_new[e.url].append(e)
-    for url, news in by_url_new.items():
-        olds = by_url_old.get(url, [])
-        if not olds or len(olds) * len(news) > MAX_FUZZY_PAIRS:
+    by_url_new: dict[str, list[tuple[list[str], Entry]]] = defaultdict(list)
+    for normed, e in rest_new:
+        by_url_new[e.url].append((_words(normed), e))
+    budget, unpaired = MAX_FUZZY_COST, 0
+    # the cheapest URLs first (words × words over every pair): the budget pairs as many claims as it can
+    cost_of = lambda rows: sum(len(w) for w, _ in rows)  # noqa: E731
+    blocks = sorted(((cost_of(by_url_old.get(url, [])) * cost_of(rows), url, rows) for url, rows in by_url_new.items()),
+                    key=lambda t: t[0])
+    for cost, url, rows in blocks:
+        news = [e for _, e in rows]
+        olds = [e for _, e in by_url_old.get(url, [])]
+        if not olds or cost > budget:
+            unpaired += len(news) if olds else 0
             added += news
             continue
-        scored = sorted(((SequenceMatcher(None, norm(o.text), norm(nw.text)).ratio(), i, j)
-                         for i, o in enumerate(olds) for j, nw in enumerate(news)), reverse=True)
+        budget -= cost
         used_o, used_n = set(), set()
-        for ratio, i, j in scored:
-            if ratio < SIMILAR:
-                break
+        for ratio, i, j in _best_pairs([w for w, _ in by_url_old[url]], [w for w, _ in rows]):
             if i in used_o or j in used_n:
                 continue
             used_o.add(i)
@@ -73,8 +102,9 @@ def diff_claims(old: list[Entry], new: list[Entry]) -> dict[str, list]:
             paired.add(id(olds[i]))
             changed.append({"from": olds[i].brief(), "to": news[j].brief(), "similarity": round(ratio, 3)})
         added += [nw for j, nw in enumerate(news) if j not in used_n]
-    removed = [e for e in rest_old if id(e) not in paired]
-    return {"added": [e.brief() for e in added], "removed": [e.brief() for e in removed], "changed": changed}
+    removed = [e for _, e in rest_old if id(e) not in paired]
+    return {"added": [e.brief() for e in added], "removed": [e.brief() for e in removed], "changed": changed,
+            "not_compared": unpaired}
 
 
 def diff_sources(old: list[str], new: list[str]) -> dict[str, list]:
@@ -89,7 +119,8 @@ def skill_files_identical(old: RunView, new: RunView) -> bool:
 def diff_runs(old: RunView, new: RunView) -> dict[str, Any]:
     """The whole comparison as a JSON-able record (lists capped at ``MAX_LISTED``, counts exact)."""
     versions = diff_versions(old.versions(), new.versions())
-    claims = diff_claims(old.entries(), new.entries())
+    claims = diff_claims(old.raw_entries(), new.raw_entries())
+    not_compared = claims.pop("not_compared")
     sources = diff_sources(old.sources(), new.sources())
     counts = {f"{part}_{k}": len(v) for part, d in (("versions", versions), ("claims", claims), ("sources", sources))
               for k, v in d.items()}
@@ -100,6 +131,7 @@ def diff_runs(old: RunView, new: RunView) -> dict[str, Any]:
         "skill_files_identical": identical,
         "claims_from": {"old": old.entries_source, "new": new.entries_source},
         "counts": counts,
+        "claims_not_compared": not_compared,  # left unpaired: comparing them would pass the diff's cost bound
         "versions": {k: v[:MAX_LISTED] for k, v in versions.items()},
         "claims": {k: v[:MAX_LISTED] for k, v in claims.items()},
         "sources": {k: v[:MAX_LISTED] for k, v in sources.items()},

@@ -26,9 +26,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from synth.agents import AgentsError
+from synth.agents import AgentsError, no_links
 from synth.agents.diff import norm
 from synth.agents.runview import Entry, RunView, load
+from synth.skill.markdown import fence_state
 
 FORMATS = ("agents-md", "claude-md", "cursor", "llms-txt")
 MAX_BYTES = 8 * 1024
@@ -96,10 +97,19 @@ def select_entries(entries: list[Entry]) -> list[Entry]:
 
 
 def _screened(lines: list[str]) -> tuple[list[str], int]:
-    from synth.vet.screen import is_blocking, screen_markdown
+    """The index lines as composed, through the same publishable-text gate as the entries they hold (a line the
+    screen flags, alone or with its neighbour, is left out)."""
+    from synth.vet.publish import publishable_texts
 
-    kept = [line for line in lines if not is_blocking(screen_markdown(line, "index"))]
+    kept = [line for line, ok in zip(lines, publishable_texts(lines)) if ok is not None]
     return kept, len(lines) - len(kept)
+
+
+def _topic(view: RunView) -> str:
+    """The run's topic as it may be published (the skill's name when the screen flags it)."""
+    from synth.vet.publish import publishable
+
+    return publishable(view.topic) or view.name
 
 
 @dataclass
@@ -126,7 +136,7 @@ def skill_path_for(view: RunView, to: Path, override: str | None) -> str:
 def build_index(view: RunView, skill_path: str, *, budget: int = MAX_BYTES, heading: str = "##",
                 line_of=entry_line) -> Index:
     """The markdown index within ``budget`` bytes (UTF-8), header and footer included."""
-    topic = clean(view.topic, 80)
+    topic = clean(_topic(view), 80)
     cutoff = clean(view.cutoff or "?", 20)
     head = [
         f"{heading} {topic}: what changed after the {cutoff} training cutoff (skill3)",
@@ -139,6 +149,7 @@ def build_index(view: RunView, skill_path: str, *, budget: int = MAX_BYTES, head
     ]
     entries = select_entries(view.entries())
     lines, flagged = _screened([line_of(e) for e in entries])
+    flagged += view.entries_flagged
     used = len("\n".join(head).encode()) + 200  # room for the footer line and the markers
     shown: list[str] = []
     for line in lines:
@@ -173,23 +184,33 @@ def _read_existing(path: Path) -> str | None:
         raise AgentsError(f"{path} is not UTF-8 text; skill3 does not edit it") from None
 
 
+def _marker_lines(lines: list[str], fenced: list[bool], marker: str) -> list[int]:
+    """Indexes of the lines that are ``marker`` alone, outside fenced code (a fenced example quoting skill3's
+    markers is the user's text, not a marker)."""
+    return [i for i, (line, inside) in enumerate(zip(lines, fenced)) if not inside and line.strip() == marker]
+
+
 def splice_section(existing: str | None, name: str, section: str) -> str:
-    """``existing`` with skill3's section for ``name`` replaced (or appended): text outside the markers is kept."""
-    block = f"{begin_marker(name)}\n{section.rstrip()}\n{end_marker(name)}\n"
+    """``existing`` with skill3's section for ``name`` replaced (or appended): text outside the markers is kept
+    byte for byte. The markers are lines of their own outside code fences; the file's line ends (LF or CRLF) are
+    the section's too."""
+    body = section.rstrip().split("\n")
     if not existing:
-        return block
-    b, e = begin_marker(name), end_marker(name)
-    nb, ne = existing.count(b), existing.count(e)
-    if nb == 0 and ne == 0:
-        sep = "" if existing.endswith("\n\n") else ("\n" if existing.endswith("\n") else "\n\n")
+        return "\n".join([begin_marker(name), *body, end_marker(name)]) + "\n"
+    nl = "\r\n" if existing.count("\r\n") * 2 > existing.count("\n") else "\n"
+    block = nl.join([begin_marker(name), *body, end_marker(name)]) + nl
+    lines = existing.split("\n")
+    fenced = fence_state(existing.replace("\r\n", "\n"))
+    begins = _marker_lines(lines, fenced, begin_marker(name))
+    ends = _marker_lines(lines, fenced, end_marker(name))
+    if not begins and not ends:
+        sep = "" if existing.endswith(nl * 2) else (nl if existing.endswith("\n") else nl * 2)
         return existing + sep + block
-    if nb != 1 or ne != 1 or existing.index(b) > existing.index(e):
-        raise AgentsError(f"skill3's markers for {name} are unbalanced in the file ({nb} begin, {ne} end); "
+    if len(begins) != 1 or len(ends) != 1 or begins[0] > ends[0]:
+        raise AgentsError(f"skill3's markers for {name} are unbalanced in the file ({len(begins)} begin, {len(ends)} end); "
                           "fix or remove them by hand, then export again")
-    start = existing.index(b)
-    end = existing.index(e) + len(e)
-    if existing[end : end + 1] == "\n":
-        end += 1
+    start = sum(len(line) + 1 for line in lines[: begins[0]])
+    end = min(sum(len(line) + 1 for line in lines[: ends[0] + 1]), len(existing))
     return existing[:start] + block + existing[end:]
 
 
@@ -201,7 +222,7 @@ def _owned_file(path: Path, name: str) -> None:
 
 
 def _cursor(view: RunView, index: Index) -> str:
-    desc = clean(f"What changed in {view.topic} after the {view.cutoff or '?'} training cutoff (skill3 index of skill {view.name})", 200)
+    desc = clean(f"What changed in {_topic(view)} after the {view.cutoff or '?'} training cutoff (skill3 index of skill {view.name})", 200)
     return (f"---\ndescription: {_yaml_str(desc)}\nglobs:\nalwaysApply: true\n---\n{generated_marker(view.name)}\n\n{index.text}")
 
 
@@ -229,7 +250,7 @@ def _llms_txt(view: RunView, skill_path: str) -> Index:
     # build_index's header is markdown prose; llms.txt wants an H1, a blockquote, then H2 link lists
     _, _, rest = body.text.partition("\n\n")
     summary, _, items = rest.partition("\n\n")
-    text = (f"# {clean(view.topic, 80)} after the {clean(view.cutoff or '?', 20)} cutoff\n\n> {summary.strip()}\n\n"
+    text = (f"# {clean(_topic(view), 80)} after the {clean(view.cutoff or '?', 20)} cutoff\n\n> {summary.strip()}\n\n"
             f"## Changes\n\n{items.strip()}\n\n## Skill\n\n- [SKILL.md]({skill_path}/SKILL.md): the full skill, with its sources\n\n"
             f"{generated_marker(view.name)}\n")
     return Index(text, body.shown, body.total, body.flagged)
@@ -248,7 +269,10 @@ def export_view(view: RunView, fmt: str, to: Path, *, skill_path: str | None = N
         raise AgentsError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     if to.exists() and not to.is_dir():
         raise AgentsError(f"{to} is not a folder; pass the folder the {fmt} file goes into")
+    if to.is_symlink():
+        raise AgentsError(f"{to} is a symbolic link; skill3 does not write through it (export into the folder itself)")
     path = target_file(fmt, to, view.name)
+    no_links(to, path, "write")  # .cursor/, .cursor/rules/ or the file itself: never written through a link
     where = skill_path_for(view, to, skill_path)
     if fmt in ("agents-md", "claude-md"):
         index = build_index(view, where, budget=MAX_BYTES - len(begin_marker(view.name)) - len(end_marker(view.name)) - 4)
@@ -261,9 +285,7 @@ def export_view(view: RunView, fmt: str, to: Path, *, skill_path: str | None = N
         _owned_file(path, view.name)
         index = _llms_txt(view, where)
         text = index.text
-    for p in (to, path.parent):
-        if p.is_symlink():
-            raise AgentsError(f"{p} is a symbolic link; skill3 does not write through it")
+    no_links(to, path, "write")
     atomic_write_text(path, text)
     return path, index
 

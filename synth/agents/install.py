@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from synth.agents import AgentsError
+from synth.agents import AgentsError, linked_part, no_links
 from synth.agents.runview import load
 
 RECORD = ".skill3-installed.json"
@@ -182,6 +182,8 @@ def _recorded_files(dest: Path, mine: Any, files: dict[str, bytes], root: Path) 
         raise AgentsError(f"{dest} exists and was not installed by skill3 (not in {root / RECORD}); it was left alone "
                           "(move it away to install there)")
     recorded: dict[str, str] = {k: v for k, v in (mine.get("files") or {}).items() if isinstance(k, str) and _safe_rel(k)}
+    for rel in sorted(set(recorded) | set(files)):  # nothing is read, written or removed through a link in the folder
+        no_links(dest, dest / rel, "write")
     for rel, digest in recorded.items():
         p = dest / rel
         if p.is_file() and not p.is_symlink() and _sha(p.read_bytes()) != digest:
@@ -249,7 +251,10 @@ def uninstall(name_or_skill: str | Path, agent: str, *, project: Path | None = N
     if dest.is_dir() and not dest.is_symlink():
         for rel, digest in sorted(recorded.items()):
             f = dest / rel
-            if not f.is_file() or f.is_symlink():
+            if linked_part(dest, f) is not None:  # a link (or a file under a linked folder): never removed through
+                result.kept.append(rel)
+                continue
+            if not f.is_file():
                 continue
             if _sha(f.read_bytes()) == digest:
                 f.unlink()

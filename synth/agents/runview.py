@@ -27,6 +27,7 @@ from synth.delta.model import ENTRY_KINDS, MAX_ROW_TEXT, DeltaEntry
 from synth.output.ownership import skill3_manifest
 from synth.skill.frontmatter import split_frontmatter
 from synth.skill.markdown import CITATION, citation_numbers, fence_state, find_sources, heading_title
+from synth.skill.names import is_valid_name
 
 MAX_SKILL_BYTES = 2 << 20  # one SKILL.md or reference file
 MAX_REFERENCE_FILES = 200
@@ -55,7 +56,9 @@ class RunView:
     out_dir: Path | None = None
     manifest: dict[str, Any] | None = None
     entries_source: str = ""
+    entries_flagged: int = 0  # entries skill3's screen left out (see :func:`publish_entries`)
     _entries: list[Entry] | None = field(default=None, repr=False)
+    _published: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -100,19 +103,34 @@ class RunView:
         """The skill's text files by path relative to the skill folder."""
         return {"SKILL.md": self.skill_md, **self.references}
 
+    def published(self, rel: str) -> str:
+        """File ``rel`` of the skill as it may be served to an agent (:func:`synth.vet.publish.publishable_file`:
+        secrets redacted, unsafe links gone, the blocks the screen flags dropped); computed once per view."""
+        if rel not in self._published:
+            from synth.vet.publish import publishable_file
+
+            self._published[rel] = publishable_file(self.files()[rel], rel).text
+        return self._published[rel]
+
     def delta(self) -> dict[str, Any]:
         d = (self.manifest or {}).get("delta")
         return d if isinstance(d, dict) else {}
 
     def entries(self) -> list[Entry]:
-        """The post-cutoff change entries (``delta.entries``, else the skill's bullet lines)."""
+        """The post-cutoff change entries (``delta.entries``, else the skill's bullet lines), as they may be
+        published: through :func:`publish_entries` (redacted, unsafe links gone, what the screen flags left out)."""
         if self._entries is None:
-            raw = self.delta().get("entries")
-            if isinstance(raw, list):
-                self._entries, self.entries_source = entries_from_manifest(raw), "run.json delta.entries"
-            else:
-                self._entries, self.entries_source = entries_from_skill(self.files()), "the skill's bullet lines"
+            self._entries, self.entries_flagged = publish_entries(self.raw_entries())
         return self._entries
+
+    def raw_entries(self) -> list[Entry]:
+        """The entries as recorded, not screened: for comparing two runs (``skill3 diff``), never for publishing."""
+        raw = self.delta().get("entries")
+        if isinstance(raw, list):
+            self.entries_source = "run.json delta.entries"
+            return entries_from_manifest(raw)
+        self.entries_source = "the skill's bullet lines"
+        return entries_from_skill(self.files())
 
     def versions(self) -> list[dict[str, Any]]:
         """``{"version", "date", "state", "how"}`` rows: ``delta.versions``, else the older ``delta.timeline``."""
@@ -186,6 +204,15 @@ def _written_skill(man: dict[str, Any]) -> str | None:
     return name
 
 
+def _no_links(given: Path, skill_dir: Path) -> None:
+    """A skill folder named by a run.json, or a SKILL.md, that is a link is refused (the folder the user named
+    may be one: that is their choice, not a link inside a folder skill3 reads)."""
+    for link in (skill_dir, skill_dir / "SKILL.md"):
+        if link.is_symlink() and (link != given or link.name == "SKILL.md"):
+            raise AgentsError(f"{link} is a symbolic link; skill3 reads a skill only from files inside its folder "
+                              "(replace the link with the file or folder itself)")
+
+
 def load(path: str | Path) -> RunView:
     """The run or skill at ``path`` (see the module docstring)."""
     p = Path(path)
@@ -210,6 +237,7 @@ def load(path: str | Path) -> RunView:
         if name is None or not (p / name / "SKILL.md").is_file():
             raise AgentsError(f"{p}/run.json names no skill folder holding a SKILL.md (was it moved?); pass the skill folder itself")
         skill_dir, out_dir = p / name, p
+    _no_links(p, skill_dir)
     skill_md = _read_text(skill_dir / "SKILL.md")
     refs: dict[str, str] = {}
     ref_dir = skill_dir / "references"
@@ -217,8 +245,12 @@ def load(path: str | Path) -> RunView:
         files = sorted(f for f in ref_dir.glob("*.md") if f.is_file() and not f.is_symlink())
         for f in files[:MAX_REFERENCE_FILES]:
             refs[f"references/{f.name}"] = _read_text(f)
-    return RunView(skill_dir=skill_dir, skill_md=skill_md, references=refs, frontmatter=read_frontmatter_map(skill_md),
+    view = RunView(skill_dir=skill_dir, skill_md=skill_md, references=refs, frontmatter=read_frontmatter_map(skill_md),
                    out_dir=out_dir, manifest=man)
+    if not is_valid_name(view.name):  # it becomes file names, URIs and AGENTS.md markers: checked before any use
+        raise AgentsError(f"{skill_dir / 'SKILL.md'} names the skill {view.name[:80]!r}, not a valid skill name (lowercase "
+                          "letters, digits and single hyphens, at most 64 characters); fix its name: field")
+    return view
 
 
 # --------------------------------------------------------------------------- entries
@@ -237,6 +269,38 @@ def entries_from_manifest(raw: list[Any]) -> list[Entry]:
     """run.json ``delta.entries`` as :class:`Entry` rows (:meth:`DeltaEntry.from_dict`); malformed rows are skipped,
     text capped."""
     return [e for row in raw[:MAX_ENTRIES] if (e := DeltaEntry.from_dict(row)) is not None]
+
+
+def publish_entries(entries: list[Entry]) -> tuple[list[Entry], int]:
+    """The entries as every export and MCP answer may carry them (:mod:`synth.vet.publish`, in their source order,
+    so an injection split over two entries leaves both out): texts redacted and without unsafe links; an entry
+    whose text the screen flags is left out (returned: how many), a flagged area/use/instead_of is blanked; a URL
+    that is not plain http(s) is dropped, credentials in one redacted."""
+    from dataclasses import replace
+
+    from synth.vet.publish import publishable_texts
+    from synth.vet.redact import redact_text
+
+    texts = publishable_texts([e.text for e in entries])
+    keep = [(e, t) for e, t in zip(entries, texts) if t]
+    fields = publishable_texts([x for e, _ in keep for x in (e.version, e.area, e.use or "", e.instead_of or "")])
+    urls: dict[str, str] = {}  # each distinct URL redacted once (many entries cite one page)
+
+    def url(u: str) -> str:
+        if u not in urls:
+            urls[u] = redact_text(u)[0] if _HTTP_URL.match(u or "") else ""
+        return urls[u]
+
+    out = []
+    for i, (e, text) in enumerate(keep):
+        version, area, use, instead = fields[4 * i: 4 * i + 4]
+        cites = [(url(u), a, t) for u, a, t in e.citations] or [("", None, "")]
+        out.append(replace(e, text=text, version=version or "", area=area or "", use=use or None, instead_of=instead or None,
+                           citations=cites))
+    return out, len(entries) - len(keep)
+
+
+_HTTP_URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.I)
 
 
 def _source_urls(skill_md: str) -> dict[int, str]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from synth.delta.changes import Change, identifiers
@@ -61,6 +61,7 @@ from synth.delta.cleaning import (
 from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.delta.model import Delta, DeltaEntry  # noqa: F401 - Delta: the finished ledger, re-exported
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
+from synth.delta.topic_line import Stamps, Verdicts, colliding_lines, evidence_of, judge, line_name, own_names
 from synth.delta.versions import parse_version
 from synth.skill.quote import shorten
 
@@ -97,6 +98,10 @@ class Ledger:
     pages: list[_Page] = field(default_factory=list)
     held: int = 0
     overflow: int = 0
+    topic: str = ""  # what the run is about: the topic's own name (:mod:`synth.delta.topic_line`)
+    stamps: Stamps = field(default_factory=Stamps)  # every page's title, for the docs' own version stamp
+    verdicts: Verdicts = field(default_factory=Verdicts)  # per version: a release of the topic or not (the last finish)
+    markers_line: str = ""  # the label most API markers carry (:meth:`placements`)
 
     def observe(self, url: str, title: str, page_kind: str, page_version: str | None, authority: float,
                 changes: list[Change], code_blocks: list[dict] | None = None) -> None:
@@ -135,6 +140,7 @@ class Ledger:
         markers = [m for page in self.pages if page.page_kind != "change" for ch in page.changes
                    if ch.kind == "added" and (m := marker_of(ch.heading, ch.version, ch.api, ch.path[0] if ch.path else None))]
         line = markers_line(markers, since_label)
+        self.markers_line = line
         if not line:
             return {}
         earliest = earliest_by_name(markers, line)
@@ -162,32 +168,45 @@ class Ledger:
         order = 0
         spelling = self._spellings()
         placed = self.placements(timeline.since)
+        own = self.own_names()
+        verdicts = self.verdicts = Verdicts()
+        lines = colliding_lines((section_heading(ch), ch.version) for page in self.pages if page.page_kind == "change"
+                                for ch in page.changes if ch.kind == "release")
+
+        def documented(v: str) -> bool:
+            pv = parse_version(v)
+            return pv is not None and (timeline.date_of(str(pv)) is not None or str(pv) in timeline.declared)
+
         for page in self.pages:
             is_change = page.page_kind == "change"
-            stamp = None if is_change else version_stamp(page.changes)
-            front = preamble(page.changes) if is_change else set()
-            contents = page_contents(page.changes)
+            not_changes = _not_changes(page.changes, is_change)
             for i, ch in enumerate(page.changes):
                 order += 1
-                if stamp is not None and ch.kind == "release" and ch.version == stamp:
-                    skipped["the page's own version stamp (its title names the docs' version, not a release section)"] += 1
-                    continue
-                if i in front:
-                    skipped["the page's introduction or closing remarks (text under its title, outside its sections)"] += 1
-                    continue
-                if contents and _lists_headings(ch.text, contents):
-                    skipped["the page's table of contents (its own section names)"] += 1
+                if i in not_changes:
+                    skipped[not_changes[i]] += 1
                     continue
                 ch.version = spelling.get(ch.version, ch.version)
-                where = placed.get((page.url, ch.version))
-                shown = where.shown if where is not None else ch.version
+                home, why = judge(ch, is_change, own, documented, lambda v: timeline.status(v, cutoff_start).how)
+                if home is None:
+                    verdicts.reject(ch.version, why)
+                    skipped["not a release of the topic (run.json delta.version_line says why)"] += 1
+                    continue
+                if home != ch.version:
+                    verdicts.reject(ch.version, why)
+                verdicts.accept(home, evidence_of(ch.kind, is_change) if home == ch.version
+                                else f"a removal scheduled for {ch.version} is stated under it")
+                where = placed.get((page.url, home))
+                shown = _shown(where, home, ch, lines)
                 st = states.get(shown)
                 if st is None:
                     st = states[shown] = (placed_status(where, timeline, cutoff_start) if where is not None
-                                          else timeline.status(ch.version, cutoff_start))
+                                          else replace(timeline.status(home, cutoff_start), version=shown))
                 e = None if st.state == PRE else _entry(ch, page, st, is_change, order, skipped)
                 if e is None:
                     continue
+                if home != ch.version:  # a scheduled removal, kept as what it is: a deprecation of the release it is under
+                    e.kind, e.removed_in = "deprecated", e.removed_in or ch.version
+                    e.section = e.section if e.section in ("highlights", "breaking") else "deprecations"
                 e.version = shown
                 if where is not None and e.area == "General":  # a component's own notes: the component is the area
                     e.area = where.label
@@ -219,7 +238,46 @@ class Ledger:
                 e.edge = e.status.date is not None and cutoff_start <= e.status.date < month_end
                 e.score = _score(e)
         return Delta(post=post, undated=undated, states=states, skipped=dict(skipped), overflow=self.overflow,
-                     sections=sections_seen, since_version=timeline.since, page_code=page_code)
+                     sections=sections_seen, since_version=timeline.since, page_code=page_code,
+                     version_line=self.verdicts.rows())
+
+    def self_stamp(self) -> str | None:
+        """The docs' own version as pages stamp it on themselves (:func:`version_stamp`: "Suite 25.2.3" over a docs
+        index), when every page that does names the same one; None otherwise."""
+        stamps = {v for page in self.pages if page.page_kind != "change" and (v := version_stamp(page.changes))}
+        return next(iter(stamps)) if len(stamps) == 1 else None
+
+    def own_names(self) -> frozenset[str]:
+        """The topic's names: its topic words, the docs' stamp label, the markers' line and the labels change pages put
+        before their versions."""
+        labels = [lab for lab in (self.stamps.site_version() or ("",))[:1] if lab]
+        if self.markers_line:
+            labels.append(self.markers_line)
+        for page in self.pages:
+            if page.page_kind != "change":
+                continue
+            if page.page_version and (lab := version_label(page.title, page.page_version)):
+                labels.append(lab)
+            for ch in page.changes[:50]:
+                if ch.kind == "release" and (lab := version_label(next((h for h in reversed(ch.path) if ch.version in h), ch.heading),
+                                                                  ch.version)):
+                    labels.append(lab)
+        return own_names(self.topic, labels)
+
+
+def _shown(where: Placement | None, home: str, ch: Change, lines: dict[str, set[str]]) -> str:
+    """How an entry's version is shown: a foreign line's placement ("STDLIB 4.0"), one of several product lines
+    numbered alike with its name ("Python SDK 2.0.0"), else the version."""
+    if where is not None:
+        return where.shown
+    if home in lines and (name := line_name(section_heading(ch), home)):
+        return f"{name} {home}"
+    return home
+
+
+def section_heading(ch: Change) -> str:
+    """The heading that names an entry's version (the innermost of its path that does), else its nearest heading."""
+    return next((h for h in reversed(ch.path) if ch.version in h), ch.heading)
 
 
 def preamble(changes: list[Change]) -> set[int]:
@@ -249,6 +307,23 @@ def _lists_headings(text: str, contents: frozenset[str]) -> bool:
     News")."""
     parts = [p.strip(" .*_").lower() for p in re.split(r"\s+-\s+|^\s*-\s+", text or "") if p.strip(" .*_")]
     return len(parts) >= 2 and sum(p in contents for p in parts) >= max(2, len(parts) - 1)
+
+
+def _not_changes(changes: list[Change], is_change: bool) -> dict[int, str]:
+    """The entries of one page that are no changes, by index, with why: the page's own version stamp, its
+    introduction and closing remarks, its table of contents."""
+    stamp = None if is_change else version_stamp(changes)
+    front = preamble(changes) if is_change else set()
+    contents = page_contents(changes)
+    out: dict[int, str] = {}
+    for i, ch in enumerate(changes):
+        if stamp is not None and ch.kind == "release" and ch.version == stamp:
+            out[i] = "the page's own version stamp (its title names the docs' version, not a release section)"
+        elif i in front:
+            out[i] = "the page's introduction or closing remarks (text under its title, outside its sections)"
+        elif contents and _lists_headings(ch.text, contents):
+            out[i] = "the page's table of contents (its own section names)"
+    return out
 
 
 def version_stamp(changes: list[Change]) -> str | None:

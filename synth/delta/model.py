@@ -309,6 +309,7 @@ class Delta:
     sections: dict[tuple[str, str], tuple[str, str]]  # change-page sections of post-cutoff versions
     since_version: str | None = None
     page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # (url, title, code, language) of change pages
+    version_line: list[dict] = field(default_factory=list)  # per version: a release of the topic or not, and why (topic_line)
 
     def versions(self, state: str | None = None) -> list[VersionStatus]:
         """Every version seen (or only those in ``state``), newest first."""

@@ -533,6 +533,7 @@ def delta_record(delta: Delta, parts: SkillParts, skill: object) -> dict:
         "entries": entries,
         "entries_truncated": max(0, len(delta.post) - MAX_RECORDED_ENTRIES),
         "undated_versions": [{"version": s.version, "how": s.how} for s in delta.undated_versions()],
+        "version_line": delta.version_line,
         "recall": {
             "post_cutoff_entries": len(delta.post),
             "in_skill_md": len(in_skill),

@@ -45,6 +45,7 @@ MAX_CLAIMS = 16  # dated claims kept per version
 ABSURD_VERSION = "not a plausible version string"
 TIMELINE_FULL = f"the timeline is full ({MAX_VERSIONS:,} versions): the oldest are left out"
 
+NOT_A_RELEASE = "not a release of the topic: "  # how a VersionStatus starts when the version line rejects it
 
 
 def parse_day(value: object) -> date | None:
@@ -83,6 +84,8 @@ class Timeline:
     # False while a run is still being read (the bundle's provisional pass): every version is then plausible, so
     # a version the rest of the run dates is not ranked down early; :meth:`settle` when all is read.
     settled: bool = True
+    site_version: str | None = None  # the version the docs stamp on their pages (:class:`~.topic_line.Stamps`)
+    not_releases: dict[str, str] = field(default_factory=dict)  # version → why it is no release of the topic (the ledger's verdict)
     _parsed: dict[str, Version] = field(default_factory=dict)
     _by_date: list[tuple[date, str]] = field(default_factory=list)  # (chosen date, version) heap, lazily pruned
     _cache: dict = field(default_factory=dict)
@@ -225,9 +228,41 @@ class Timeline:
         ck = ("status", version, cutoff_start)
         if ck in self._cache:
             return self._cache[ck]
-        result = self._unverified(version) or self._status(version, cutoff_start)
+        result = self._not_a_release(version) or self._beyond_site(version) or self._unverified(version) \
+            or self._status(version, cutoff_start)
         self._cache[ck] = result
         return result
+
+    def reject(self, verdicts: dict[str, str]) -> None:
+        """Record the versions the version line found no release of the topic (version → why), for every later status."""
+        for version, why in list(verdicts.items())[:MAX_VERSIONS]:
+            v = parse_version(version)
+            if v is not None and self.date_of(str(v)) is None:
+                self.not_releases[str(v)] = why
+        self._cache.clear()
+
+    def _not_a_release(self, version: str) -> VersionStatus | None:
+        v = parse_version(version)
+        why = self.not_releases.get(str(v)) if v is not None and self.not_releases else None
+        return VersionStatus(str(version).strip(), UNDATED, None, NOT_A_RELEASE + why) if why else None
+
+    def _beyond_site(self, version: str) -> VersionStatus | None:
+        """Newer than the version the docs stamp on their pages and dated by nothing: no release the site documents
+        (a migration guide to the next series, an announced version), whatever ``--since-version`` says. A stamp
+        that dated versions, or declared versions of two or more series, are newer than is stale and bounds nothing."""
+        v = parse_version(version)
+        site = parse_version(self.site_version) if self.site_version else None
+        if v is None or site is None or known_by(v, site) or self.date_of(str(v)) is not None or self._stale_site(site):
+            return None
+        return VersionStatus(str(version).strip(), UNDATED, None,
+                             f"{NOT_A_RELEASE}newer than the docs' own version {self.site_version}, and nothing dates it")
+
+    def _stale_site(self, site: Version) -> bool:
+        if "stale" not in self._cache:
+            dated = any(not known_by(v, site) for v in self._parsed.values())
+            above = {series(v) for d in self.declared if (v := parse_version(d)) is not None and not known_by(v, site)}
+            self._cache["stale"] = dated or len(above) > 1
+        return self._cache["stale"]
 
     def _unverified(self, version: str) -> VersionStatus | None:
         """Undated and never released as far as anything knows: newer than :meth:`newest_known`, no date of its own and

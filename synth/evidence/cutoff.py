@@ -10,13 +10,11 @@ from importlib import resources
 
 import yaml
 
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    CutoffError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 
 _MONTH = re.compile(r"^(\d{4})-(\d{2})(?:-\d{2})?$")
-
-
-class CutoffError(UsageError, ValueError):
-    """A cutoff could not be determined; the message names the fix."""
 
 
 @dataclass(frozen=True)

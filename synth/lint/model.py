@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    LintError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.lint.catalogue import SEVERITIES, Severity
 
 FAIL_ON = ("error", "warn", "info", "never")
-
-
-class LintError(UsageError):
-    """The check itself could not run (bad path, unreadable facts). Never "the skill is bad"."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 import httpx2
 
-from synth.llm.model import LLMError
+from synth.core.errors import LLMTimeout, ReplyTooLarge  # noqa: F401 - defined with every error (synth.core.errors)
 
 DEFAULT_TIMEOUT = 300.0  # seconds one model call may take, retries included (--llm-timeout, SKILL3_LLM_TIMEOUT)
 DEFAULT_TOTAL_TIMEOUT = 3600.0  # seconds all model calls of one run may take together (SKILL3_LLM_TOTAL_TIMEOUT)
@@ -29,14 +29,6 @@ CONNECT_TIMEOUT = 10.0
 CHARS_PER_TOKEN_CAP = 16
 MIN_REPLY_CHARS = 65_536
 WIRE_BYTES_PER_CHAR = 64
-
-
-class LLMTimeout(LLMError):
-    """The call (or the run's model calls together) ran out of time."""
-
-
-class ReplyTooLarge(LLMError):
-    """The reply went past its cap; nothing of it is used."""
 
 
 def timeout_value(value: Any, name: str = "--llm-timeout") -> float:

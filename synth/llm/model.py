@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Protocol, TypedDict
 
-from synth.core.errors import ExitCode, Skill3Error
+from synth.core.errors import ContextLengthError, ExitCode, LLMError, MissingKeyError, Skill3Error, UnknownProviderError  # noqa: F401 - defined with every error (synth.core.errors)
 
 MAX_RETRIES = 3  # the SDKs back off exponentially (honouring Retry-After) on connection errors, 408/409/429 and 5xx
 
@@ -17,26 +17,6 @@ MAX_RETRIES = 3  # the SDKs back off exponentially (honouring Retry-After) on co
 class Message(TypedDict):
     role: str  # "system" | "user" | "assistant"
     content: str
-
-
-class LLMError(Skill3Error, RuntimeError):
-    """A model call failed; the message is one line naming the problem and the fix."""
-
-
-class ContextLengthError(LLMError):
-    """The prompt does not fit the model's context window: shrink the bundle and retry."""
-
-
-class MissingKeyError(LLMError):
-    """A hosted provider was chosen without a key (raised before any crawl or call; exit 2)."""
-
-    exit_code = ExitCode.USAGE
-
-
-class UnknownProviderError(LLMError):
-    """An ``llm_provider`` that is not one of the providers (exit 2)."""
-
-    exit_code = ExitCode.USAGE
 
 
 class ChatModel(Protocol):

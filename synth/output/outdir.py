@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    OutputDirLocked,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 
 
 def output_dir_problem(path: str | Path) -> str | None:
@@ -33,10 +35,6 @@ def output_dir_problem(path: str | Path) -> str | None:
 
 
 # --------------------------------------------------------------------------- one run per folder
-
-
-class OutputDirLocked(UsageError):
-    """Another run holds the output folder (exit 2); ``str()`` is one line naming it and the fix."""
 
 
 class OutputLock:

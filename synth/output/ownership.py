@@ -18,17 +18,16 @@ import json
 import re
 from pathlib import Path
 
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    OwnershipError,  # noqa: F401 - defined with every error (synth.core.errors)
+    SynthFailure,
+)
 from synth.output.manifest import SCHEMA
 from synth.skill.spec import MAX_NAME
 
 GENERATOR_META = '<meta name="generator" content="skill3">'
 _OLD_PREVIEW = re.compile(r"<title>[^<]*— skill3 preview</title>")
 _SCHEMA_FAMILY = SCHEMA.split("/", 1)[0] + "/"  # "skill3.run/"
-
-
-class OwnershipError(UsageError):
-    """An output file exists that skill3 did not write; the message names it and the fix."""
 
 
 def _read_head(path: Path, limit: int = 1 << 20) -> str | None:
@@ -97,3 +96,11 @@ def free_skill_name(out_dir: Path, name: str, owned: set[str]) -> str:
         if usable(candidate):
             return candidate
     raise OwnershipError(f"{out_dir} holds {name} and {name}-2..{name}-999 that skill3 did not write; pass another --output-dir")
+
+
+def check_owned_outputs(out_dir: Path) -> None:
+    """Refuse (exit 2) a run.json/index.html in ``out_dir`` that skill3 did not write."""
+    try:
+        check_outputs(out_dir)
+    except OwnershipError as exc:
+        raise SynthFailure(2, str(exc)) from None

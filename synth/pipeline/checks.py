@@ -34,7 +34,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from rich.console import Console
 
 from synth.core.console import print_warning
-from synth.core.errors import Skill3Error
+from synth.core.errors import (
+    LintFailure,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.lint import Facts, LintResult, lint_text
 from synth.skill.markdown import LINK
 from synth.skill.postprocess import PostProcessError, Skill, SkillContext, postprocess
@@ -59,10 +61,6 @@ if TYPE_CHECKING:
 # never a reason to refuse writing the skill. Every other error is a malformed skill.
 LINT_ADVISORY = frozenset({"D1", "A1", "A2", "C1"})
 MAX_ROUNDS = 3
-
-
-class LintFailure(Skill3Error):
-    """Lint errors remain after the fixer and the re-prompt: the skill must not be written."""
 
 
 def _say(err: Console, warnings: list[str], msg: str, loud: bool = False) -> None:

@@ -84,10 +84,10 @@ def delta_parts(ranked: Ranked, sources: list[dict], inputs: Inputs) -> Any:
     if ranked.changes is None or not (ranked.changes.post or ranked.changes.undated):
         return None
     from synth.delta.render import skill_parts
-    from synth.vet.screen import screen_markdown
+    from synth.vet.publish import publishable
 
     return skill_parts(ranked.changes, sources, topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,
-                       flagged=lambda text: bool(screen_markdown(text, "delta.md")))
+                       flagged=lambda text: publishable(text) is None)
 
 
 def synthesize(synthesizer: Synthesizer, candidates: list[Candidate], budget: int, inputs: Inputs, ranked: Ranked,

@@ -60,6 +60,7 @@ def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, 
         for v in versions[:60]:
             vt.add_row(v["version"], v["state"], v["date"] or "-", v["how"])
         out.print(vt)
+    _print_version_line(ranked.changes.version_line if ranked.changes else [], out)
     for host, info in delta.build_dated_hosts.items():
         out.print(f"build-dated host {host}: {info['date']} ({info['how']}): its pages' freshness comes from their change entries", markup=False)
     table = Table(title=f"Ranked sources ({len(ranked.candidates)} candidates of {ranked.report.items} items)")
@@ -81,6 +82,24 @@ def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, 
     if ranked.report.malformed:
         out.print(f"malformed lines: {ranked.report.malformed}", markup=False)
     out.print("dry run: no model called, nothing written", markup=False)
+
+
+MAX_LINE_ROWS = 80
+
+
+def _print_version_line(line: list[dict], out: Console) -> None:
+    """Per version: a release of the topic (on what evidence) or not (why) — :mod:`synth.delta.topic_line`."""
+    if not line:
+        return
+    from rich.table import Table
+
+    lt = Table(title=f"The topic's version line ({sum(r['release'] for r in line)} releases, "
+                     f"{sum(not r['release'] for r in line)} versions that are not)")
+    for col in ("version", "release", "why"):
+        lt.add_column(col, overflow="fold")
+    for r in line[:MAX_LINE_ROWS]:
+        lt.add_row(r["version"], "yes" if r["release"] else "no", r["why"])
+    out.print(lt)
 
 
 def estimate_tokens_of(c: Candidate) -> int:

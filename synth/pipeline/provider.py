@@ -10,11 +10,11 @@ from typing import Any
 from synth.core.errors import SynthFailure
 from synth.llm.model import LLMError
 from synth.llm.registry import Choice, choose, fallback_warning, make_model, model_problem
+from synth.output.ownership import check_owned_outputs
 from synth.pipeline.inputs import Inputs
 from synth.pipeline.options import SynthOptions
 from synth.pipeline.state import RunState
 from synth.pipeline.synthesizer import Synthesizer, synthesizer_for
-from synth.pipeline.write import check_owned_outputs
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,9 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, synthesizer: Synthesizer, i
     except LintFailure as exc:
         raise SynthFailure(1, f"{exc}; nothing was written") from None
     lint_info = {"status": "done", **final_lint.to_dict(), "advisory_rules": sorted(LINT_ADVISORY),
-                 "draft": lint_log.initial, "fixes": lint_log.fixes, "reprompted": lint_log.reprompted}
+                 "draft": lint_log.initial, "fixes": lint_log.fixes, "reprompted": lint_log.reprompted,
+                 # the facts the rules ran with, so a later lint of the written skill (skill3 mcp) runs the same rules
+                 "facts": {"stale": stale}}
     if lint_log.note:
         lint_info["note"] = lint_log.note
     vet_info = report_output(correction, input_vet, err=err, warnings=state.warnings, fail_on_findings=fail_on_findings)

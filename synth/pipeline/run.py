@@ -37,6 +37,7 @@ from synth.agents import refresh as agents_refresh
 from synth.core.errors import SynthFailure
 from synth.evidence.conflicts import resolve_candidates
 from synth.llm.registry import capabilities
+from synth.output.ownership import check_owned_outputs
 from synth.output.writing import atomic_write_text, write_skill
 from synth.pipeline.budget import MIN_BUDGET, bundle_budget, output_reserve
 from synth.pipeline.bundle import BundleError, Candidate, Ranked, Subject, rank_sources, select_evidence
@@ -48,7 +49,7 @@ from synth.pipeline.options import SynthOptions, SynthResult
 from synth.pipeline.provider import ModelChoice, choose_model, resolve_provider
 from synth.pipeline.review import Checked, check_output
 from synth.pipeline.state import RunState
-from synth.pipeline.write import Synthesised, check_owned_outputs, report, write_outputs
+from synth.pipeline.write import Synthesised, report, write_outputs
 from synth.skill.names import sanitize_name
 
 __all__ = ["SynthFailure", "SynthOptions", "SynthResult", "run_synth", "write_skill", "atomic_write_text",

@@ -13,7 +13,7 @@ from synth.agents import AgentsError
 from synth.agents import refresh as agents_refresh
 from synth.core.errors import ExitCode, SynthFailure
 from synth.output import manifest as manifest_mod
-from synth.output.ownership import OwnershipError, check_outputs, free_skill_name, owned_skill_dirs
+from synth.output.ownership import OwnershipError, check_owned_outputs, free_skill_name, owned_skill_dirs
 from synth.output.writing import OutputTransaction
 from synth.pipeline.budget import output_reserve
 from synth.pipeline.bundle import Candidate, Ranked, ranking_rows
@@ -131,14 +131,6 @@ def report(skill_dir: Path, man: dict[str, Any], draft: Draft, choice: ModelChoi
         blocking_findings=blocking, finding_rules=tuple(gate.get("rules") or ()), fail_on_findings=options.fail_on_findings,
         summary=tuple((man.get("refresh") or {}).get("summary") or ()),  # refresh: the "since last learn" lines
     )
-
-
-def check_owned_outputs(out_dir: Path) -> None:
-    """Refuse (exit 2) a run.json/index.html in ``out_dir`` that skill3 did not write."""
-    try:
-        check_outputs(out_dir)
-    except OwnershipError as exc:
-        raise SynthFailure(2, str(exc)) from None
 
 
 def _previous_skill_dir(out_dir: Path) -> Path | None:

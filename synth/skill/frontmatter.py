@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import yaml
 
-from synth.core.errors import ExitCode, Skill3Error
+from synth.core.errors import (
+    FrontmatterRefused,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 
 __all__ = ["Split", "split_frontmatter", "second_frontmatter_line", "read_frontmatter", "YAMLISH", "BoundedLoader",
            "FrontmatterRefused", "MAX_FRONTMATTER_BYTES", "MAX_FRONTMATTER_NODES", "MAX_FRONTMATTER_DEPTH"]
@@ -24,19 +26,6 @@ _DELIM = "---"
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_FRONTMATTER_NODES = 1_000  # keys, values and list items together
 MAX_FRONTMATTER_DEPTH = 20
-
-
-class FrontmatterRefused(Skill3Error, yaml.YAMLError):
-    """Frontmatter YAML that is refused before it is built: an anchor or alias, too many entries, too deep,
-    too large (a YAML error to PyYAML's callers, a bad input to skill3's). ``problem`` is one line,
-    ``problem_mark`` where (when known)."""
-
-    exit_code = ExitCode.USAGE
-
-    def __init__(self, problem: str, mark: yaml.Mark | None = None) -> None:
-        super().__init__(problem)
-        self.problem = problem
-        self.problem_mark = mark
 
 
 class BoundedLoader(yaml.SafeLoader):

@@ -10,7 +10,13 @@ import unicodedata
 
 from synth.skill.spec import MAX_NAME, NAME_RE, RESERVED_WORDS
 
-__all__ = ["slugify", "topic_slug", "fallback_name", "sanitize_name", "display_topic"]
+__all__ = ["slugify", "topic_slug", "fallback_name", "sanitize_name", "display_topic", "is_valid_name"]
+
+
+def is_valid_name(name: object) -> bool:
+    """The one check a skill's name passes before it becomes a folder, a file name, a URI or a marker: the spec's
+    ``name`` (lowercase ASCII letters and digits, single hyphens between, at most ``MAX_NAME`` characters)."""
+    return isinstance(name, str) and 0 < len(name) <= MAX_NAME and NAME_RE.match(name) is not None
 
 
 def slugify(text: str) -> str:

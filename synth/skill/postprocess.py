@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from synth.core.errors import Skill3Error
+from synth.core.errors import (
+    PostProcessError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.skill import echoes, fixers, references, safety, sources, stale
 from synth.skill.frontmatter import read_frontmatter
 from synth.skill.names import sanitize_name
@@ -44,14 +46,6 @@ from synth.skill.spec import ALLOWED_KEYS, DROPPED_KEYS, FOOTER_PREFIX, MAX_BODY
 from synth.skill.structure import STRUCTURAL, structural_problems
 
 MIN_CONTENT_WORDS = 15
-
-
-class PostProcessError(Skill3Error, ValueError):
-    """The draft has problems no deterministic fix can repair."""
-
-    def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(problems))
 
 
 @dataclass

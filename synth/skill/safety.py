@@ -153,7 +153,7 @@ def _outside_code(prose: str, fixes: list[str]) -> str:
 def neutralize(body: str) -> tuple[str, list[str]]:
     """The body without dangerous links and raw HTML outside code (see the module docstring); returns
     (body, fixes). Fenced code blocks are kept byte for byte."""
-    if "<" not in body and ":" not in body:
+    if "<" not in body and ":" not in body and "&" not in body:  # a scheme may be spelled with entities (&colon;)
         return body, []
     body = body.replace("\x00", "")
     lines = body.split("\n")

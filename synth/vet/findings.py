@@ -11,7 +11,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Literal
 
-from synth.core.errors import Skill3Error
+from synth.core.errors import (
+    ReportError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 
 SEVERITIES = ("INFO", "LOW", "MEDIUM", "HIGH", "CRITICAL")
 BLOCKING = frozenset({"HIGH", "CRITICAL"})
@@ -147,10 +149,6 @@ def extract_json_text(stdout: str) -> str | None:
         if line.startswith("{"):
             return "".join(lines[i:])
     return None
-
-
-class ReportError(Skill3Error, ValueError):
-    """The scanner's output is not a report we understand."""
 
 
 MAX_REPORT_CHARS = 64 * 2**20  # a report of SkillSpector on a skill is kilobytes; this is far past any real one

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from synth.core.errors import Skill3Error
+from synth.core.errors import (
+    AllSourcesQuarantined,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.evidence.item import SourceItem
 from synth.skill.markdown import fence_for
 from synth.vet.findings import Finding, ScanResult
@@ -32,15 +34,6 @@ from synth.vet.screen import screen_markdown
 SCREEN_TOOL = "skill3"
 
 _SOURCE_FILE = re.compile(r"(?:^|[\\/])source-(\d+)\.md$")
-
-
-class AllSourcesQuarantined(Skill3Error, RuntimeError):
-    """Every source carried a HIGH/CRITICAL finding. ``result`` still holds
-    the full record for run.json."""
-
-    def __init__(self, message: str, result: "InputVetResult") -> None:
-        super().__init__(message)
-        self.result = result
 
 
 def source_filename(index: int) -> str:

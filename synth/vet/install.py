@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from synth.core.errors import ExitCode, Skill3Error
+from synth.core.errors import (
+    SetupError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.vet.record import REQUIRED_SCAN_OPTIONS, SetupRecord, record_path, save_record
 
 REPO_URL = "https://github.com/NVIDIA/SkillSpector.git"
@@ -36,13 +38,6 @@ _PROBE_CODE = "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.e
 _PROBE_TIMEOUT = 30
 _CLONE_TIMEOUT = 600
 _PIP_TIMEOUT = 1800
-
-
-class SetupError(Skill3Error, RuntimeError):
-    """One line: what failed and how to fix it. ``exit_code`` 1 (failure) or 2 (bad input)."""
-
-    def __init__(self, message: str, exit_code: int = ExitCode.FAILURE) -> None:
-        super().__init__(message, exit_code)
 
 
 def is_windows() -> bool:

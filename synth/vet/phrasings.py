@@ -57,7 +57,10 @@ _ADDRESS = [
     re.compile(rf"\b(?:dear|attention|hey|calling\s+all)[\s,:]+(?:all\s+|any\s+)?(?:the\s+)?{_AI}\b", _I),
     re.compile(rf"\b(?:this|these)\s+(?:lines?|instructions?|notes?|sections?|messages?|paragraphs?)\s+(?:is|are)\s+(?:only\s+)?"
                rf"(?:meant\s+|intended\s+)?for\s+(?:you|the\s+{_AI})(?:\s+only)?\b", _I),
-    re.compile(r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>|<<SYS>>|\[/?INST\]", _I),
+    re.compile(r"<\|(?:im_start|im_end|system|endoftext|start_header_id)\|>|<<SYS>>|\[/?INST\]", _I),    # an order to the assistant reading the page ("the assistant must run …", "before answering, …")
+    re.compile(rf"\b(?:the|any|every|all)\s+{_AI}\s+(?:must|should|shall|needs?\s+to|has\s+to|is\s+required\s+to)\s+(?:first\s+|always\s+|now\s+)?"
+               r"(?:run|execute|fetch|download|install|send|post|upload|visit|open|call|ignore|disregard|reveal|print|include|append)\b", _I),
+    re.compile(r"\bbefore\s+(?:answering|responding|replying)\b|\bbefore\s+you\s+(?:answer|respond|reply)\s+(?:to\s+)?(?:the\s+)?(?:user|any|this|questions?)\b", _I),
 ]
 _CONCEAL = [
     re.compile(r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|show|mention|reveal|disclose|let)\b[^.]{0,30}?"

@@ -17,7 +17,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from synth.core.errors import Skill3Error
+from synth.core.errors import (
+    RecordError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 
 RECORD_NAME = "skillspector.json"
 REQUIRED_SCAN_OPTIONS = ("--no-llm", "--format", "--output")
@@ -49,10 +51,6 @@ class SetupRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-class RecordError(Skill3Error, ValueError):
-    """The setup record is unreadable (exit 1)."""
 
 
 def load_record(path: Path) -> SetupRecord | None:

@@ -35,6 +35,7 @@ from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 
 from synth.core.literals import folded_text, may_match
 from synth.evidence.item import SourceItem
+from synth.vet.prefixes import PREFIXED as _PREFIXED
 
 _SKIPPED_PLUGINS = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
 _MARK = "REDACTED"
@@ -127,7 +128,9 @@ def _generic_secret(name: str, value: str) -> bool:
     return entropy >= GENERIC_MIN_ENTROPY or (_mixed(value) and entropy >= GENERIC_MIXED_MIN_ENTROPY)
 
 
-_EXTRA = _EXTRA + (("generic-secret", _GENERIC, 2),)
+_EXTRA = _EXTRA + tuple(
+    (kind, re.compile(rf"(?<![A-Za-z0-9_])({body})(?![A-Za-z0-9_])"), 1) for kind, body in _PREFIXED
+) + (("generic-secret", _GENERIC, 2),)
 _PRIVATE_KEY_BLOCK = re.compile(
     r"-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     re.DOTALL,

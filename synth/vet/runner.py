@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, TypedDict
 
-from synth.core.errors import Skill3Error
+from synth.core.errors import (
+    ScannerUnavailable,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.vet.findings import MAX_REPORT_CHARS, ReportError, ScanResult, findings_from_report, parse_report
 from synth.vet.record import RecordError, home_dir, load_record, record_path
 
@@ -32,10 +34,6 @@ _SECRET_ENV_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTI
 # A scan function: target folder -> ScanResult. `run_scan` is the real one;
 # library callers take one of these so tests and pipelines can choose.
 Scan = Callable[[Path], ScanResult]
-
-
-class ScannerUnavailable(Skill3Error, RuntimeError):
-    """No usable SkillSpector binary; the message is the one-line reason."""
 
 
 @dataclass(frozen=True)
@@ -258,3 +256,77 @@ def run_bounded(argv: list[str], *, cwd: Path, env: Mapping[str, str], timeout: 
             fh.seek(0)
             texts.append(fh.read(MAX_OUTPUT_BYTES).decode("utf-8", errors="replace"))
     return code, texts[0], texts[1]
+
+
+MAX_COPY_FILES = 2000
+MAX_COPY_BYTES = 64 << 20
+SCAN_DROPPED = "SKILL3-SCAN-DROPPED"
+
+
+def _copy_for_scan(folder: Path, dest: Path) -> dict[str, str]:
+    """Copy ``folder``'s regular files (links are not followed: a link is the user's, and the scanner must not read
+    through it) into ``dest``; → relative path → sha256 of what was copied. Bounded: ``MAX_COPY_FILES`` files,
+    ``MAX_COPY_BYTES`` in all (ValueError past them)."""
+    import hashlib
+
+    copied: dict[str, str] = {}
+    total = 0
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not Path(root, d).is_symlink())
+        for n in sorted(names):
+            src = Path(root, n)
+            if src.is_symlink() or not src.is_file():
+                continue
+            total += src.stat().st_size  # checked before anything is read (a sparse 1 GiB file costs nothing)
+            if len(copied) >= MAX_COPY_FILES or total > MAX_COPY_BYTES:
+                raise ValueError(f"{folder} holds more than {MAX_COPY_FILES} files or {MAX_COPY_BYTES >> 20} MiB")
+            data = src.read_bytes()
+            rel = src.relative_to(folder)
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            (dest / rel).write_bytes(data)
+            copied[rel.as_posix()] = hashlib.sha256(data).hexdigest()
+    return copied
+
+
+def _dropped_findings(copy: Path, copied: dict[str, str]) -> list[Any]:
+    """A HIGH finding for each file of the scanned copy that the scanner removed or changed: what it took away was
+    not reported as a finding, so it is reported here (the user's own folder was never touched)."""
+    import hashlib
+
+    from synth.vet.findings import Finding, stable_hash
+
+    out = []
+    for rel, digest in sorted(copied.items()):
+        p = copy / rel
+        what = "removed" if not p.is_file() else ("changed" if hashlib.sha256(p.read_bytes()).hexdigest() != digest else "")
+        if what:
+            out.append(Finding(
+                rule_id=SCAN_DROPPED, category="Unvetted Content", severity="HIGH", confidence=None,
+                message=f"the scanner {what} {rel} in the copy it scanned (not reported as a finding): review that file",
+                file=rel, line=None, fingerprint=stable_hash(SCAN_DROPPED, rel, what), title=f"File {what} by the scanner",
+                occurrences=[(rel, None)], tool="skill3"))
+    return out
+
+
+def scan_copy(folder: Path, *, scanner: Scanner | None = None, timeout: float = DEFAULT_TIMEOUT,
+              env: Mapping[str, str] | None = None) -> tuple[ScanResult, list[Any]]:
+    """:func:`run_scan` on a copy of ``folder`` (the scanner is a third-party program that may write where it scans;
+    synthesis scans a staging copy too) and the findings for the files it removed or changed there. The result
+    names ``folder`` as its target."""
+    folder = Path(folder).resolve()
+    if scanner is None:
+        try:
+            scanner = resolve_scanner(env)
+        except ScannerUnavailable as exc:  # nothing to copy for
+            return ScanResult(status="not_run", target=str(folder), reason=str(exc)), []
+    with tempfile.TemporaryDirectory(prefix="skill3-vet-") as tmp:
+        copy = Path(tmp) / folder.name
+        copy.mkdir()
+        try:
+            copied = _copy_for_scan(folder, copy)
+        except (ValueError, OSError) as exc:
+            return ScanResult(status="not_run", target=str(folder), reason=f"could not copy the skill to scan it: {exc}"), []
+        result = run_scan(copy, scanner=scanner, timeout=timeout, env=env)
+        dropped = _dropped_findings(copy, copied) if result.status != "not_run" else []
+    result.target = str(folder)
+    return result, dropped

@@ -54,6 +54,7 @@ which the HIDDEN-HTML rule checks.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -91,9 +92,28 @@ def _join(a: str, b: str) -> str:
     return f"{a}; {b}" if a else b
 
 
+# a list marker or quote marker at a line's start: blanked (same length) for the phrase rules, so an injection
+# split over two list items or quoted lines ("- first disregard" / "- your system prompt ...") reads as one
+_LINE_MARKERS = re.compile(r"(?m)^[ \t]{0,3}(?:(?:[-*+]|\d{1,9}[.)]|>)[ \t]+|>)+")
+
+
+# a citation ("[1]", "[2, 5]") or a hard break ("\\") at a line's end: blanked the same way
+_LINE_ENDS = re.compile(r"(?m)(?:[ \t]*\[\d{1,4}(?:\s*[,\u2013-]\s*\d{1,4})*\])+[ \t]*$|\\$")
+
+
+def unmarked(text: str) -> str:
+    """``text`` with the list and quote markers at line starts and the citations at line ends replaced by spaces
+    (offsets unchanged). Pure."""
+    if not text:
+        return text
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    return _LINE_ENDS.sub(blank, _LINE_MARKERS.sub(blank, text))
+
+
 def screen_hits(text: str) -> list[Hit]:
-    """Every hit in one markdown text, after the combination rules. Pure."""
-    hits = _phrase_hits(text) + _tag_hits(text) + _invisible_hits(text)
+    """Every hit in one markdown text, after the combination rules; the phrase rules read the text with its
+    list and quote markers blanked, so a phrase split over list items or quoted lines is one phrase. Pure."""
+    hits = _phrase_hits(unmarked(text)) + _tag_hits(text) + _invisible_hits(text)
     hidden = _hidden_spans(text)
     for a, b, kind in hidden:
         inside = [h for h in hits if a <= h.start < b and h.rule not in (HIDDEN_UNICODE, HIDDEN_TAGS)]
@@ -110,14 +130,17 @@ def screen_markdown(text: str, file: str) -> list[Finding]:
 
     findings = []
     for h in screen_hits(text):
-        line = text.count("\n", 0, h.start) + 1
+        first = text.count("\n", 0, h.start) + 1
+        last = first + text.count("\n", h.start, max(h.start, h.end - 1))
         h.text = redact_text(h.text)[0]  # the record never carries a secret the matched text held
         message = TITLE[h.rule] + (f" ({h.note})" if h.note else "") + f": {h.text!r}"
-        findings.append(Finding(
-            rule_id=h.rule, category=CATEGORY[h.rule], severity=h.severity, confidence=None, message=message,
-            file=file, line=line, fingerprint=stable_hash(h.rule, file, line, h.text), title=TITLE[h.rule],
-            matched=h.text, occurrences=[(file, line)], tool="skill3",
-        ))
+        # a phrase over two lines is a finding on each, so a fix that drops flagged lines drops both halves
+        for line in sorted({first, last}):
+            findings.append(Finding(
+                rule_id=h.rule, category=CATEGORY[h.rule], severity=h.severity, confidence=None, message=message,
+                file=file, line=line, fingerprint=stable_hash(h.rule, file, line, h.text), title=TITLE[h.rule],
+                matched=h.text, occurrences=[(file, line)], tool="skill3",
+            ))
     return findings
 
 

@@ -101,3 +101,45 @@ def test_bad_paths_are_one_line_errors(tmp_path, make, message):
         load(make(tmp_path / "x"))
     r = CliRunner().invoke(app, ["diff", str(make(tmp_path / "y")), str(tmp_path)])
     assert r.exit_code == 2 and message in r.stderr and "Traceback" not in r.output
+
+
+def test_diff_cost_is_bounded_by_work_not_pair_count(tmp_path):
+    """25 URLs × 200 claims of 2,000 characters on each side (every claim changed a little): the pairing's work
+    is bounded, so the diff finishes in seconds; what the bound left unpaired is counted, never lost."""
+    import random
+    import time
+
+    from synth.agents.runview import load
+    from tests.agents.fixtures import entry, make_run
+
+    words = [f"w{k}" for k in range(3000)]
+
+    def claim(u: int, c: int, tweak: str) -> str:
+        r = random.Random(u * 1000 + c)
+        return (" ".join(r.choice(words) for _ in range(330)) + f" {tweak}")[:2000]
+
+    urls = [f"https://frob.example/p/{u}" for u in range(25)]
+    for side, tweak in (("old", "before"), ("new", "after")):
+        make_run(tmp_path / side, entries=[entry("3.0", "changed", claim(u, c, tweak), url) for u, url in enumerate(urls)
+                                           for c in range(200)], used_sources=urls, body="- The claims are in run.json.")
+    old, new = load(tmp_path / "old"), load(tmp_path / "new")
+    t0 = time.monotonic()
+    rec = diff_runs(old, new)
+    took = time.monotonic() - t0
+    c = rec["counts"]
+    assert took < 10, took
+    assert c["claims_changed"] + c["claims_added"] == 5000 and c["claims_changed"] + c["claims_removed"] == 5000
+    assert rec["claims_not_compared"] == c["claims_added"]  # whatever was not paired was not compared, and says so
+
+
+def test_small_claims_are_still_paired_within_the_bound():
+    from synth.agents.runview import Entry
+
+    u = "https://frob.example/c"
+    def e(text: str) -> Entry:
+        return Entry.stated(version="3.0", kind="added", area="", text=text, url=u)
+
+    old = [e(f"`frob.op{k}()` accepts a timeout argument in seconds") for k in range(300)]
+    new = [e(f"`frob.op{k}()` accepts a timeout argument in milliseconds") for k in range(300)]
+    d = diff_claims(old, new)
+    assert len(d["changed"]) == 300 and d["not_compared"] == 0

@@ -162,3 +162,21 @@ def test_a_releases_own_entries_come_before_its_patch_and_pre_releases(tmp_path)
     export_run(run, "agents-md", to=tmp_path)
     lines = [l for l in (tmp_path / "AGENTS.md").read_text().splitlines() if l.startswith("- **")]
     assert [l.split("**")[1] for l in lines] == ["3.11 added", "3.11.0 added", "3.11.2 added", "3.11.0rc1 added"]
+
+
+FENCED_EXAMPLE = (f"# Project\n\nTo add a skill3 index by hand, write:\n\n```markdown\n{begin_marker('frob')}\nyour index\n"
+                  f"{end_marker('frob')}\n```\n\n~~~\n{begin_marker('frob')}\n~~~\n\nMore of my text.\n")
+
+
+@pytest.mark.parametrize("existing", [FENCED_EXAMPLE, FENCED_EXAMPLE.replace("\n", "\r\n"),
+                                      "# Mine\r\n\r\nNotes.\r\n", "# Mine\r\nNo final newline"])
+def test_the_users_text_is_kept_byte_for_byte_fences_and_line_ends_included(existing):
+    once = splice_section(existing, "frob", "## Frob\nline one\n")
+    twice = splice_section(once, "frob", "## Frob\nline two\n")
+    for text in (once, twice):
+        assert text.startswith(existing if existing.endswith("\n") else existing + ("\r\n" if "\r\n" in existing else "\n"))
+        user_part = text[: text.rindex(begin_marker("frob"))]
+        assert user_part.rstrip("\r\n") == existing.rstrip("\r\n")  # the fenced example was never taken for markers
+    crlf = "\r\n" in existing
+    assert ("\n\r\n" not in twice.replace("\r\n\r\n", "")) and (twice.count("\r\n") == twice.count("\n") if crlf else "\r" not in twice)
+    assert "line two" in twice and "line one" not in twice

@@ -75,7 +75,8 @@ def test_each_learn_option_is_the_same_value_as_its_spider_argument(argv, spider
 def test_left_out_options_pass_nothing_but_the_flags() -> None:
     params = cli_params("mcp")
     kwargs = learn_spider_args(params.pop("topic"), {k: v for k, v in params.items() if k not in OWN})
-    assert kwargs == {"topic": "mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "fail_on_findings": "1", "fresh": "0"}
+    assert kwargs == {"topic": "mcp", "synth": "0", "strict_cutoff": "0", "verify": "0", "fail_on_findings": "1", "fresh": "0",
+                      "packages": "1"}
     args = parse_args(kwargs)
     assert (args.max_pages, args.depth_limit, args.locales, args.llm_provider) == tuple(
         arg_default(n) for n in ("max_pages", "depth_limit", "locales", "llm_provider"))

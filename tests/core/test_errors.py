@@ -71,3 +71,34 @@ def test_an_error_can_carry_another_code() -> None:
 def test_no_module_defines_exit_codes_of_its_own() -> None:
     pattern = re.compile(r"^\s*(?:EXIT_\w+|GATE_EXIT)\s*(?:,\s*\w+\s*)*=", re.M)
     assert [str(p.relative_to(ROOT)) for p in modules() if pattern.search(p.read_text(encoding="utf-8"))] == []
+
+
+def error_tree() -> list[str]:
+    """The exception classes of :mod:`synth.core.errors` as its docstring draws them: subclasses under their base,
+    in definition order, each with its foreign bases and exit code."""
+    import synth.core.errors as errors
+
+    classes = [c for c in vars(errors).values()
+               if isinstance(c, type) and issubclass(c, BaseException) and c.__module__ == errors.__name__]
+    lines: list[str] = []
+
+    def walk(cls: type, depth: int) -> None:
+        foreign = [b.__name__ for b in cls.__bases__ if b.__module__ != errors.__name__]
+        lines.append("  " * depth + ("+ " if depth else "") + cls.__name__ + (f" ({', '.join(foreign)})" if foreign else "")
+                     + f" — exit {int(cls.exit_code)}")  # type: ignore[attr-defined]
+        for sub in classes:
+            if cls in sub.__bases__:
+                walk(sub, depth + 1)
+
+    walk(errors.Skill3Error, 0)
+    return lines
+
+
+def test_every_error_class_is_defined_in_the_errors_module_and_drawn_in_its_tree() -> None:
+    import synth.core.errors as errors
+
+    elsewhere = [f"{c.__module__}.{c.__qualname__}" for c in error_classes() if c.__module__ != errors.__name__]
+    assert elsewhere == []
+    doc = errors.__doc__ or ""
+    drawn = [line[4:] for line in doc[doc.index("::\n\n") + 4:].split("\n\n")[0].splitlines()]
+    assert drawn == error_tree()

@@ -21,7 +21,8 @@ from tests.mockserver import HTML, NOT_FOUND, MockServer, page, prose
 JSON = {"Content-Type": "application/json"}
 
 
-def pypi_document(name: str, docs: str, changelog: str | None, repo: str, releases: dict[str, str]) -> dict:
+def pypi_document(name: str, docs: str, changelog: str | None, repo: str, releases: dict[str, str],
+                  files: str = "https://files.pythonhosted.org") -> dict:
     urls = {"Homepage": repo, "Documentation": docs, "Repository": repo, "Issues": repo + "/issues"}
     if changelog:
         urls["Changelog"] = changelog
@@ -33,7 +34,7 @@ def pypi_document(name: str, docs: str, changelog: str | None, repo: str, releas
         "releases": {
             v: [{"filename": f"{name}-{v}-py3-none-any.whl", "packagetype": "bdist_wheel", "python_version": "py3",
                  "upload_time": d + "T10:00:00", "upload_time_iso_8601": d + "T10:00:00.000000Z", "yanked": False,
-                 "yanked_reason": None, "size": 1000, "url": f"https://files.pythonhosted.org/{name}-{v}.whl"}]
+                 "yanked_reason": None, "size": 1000, "url": f"{files}/{name}-{v}.whl"}]
             for v, d in releases.items()
         } | {"0.0.1.dev0": []},  # a release with no files (real PyPI has these): no date, left out
         "urls": [],
@@ -41,11 +42,11 @@ def pypi_document(name: str, docs: str, changelog: str | None, repo: str, releas
     }
 
 
-def npm_document(name: str, homepage: str, repo: str, releases: dict[str, str]) -> dict:
+def npm_document(name: str, homepage: str, repo: str, releases: dict[str, str], files: str = "https://registry.npmjs.org") -> dict:
     return {
         "_id": name, "_rev": "12-abc", "name": name, "description": f"{name} widgets",
         "dist-tags": {"latest": max(releases)},
-        "versions": {v: {"name": name, "version": v, "dist": {"tarball": f"https://registry.npmjs.org/{name}/-/{name}-{v}.tgz"}} for v in releases},
+        "versions": {v: {"name": name, "version": v, "dist": {"tarball": f"{files}/{name}/-/{name}-{v}.tgz"}} for v in releases},
         "time": {"created": "2024-01-01T00:00:00.000Z", "modified": "2026-09-01T00:00:00.000Z",
                  **{v: d + "T12:00:00.000Z" for v, d in releases.items()}},
         "homepage": homepage, "repository": {"type": "git", "url": f"git+{repo}.git"},
@@ -98,12 +99,14 @@ def registry_world(sites: dict[str, str] | None = None):
                 if srv.count("pypi429") == 1:  # rate-limited once, then served
                     return 429, {"Retry-After": "1", "Content-Type": "text/plain"}, "Too Many Requests"
                 doc = pypi_document("fastapi", base.format("docs.fastapi.test") + "/", base.format("docs.fastapi.test") + "/release-notes/",
-                                    "https://github.com/tiangolo/fastapi", FASTAPI_RELEASES)
+                                    "https://github.com/tiangolo/fastapi", FASTAPI_RELEASES,
+                                    files=base.format("pypi.test") + "/files")  # hermetic: the archives are not served (404)
                 return 200, JSON, json.dumps(doc)
             return 404, JSON, json.dumps({"message": "Not Found"})
         if host == "registry.npm.test":
             if path == "/alpha-widgets":
-                doc = npm_document("alpha-widgets", base.format("widgets.test") + "/docs/", "https://github.com/acme/alpha-widgets", WIDGETS_RELEASES)
+                doc = npm_document("alpha-widgets", base.format("widgets.test") + "/docs/", "https://github.com/acme/alpha-widgets", WIDGETS_RELEASES,
+                                   files=base.format("registry.npm.test"))
                 return 200, JSON, json.dumps(doc)
             if path == "/fastapi":  # a registry that keeps rate-limiting
                 return 429, {"Retry-After": "1", "Content-Type": "application/json"}, json.dumps({"error": "rate limited"})

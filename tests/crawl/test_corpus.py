@@ -2,7 +2,8 @@
 
 import pytest
 
-from skill3crawl.corpus import MAX_BODY_BYTES, CorpusError, markdown_to_html, parse_corpus, read_corpus, source_html
+from skill3crawl.corpus import MAX_BODY_BYTES, CorpusError, markdown_to_html, parse_corpus, source_html
+from skill3crawl.corpus_formats import read_corpus
 from skill3crawl.extract.content import extract_content
 
 

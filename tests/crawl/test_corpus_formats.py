@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from skill3crawl.corpus import MAX_BODY_BYTES, CorpusError, read_corpus, source_html
-from skill3crawl.corpus_formats import FolderCorpus, JsonLinesCorpus, WarcCorpus, detect_format
+from skill3crawl.corpus import MAX_BODY_BYTES, CorpusError, source_html
+from skill3crawl.corpus_formats import FolderCorpus, JsonLinesCorpus, WarcCorpus, detect_format, read_corpus
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
 from tests.mockserver import MockServer
 

@@ -184,8 +184,9 @@ def _learn_cli(topic: str, out: Path, env: dict, *extra: str) -> subprocess.Comp
 
 @pytest.mark.parametrize("private_allowed", [True, False])
 def test_unknown_name_ends_with_one_line_nothing_found(tmp_path, private_allowed):
-    """`skill3 learn` of a name no registry knows: one line, exit 1. Without SKILL3_ALLOW_PRIVATE_NETWORKS the
-    network guard stops the (loopback) registry requests before they leave: same line, nothing contacted."""
+    """`skill3 learn` of a name no registry knows: one line, exit 1. Without SKILL3_ALLOW_PRIVATE_NETWORKS too: the
+    registries the run is configured with are trusted endpoints for skill3's own calls, wherever they are (a company
+    mirror lives on a private network; docs/packages.md), so the (loopback) registries are asked all the same."""
     srv = MockServer(name="registries", routes=registry_world()).start()
     try:
         base = f"http://127.0.0.1:{srv.port}"
@@ -197,13 +198,8 @@ def test_unknown_name_ends_with_one_line_nothing_found(tmp_path, private_allowed
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         assert "nothing found for 'nosuchpackage-xyz'" in lines[-1] and "Traceback" not in proc.stderr, proc.stderr
         asked = [s.path for s in srv.seen if s.path != "/robots.txt"]
-        if private_allowed:
-            assert len(lines) == 1 and "no package of that name on pypi, npm, crates" in lines[0], proc.stderr
-            assert sorted(asked) == ["/api/v1/crates/nosuchpackage-xyz", "/nosuchpackage-xyz", "/pypi/nosuchpackage-xyz/json"]
-        else:  # the guard says what it refused, then the one closing line
-            assert all("network guard: not fetching" in line for line in lines[:-1]) and len(lines) == 4, proc.stderr
-            assert "registries: pypi" in lines[-1]
-            assert srv.seen == []
+        assert len(lines) == 1 and "no package of that name on pypi, npm, crates" in lines[0], proc.stderr
+        assert sorted(asked) == ["/api/v1/crates/nosuchpackage-xyz", "/nosuchpackage-xyz", "/pypi/nosuchpackage-xyz/json"]
     finally:
         srv.stop()
 

@@ -230,8 +230,10 @@ def test_since_version_makes_newer_versions_the_delta_without_dates():
 
 def test_undated_versions_are_kept_apart_and_unverified_ones_too():
     led = _ledger([(*WHATSNEW, [_ch("release", "2.3", "A documented 2.3 change to the loader.", path=["What's New In Acme 2.3", "Loader"])]),
-                   ("http://h/lib/tk.html", "tk", "doc", None, [_ch("added", "8.5", "The themed widgets, introduced in Tk 8.5.")])])
-    # 2.3 has no date at all: undated, never post; 8.5 is newer than every release the site documents: unverified
+                   ("http://h/lib/tk.html", "tk", "doc", None, [_ch("added", "8.5", "The themed widgets, introduced in Tk 8.5."),
+                                                                 _ch("added", "9.1", "New in version 9.1: the grid widget.")])])
+    # 2.3 has no date at all: undated, never post; 9.1 is newer than every release the site documents: unverified;
+    # 8.5 is another product's version (Tk's), no release of the topic at all
     def timeline(day):
         tl = _timeline(("2.2.0", day))
         tl.declare("2.3")  # the What's New page is about 2.3 (the bundle declares the versions change pages name)
@@ -239,10 +241,12 @@ def test_undated_versions_are_kept_apart_and_unverified_ones_too():
 
     d = led.finish(timeline("2021-06-01"), CUTOFF)
     assert not d.post
-    assert {e.version for e in d.undated} == {"2.3", "8.5"}
+    assert {e.version for e in d.undated} == {"2.3", "9.1"}
     d2 = led.finish(timeline("2022-06-01"), CUTOFF)  # 2.2 opened after the cutoff: 2.3 follows it
     assert [e.version for e in d2.post] == ["2.3"]
-    assert d2.states["8.5"].state == "undated" and "unverified" in d2.states["8.5"].how
+    assert d2.states["9.1"].state == "undated" and "unverified" in d2.states["9.1"].how
+    assert "8.5" not in d2.states
+    assert {"version": "8.5", "release": False, "why": "another product's version (Tk 8.5)"} in d2.version_line
 
 
 def _many(n_areas, per_area, version="2.3"):

@@ -16,11 +16,11 @@ from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Any, Callable, Iterable, Union
 from urllib.parse import parse_qs, urlsplit
 
 Route = tuple[int, str, bytes]  # status, content type, body
-Reply = tuple[int, dict[str, str], Union[bytes, str]]  # status, headers, payload
+Reply = tuple[int, dict[str, str], Union[bytes, str, Iterable[bytes]]]  # status, headers, payload (chunks: streamed)
 Routes = Union[dict[str, Route], Callable[..., Reply]]
 
 NOT_FOUND_ROUTE: Route = (404, "text/plain", b"not found")
@@ -80,6 +80,12 @@ class MockServer:
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
+                if not isinstance(payload, bytes):  # an iterator of chunks, each sent as it comes (a slow drip)
+                    self.end_headers()
+                    for chunk in payload:
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                    return
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

@@ -73,6 +73,7 @@ def test_a_later_cutoff_presents_nothing_as_new(tmp_path):
     assert "**2.1 (undated)**, added (shapes):" in text
     man = json.loads((tmp_path / "run.json").read_text())
     assert man["delta"]["boundary"]["last_pre_cutoff"]["version"] == "2.0.0" and man["delta"]["boundary"]["first_post_cutoff"] is None
+    assert next(r for r in man["delta"]["version_line"] if r["version"] == "2.1")["release"] is True  # why it is a release
     assert not [u for u in man["used_sources"][:6] if u.rsplit("/", 1)[-1] in BOILER]
 
 
@@ -84,6 +85,8 @@ def test_dry_run_shows_timeline_boundary_and_reasons(tmp_path):
     assert "version boundary: last pre-cutoff 1.9 (2021-10-04), first post-cutoff 2.0.0 (2022-10-24)" in out
     assert f"build-dated host {HOST}" in out
     assert "post-cutoff change" in out and "boilerplate page" in out
+    # the topic's version line: per version, a release of the topic (and on what evidence) or not
+    assert "The topic's version line" in out and "heads a section of a change page" in out
 
 
 def test_model_prompt_puts_post_cutoff_snippets_first(tmp_path, monkeypatch):

@@ -27,7 +27,7 @@ def fake_scanner(tmp_path, monkeypatch) -> FakeScanner:
     monkeypatch.delenv("SKILLSPECTOR_BIN", raising=False)
     monkeypatch.setenv("SKILL3_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", str(binary.parent) + os.pathsep + os.environ.get("PATH", ""))
-    for var in ("FAKE_SS_CASE", "FAKE_SS_VARIANT", "FAKE_SS_IGNORE_O", "FAKE_SS_LIBRARY", "FAKE_SS_MODE", "FAKE_SS_HELP_WITHOUT"):
+    for var in ("FAKE_SS_CASE", "FAKE_SS_VARIANT", "FAKE_SS_IGNORE_O", "FAKE_SS_LIBRARY", "FAKE_SS_MODE", "FAKE_SS_HELP_WITHOUT", "FAKE_SS_DROP", "FAKE_SS_SCANNED"):
         monkeypatch.delenv(var, raising=False)
     log = tmp_path / "fake-calls.jsonl"
     monkeypatch.setenv("FAKE_SS_LOG", str(log))

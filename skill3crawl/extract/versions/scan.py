@@ -7,6 +7,7 @@ from bisect import bisect_right
 from itertools import islice
 from typing import Any, Callable
 
+from skill3crawl.extract.code import NOT_CODE, code_language, code_text
 from skill3crawl.extract.releases import heading_text
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_CODE, MAX_CODE_CHARS, MAX_PATH, MAX_PATH_CHARS
 from skill3crawl.extract.versions.fields import _history_tables, _labels
@@ -151,7 +152,6 @@ def _outline_paths(found: list[tuple[Any, dict[str, Any], Any]], keys: list[tupl
 def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | None = None) -> list[dict[str, str]]:
     """The code blocks of an entry: ``<pre>`` inside its block, then right after it (before the next entry or
     heading), byte-exact; one too long to keep whole is left out."""
-    from skill3crawl.extract.content import _NOT_CODE, _code_text, code_language
 
     out: list[dict[str, str]] = []
     for pre in _code_pres(code_el, stops):
@@ -162,9 +162,9 @@ def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | N
             if len(out) >= MAX_CODE:
                 break
             continue
-        if any(c in (a.get("class") or "") for a in (pre, *pre.iterancestors()) for c in _NOT_CODE):
+        if any(c in (a.get("class") or "") for a in (pre, *pre.iterancestors()) for c in NOT_CODE):
             continue
-        text = _code_text(pre)
+        text = code_text(pre)
         if text.strip() and len(text) <= MAX_CODE_CHARS:
             out.append({"text": text, "language": code_language(pre)})
         if len(out) >= MAX_CODE:

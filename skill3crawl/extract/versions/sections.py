@@ -44,6 +44,34 @@ _RELEASE_CUE = re.compile(r"(?i)releas|publish|availab|ship|tagged|launch|\bout\
 
 
 _WALK_TAGS = (*_HEADINGS, "p", "li", "dt", "table", *_TIME_TAGS)
+# a theme's stamp of when the page was built or edited ("Last update:", "Last updated on", "Page last modified"): the
+# date under it is the build's, never a release's
+_UPDATE_STAMP = re.compile(
+    r"(?i)^\W*(?:(?:page\s+)?last\s+(?:updated?|modified|edited|changed|built|generated|revised)\b"
+    r"|page\s+(?:updated|modified|generated)\b|(?:updated|modified|built|generated|revised)(?:\s+(?:on|at))?\s*:"
+    r"|(?:built|generated)\s+(?:on|at)\b)"
+)
+_LOOSE_TAGS = frozenset({"div", "span", "em", "i", "b", "strong", "small", "time"})
+MAX_LOOSE_CHARS = 120
+
+
+def is_update_stamp(text: str) -> bool:
+    """A label stamping when the page was built or edited ("Last update:", "Last updated on Nov 11, 2026", "Page
+    generated on …", "Modified: …") — not a change log's "Updated the frob command." """
+    return bool(text) and bool(_UPDATE_STAMP.match(text))
+
+
+def _loose_text(el: Any) -> str:
+    """The text right after a heading that no block holds: its tail ("<h2>2.3.0</h2>Released: March 4, 2024<section>"),
+    else a short wrapper of its own that is no walked block (``<div class="meta">released on …</div>``)."""
+    tail = (el.tail or "").strip()
+    if tail:
+        return tail[:MAX_LOOSE_CHARS + 1]
+    nxt = el.getnext()
+    if nxt is not None and isinstance(nxt.tag, str) and nxt.tag in _LOOSE_TAGS and next(nxt.iter(*_WALK_TAGS), None) is None:
+        text = " ".join(nxt.text_content().split())
+        return text[:MAX_LOOSE_CHARS + 1]
+    return ""
 
 
 def _walk(scan: _Scan, page: _Page, page_heading: tuple[str, Any], labels: bool) -> None:
@@ -64,6 +92,7 @@ class _Walk:
         self.pending: str | None = page_version if page_version and page_version not in scan.dates else None
         self.since_heading = 0
         self.section_entries: list[dict[str, Any]] = []
+        self.stamp_next = False  # the block after an update stamp's heading holds the build's date
         self.done: set[Any] = set()  # field lists and tables read
         self.n_entries = 0
 
@@ -119,12 +148,20 @@ class _Walk:
             stack.pop()
         text = self.page.htext.get(id(el)) or _plain(el)
         stack.append((level, text, _heading_anchor(el) if tag in _HEADINGS else _anchor_up(el, self.scan.node)))
+        self.stamp_next = is_update_stamp(text)
         if vh:
             scope = el.getparent() if tag == "dt" else None
             self.version = (level, vh[0], scope)
             self.scan.add_date(vh[0], vh[1], vh[2])
             self.pending, self.since_heading = (None if vh[0] in self.scan.dates else vh[0]), 0
-        elif self.pending and (when := date_heading(text)):
+            loose = _loose_text(el) if self.pending and tag in _HEADINGS else ""
+            if loose and len(loose) <= MAX_LOOSE_CHARS and not is_update_stamp(loose):
+                when = label_date(loose)
+                if when is None and re.match(r"(?i)^\W*(?:released|published|tagged|shipped)\b", loose):
+                    when = find_date(loose)  # "released on 4 March 2024"
+                if when:
+                    self.date_for(self.pending, when, "field")
+        elif self.pending and not self.stamp_next and (when := date_heading(text)):
             self.date_for(self.pending, when, "heading")  # "Jul 3, 2022" heading the release's section
         elif self.version and level <= self.version[0]:
             self.version, self.pending = None, None
@@ -139,6 +176,12 @@ class _Walk:
             text = _md(el)
         else:  # a short paragraph may be a label of its own ("Since: OTP 25.0")
             text = _md(el) if self.labels and len(el.text_content()) <= 80 else ""
+        if self.stamp_next:  # "Last update:" heading this block: its date is the build's
+            self.stamp_next = False
+            if text and len(text) <= MAX_LOOSE_CHARS and (label_date(text) or find_date(text)):
+                return
+        if text and len(text) <= MAX_LOOSE_CHARS and is_update_stamp(text) and (find_date(text) or label_date(text)):
+            return  # "Last updated on Nov 11, 2026": the build's date, no release date and no entry
         if self.pending and self.pending_date(self.pending, text):
             return
         if text and page.is_change and "releas" in text:

@@ -233,7 +233,7 @@ class _FirstPass:
         self.declared = {normalize_host(h): str(d) for h, d in (meta.get("build_dated_hosts") or {}).items()} \
             if isinstance(meta.get("build_dated_hosts"), dict) else {}
         self.hosts = HostDates()
-        self.ledger = Ledger()
+        self.ledger = Ledger(topic=subject.topic)
         self.release_pages: list[tuple[str, str, str, str, str | None]] = []  # a change page about one version, with its date
         self.bm = BM25(subject.terms())
         self.heap = _Heap(max_candidates * HEAP_SLACK)
@@ -318,6 +318,7 @@ class _FirstPass:
         """What one item teaches the run, whether or not it is kept: its host's dates, the versions it dates or
         declares, its change entries (the ledger), a release page's date; returns its change entries."""
         self.hosts.observe(host, item.published, item.modified)
+        self.ledger.stamps.observe(item.title)
         changes = read_changes(item.changes) if item.changes else []
         for version, day in dated_releases(changes):
             self.timeline.add(version, day, "page", item.final_url or item.url)
@@ -356,8 +357,13 @@ class _FirstPass:
             if not bd or str(day)[:10] != str(bd)[:10]:
                 self.timeline.add(version, day, "release page date", url)
         self.timeline.reject_build_dates({**item_build_dates, **build_dated}, site_host)
+        site = self.ledger.stamps.site_version()
+        self.timeline.site_version = site[1] if site else self.ledger.self_stamp()
         self.timeline.settle()
-        return build_dated, self.ledger.finish(self.timeline, self.cutoff_start)
+        delta = self.ledger.finish(self.timeline, self.cutoff_start)
+        # the version line's verdicts hold for the sources' own change entries too (what a model is given)
+        self.timeline.reject({r["version"]: r["why"] for r in delta.version_line if not r["release"]})
+        return build_dated, delta
 
     def rescored(self, build_dated: dict[str, str]) -> list[Candidate]:
         """What the heap kept, scored again on the final statistics, in rank order (a rule may drop some now)."""

@@ -7,16 +7,15 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator, Protocol
 
 import orjson
 
-from synth.core.errors import UsageError
+from synth.core.errors import (
+    BundleError,  # noqa: F401 - defined with every error (synth.core.errors)
+    )
 from synth.evidence.item import SourceItem, check_fields, fields_from_json
 from synth.evidence.shingles import TOKENS_KEY
-
-if TYPE_CHECKING:
-    from synth.pipeline.bundle.parallel import Splitter
 
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one run.jsonl line; a crawl writes a few MiB at most
 MAX_REPORTED_MALFORMED = 20
@@ -25,8 +24,12 @@ MAX_REPORTED_MALFORMED = 20
 READ_BUFFER = 1 << 20
 
 
-class BundleError(UsageError, ValueError):
-    """Bad input for synthesis (exit 2); the message is one line."""
+class Splitter(Protocol):
+    """What the first pass tells of the lines it reads (:class:`synth.pipeline.bundle.parallel.Splitter` is one)."""
+
+    def start_file(self, path: str) -> None: ...
+
+    def line(self, n: int, end: int) -> None: ...
 
 
 @dataclass
