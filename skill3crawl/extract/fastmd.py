@@ -26,6 +26,7 @@ _BLOCKS = {"p", "div", "section", "article", "main", "ul", "ol", "li", "dl", "dt
 _CODE = {"code", "tt", "kbd", "samp", "var"}
 _EM = {"em", "i", "cite", "dfn"}
 _STRONG = {"strong", "b"}
+_RAISED = {"sup", "sub"}
 
 
 def _decorate(tag: str, text: str, el: HtmlElement) -> str:
@@ -139,6 +140,11 @@ def _inline_one(child: HtmlElement, out: list[str]) -> None:
         return
     text = _text(child)
     if not text:
+        if child.text_content()[:1].isspace():  # a spacer (``<span class="w"> </span>``) a reader sees as a space
+            out.append(" ")
+        return
+    if tag in _RAISED:  # a superscript or subscript reads as a word of its own ("SwitchBootstraps PREVIEW")
+        out.append(" " + text)
         return
     out.append(_decorate(tag, text, child))
 

@@ -25,7 +25,8 @@ SECTION_WEIGHT = {"highlights": 3.0, "breaking": 2.2, "features": 2.0, "deprecat
 LEADING = frozenset({"highlights", "breaking", "features", "deprecations", "removals", "behaviour", "other"})
 _SECTION_RES = (
     ("highlights", re.compile(r"\b(?:highlights?|summary|overview|at a glance|tl;?dr|key (?:features|changes)|"
-                              r"major (?:features|changes|new features)|headline)\b", re.I)),
+                              r"major (?:features|changes|new features)|headline|important (?:notes|changes)|"
+                              r"notable (?:changes|features))\b", re.I)),
     ("security", re.compile(r"\bsecurity\b|\bcve\b|\bvulnerabilit", re.I)),
     ("fixes", re.compile(r"\bbug\s*-?\s*fix|\bfixes\b|\bfixed\b|\bbugs\b|\bregressions?\b", re.I)),
     ("docs", re.compile(r"\bdoc(?:s|umentation)\b", re.I)),
@@ -34,11 +35,12 @@ _SECTION_RES = (
                             r"\bdevelopment\b|\bdependenc|\bvendored\b", re.I)),
     ("removals", re.compile(r"\bremov(?:ed|al|als|ing)\b", re.I)),
     ("deprecations", re.compile(r"\bdeprecat", re.I)),
+    # "Migrating from 1.x", "Migration guide" — not "Migrations", the name of a component
     ("breaking", re.compile(r"\bbreaking\b|\bincompatib|\bbackwards?[- ]incompat|\bporting\b|\bupgrad(?:e|ing)\b|"
-                            r"\bmigrat", re.I)),
+                            r"\bmigrating\b|\bmigration\b(?!s)", re.I)),
     ("behaviour", re.compile(r"\bbehaviou?r\b|\bchanged\b|\bchanges\b|\bimproved\b|\bimprovements?\b|"
                              r"\boptimi[sz]ations?\b|\bperformance\b|\bfaster\b|\bupdated?\b", re.I)),
-    ("features", re.compile(r"\bnew\b|\bfeatures?\b|\badded\b|\badditions?\b|\benhancements?\b|\bintroduc", re.I)),
+    ("features", re.compile(r"\bnew\b|\bnews\b|\bfeatures?\b|\badded\b|\badditions?\b|\benhancements?\b|\bintroduc", re.I)),
 )
 _ENTRY_KIND = {"features": "added", "breaking": "breaking", "deprecations": "deprecated", "removals": "removed",
                "fixes": "fixed", "security": "fixed", "behaviour": "changed"}
@@ -53,6 +55,36 @@ _LEAD_VERB = (
     ("features", re.compile(r"^\W*(?:add(?:ed|s)?|new|introduc(?:e|ed|es)|support(?:s|ed)? for|now supports?)\b", re.I)),
 )
 
+# What an entry's own words say happened, when they say it plainly: "X has been removed", "Removed X", "X is now
+# deprecated", "Changed X". A label is true to its statement: a removal stated under a highlights heading is no "New in".
+_BEEN = r"\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:entirely\s+|completely\s+|fully\s+|formally\s+|officially\s+)?"
+_STATED_ANYWHERE = (
+    ("removed", re.compile(rf"^\W*(?:removed?|dropped)\b|{_BEEN}(?:removed|dropped)\b", re.I)),
+    ("deprecated", re.compile(rf"^\W*deprecated?\b|{_BEEN}deprecated\b", re.I)),
+)
+_STATED_LEAD = (
+    ("changed", re.compile(r"^\W*changed?\b", re.I)),
+    ("added", re.compile(r"^\W*(?:added|introduced?|new)\b", re.I)),
+)
+
+
+def stated_kind(text: str, kind: str) -> str:
+    """The kind an entry's own words state, over the kind its heading gives: a removal or deprecation said plainly
+    ("Py_UNICODE encoder APIs have been removed") is one under any heading that names no such kind (highlights,
+    features, behaviour) unless the entry opens with "Added"/"Changed"; an entry that opens with "Changed"/"Added"
+    under a removals heading ("Changed/removed opcodes") is that. Deprecations, breaking changes and fixes keep their
+    section's kind."""
+    t = text or ""
+    if kind in ("deprecated", "breaking", "fixed"):
+        return kind
+    lead = next((k for k, rx in _STATED_LEAD if rx.match(t)), None)
+    if kind == "removed":
+        return lead or kind
+    if lead is not None:
+        return kind
+    return next((k for k, rx in _STATED_ANYWHERE if rx.search(t)), kind)
+
+
 # "will be removed in 4.0", "scheduled for removal in 4.0", "pending removal in 4.0", "to be removed in 4.0"
 _SCHEDULE = re.compile(r"(?i)\b(?:will|would|shall|is\s+(?:going|scheduled|planned|slated)\s+to|to)\s+be\s+removed\s+"
                        r"(?:in|by|from)\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)|"
@@ -60,13 +92,32 @@ _SCHEDULE = re.compile(r"(?i)\b(?:will|would|shall|is\s+(?:going|scheduled|plann
                        r"(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)")
 
 
+# "PyPy3.7 7.3 (`pypy3`)", "CPython 3.10 (currently in RC2)", "Limit pymongo version: <3.12.1": an item of a list
+# of supported versions or dependency pins — a requirement, not a change that leads
+_REQUIREMENT = re.compile(r"(?i)^\W*(?:(?:bump|limit|pin|require|update|upgrade)\w*\s+(?:the\s+)?(?:min(?:imum)?\s+|max(?:imum)?\s+)?)?"
+                          r"[a-z][\w.+-]*(?:\s+[a-z][\w.+-]*){0,2}\s*(?:version\s*)?(?:to\s+|:\s*)?[<>=~^!]*\s*v?\d+(?:\.\d+)+"
+                          r"[\w.+-]*\s*(?:\([^()]{0,40}\))?\W*$")
+
+
+def is_requirement(text: str) -> bool:
+    """A bare requirement line: a product and a version, a dependency pin ("Bump min kombu version to 5.2.1")."""
+    return len(text or "") <= 90 and bool(_REQUIREMENT.match(text or ""))
+
+
+_MINOR = re.compile(r"(?i)\bminor\b|\bother\b|\bmiscellaneous\b")
+_OWN_NEWS = re.compile(r"(?i)\bwhat[’']?s\s+new\b|\bnew\s+features\b|\bmajor\b|\bhighlights?\b")
+
+
 def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> str:
-    """The section kind of the innermost heading (below the version's own heading) that names one, else ``other``."""
-    for h in reversed(_below_version(headings, version)):
-        for kind, rx in _SECTION_RES:
-            if rx.search(h):
-                return kind
-    return "other"
+    """The section kind of the innermost heading (below the version's own heading) that names one, else ``other``;
+    a feature under the release's own "What's new in Acme 3.2" section (below "Acme 3.2 release notes") is one of the
+    release's highlights."""
+    below = _below_version(headings, version)
+    kind = next((k for h in reversed(below) for k, rx in _SECTION_RES if rx.search(h)), "other")
+    if kind in ("features", "behaviour", "other") and version and any(
+            _OWN_NEWS.search(h) and names_version(h, version) for h in below) and not any(_MINOR.search(h) for h in below):
+        return "highlights"
+    return kind
 
 
 _VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
@@ -99,10 +150,11 @@ _CONTAINER = re.compile(r"^(?:(?:standard\s+)?(?:library|libraries|modules?|pack
                         r"details|summary|highlights|items|updates?|bugs?|fixes|list|malfunctions?|problems?|known\s+issues|issues|"
                         r"defects?|corrections?)\s*)*$", re.I)
 _KIND_WORDS = re.compile(
-    r"(?i)\b(?:other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
+    r"(?i)\b(?:what[’']s|other|new|notable|improved|improvements?|updated?|updates|changes?|changed|additions?|added|summary|"
     r"highlights?|overview|porting|upgrading|upgrade|migrating|migration|guide|notes|release|"
     r"deprecat\w*|removals?|removed|pending|breaking|incompatib\w*|backwards?|bug\s*fix(?:es)?|fixes|fixed|"
-    r"features?|related\s+to|enhancements?|behaviou?r|in|to|the|and|of|for|with|since|release|version|v?\d+(?:\.\d+)*)\b")
+    r"features?|related\s+to|enhancements?|behaviou?r|important|in|to|the|and|of|for|from|with|since|release|version|"
+    r"v?\d+(?:\.(?:\d+|x))*)\b")
 _INTERNAL_AREA = re.compile(r"(?i)\bc[ -]api\b|\bsource\s+code\b|\bbuild\b|\bpackaging\b|\binternals?\b|\bbytecode\b|\btests?\b|"
                             r"\btesting\b|\bci\b|\binfrastructure\b|\bcontributors?\b|\bimplementation\b|"
                             r"\bdevelopment\b|\bdependenc\w*|\btooling\b|\bvendored\b")
@@ -124,7 +176,7 @@ def area_from_headings(headings: list[str] | tuple[str, ...], version: str | Non
     product = {w.lower() for w in re.findall(r"[A-Za-z][\w+#-]*", own)}
     for h in _below_version(headings, version):
         rest = _WS.sub(" ", _KIND_WORDS.sub(" ", h))
-        rest = " ".join(w for w in rest.split() if w.lower().strip(":-–—,.()[]") not in product).strip(" :-–—,.()[]")
+        rest = " ".join(w for w in rest.split() if w.lower().strip(":-–—,.()[]") not in product).strip(" :-–—,.()[]/&+|")
         if not rest or _CONTAINER.match(rest):
             continue
         words = rest.split()
@@ -152,7 +204,14 @@ def area_from_api(api: str | None, text: str) -> str | None:
             break
         module.append(p)
     head = ".".join(module) or parts[0]
+    if head.lower() in _KIND_OF_API:  # "Class: Blob" names a class, not an area called "Class"
+        return None
     return head if 1 < len(head) <= MAX_AREA_CHARS and not head[:1].isdigit() else None
+
+
+_KIND_OF_API = frozenset({"class", "interface", "function", "method", "static", "event", "property", "attribute", "module",
+                          "enum", "record", "type", "struct", "trait", "macro", "constant", "variable", "exception",
+                          "constructor", "field", "package", "namespace", "object", "option", "command", "hook"})
 
 
 def area_from_url(url: str) -> str | None:

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from synth.core.literals import sub
 from synth.delta.lines import version_label
+from synth.skill.quote import ELLIPSIS
 
 # -- cleaning ---------------------------------------------------------------------------------------------------
 
@@ -41,7 +42,10 @@ _INTRO = re.compile(
     r"(?:editor|author|release\s+manager)s?\s*:|release\s+date\s*:|released\s*:|"
     r".{0,80}\b(?:are|is)\s+(?:listed|described|documented|covered)\s+(?:separately|elsewhere|below|above)\b|"
     r"(?:the\s+)?above\s+items\b|.{0,120}\b(?:are|is)\s+(?:explained|described|detailed)\s+in\s+(?:more\s+)?detail\b|"
-    r"below\s+(?:you\s+will|you'll)\s+find\b|the\s+following\s+(?:individuals|people|persons|contributors)\b)", re.I)
+    r"below\s+(?:you\s+will|you'll)\s+find\b|the\s+following\s+(?:individuals|people|persons|contributors)\b|"
+    r"(?:please\s+)?refer\s+to\s+(?:the\s+)?.{0,80}?\b(?:for|guide|section|documentation|notes)\b|"
+    r"to\s+read\s+more\s+about\b|make\s+sure\s+(?:you\s+)?(?:read|are\s+not\s+affected)\b|"
+    r".{0,120}\bmentioned\s+in\s+the\s+(?:following|next|previous|above)\s+(?:section|chapter)s?\b)", re.I)
 _GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
 _TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
 _WS = re.compile(r"\s+")
@@ -51,13 +55,31 @@ _HISTORY = re.compile(r"\b(?:[Nn]ew|[Aa]dded|[Ii]ntroduced)\s+(?:in|since)\s+((?
                       r"(v?\d+(?:\.\d+)*)(?![\w]|\.\d)")
 
 
-def date_history(text: str, is_pre: "Callable[[str], bool]") -> str:
+def elide_history(text: str, is_pre: "Callable[[str], bool]") -> tuple[str, list[str]]:
     """A phrase inside a post-cutoff entry that dates something to a version released before the cutoff ("the
-    replacements added in Python 3.9") says so: "available since Python 3.9, before the cutoff" — so no line of the
-    skill presents an old version as new."""
+    replacements added in Python 3.9") is left out of the quote and said in the label instead: the text reads
+    "the replacements … and will be removed", the note "…: since Python 3.9, before the cutoff" — so no line of the
+    skill presents an old version as new, and the quote is still the source's words. A marker sentence of its own
+    ("New in version 2.1.") goes whole. Returns (text, notes)."""
+    if not _HISTORY.search(text):
+        return text, []
+    notes: list[str] = []
+
     def repl(m: re.Match) -> str:
-        return f"available since {m.group(1)}{m.group(2)}, before the cutoff" if is_pre(m.group(2).lstrip("vV")) else m.group(0)
-    return _HISTORY.sub(repl, text) if _HISTORY.search(text) else text
+        if not is_pre(m.group(2).lstrip("vV")):
+            return m.group(0)
+        note = f"since {m.group(1)}{m.group(2)}, before the cutoff"
+        if note not in notes:
+            notes.append(note)
+        return ELLIPSIS
+
+    out = _HISTORY.sub(repl, text)
+    if not notes:
+        return text, []
+    # "… ." / "…:" left where the phrase ended a sentence: the ellipsis ends it
+    out = re.sub(r"…\s*([.:;,])(?=\s|$)", "…", out)
+    out = re.sub(r"(?:…\s*){2,}", "… ", out).strip()
+    return out, [f"…: {n}" for n in notes]
 
 
 def unlink_issues(text: str) -> str:
@@ -81,7 +103,7 @@ def clean_text(text: str) -> str:
             break
     if _ONLY_ISSUES.match(t):
         return ""
-    if t and t[-1] not in ".!?:;)`*\"'" and len(t) > 40:
+    if t and t[-1] not in ".!?:;)`*\"'…" and len(t) > 40:
         t += "."
     return t
 
@@ -93,6 +115,28 @@ def clean_heading(text: str) -> str:
     t = _WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
     t = _TRAILING_SYMBOLS.sub("", t).strip()
     return "".join(ch for ch in t if unicodedata.category(ch) not in ("Co", "Cf", "Cs"))
+
+
+_NAV_HEADING = re.compile(r"(?i)^\W*(?:previous|next|prev)\s+(?:topic|page|chapter|section)|^\W*(?:table\s+of\s+)?contents\W*$|"
+                          r"^\W*(?:this\s+page|on\s+this\s+page|in\s+this\s+(?:article|page|section)|navigation|"
+                          r"site\s+navigation|quick\s+search|search|related\s+topics|breadcrumbs?|sidebar|menu)\W*$")
+_LINK = r"!?\[[^\]\n]*\]\([^)\s]*\)"
+_ONLY_LINKS = re.compile(rf"^\W*{_LINK}(?:[\s|·•,;/»«>-]*{_LINK})*[\s|·•,;/»«>.-]*$")
+_INLINE_HEADING = re.compile(r"(?:^|\s)#{1,6}\s+\S")
+
+
+def navigation(text: str, headings: "tuple[str, ...] | list[str]" = ()) -> str | None:
+    """Why an entry is the page's navigation and not a change ("the sidebar's Previous topic", "only links", "a whole
+    page"), or None: text under a navigation heading (Previous topic, Table of contents, On this page …), text that
+    is nothing but links to other pages, text holding several headings of its own (a page's whole text, chrome and
+    sections flattened into one block)."""
+    if any(_NAV_HEADING.match(h or "") for h in headings):
+        return "under a navigation heading (previous/next topic, contents, this page)"
+    if _ONLY_LINKS.match(text or ""):
+        return "only links to other pages (navigation)"
+    if len(_INLINE_HEADING.findall(text or "")) >= 2:
+        return "a whole page's text (navigation and several sections in one block)"
+    return None
 
 
 def is_intro(text: str) -> bool:
@@ -112,11 +156,25 @@ def _own_marker(version: str) -> re.Pattern[str]:
 
 def strip_own_marker(text: str, version: str) -> str:
     """The entry's text without the marker phrase that names its own version ("New in version 3.11." — the label
-    says it); a marker of another version stays."""
+    says it) when that phrase is a sentence of its own: it opens the text or follows a sentence's end, or starts with a
+    capital, and it ends with a stop or colon, ends the text or is followed by a capital. Inside a sentence ("Batch calls were deprecated in 2.5,
+    so …") it stays: a quote never loses a word. A marker of another version stays."""
     if not version or version not in text:  # the phrase holds the version as written
         return text
     rx = _own_marker(version)
-    return _WS.sub(" ", rx.sub(" ", text)).strip(" —-") if rx.search(text) else text
+    if not rx.search(text):
+        return text
+
+    def repl(m: re.Match) -> str:
+        phrase = m.group(0).strip()
+        before = text[:m.start()].rstrip()
+        opens = not before or before[-1] in ".!?:;—" or phrase[:1].isupper()
+        rest = text[m.end():]
+        # it ends with a stop or colon, ends the text, or a block follows it (a capital: "Added in: v19.7.0 Stability: 1")
+        closes = phrase[-1:] in ".:;" or not rest.strip() or (phrase[:1].isupper() and bool(re.match(r"\s+[A-Z—–]", rest)))
+        return " " if opens and closes else m.group(0)
+
+    return _WS.sub(" ", rx.sub(repl, text)).strip(" —-")
 
 
 @lru_cache(maxsize=4096)

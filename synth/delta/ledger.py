@@ -41,15 +41,19 @@ from synth.delta.classify import (
     area_from_headings,
     area_from_url,
     is_internal,
+    is_requirement,
+    names_version,
     section_of,
+    stated_kind,
     use_instead,
 )
 from synth.delta.cleaning import (
     _ISSUE_PREFIX,
     clean_heading,
     clean_text,
-    date_history,
+    elide_history,
     is_intro,
+    navigation,
     strip_own_marker,
     strip_stamp,
     unlink_issues,
@@ -59,6 +63,7 @@ from synth.delta.model import Delta, DeltaEntry  # noqa: F401 - Delta: the finis
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
 from synth.delta.topic_line import Stamps, Verdicts, colliding_lines, evidence_of, judge, line_name, own_names
 from synth.delta.versions import parse_version
+from synth.skill.quote import shorten
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
 MAX_ENTRY_TEXT = 1200
@@ -174,11 +179,11 @@ class Ledger:
 
         for page in self.pages:
             is_change = page.page_kind == "change"
-            stamp = None if is_change else version_stamp(page.changes)
-            for ch in page.changes:
+            not_changes = _not_changes(page.changes, is_change)
+            for i, ch in enumerate(page.changes):
                 order += 1
-                if stamp is not None and ch.kind == "release" and ch.version == stamp:
-                    skipped["the page's own version stamp (its title names the docs' version, not a release section)"] += 1
+                if i in not_changes:
+                    skipped[not_changes[i]] += 1
                     continue
                 ch.version = spelling.get(ch.version, ch.version)
                 home, why = judge(ch, is_change, own, documented, lambda v: timeline.status(v, cutoff_start).how)
@@ -222,7 +227,7 @@ class Ledger:
             return pre_cache[v]
 
         for e in post + undated:
-            e.text = date_history(e.text, is_pre)
+            e.text, e.notes = elide_history(e.text, is_pre)
         post = _dedupe(post)
         undated = _dedupe(undated)
         post_pages = {c[0] for e in post for c in e.citations[:1] if e.change_page}
@@ -275,6 +280,52 @@ def section_heading(ch: Change) -> str:
     return next((h for h in reversed(ch.path) if ch.version in h), ch.heading)
 
 
+def preamble(changes: list[Change]) -> set[int]:
+    """The entries of a change page that sit directly under its title, when the title names their version and the page
+    has sections below it: the page's introduction and closing remarks ("Welcome to …", what the project is, where its
+    community meets), not changes. A page without sections (a release page that lists its changes under its title)
+    keeps them."""
+    under_title = [i for i, c in enumerate(changes) if c.kind == "release" and len(c.path) == 1 and names_version(c.path[0], c.version)]
+    if not under_title:
+        return set()
+    titles = {changes[i].path[0] for i in under_title}
+    sectioned = sum(1 for c in changes if len(c.path) > 1 and c.path[0] in titles)
+    return set(under_title) if sectioned >= len(under_title) else set()
+
+
+MAX_CONTENTS = 400
+
+
+def page_contents(changes: list[Change]) -> frozenset[str]:
+    """The section names of a page (its entries' headings, cleaned, lower-case), to tell its table of contents."""
+    names = {clean_heading(h).lower() for c in changes for h in c.path if h}
+    return frozenset(list(names)[:MAX_CONTENTS]) if len(names) >= 2 else frozenset()
+
+
+def _lists_headings(text: str, contents: frozenset[str]) -> bool:
+    """A text that is only the page's own section names (a local table of contents flattened: "Preface - Upgrading -
+    News")."""
+    parts = [p.strip(" .*_").lower() for p in re.split(r"\s+-\s+|^\s*-\s+", text or "") if p.strip(" .*_")]
+    return len(parts) >= 2 and sum(p in contents for p in parts) >= max(2, len(parts) - 1)
+
+
+def _not_changes(changes: list[Change], is_change: bool) -> dict[int, str]:
+    """The entries of one page that are no changes, by index, with why: the page's own version stamp, its
+    introduction and closing remarks, its table of contents."""
+    stamp = None if is_change else version_stamp(changes)
+    front = preamble(changes) if is_change else set()
+    contents = page_contents(changes)
+    out: dict[int, str] = {}
+    for i, ch in enumerate(changes):
+        if stamp is not None and ch.kind == "release" and ch.version == stamp:
+            out[i] = "the page's own version stamp (its title names the docs' version, not a release section)"
+        elif i in front:
+            out[i] = "the page's introduction or closing remarks (text under its title, outside its sections)"
+        elif contents and _lists_headings(ch.text, contents):
+            out[i] = "the page's table of contents (its own section names)"
+    return out
+
+
 def version_stamp(changes: list[Change]) -> str | None:
     """The version a page that is no change page only stamps on itself ("Erlang/OTP 25.2.3" as its title, every
     paragraph below it): its one undated version section headed by the page's top heading. None otherwise."""
@@ -302,21 +353,10 @@ def placed_status(where: Placement, timeline: Timeline, cutoff_start: date) -> V
                                                      f"({where.why})")
     return VersionStatus(where.shown, UNDATED, None, f"not placed: {where.why}")
 
-def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
-    tracker_item = bool(_ISSUE_PREFIX.match(unlink_issues(ch.text or "")))
-    text = strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version)[:MAX_ENTRY_TEXT]
-    if len(text) < 12:
-        skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1
-        return None
-    if is_intro(text):
-        skipped["introduction or cross-reference"] += 1
-        return None
-    if text.endswith(":") and (len(text) < 100 or re.search(r"(?i)\bfollowing\b", text[-120:]) and len(text) < 400):
-        skipped["a list's lead-in"] += 1
-        return None
-    # the crawl's heading path (outermost first); older feeds carry only the nearest heading, which is below the version
-    headings = tuple(clean_heading(h) for h in ch.path if h) if ch.path else ()
-    nearest = (clean_heading(ch.heading),) if not ch.path and ch.heading else ()
+def _section_of(ch: Change, headings: tuple[str, ...], nearest: tuple[str, ...], text: str, is_change: bool,
+                tracker_item: bool) -> str:
+    """The section kind of an entry: its headings below the version, else the entry's own first verb (a marker's kind
+    off change pages); a bare requirement line (a supported version, a dependency pin) never leads."""
     if ch.kind == "release" or is_change:
         section = section_of(headings, ch.version) if headings else section_of(("", *nearest), None)
         if section == "other" and ch.kind in _KIND_OF_MARKER:
@@ -331,10 +371,44 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
         section = _KIND_OF_MARKER.get(ch.kind, "other")
     if section != "highlights" and ch.heading and re.search(r"(?i)\bhighlights?\b|\bsummary\b", ch.heading):
         section = "highlights"
-    # on a change page the section decides the kind (an entry "Added …" under "Improved Modules" is an addition)
-    kind = _ENTRY_KIND.get(section, ch.kind) if (is_change or ch.kind == "release") else ch.kind
+    if is_requirement(text):  # a supported version or a dependency pin: the reference files hold it, it never leads
+        section = "internal"
+    return section
+
+
+def _kind_of(ch: Change, section: str, text: str, is_change: bool) -> str:
+    """On a change page the section decides the kind (an entry "Added …" under "Improved Modules" is an addition),
+    unless the entry's own words state another (a removal under the highlights); a marker says its own kind."""
+    if not (is_change or ch.kind == "release"):
+        return ch.kind
+    kind = _ENTRY_KIND.get(section, ch.kind)
     if kind == "changed" and ch.kind == "release" and section == "other":
         kind = "release"
+    return stated_kind(text, kind)
+
+
+def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
+    tracker_item = bool(_ISSUE_PREFIX.match(unlink_issues(ch.text or "")))
+    text = shorten(strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version), MAX_ENTRY_TEXT,
+                   hard=MAX_ENTRY_TEXT)
+    if len(text) < 12:
+        skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1
+        return None
+    if is_intro(text):
+        skipped["introduction or cross-reference"] += 1
+        return None
+    nav = navigation(text, ch.path or (ch.heading,))
+    if nav:
+        skipped[nav] += 1
+        return None
+    if text.endswith(":") and (len(text) < 100 or re.search(r"(?i)\bfollowing\b", text[-120:]) and len(text) < 400):
+        skipped["a list's lead-in"] += 1
+        return None
+    # the crawl's heading path (outermost first); older feeds carry only the nearest heading, which is below the version
+    headings = tuple(clean_heading(h) for h in ch.path if h) if ch.path else ()
+    nearest = (clean_heading(ch.heading),) if not ch.path and ch.heading else ()
+    section = _section_of(ch, headings, nearest, text, is_change, tracker_item)
+    kind = _kind_of(ch, section, text, is_change)
     removed_in = ch.removed_in
     sched = _SCHEDULE.search(text)
     if sched:
@@ -347,7 +421,8 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
             if is_change or ch.kind == "release" else None) \
         or area_from_api(ch.api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"
     area = area.strip(" @*_`'\"()[]:.,;") or "General"
-    use, old = use_instead(text, ch.api)
+    # "use X instead" names what it replaces only in a deprecation or removal: there the entry's API is what goes
+    use, old = use_instead(text, ch.api if kind in ("deprecated", "removed") else None)
     return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
                  text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,
                  highlight=section == "highlights", change_page=is_change, headings=headings or nearest, api=ch.api, use=use,

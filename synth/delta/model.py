@@ -223,6 +223,7 @@ class DeltaEntry:
     order: int = 0  # position in the run (page order, then the page's own order)
     edge: bool = False  # released in the cutoff month itself: the model may know it partly
     file: str | None = None  # the reference file it is written to (read back from run.json)
+    notes: list[str] = field(default_factory=list)  # what the label adds to the quote ("…: since 3.9, before the cutoff")
 
     @property
     def url(self) -> str:

@@ -25,6 +25,7 @@ from synth.delta.timeline import VersionStatus
 from synth.delta.versions import newest_first, parse_version
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
+from synth.skill.quote import shorten
 
 PER_VERSION_MAX = 80
 MIN_AREA_ENTRIES = 4
@@ -35,6 +36,7 @@ MAX_EXAMPLES = 5
 MAX_UNDATED_LINES = 30
 TOC_OVER = 60  # lines; lint L3 wants a table of contents in reference files over 100 lines
 MAX_LINK_TITLE = 60
+SKILL_TEXT = 600  # characters of an entry's text on a SKILL.md line (whole sentences; the reference files hold all)
 
 
 @dataclass
@@ -64,14 +66,16 @@ class Rendered:
 
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
-_BAD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*(?!https?://)(?:[^()\n]|\([^()\n]*\))*\)", re.I)  # relative, javascript:, data: … → text
+# relative, javascript:, data: … → text
+_BAD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?!https?://)(?:[^()\n]|\([^()\n]*\))+\)", re.I)
+_EMPTY_TARGET = re.compile(r"(?<!\\)\[([^\[\]\n]*)\]\(\s*\)")  # code that reads like a link: "obj[Symbol.dispose]()"
 _CITATION_LIKE = re.compile(r"\[(\d{1,4})\]")
 
 
 def safe_inline(text: str) -> str:
     """Scraped text made inert as one markdown line: no raw HTML, no links but http(s), no ``[n]`` that reads as
     a citation; inline code kept as it is."""
-    text = _BAD_LINK.sub(r"\1", text)
+    text = _BAD_LINK.sub(r"\1", _EMPTY_TARGET.sub(r"\\[\1]()", text))
     out, last = [], 0
     for m in _INLINE_CODE.finditer(text):
         out.append(_safe_prose(text[last:m.start()]))
@@ -240,14 +244,23 @@ def _code_block(code: str, flagged: Callable[[str], bool], lang: str = "") -> st
     return "" if flagged(block) else block
 
 
-def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, undated: bool = False) -> str:
+def qualifier(e: Entry, with_area: bool = True) -> str:
+    """`` (asyncio; …: since 3.9, before the cutoff)``: the area and what the label says that the quote does not."""
+    parts = ([e.area] if with_area and e.area and e.area != "General" else []) + e.notes
+    return f" ({safe_inline('; '.join(parts))})" if parts else ""
+
+
+def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, undated: bool = False,
+               limit: int | None = None) -> str:
     """``- **Added in 3.11** (asyncio): text ([page](url))`` — ``cite`` replaces the links (e.g. ``[3]``);
-    ``undated``: the version could not be placed against the cutoff, and the label says so."""
-    area = f" ({safe_inline(e.area)})" if with_area and e.area and e.area != "General" else ""
+    ``undated``: the version could not be placed against the cutoff, and the label says so; ``limit``: the text
+    shortened to that many characters by whole trailing sentences ("…")."""
+    area = qualifier(e, with_area)
+    text = safe_inline(shorten(e.text, limit) if limit else e.text)
     if undated:  # the version, then what happened: never "Added in X" for a version nothing places after the cutoff
         what = {"release": "release notes", "fixed": "fix", "breaking": "breaking change"}.get(e.kind, e.kind)
-        return f"- **{e.version} (undated)**, {what}{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
-    return f"- **{e.label()}**{area}: {safe_inline(e.text)} {cite if cite is not None else cite_links(e)}"
+        return f"- **{e.version} (undated)**, {what}{area}: {text} {cite if cite is not None else cite_links(e)}"
+    return f"- **{e.label()}**{area}: {text} {cite if cite is not None else cite_links(e)}"
 
 
 # -- SKILL.md pieces -----------------------------------------------------------------------------------------------
@@ -283,7 +296,8 @@ def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list
     """Entries by release (a feature release and its patch releases); (groups, every release newest first with the
     cutoff month's own last, the others)."""
 
-    present = {(lr[0], lr[1]) for e in entries if (lr := _line_release(e.version)) is not None and not lr[2]}
+    # a release's numbers without trailing zeros: 18.0.0 opens the series 18 that 18.20.0 belongs to
+    present = {(lr[0], _bare(lr[1])) for e in entries if (lr := _line_release(e.version)) is not None and not lr[2]}
     groups: dict[tuple, list[Entry]] = {}
     for e in entries:
         groups.setdefault(_family_key(e, present), []).append(e)
@@ -298,41 +312,78 @@ def _series_groups(entries: list[Entry]) -> tuple[dict[tuple, list[Entry]], list
     return groups, order, [k for k in order if not edge(k)]
 
 
-def _best_of_release(es: list[Entry]) -> list[Entry]:
+def _bare(rel: tuple[int, ...]) -> tuple[int, ...]:
+    """``(18, 0, 0)`` → ``(18,)``, ``(3, 11, 0)`` → ``(3, 11)``: a release's numbers without trailing zeros."""
+    while len(rel) > 1 and rel[-1] == 0:
+        rel = rel[:-1]
+    return rel
+
+
+def _best_of_release(es: list[Entry], key: tuple = ()) -> list[Entry]:
     """A release's entries in lead order: its own highlights as it orders them, then the other leading sections in
     turn (features, breaking, deprecations, removals, behaviour, other), each by score; final releases before
-    pre-releases."""
+    pre-releases; the release that opens the series (``key``: 18.0.0 of 18) before its later releases."""
     finals = [e for e in es if (pv := parse_version(e.version)) is None or not pv.is_prerelease]
     pool = finals or es
-    # the release itself before its patch releases (the fewest version numbers first)
+    want = _bare(tuple(x for x in key if isinstance(x, int)))
+    opener = [e for e in pool if (lr := _line_release(e.version)) is not None and want and _bare(lr[1]) == want]
+    # else the release itself before its patch releases (the fewest version numbers first)
     depth = min((len(pv.release) for e in pool if (pv := parse_version(e.version)) is not None), default=0)
-    own = [e for e in pool if (pv := parse_version(e.version)) is None or len(pv.release) <= depth]
+    own = opener or [e for e in pool if (pv := parse_version(e.version)) is None or len(pv.release) <= depth]
     return _lead_order(own) + _lead_order([e for e in pool if e not in own])
 
 
 def _lead_order(pool: list[Entry]) -> list[Entry]:
-    hl = sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order)
+    hl, details = _highlights(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
     by_section: dict[str, list[Entry]] = {}
     for e in sorted((e for e in pool if e.section != "highlights"), key=lambda e: (-e.score, e.order)):
         by_section.setdefault(e.section, []).append(e)
-    turns = [by_section[k] for k in ("features", "breaking", "deprecations", "removals", "behaviour", "other") if k in by_section]
+    turns = [details] * bool(details) + [
+        by_section[k] for k in ("features", "breaking", "deprecations", "removals", "behaviour", "other") if k in by_section]
     rest = [t[i] for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t)]
     return hl + rest
 
 
+def _opens(key: tuple, es: list[Entry]) -> bool:
+    """Whether a release's group holds the release itself (``3.2`` for 3.2.x, ``18.0.0`` for 18), not only later
+    maintenance releases of a series that opened before the cutoff (3.1.11 when 3.1 is known)."""
+    want = _bare(tuple(x for x in key if isinstance(x, int)))
+    return any((lr := _line_release(e.version)) is not None and _bare(lr[1]) == want for e in es)
+
+
+def _highlights(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """(what leads, details that take turns with the other sections): a highlights list under one heading leads whole,
+    in the release's order; highlights under several headings (a section per major feature) lead with each one's
+    first entry, their further paragraphs are details."""
+    if len({e.headings for e in entries}) < 2:
+        return entries, []
+    seen: set[tuple[str, ...]] = set()
+    first: list[Entry] = []
+    rest: list[Entry] = []
+    for e in entries:
+        (rest if e.headings in seen else first).append(e)
+        seen.add(e.headings)
+    return first, rest
+
+
 def headline_entries(delta: Delta, limit: int = MAX_HEADLINES) -> list[Entry]:
     """What SKILL.md leads with: each post-cutoff feature series' own highlights when it has them, else its top
-    entries by kind and evidence, newest series first; a series released in the cutoff month itself (partly known)
-    only fills what room is left; bug fixes, security one-liners, docs and internal entries never lead."""
+    entries by kind and evidence, newest series first; maintenance releases of series that opened before the cutoff
+    (their fixes and one-line notes), and a series released in the cutoff month itself (partly known), only fill what
+    room is left; bug fixes, security one-liners, docs and internal entries never lead."""
     leading = [e for e in delta.post if e.section in LEADING and not e.internal]
     groups, order, fresh = _series_groups(leading)
-    share = max(6, limit // max(1, len(fresh)))
+    new = [k for k in fresh if _opens(k, groups[k])] or fresh
+    # a series opened by its major release (18.0.0: every 18.x in it) before the minors of another line; else newest first
+    new.sort(key=lambda k: len(_bare(tuple(x for x in k if isinstance(x, int)))))
+    later = [k for k in fresh if k not in new]
+    share = max(6, limit // max(1, len(new)))
     chosen: list[Entry] = []
     seen: set[int] = set()
-    # each fresh series its share, then the rest of the fresh ones, then the cutoff month's own
-    for keys, n in ((fresh, share), (fresh, limit), ([k for k in order if k not in fresh], limit)):
+    # each new series its share, then the rest of the new ones, then maintenance releases, then the cutoff month's own
+    for keys, n in ((new, share), (new, limit), (later, limit), ([k for k in order if k not in fresh], limit)):
         for k in keys:
-            for e in _best_of_release(groups[k])[:n]:
+            for e in _best_of_release(groups[k], k)[:n]:
                 if len(chosen) >= limit:
                     return chosen
                 if id(e) not in seen:

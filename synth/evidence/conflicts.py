@@ -202,6 +202,7 @@ def resolve(sources: list[SourceText]) -> Resolution:
         src.excerpts[:] = [e for e in src.excerpts if e]
         if si in drops.code:
             src.code[:] = [code for ci, code in enumerate(src.code) if ci not in drops.code[si]]
+    drop_superseded(sources, res)
     return res
 
 
@@ -247,3 +248,105 @@ def stale_constructs(sources: Iterable[dict]) -> list[dict] | None:
         instead = next((a for a, p in advice(c.sentence).items() if p == RECOMMENDS and a != api), "")
         out.append({"pattern": rf"(?<![\w.]){re.escape(api)}(?![\w])", "what": f"`{api}`", "instead": f"`{instead}`" if instead else ""})
     return out
+
+
+# -- statements a fresh source says are no longer true ---------------------------------------------------------------
+
+# "X no longer returns a list of chunks", "X does not return a list of chunks anymore", "X returns bytes instead of a
+# list of chunks": the phrase is what an older source may still state as current.
+_NO_LONGER = (
+    re.compile(r"(?i)\bno\s+longer\s+(?P<phrase>[^.;:!?()]{3,80})"),
+    re.compile(r"(?i)\b(?:does|do|did|is|are|will|can)(?:n[’']t|\s+not)\s+(?P<phrase>[^.;:!?()]{3,80}?)\s+any\s*more\b"),
+    re.compile(r"(?i)\binstead\s+of\s+(?P<phrase>[^.;:!?(),]{3,60})"),
+)
+# a line that itself says the old behaviour is gone, or was: it states the change, not the stale claim
+_NEGATED = re.compile(r"(?i)\bno\s+longer\b|\binstead\s+of\b|\bnot\b|n[’']t\b|\bremoved\b|\bdeprecated\b|\bused\s+to\b|"
+                      r"\bpreviously\b|\bformerly\b|\bbefore\s+(?:version\s+)?v?\d|\buntil\s+(?:version\s+)?v?\d|\bwas\b|\bwere\b")
+_STOP = frozenset("the a an it its it's this that these those of to in on at by for with as and or be is are was were "
+                  "now also any more can will may from into your you their them they which when then than".split())
+MIN_SUPERSEDED_WORDS = 2
+MIN_WORDS_WITHOUT_API = 3
+MAX_SUPERSEDED = 200
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    for suffix in ("ing", "es", "ed", "s"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+def _content_words(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in re.findall(r"[A-Za-z_][\w]*", text) if w.lower() not in _STOP and len(w) > 1)
+
+
+def _api_keys(text: str) -> frozenset[str]:
+    keys = (api_key(m.group("code") or m.group("ident") or "") for m in _API_RE.finditer(text))
+    return frozenset(k for k in keys if len(k) >= 3 and re.search(r"[A-Za-z]", k))
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """A claim a post-cutoff source of ordinary or higher authority says is no longer true: the APIs its sentence
+    names and the content words of the phrase it negates."""
+
+    apis: frozenset[str]
+    words: frozenset[str]
+    sentence: str
+    url: str
+
+    def contradicted_by(self, line: str) -> bool:
+        """Whether ``line`` states the superseded claim as current: it holds the negated phrase's words, names one of
+        the APIs (or, naming none, holds at least three of the phrase's words), and does not itself say the claim is
+        gone or past."""
+        if _NEGATED.search(line):
+            return False
+        words = _content_words(line)
+        if not self.words <= words:
+            return False
+        return bool(self.apis & _api_keys(line)) or len(self.words) >= MIN_WORDS_WITHOUT_API
+
+
+def superseded_claims(sources: Iterable[dict]) -> list[Superseded]:
+    """What the fresh sources (post-cutoff, authority ≥ ORDINARY) say is no longer true, from their excerpts."""
+    out: list[Superseded] = []
+    for s in sources:
+        if not s.get("post_cutoff") or float(s.get("authority") or 0) < ORDINARY:
+            continue
+        for excerpt in s.get("excerpts") or []:
+            for sentence in _SENTENCE.split(str(excerpt)):
+                apis = _api_keys(sentence)
+                for rx in _NO_LONGER:
+                    for m in rx.finditer(sentence):
+                        words = _content_words(m.group("phrase"))
+                        if len(words) >= MIN_SUPERSEDED_WORDS and (apis or len(words) >= MIN_WORDS_WITHOUT_API):
+                            out.append(Superseded(apis, words, sentence.strip()[:300], str(s.get("url") or "")))
+                            if len(out) >= MAX_SUPERSEDED:
+                                return out
+    return out
+
+
+def drop_superseded(sources: list[SourceText], res: Resolution) -> None:
+    """Sentences of sources below the fresh ones' standing that state what a fresh source says is no longer true are
+    removed (recorded in ``res.dropped``): a pre-cutoff page gives structure, never a statement a post-cutoff
+    authoritative source contradicts."""
+    claims = superseded_claims({"post_cutoff": t.post_cutoff, "authority": t.authority, "excerpts": t.excerpts, "url": t.url}
+                               for t in sources)
+    if not claims:
+        return
+    by_url = {t.url: t.standing for t in sources}
+    for t in sources:
+        if t.post_cutoff:
+            continue
+        for ei, excerpt in enumerate(t.excerpts):
+            kept = []
+            for sentence in _SENTENCE.split(excerpt):
+                rule = next((c for c in claims if by_url.get(c.url, (0, 0, "")) > t.standing and c.contradicted_by(sentence)), None)
+                if rule is None:
+                    kept.append(sentence)
+                    continue
+                res.dropped.append({"api": ", ".join(sorted(rule.apis)) or "-", "loser": t.url, "winner": rule.url,
+                                    "advice": "superseded", "dropped": sentence[:300]})
+            t.excerpts[ei] = " ".join(kept).strip()
+        t.excerpts[:] = [e for e in t.excerpts if e]

@@ -8,7 +8,7 @@ candidates with scores, dates and whether they made the bundle), used_sources
 context_tokens, output_reserve, budget_tokens, tokens, note, trimmed, excluded,
 shrunk, map_reduce, content)}, model{requested, used, endpoint,
 model, auto_fallback_reason}, prompts{version, calls[{phase, prompt_hash, token
-counts, seconds}]}, tokens{totals}, postprocess{fixes, reprompted}, verify,
+counts, seconds}]}, tokens{totals}, postprocess{fixes, reprompted, superseded}, verify,
 lint, vet, gate{fail_on_findings, blocking, rules, exit_code}, skill{name, path, files, cited,
 lines}, validation, written{skill_dir, files} (what skill3 wrote into the output folder: the only
 things a later run may replace or delete), timings (seconds per phase), warnings, tool_versions.

@@ -20,6 +20,7 @@ from synth.evidence.consensus import claim_sentences
 from synth.pipeline.bundle import STRUCTURE_ONLY_BELOW, Bundle
 from synth.skill.markdown import CITATION, fence_for, heading_title
 from synth.skill.names import display_topic
+from synth.skill.quote import shorten
 from synth.vet.screen import screen_markdown
 
 if TYPE_CHECKING:
@@ -42,9 +43,7 @@ def _flagged(text: str) -> bool:
 
 
 def _quote(sentence: str) -> str:
-    s = " ".join(sentence.split())
-    if len(s) > MAX_SENTENCE_CHARS:
-        s = s[: MAX_SENTENCE_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    s = shorten(" ".join(sentence.split()), MAX_SENTENCE_CHARS)
     return CITATION.sub(r"\\[\1]", s)  # a source's own "[3]" is not our citation
 
 
@@ -72,9 +71,7 @@ def _entry_text(excerpt: str, tag: str) -> str:
     text = _MARKER_PREFIX.sub("", text)
     text = heading_title(text) or text
     text = text.replace("¶", "").strip()
-    if len(text) > MAX_DELTA_CHARS:
-        text = text[: MAX_DELTA_CHARS - 1].rsplit(" ", 1)[0] + "…"
-    return text
+    return shorten(text, MAX_DELTA_CHARS)
 
 
 def _delta_lines(sources: list[dict]) -> tuple[list[str], list[str], list[dict]]:
@@ -353,7 +350,7 @@ KIND_WORDS = {"added": "new features", "breaking": "breaking changes", "changed"
 def _ledger_examples(parts: "SkillParts") -> list[str]:
     """Two to five examples: the entries' own code, then the change pages' code blocks (one block of each shape:
     not a second traceback or shell session), each fenced so it cannot close its block, never one the screen flags."""
-    from synth.delta.render import safe_inline
+    from synth.delta.render import qualifier, safe_inline
 
     examples: list[str] = []
     seen: set[str] = set()
@@ -370,7 +367,7 @@ def _ledger_examples(parts: "SkillParts") -> list[str]:
         examples.append(f"{intro}:\n\n{fence}{re.sub(r'[^A-Za-z0-9_+-]', '', lang or '')}\n{code}\n{fence}")
 
     for e in parts.examples:
-        add(e.code[0], e.langs()[0], f"{e.label()} ({safe_inline(e.area)}) — {safe_inline(e.text[:160])} [{parts.n_for(e)}]")
+        add(e.code[0], e.langs()[0], f"{e.label()}{qualifier(e)} — {safe_inline(shorten(e.text, 160))} [{parts.n_for(e)}]")
     for url, title, code, lang in parts.page_code:
         if len(code.strip().splitlines()) >= 2:
             add(code, lang, f"From {_quote(' '.join((title or url).split()))} [{parts.page_number(url, title)}]")
@@ -392,12 +389,13 @@ def _ledger_description(topic_title: str, cutoff: str, parts: "SkillParts") -> s
 def _ledger_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str) -> str:
     """The delta skill from the ledger: versions, headline changes, modern vs deprecated, examples (the
     post-processor adds the index of the reference files)."""
-    from synth.delta.render import entry_line, safe_inline
+    from synth.delta.render import SKILL_TEXT, entry_line, safe_inline
 
     cutoff = bundle.cutoff
     topic_title = display_topic(topic)
-    modern = [f"- Use `{e.use.replace('`', '')}` instead of `{e.instead_of.replace('`', '')}` ({e.label()}): "
-              f"{safe_inline(e.text)} [{parts.n_for(e)}]" if e.use and e.instead_of else entry_line(e, cite=f"[{parts.n_for(e)}]")
+    modern = [f"- Use `{e.use.replace('`', '')}` instead of `{e.instead_of.replace('`', '')}` "
+              f"({'; '.join([e.label(), *e.notes])}): {safe_inline(shorten(e.text, SKILL_TEXT))} [{parts.n_for(e)}]"
+              if e.use and e.instead_of else entry_line(e, cite=f"[{parts.n_for(e)}]", limit=SKILL_TEXT)
               for e in parts.modern]
     examples = _ledger_examples(parts)
     # pages dated after the cutoff on their own (not a docs build's date) that carry no post-cutoff change entry are
@@ -423,9 +421,9 @@ def _ledger_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str)
         "",
         "## Instructions",
         "",
-        "Headline changes, newest version first (the project's own highlights first):",
+        "Headline changes, release by release (each release's own highlights and new features first):",
         "",
-        *[entry_line(e, cite=f"[{parts.n_for(e)}]") for e in parts.headlines],
+        *[entry_line(e, cite=f"[{parts.n_for(e)}]", limit=SKILL_TEXT) for e in parts.headlines],
         "",
         *(["From pages dated after the cutoff:", "", *fresh, ""] if fresh else []),
     ]
@@ -438,7 +436,7 @@ def _ledger_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str)
 
 def _undated_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str) -> str:
     """Versions the sources document but nothing dates: say so, label their changes undated, name the fix."""
-    from synth.delta.render import entry_line
+    from synth.delta.render import SKILL_TEXT, entry_line
 
     cutoff = bundle.cutoff
     topic_title = display_topic(topic)
@@ -461,7 +459,7 @@ def _undated_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str
         "",
         "## Instructions",
         "",
-        *[entry_line(e, cite=f"[{parts.n_for(e)}]", undated=True) for e in parts.undated],
+        *[entry_line(e, cite=f"[{parts.n_for(e)}]", undated=True, limit=SKILL_TEXT) for e in parts.undated],
         "",
     ]
     return "\n".join(lines)

@@ -126,9 +126,15 @@ def _published(src: dict) -> str:
     return src.get("published") or "undated"
 
 
+PRE_CUTOFF_NOTE = ("pre_cutoff: true (published before the cutoff: structure only; never state what a post-cutoff "
+                   "source contradicts)")
+
+
 def render_bundle_source(src: dict) -> str:
     parts = [f"title: {src.get('title') or ''}", f"url: {src['url']}", f"published: {_published(src)}",
              f"post_cutoff: {str(bool(src.get('post_cutoff'))).lower()}", f"authority: {src.get('authority')}"]
+    if not src.get("post_cutoff") and src.get("published") and not src.get("build_date"):
+        parts.append(PRE_CUTOFF_NOTE)
     parts += src.get("excerpts", [])
     langs = src.get("code_languages") or [""] * len(src.get("code_blocks", []))
     for code, lang in zip(src.get("code_blocks", []), langs):

@@ -102,7 +102,8 @@ def _manifest(done: Synthesised, inputs: Inputs, options: SynthOptions, state: R
         ranking=ranking, selection=draft.selection, bundle=draft.bundle_record(), context_tokens=ctx_tokens,
         output_reserve=output_reserve(ctx_tokens), shrunk=draft.shrunk, map_reduce=draft.map_reduce,
         provider=choice.record(), calls=state.log.calls, skill=skill, skill_dir=skill_dir, out_dir=out_dir,
-        validation=validation, postprocess={"fixes": skill.fixes, "reprompted": checked.reprompted},
+        validation=validation, postprocess={"fixes": skill.fixes, "reprompted": checked.reprompted,
+                                  "superseded": skill.superseded[:50]},
         verify=checked.verify, lint=checked.lint, vet=checked.vet, timings=state.timings, warnings=state.warnings,
         strict_cutoff=options.strict_cutoff, fail_on_findings=options.fail_on_findings,
     ))

@@ -39,7 +39,7 @@ import yaml
 from synth.core.errors import (
     PostProcessError,  # noqa: F401 - defined with every error (synth.core.errors)
     )
-from synth.skill import echoes, fixers, references, safety, sources
+from synth.skill import echoes, fixers, references, safety, sources, stale
 from synth.skill.frontmatter import read_frontmatter
 from synth.skill.names import sanitize_name
 from synth.skill.spec import ALLOWED_KEYS, DROPPED_KEYS, FOOTER_PREFIX, MAX_BODY_LINES, MAX_COMPATIBILITY, MAX_DESCRIPTION
@@ -68,6 +68,7 @@ class Skill:
     references: dict[str, str] = field(default_factory=dict)  # "references/x.md" -> text
     cited: list[int] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)
+    superseded: list[dict] = field(default_factory=list)  # statements removed: a post-cutoff source says they no longer hold
 
     def skill_md(self) -> str:
         fm = yaml.safe_dump(self.frontmatter, sort_keys=False, allow_unicode=True, width=10**6, default_flow_style=False)
@@ -109,6 +110,8 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
         fixes += f
     body, f = fixers.ensure_title(body, ctx.topic, ctx.cutoff)
     fixes += f
+    body, f, superseded = stale.drop_superseded_lines(body, ctx.sources)
+    fixes += f
     urls = {s["url"]: int(s.get("n", i)) for i, s in enumerate(ctx.sources, 1)}
     listed = sources.listed_sources(body, len(ctx.sources), urls)  # before the draft's own Sources section goes
     body, removed = sources.remove_section(body, re.compile(r"^sources\b|^references\s*$", re.I))
@@ -140,9 +143,12 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
     if ctx.references:
         body, refs, f = references.attach_delta(body, refs, ctx.references, ctx.reference_index)
         fixes += f
+    by_n = {int(s.get("n", i)): s for i, s in enumerate(ctx.sources, 1)}
+    account = stale.source_account([by_n[n] for n in sorted(cited) if n in by_n], ctx.cutoff, ctx.target_model)
     body = (f"{body.rstrip()}\n\n{sources.sources_section(sorted(cited), ctx.sources)}\n\n"
-            f"{sources.footer(ctx.learned_date, ctx.cutoff, ctx.target_model)}\n")
-    skill = Skill(name=name, frontmatter=out, body=body, references=refs, cited=sorted(cited), fixes=fixes)
+            f"{sources.footer(ctx.learned_date, ctx.cutoff, ctx.target_model, account)}\n")
+    skill = Skill(name=name, frontmatter=out, body=body, references=refs, cited=sorted(cited), fixes=fixes,
+                  superseded=superseded)
     problems = validate_skill(skill)
     if problems:
         raise PostProcessError(problems)

@@ -134,9 +134,7 @@ def sources_section(cited: list[int], sources: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def footer(learned_date: str, cutoff: str, target_model: str) -> str:
-    """The skill's last line: when it was made, from what, for which model."""
-    return (
-        f"{FOOTER_PREFIX} on {learned_date} from sources published after the {cutoff} "
-        f"cutoff of {target_model}._"
-    )
+def footer(learned_date: str, cutoff: str, target_model: str, account: str | None = None) -> str:
+    """The skill's last line: when it was made, from what, for which model (``account``: what the cited sources were,
+    ``synth.skill.stale.source_account``)."""
+    return f"{FOOTER_PREFIX} on {learned_date} from {account or f'sources published after the {cutoff} cutoff of {target_model}'}._"

@@ -76,6 +76,15 @@ def test_introductions_and_cross_references_are_not_entries(text, intro):
     (["News", "2.3.0", "Security"], "2.3.0", "security"),
     (["News", "2.3.0", "Documentation"], "2.3.0", "docs"),
     (["News", "2.3.0"], "2.3.0", "other"),
+    (["What's New In Acme 2.3", "News", "Consul result backend"], "2.3", "features"),
+    (["What's New In Acme 2.3", "Important Notes", "Consul result backend"], "2.3", "highlights"),
+    # a release-notes page's own "What's new in 2.3" section holds the release's major features; "Minor features" not
+    (["Acme 2.3 release notes", "What's new in Acme 2.3", "Functional indexes"], "2.3", "highlights"),
+    (["Acme 2.3 release notes", "What's new in Acme 2.3", "New decorators for the admin site"], "2.3", "highlights"),
+    (["Acme 2.3 release notes", "Minor features", "acme.admin"], "2.3", "features"),
+    (["Acme 2.3 release notes", "What's new in Acme 2.3", "Minor features", "acme.admin"], "2.3", "features"),
+    (["Acme 2.3 release notes", "Minor features", "Migrations"], "2.3", "features"),  # a component, not a guide
+    (["Acme 2.3 release notes", "Migration guide"], "2.3", "breaking"),
 ])
 def test_section_kind_from_the_headings_below_the_version(headings, version, kind):
     assert section_of(headings, version) == kind
@@ -89,6 +98,12 @@ def test_section_kind_from_the_headings_below_the_version(headings, version, kin
     (["Release notes", "2.3", "ORM"], "2.3", "ORM"),
     (["Release notes", "2.3", "Minor features", "django.contrib.admin"], "2.3", "django.contrib.admin"),
     (["Changelog", "2.3.0 (2024-03-04)", "Bug Fixes"], "2.3.0", None),
+    # never a fragment: "from .x", "/ opcodes", "Important From"
+    (["What's New In Acme 2.3", "Upgrading from Acme 1.x", "Step 1: Adjust your command line"], "2.3", None),
+    (["What's New In Acme 2.3", "Important Notes From 2.0"], "2.3", None),
+    (["What's New In Acme 2.3", "CPython bytecode changes", "Changed/removed opcodes"], "2.3", "opcodes"),
+    (["Acme 2.3 release notes", "What’s new in Acme 2.3", "Functional indexes"], "2.3", "Functional indexes"),
+    (["Acme 2.3 release notes", "What’s new in Acme 2.3"], "2.3", None),
 ])
 def test_area_from_the_change_page_headings(headings, version, area):
     assert area_from_headings(headings, version) == area
@@ -101,6 +116,7 @@ def test_area_from_the_change_page_headings(headings, version, area):
     ("acme.tasks.Group.start", "", "acme.tasks"),
     ("django.contrib.admin.ModelAdmin.list_display", "", "django.contrib.admin"),
     (None, "Added in 2.3", None),
+    ("Class", "Class: Blob Added in: v18.0.0 See Blob.", None),  # a kind word is no area
 ])
 def test_area_from_the_api(api, text, area):
     assert area_from_api(api, text) == area
@@ -300,21 +316,28 @@ def test_source_numbers_extend_the_bundle():
     ("see [the docs](../library/x.html) for `a<b>`", "see the docs for `a<b>`"),
     ("[x](javascript:alert(1)) and [y](https://ok.example/)", "x and [y](https://ok.example/)"),
     ("<img src=x onerror=alert(1)>", "\\<img src=x onerror=alert(1)>"),
+    # brackets of the text around a link stay as the reader sees them
+    ("q: Union[Type[[Exception](/lib/exceptions.html#Exception)], int]", "q: Union[Type[Exception], int]"),
+    ("f()[[source]](_modules/f.html#f)", "f()[source]"),
+    ("subprocess[Symbol.dispose]() Calls `kill()`.", "subprocess\\[Symbol.dispose]() Calls `kill()`."),  # code, not a link
 ])
 def test_safe_inline(text, safe):
     assert safe_inline(text) == safe
 
 
-@pytest.mark.parametrize("text, out", [
+@pytest.mark.parametrize("text, out, notes", [
+    # the quote keeps the source's words, the phrase dating it to an old version is elided ("…"), the label says it
     ("deprecated in favor of the replacements added in Python 3.9 and will be removed",
-     "deprecated in favor of the replacements available since Python 3.9, before the cutoff and will be removed"),
-    ("the flag introduced in version 2.1 now defaults to on", "the flag available since version 2.1, before the cutoff now defaults to on"),
-    ("New in 2.3: the loader", "New in 2.3: the loader"),  # a post-cutoff version is left as it is
+     "deprecated in favor of the replacements … and will be removed", ["…: since Python 3.9, before the cutoff"]),
+    ("the flag introduced in version 2.1 now defaults to on", "the flag … now defaults to on",
+     ["…: since version 2.1, before the cutoff"]),
+    ("frob() — Frobs. New in version 2.1.", "frob() — Frobs. …", ["…: since version 2.1, before the cutoff"]),
+    ("New in 2.3: the loader", "New in 2.3: the loader", []),  # a post-cutoff version is left as it is
 ])
-def test_history_inside_an_entry_is_dated_as_history(text, out):
-    from synth.delta.cleaning import date_history
+def test_history_inside_an_entry_is_elided_and_said_in_the_label(text, out, notes):
+    from synth.delta.cleaning import elide_history
 
-    assert date_history(text, lambda v: v in ("3.9", "2.1")) == out
+    assert elide_history(text, lambda v: v in ("3.9", "2.1")) == (out, notes)
 
 
 # -- build-dated hosts: a page's own date that differs from the build is real --------------------------------------
@@ -364,6 +387,12 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     ("frob() — Frobs. Added in: v9.0.0", "9.0.0", "frob() — Frobs."),
     ("frob() — Frobs. New in version 2.1.", "3.0", "frob() — Frobs. New in version 2.1."),  # another version stays
     ("old() — Deprecated since version 3.11, will be removed in version 3.13: use new().", "3.11", "old() — use new()."),
+    # inside a sentence the phrase is the sentence's own words: a quote never loses them
+    ("Batch calls were deprecated in 2.5, so when one fails the rest go on.", "2.5",
+     "Batch calls were deprecated in 2.5, so when one fails the rest go on."),
+    ("The option was added in v3.0 and defaults to off.", "3.0", "The option was added in v3.0 and defaults to off."),
+    ("Single executable applications Added in: v19.7.0 Stability: 1 - Experimental", "19.7.0",
+     "Single executable applications Stability: 1 - Experimental"),  # a box of its own between two blocks
 ])
 def test_own_marker_phrase_is_left_to_the_label(text, version, out):
     from synth.delta.cleaning import strip_own_marker
@@ -380,3 +409,123 @@ def test_a_version_between_two_dated_ones_is_bounded(version, state, how):
     tl = _timeline(("3.10.0", "2021-10-04"), ("3.10.4", "2022-03-24"), ("3.10.8", "2022-10-11"), ("3.10.11", "2023-04-05"))
     st = tl.status(version, date(2022, 6, 1))
     assert (st.state, st.how) == (state, how)
+
+
+# -- a label is true to its statement -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("change, label, area, use", [
+    # a removal stated under the highlights heading is a removal, never "New in"
+    (_ch("release", "2.3", "PEP 9: Py_UNICODE encoder APIs have been removed.", path=["What's New In Acme 2.3", "Summary – Release highlights"]),
+     "Removed in 2.3", "General", None),
+    (_ch("release", "2.3", "Dropped support for Python 3.6 and older interpreters.", path=["What's New In Acme 2.3", "Highlights"]),
+     "Removed in 2.3", "General", None),
+    # an entry opening with "Changed" under a mixed heading: changed, and the area is the heading's noun, not "/ opcodes"
+    (_ch("release", "2.3", "Changed `MATCH_CLASS` to no longer push an additional boolean value.",
+         path=["What's New In Acme 2.3", "Bytecode", "Changed/removed opcodes"]), "Changed in 2.3", "opcodes", None),
+    (_ch("release", "2.3", "Added the `frob()` helper; `old_frob()` is now deprecated.", path=["What's New In Acme 2.3", "New Features"]),
+     "Added in 2.3", "General", None),
+    # "use X instead" without "of Y" names no pair on an entry that deprecates nothing
+    (_ch("changed", "2.3", "frob() — Do not use `__slots__` to read the names. Use `fields()` instead.", api="acme.frob"),
+     "Changed in 2.3", "acme", None),
+    (_ch("deprecated", "2.3", "old() — Deprecated. Use `new()` instead.", api="acme.old"), "Deprecated in 2.3", "acme", ("new()", "acme.old")),
+])
+def test_a_label_is_true_to_its_statement(change, label, area, use):
+    page = WHATSNEW if change["kind"] == "release" else ("http://h/api/frob.html", "acme", "doc", None)
+    d = _ledger([(*page, [change])]).finish(_timeline(("2.3", "2022-06-01")), CUTOFF)
+    (e,) = d.post
+    assert (e.label(), e.area) == (label, area)
+    assert ((e.use, e.instead_of) if e.use else None) == use
+
+
+# -- not entries: navigation, link lists, whole pages ----------------------------------------------------------------
+
+@pytest.mark.parametrize("text, path, why", [
+    ("[Acme 2.3.1 release notes](2.3.1.html)", ["Acme 2.3 release notes", "Previous topic"], "navigation heading"),
+    ("Acme 2.3 release notes - Bugfixes", ["Table of Contents"], "navigation heading"),
+    ("[Acme 2.3.1 release notes](2.3.1.html)", ["Acme 2.3 release notes"], "only links"),
+    ("[2.3.1](2.3.1.html) | [2.3.2](2.3.2.html) »", ["Acme 2.3 release notes"], "only links"),
+    ("# Acme 2.3 documentation Home | Table of contents | Index « previous | next » # Signing The golden rule is to never "
+     "trust data. ## Protecting the key When you create a project…", ["Signing"], "whole page"),
+    ("The new [`frob()`](api.html#frob) helper frobs every widget of a page.", ["Acme 2.3 release notes", "Features"], None),
+])
+def test_navigation_is_no_entry(text, path, why):
+    from synth.delta.cleaning import navigation
+
+    got = navigation(text, path)
+    assert (got is None) if why is None else (why in got), got
+
+
+def test_maintenance_releases_of_an_older_series_never_lead():
+    """Release 2.3 (the new series) and maintenance releases 2.2.9, 2.1.14 (series opened before the cutoff) released
+    after the cutoff: the new series leads, the maintenance notes only fill the room left."""
+    pages = [("http://h/releases/2.2.9.html", "Acme 2.2.9 release notes", "change", "2.2.9",
+              [_ch("release", "2.2.9", f"Acme 2.2.9 fixes a security issue number {i} in 2.2.8.", path=["Acme 2.2.9 release notes"])
+               for i in range(3)]),
+             ("http://h/releases/2.1.14.html", "Acme 2.1.14 release notes", "change", "2.1.14",
+              [_ch("release", "2.1.14", "Acme 2.1.14 fixes a regression in 2.1.13.", path=["Acme 2.1.14 release notes"])]),
+             ("http://h/releases/2.3.html", "Acme 2.3 release notes", "change", "2.3",
+              [_ch("release", "2.3", f"The new feature number {i} lets widgets frob.", path=["Acme 2.3 release notes", "What's new"])
+               for i in range(8)])]
+    tl = _timeline(("2.1", "2021-01-01"), ("2.2", "2021-06-01"), ("2.3", "2022-04-06"), ("2.2.9", "2022-04-06"),
+                   ("2.1.14", "2022-03-01"))
+    d = _ledger(pages).finish(tl, CUTOFF)
+    lead = [e.version for e in headline_entries(d, limit=10)]
+    assert lead[:8] == ["2.3"] * 8 and set(lead[8:]) <= {"2.2.9", "2.1.14"}, lead
+
+
+def test_a_change_pages_introduction_and_table_of_contents_are_no_entries():
+    """What's New page: paragraphs under its title (what the project is, where to meet), its flattened local table of
+    contents, then sections: only the sections' entries are changes. A release page without sections keeps its items."""
+    title = "What's New In Acme 2.3 (Codename)"
+    wn = [_ch("release", "2.3", "Acme is a simple, flexible and reliable framework to process vast amounts of messages.", path=[title]),
+          _ch("release", "2.3", "Acme has a large and diverse community of users, you should come join us on our chat.", path=[title]),
+          _ch("release", "2.3", "Preface - Upgrading from Acme 1.x - News", path=[title]),
+          _ch("release", "2.3", "The 2.3.0 release is a new minor release with fixes for two memory leaks.", path=[title, "Preface"]),
+          _ch("release", "2.3", "Acme 2.3 only supports Python 3.7 and above.", path=[title, "Upgrading from Acme 1.x"]),
+          _ch("release", "2.3", "Support for invoking chords of unregistered tasks was added.", path=[title, "News"])]
+    flat = [_ch("release", "2.4", "Added the frobnicate command to the command line shell.", path=["Acme Release 2.4 On 2022-11-16"]),
+            _ch("release", "2.4", "Improved the speed of the query planner for wide joins.", path=["Acme Release 2.4 On 2022-11-16"])]
+    d = _ledger([(*WHATSNEW[:2], "change", "2.3", wn), ("http://h/releases/2.4.html", "Acme Release 2.4", "change", "2.4", flat)]).finish(
+        _timeline(("2.3", "2022-06-01"), ("2.4", "2022-11-16")), CUTOFF)
+    texts = [e.text for e in d.post]
+    assert texts == [c["text"] for c in wn[3:]] + [c["text"] for c in flat], texts
+
+
+def test_a_major_release_leads_its_later_minor_releases_and_other_lines_backports():
+    """18.0.0 opens the series 18: its own entries lead, before 18.20.0's and before a later line's minor (19.4.0)."""
+    pages = [("http://h/api/fs.html", "fs", "doc", None,
+              [_ch("added", v, f"fs.frob{i}() — Frobs the widget number {i} of a file.", api=f"fs.frob{v.replace('.', '')}{i}")
+               for v in ("19.4.0", "18.20.0", "18.0.0") for i in range(4)])]
+    tl = _timeline(("17.0.0", "2021-10-19"), ("18.0.0", "2022-04-19"), ("18.20.0", "2024-03-26"), ("19.4.0", "2023-01-05"))
+    d = _ledger(pages).finish(tl, CUTOFF)
+    lead = [e.version for e in headline_entries(d, limit=12)]
+    assert lead[:4] == ["18.0.0"] * 4 and lead[4] == "18.20.0" and set(lead) == {"18.0.0", "18.20.0", "19.4.0"}, lead
+
+
+@pytest.mark.parametrize("text, requirement", [
+    ("PyPy3.7 7.3 (`pypy3`)", True),
+    ("CPython 3.10 (currently in RC2)", True),
+    ("Limit pymongo version: <3.12.1", True),
+    ("Bump min kombu version to 5.2.1", True),
+    ("Python 3.6 will reach EOL in December, 2021.", False),
+    ("Celery now requires Python 3.7 and above.", False),
+    ("Added the `frob()` helper to widgets 2.0.", False),
+])
+def test_a_bare_requirement_line_never_leads(text, requirement):
+    from synth.delta.classify import is_requirement
+
+    assert is_requirement(text) is requirement
+
+
+def test_the_releases_own_whats_new_section_leads_one_feature_after_another():
+    """"What's new in Acme 2.3" (below "Acme 2.3 release notes") holds the release's major features, several paragraphs
+    each: SKILL.md leads with each feature's first paragraph before any feature's details, then the minor features."""
+    title, news = "Acme 2.3 release notes", "What’s new in Acme 2.3"
+    chs = [_ch("release", "2.3", f"Feature {f} paragraph {p} says what the {f} feature does for widgets.", path=[title, news, f"Grouping {f}"])
+           for f in "ABC" for p in (1, 2)]
+    chs += [_ch("release", "2.3", "The new `frob()` helper frobs widgets in bulk.", path=[title, "Minor features", "acme.frob"])]
+    d = _ledger([("http://h/releases/2.3.html", title, "change", "2.3", chs)]).finish(_timeline(("2.3", "2022-06-01")), CUTOFF)
+    lead = [e.text.split(" says")[0] for e in headline_entries(d, limit=7)]
+    assert lead[:3] == ["Feature A paragraph 1", "Feature B paragraph 1", "Feature C paragraph 1"], lead
+    assert "The new `frob()` helper frobs widgets in bulk." in lead[3:5], lead  # details take turns with other sections
+    assert {e.area for e in d.post if "Feature A" in e.text} == {"Grouping A"}

@@ -73,3 +73,49 @@ def test_stale_constructs_come_from_fresh_sources_only():
     assert stale_constructs([old]) is None  # no fresh source: D1 has nothing to check
     blog = {**fresh, "authority": 0.2}
     assert stale_constructs([blog]) == []  # a low-authority page never makes a construct stale
+
+
+# -- what a fresh source says is no longer true ----------------------------------------------------------------------
+
+FRESH = {"url": "http://docs.test/changelog.html", "post_cutoff": True, "authority": 1.0, "excerpts": [
+    "`Client.read()` now returns the whole body as `bytes`; it no longer returns a list of chunks.",
+    "The `retry` option does not accept negative numbers anymore."]}
+
+
+@pytest.mark.parametrize("line, stale", [
+    ("`Client.read()` returns the response body as a list of chunks.", True),
+    ("In our tests client.read() returns it as a list of chunks.", True),  # the API as an identifier
+    ("It returns the body as a list of chunks that you join.", True),  # no API named: three words of the phrase
+    ("`Client.read()` no longer returns a list of chunks.", False),  # the change itself
+    ("Before 3.0, `Client.read()` returned a list of chunks.", False),  # said to be past
+    ("`Client.write()` takes a list of chunks.", False),  # another statement
+    ("The `retry` option accepts negative numbers to retry forever.", True),
+    ("The `retry` option accepts a number of attempts.", False),
+])
+def test_a_statement_a_fresh_source_says_no_longer_holds(line, stale):
+    from synth.evidence.conflicts import superseded_claims
+
+    claims = superseded_claims([FRESH])
+    assert any(c.contradicted_by(line) for c in claims) is stale
+
+
+def test_an_old_or_low_authority_source_supersedes_nothing():
+    from synth.evidence.conflicts import superseded_claims
+
+    assert superseded_claims([{**FRESH, "post_cutoff": False}]) == []
+    assert superseded_claims([{**FRESH, "authority": 0.3}]) == []
+
+
+@pytest.mark.parametrize("sources, account", [
+    ([{"post_cutoff": True}, {"post_cutoff": True, "published": "2026-03-01"}], "sources published after the 2026-01 cutoff of m"),
+    ([{"post_cutoff": True}, {"delta_only": True}, {"post_cutoff": True, "build_date": "2026-10-01"}],
+     "sources published after the 2026-01 cutoff of m or documenting versions released after it"),
+    ([{"post_cutoff": True}, {"published": "2025-03-01"}],
+     "2 source(s): 1 published or documenting versions after the 2026-01 cutoff of m, 1 published before it (used for structure only)"),
+    ([{"published": "2025-03-01"}, {"build_date": "2026-10-01", "published": "2026-10-01"}],
+     "2 source(s): 1 published before the 2026-01 cutoff of m (used for structure only), 1 undated"),
+])
+def test_the_footer_says_what_the_sources_were(sources, account):
+    from synth.skill.stale import source_account
+
+    assert source_account(sources, "2026-01", "m") == account

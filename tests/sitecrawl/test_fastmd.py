@@ -20,6 +20,10 @@ from skill3crawl.extract.fastmd import to_markdown
         ("<div><table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table></div>", "| k | v |\n\n| a | 1 |"),
         ("<div>loose text <b>x</b><p>para</p>tail</div>", "loose text **x**\n\npara\n\ntail"),
         ("<div><p>a<br>b</p><pre>code</pre><script>x()</script><blockquote>quote</blockquote></div>", "a b\n\n> quote"),
+        # what a reader sees: a superscript is a word of its own, a spacer span a space
+        ("<div><p>Class SwitchBootstraps<sup>PREVIEW</sup> holds bootstraps.</p></div>",
+         "Class SwitchBootstraps PREVIEW holds bootstraps."),
+        ("<div><p>f(<em><span>t</span><span>:</span><span class='w'> </span><span>Union</span></em>)</p></div>", "f(*t: Union*)"),
     ],
 )
 def test_to_markdown(html, md):

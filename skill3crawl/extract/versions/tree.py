@@ -9,6 +9,7 @@ from typing import Any, Callable
 from skill3crawl.extract.fastmd import to_markdown
 from skill3crawl.extract.releases import INVISIBLE
 from skill3crawl.extract.versions.bounds import MAX_TEXT
+from synth.skill.quote import shorten
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _PSEUDO_LEVEL = 7  # a paragraph or definition term that heads a version section sits below every real heading
@@ -49,7 +50,8 @@ def _plain(el: Any) -> str:
 
 
 def _cap(text: str, n: int = MAX_TEXT) -> str:
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+    """At most ``n`` characters: whole trailing sentences left out, "…" said (``synth.skill.quote.shorten``)."""
+    return text if len(text) <= n else shorten(text, n, hard=n)
 
 
 def _classes(el: Any) -> str:
