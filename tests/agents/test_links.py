@@ -128,7 +128,7 @@ def test_the_mcp_server_never_reads_through_a_link_out_of_its_root(linked_root):
             got = await c.call_tool("get_skill", {"topic": "secretskill"})
             resources = [str(r.uri) for r in (await c.list_resources()).resources]
             try:
-                await c.read_resource("skill3://skills/secretskill/SKILL.md")
+                await c.read_resource("skill://secretskill/SKILL.md")
                 read_failed = False
             except Exception:
                 read_failed = True
@@ -137,7 +137,7 @@ def test_the_mcp_server_never_reads_through_a_link_out_of_its_root(linked_root):
     listed, got, resources, read_failed = anyio.run(main)
     assert [s["name"] for s in listed["skills"]] == ["frob"]
     assert got.is_error and "outside text" not in got.content[0].text
-    assert resources == ["skill3://skills/frob/SKILL.md"] and read_failed
+    assert resources == ["skill://frob/SKILL.md"] and read_failed
 
 
 def test_a_refresh_never_writes_through_a_linked_skill_folder(tmp_path):
