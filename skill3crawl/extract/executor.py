@@ -15,8 +15,6 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any, Callable
 
-from scrapy import signals
-
 PR_SET_PDEATHSIG = 1
 WORKERS = 0  # SKILL3_EXTRACT_WORKERS: 0 = extraction inline, N = N worker processes
 
@@ -102,6 +100,8 @@ class Extractor:
 
 def get_extractor(crawler: Any) -> Extractor:
     """The crawl's one extractor (its process pool closes when the engine stops)."""
+    from scrapy import signals  # here: a worker imports this module (its initializer) and never Scrapy (~46 MB)
+
     ext = getattr(crawler, "_skill3_extractor", None)
     if ext is None:
         ext = Extractor(crawler.settings.getint("SKILL3_EXTRACT_WORKERS", WORKERS))
