@@ -27,6 +27,7 @@ def _worker_init(parent: int) -> None:
     # still needs its workers to finish the pages in flight (JOBDIR pause/resume).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
+    lazy_package("extruct")
     global _trim
     try:
         import ctypes
@@ -34,6 +35,36 @@ def _worker_init(parent: int) -> None:
         _trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc
         _trim = None
+
+
+def lazy_package(name: str) -> None:
+    """Import package ``name`` without running its ``__init__`` until a name only ``__init__`` defines is read.
+
+    A submodule (``from extruct.jsonld import JsonLdExtractor``) then loads alone: extruct's ``__init__`` imports
+    every syntax it knows (rdflib, pyRdfa, mf2py, BeautifulSoup: ~32 MB of a worker) where the dates read only
+    JSON-LD and Open Graph. Reading any other name of the package (``extruct.extract``) runs the real
+    ``__init__`` in the same module first, so the package behaves as imported normally. Nothing happens when the
+    package is already imported or not installed."""
+    import importlib.util
+    import sys
+
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    loader = spec.loader
+
+    def __getattr__(attr: str) -> Any:  # only for names the module does not have yet
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        del module.__dict__["__getattr__"]  # once: the real __init__ defines the rest
+        loader.exec_module(module)
+        return getattr(module, attr)
+
+    module.__dict__["__getattr__"] = __getattr__
+    sys.modules[name] = module
 
 
 def _call_and_trim(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -62,3 +62,40 @@ def test_consensus_index_still_builds() -> None:
     a = index.add("the quick brown fox jumps over the lazy dog", "a.example", 0.5)
     b = index.add("the quick brown fox jumps over the lazy dog", "b.example", 0.5)
     assert a.cluster == b.cluster and index.agreement(a.cluster) == 2
+
+
+LAZY_CASES = [
+    # (code run after lazy_package("extruct"), what it prints)
+    ("from extruct.jsonld import JsonLdExtractor; from extruct.opengraph import OpenGraphExtractor; "
+     "print(sorted(m for m in ('rdflib', 'mf2py', 'bs4', 'pyRdfa') if m in sys.modules))", "[]"),
+    ("import extruct; print(callable(extruct.extract), 'rdflib' in sys.modules)", "True True"),
+    ("from extruct import MicrodataExtractor, extract; print(MicrodataExtractor.__name__, extract.__module__)",
+     "LxmlMicrodataExtractor extruct._extruct"),  # extruct's own alias, as a normal import gives
+    ("import extruct.jsonld, extruct; print(hasattr(extruct, 'no_such_name'), 'rdflib' in sys.modules)", "False True"),
+]
+
+
+@pytest.mark.parametrize("code, printed", LAZY_CASES)
+def test_lazy_package_loads_submodules_alone_and_the_rest_on_demand(code: str, printed: str) -> None:
+    prog = f"import sys; from skill3crawl.extract.executor import lazy_package; lazy_package('extruct'); {code}"
+    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == printed
+
+
+DATED = """<html><head><title>Release</title>
+<meta property="article:published_time" content="2024-03-05T10:00:00Z">
+<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Article",
+ "datePublished": "2024-03-04", "dateModified": "2024-06-01"}</script></head>
+<body><main><h1>Release 3.2</h1><p>Released on 4 March 2024. Added in version 3.2.</p></main></body></html>"""
+
+
+def test_a_pages_dates_are_the_same_with_the_lazy_package() -> None:
+    """JSON-LD and Open Graph dates read through the lazily imported package equal a normal import's."""
+    prog = ("import json, sys, datetime; from skill3crawl.extract.executor import lazy_package\n"
+            "if sys.argv[1] == 'lazy': lazy_package('extruct')\n"
+            "from skill3crawl.extract.dates import page_dates\n"
+            "r = page_dates(sys.stdin.read(), 'http://docs.example/r.html', {}, today=datetime.date(2026, 1, 1))\n"
+            "print(json.dumps(r, sort_keys=True, default=str))")
+    outs = [subprocess.run([sys.executable, "-c", prog, mode], input=DATED, capture_output=True, text=True, timeout=120,
+                           check=True).stdout for mode in ("lazy", "normal")]
+    assert outs[0] == outs[1] and '"modified": "2024-06-01"' in outs[0] and '"published": "2024-03-05"' in outs[0]
