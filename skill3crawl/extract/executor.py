@@ -20,6 +20,17 @@ WORKERS = 0  # SKILL3_EXTRACT_WORKERS: 0 = extraction inline, N = N worker proce
 
 
 _trim: Callable[[int], int] | None = None  # glibc's malloc_trim, in a worker
+CRAWLER_TRIM_EVERY = 64  # pages between two malloc_trim(0) in the crawler's process
+
+
+def malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None elsewhere)."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
 
 
 def _worker_init(parent: int) -> None:
@@ -29,12 +40,7 @@ def _worker_init(parent: int) -> None:
     die_with_parent(parent)
     lazy_package("extruct")
     global _trim
-    try:
-        import ctypes
-
-        _trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        _trim = None
+    _trim = malloc_trim()
 
 
 def lazy_package(name: str) -> None:
@@ -108,6 +114,8 @@ class Extractor:
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._pages = 0
+        self._trim = malloc_trim() if workers > 0 else None
         if workers > 0:
             self._pool = ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
@@ -118,6 +126,11 @@ class Extractor:
         if self._pool is None:
             return fn(*args, **kwargs)
         loop = asyncio.get_running_loop()
+        self._pages += 1
+        if self._trim is not None and self._pages % CRAWLER_TRIM_EVERY == 0:
+            # The crawler frees each response's body and each result once the item is written, but glibc keeps
+            # what it frees in its heap: handing it back now and then keeps the crawler's peak near what it holds.
+            self._trim(0)
         return await loop.run_in_executor(self._pool, partial(_call_and_trim, fn, *args, **kwargs))
 
     def close(self) -> None:

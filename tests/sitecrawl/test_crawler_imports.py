@@ -99,3 +99,27 @@ def test_a_pages_dates_are_the_same_with_the_lazy_package() -> None:
     outs = [subprocess.run([sys.executable, "-c", prog, mode], input=DATED, capture_output=True, text=True, timeout=120,
                            check=True).stdout for mode in ("lazy", "normal")]
     assert outs[0] == outs[1] and '"modified": "2024-06-01"' in outs[0] and '"published": "2024-03-05"' in outs[0]
+
+
+@pytest.mark.parametrize("pages, trims", [(1, 0), (63, 0), (64, 1), (130, 2)])
+def test_the_crawler_hands_freed_memory_back_every_64_pages(pages: int, trims: int) -> None:
+    import asyncio
+
+    from skill3crawl.extract import executor
+
+    ext = executor.Extractor(1)
+    calls: list[int] = []
+
+    def trim(pad: int) -> int:  # counts the crawler's own trims (the pool's run in the worker)
+        calls.append(pad)
+        return 1
+
+    async def crawl() -> list[int]:
+        return list(await asyncio.gather(*(ext.run(abs, -i) for i in range(pages))))
+
+    ext._trim = trim
+    try:
+        got = asyncio.run(crawl())
+    finally:
+        ext.close()
+    assert got == list(range(pages)) and len(calls) == trims and executor.CRAWLER_TRIM_EVERY == 64
