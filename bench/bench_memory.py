@@ -45,7 +45,8 @@ from tests.sitecrawl.proctree import command_name, descendants, rss_bytes  # noq
 
 MB = 2**20
 HEAVY = ("lxml.html", "w3lib.url", "twisted.internet.reactor", "scrapy", "trafilatura", "htmldate", "dateparser",
-         "extruct", "detect_secrets.core.scan", "datasketch", "tldextract", "justext", "charset_normalizer")
+         "extruct", "detect_secrets.core.scan", "datasketch", "tldextract", "justext", "charset_normalizer",
+         "scrapy_playwright.handler", "rdflib", "numpy")
 # What `scrapy crawl docs` imports before its first request (the settings' components by name).
 CRAWLER_IMPORTS = ("scrapy.cmdline", "scrapy.crawler", "skill3crawl.settings", "skill3crawl.spiders.docs",
                    "skill3crawl.spiders.learn", "skill3crawl.pipelines", "skill3crawl.sitecrawl.pipelines",
@@ -197,7 +198,10 @@ def report_crawls(name: str, rows: list[dict]) -> dict:
     if traces:
         t = traces[0]
         print(f"  crawler, Python allocations (tracemalloc, first run): peak {t['traced_peak'] / MB:.1f} MB, "
-              f"largest snapshot {t['snapshot']['size'] / MB:.1f} MB; {t['modules']} modules loaded")
+              f"largest snapshot {t['snapshot']['size'] / MB:.1f} MB; {t['modules']} modules loaded at exit (heavy: "
+              f"{', '.join(h.split('.')[0] for h in HEAVY if h.split('.')[0] in t['packages'])})")
+        late = sorted(set(t["packages"]) - set(probe(list(CRAWLER_IMPORTS), ROOT)["packages"]))
+        print(f"    packages the crawler imported after its start: {', '.join(late)}")
         for fn, size in t["snapshot"]["top"][:12]:
             short = fn.split("site-packages/")[-1].replace(str(ROOT) + "/", "")
             print(f"    {size / MB:6.1f} MB  {short}")
