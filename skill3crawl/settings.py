@@ -60,6 +60,9 @@ EXTENSIONS = {
     "skill3crawl.jobstate.JobState": 540,
     # On a terminal, when the log does not show the crawl's INFO lines (skill3 learn): one live progress line.
     "skill3crawl.progress.LiveProgress": 550,
+    # Off (REMOTE_CONTROL_ENABLED = False) yet imported to be asked: its module imports aiohttp (~7.5 MB of the
+    # crawler). None: never loaded.
+    "scrapy.extensions.remote_control.RemoteControl": None,
 }
 
 DOWNLOADER_MIDDLEWARES = {

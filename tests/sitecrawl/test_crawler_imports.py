@@ -123,3 +123,14 @@ def test_the_crawler_hands_freed_memory_back_every_64_pages(pages: int, trims: i
     finally:
         ext.close()
     assert got == list(range(pages)) and len(calls) == trims and executor.CRAWLER_TRIM_EVERY == 64
+
+
+def test_the_crawlers_extensions_load_without_aiohttp() -> None:
+    """Every extension the project's settings enable, loaded as Scrapy's ExtensionManager loads them: Scrapy's
+    remote control (off) is not even imported (its module imports aiohttp, ~7.5 MB)."""
+    code = ("import sys; from scrapy.settings import Settings; from scrapy.utils.conf import build_component_list; "
+            "from scrapy.utils.misc import load_object; s = Settings(); s.setmodule('skill3crawl.settings'); "
+            "names = [load_object(c).__name__ for c in build_component_list(s.getwithbase('EXTENSIONS'))]; "
+            "print('CrawlOutput' in names, 'aiohttp' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "True False"
