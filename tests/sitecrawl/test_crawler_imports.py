@@ -126,10 +126,12 @@ def test_the_crawler_hands_freed_memory_back_every_64_pages(pages: int, trims: i
 
 
 def test_the_crawlers_extensions_load_without_aiohttp() -> None:
-    """Every extension the project's settings enable, loaded as Scrapy's ExtensionManager loads them: Scrapy's
+    """Every extension a docs crawl's settings enable (the docs-mode defaults applied: they add the progress
+    extension, comparing it with each entry), loaded as Scrapy's ExtensionManager loads them: Scrapy's
     remote control (off) is not even imported (its module imports aiohttp, ~7.5 MB)."""
     code = ("import sys; from scrapy.settings import Settings; from scrapy.utils.conf import build_component_list; "
-            "from scrapy.utils.misc import load_object; s = Settings(); s.setmodule('skill3crawl.settings'); "
+            "from scrapy.utils.misc import load_object; from skill3crawl.sitecrawl.crawl import apply_docs_settings; "
+            "s = Settings(); s.setmodule('skill3crawl.settings'); apply_docs_settings(s); "
             "names = [load_object(c).__name__ for c in build_component_list(s.getwithbase('EXTENSIONS'))]; "
             "print('CrawlOutput' in names, 'aiohttp' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
