@@ -5,6 +5,8 @@ listed here: each component reads its own with its default, defined once beside 
 (e.g. ``SKILL3_PAGE_WINDOW`` in :mod:`skill3crawl.sitecrawl.budget`); ``-s NAME=VALUE`` sets any.
 """
 
+from scrapy.settings import default_settings as _scrapy_defaults
+
 BOT_NAME = "skill3"
 SPIDER_MODULES = ["skill3crawl.spiders"]
 NEWSPIDER_MODULE = "skill3crawl.spiders"
@@ -61,6 +63,10 @@ EXTENSIONS = {
     # On a terminal, when the log does not show the crawl's INFO lines (skill3 learn): one live progress line.
     "skill3crawl.progress.LiveProgress": 550,
 }
+# Scrapy's remote control is off (REMOTE_CONTROL_ENABLED) yet its module was imported to be asked, and it imports
+# aiohttp (~7.5 MB of the crawler). None in the base dict: never loaded (in EXTENSIONS the entry would be imported
+# by every setdefault_in_component_priority_dict call, which loads each entry it compares).
+EXTENSIONS_BASE = {**_scrapy_defaults.EXTENSIONS_BASE, "scrapy.extensions.remote_control.RemoteControl": None}
 
 DOWNLOADER_MIDDLEWARES = {
     # Before robots.txt (100): a blocked target is never contacted, not even for robots.txt.

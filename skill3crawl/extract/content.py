@@ -16,7 +16,6 @@ import time
 from typing import Any
 
 import lxml.html
-import trafilatura
 from lxml import etree
 
 from skill3crawl.extract.code import NOT_CODE, code_language, code_text  # noqa: F401 - code_language: part of this module's API
@@ -150,6 +149,8 @@ def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, flo
             "|//aside|//script|//style|//noscript|//form"
         ):
             el.drop_tree()
+        import trafilatura  # here, not with the module: the crawler imports this module and never extracts (~27 MB)
+
         md = trafilatura.extract(
             cleaned, url=url, output_format="markdown", include_tables=True, include_comments=False, with_metadata=False
         ) or ""

@@ -15,13 +15,22 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any, Callable
 
-from scrapy import signals
-
 PR_SET_PDEATHSIG = 1
 WORKERS = 0  # SKILL3_EXTRACT_WORKERS: 0 = extraction inline, N = N worker processes
 
 
 _trim: Callable[[int], int] | None = None  # glibc's malloc_trim, in a worker
+CRAWLER_TRIM_EVERY = 64  # pages between two malloc_trim(0) in the crawler's process
+
+
+def malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None elsewhere)."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
 
 
 def _worker_init(parent: int) -> None:
@@ -29,13 +38,39 @@ def _worker_init(parent: int) -> None:
     # still needs its workers to finish the pages in flight (JOBDIR pause/resume).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
+    lazy_package("extruct")
     global _trim
-    try:
-        import ctypes
+    _trim = malloc_trim()
 
-        _trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        _trim = None
+
+def lazy_package(name: str) -> None:
+    """Import package ``name`` without running its ``__init__`` until a name only ``__init__`` defines is read.
+
+    A submodule (``from extruct.jsonld import JsonLdExtractor``) then loads alone: extruct's ``__init__`` imports
+    every syntax it knows (rdflib, pyRdfa, mf2py, BeautifulSoup: ~32 MB of a worker) where the dates read only
+    JSON-LD and Open Graph. Reading any other name of the package (``extruct.extract``) runs the real
+    ``__init__`` in the same module first, so the package behaves as imported normally. Nothing happens when the
+    package is already imported or not installed."""
+    import importlib.util
+    import sys
+
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    loader = spec.loader
+
+    def __getattr__(attr: str) -> Any:  # only for names the module does not have yet
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        del module.__dict__["__getattr__"]  # once: the real __init__ defines the rest
+        loader.exec_module(module)
+        return getattr(module, attr)
+
+    module.__dict__["__getattr__"] = __getattr__
+    sys.modules[name] = module
 
 
 def _call_and_trim(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -79,6 +114,8 @@ class Extractor:
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._pages = 0
+        self._trim = malloc_trim() if workers > 0 else None
         if workers > 0:
             self._pool = ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
@@ -89,6 +126,11 @@ class Extractor:
         if self._pool is None:
             return fn(*args, **kwargs)
         loop = asyncio.get_running_loop()
+        self._pages += 1
+        if self._trim is not None and self._pages % CRAWLER_TRIM_EVERY == 0:
+            # The crawler frees each response's body and each result once the item is written, but glibc keeps
+            # what it frees in its heap: handing it back now and then keeps the crawler's peak near what it holds.
+            self._trim(0)
         return await loop.run_in_executor(self._pool, partial(_call_and_trim, fn, *args, **kwargs))
 
     def close(self) -> None:
@@ -102,6 +144,8 @@ class Extractor:
 
 def get_extractor(crawler: Any) -> Extractor:
     """The crawl's one extractor (its process pool closes when the engine stops)."""
+    from scrapy import signals  # here: a worker imports this module (its initializer) and never Scrapy (~46 MB)
+
     ext = getattr(crawler, "_skill3_extractor", None)
     if ext is None:
         ext = Extractor(crawler.settings.getint("SKILL3_EXTRACT_WORKERS", WORKERS))
