@@ -22,8 +22,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from synth.evidence.urls import url_key
 
-# A page waiting for (or holding) a slot: [canonical URL, discovery, title, lastmod, hops, html_url, rank];
-# rank (:func:`page_rank`, higher first) may be missing from an entry saved by an older version (then 0).
+# A page waiting for (or holding) a slot: [canonical URL, discovery, title, lastmod, hops, html_url, rank, depth];
+# rank (:func:`page_rank`, higher first) and depth (link hops from a start page, or its path's depth when a sitemap
+# listed it) may be missing from an entry saved by an older version (then 0).
 Entry = list
 RANK_CANDIDATE = 100_000  # a change-record candidate (change_like_url) before any other page
 RANK_DEPTH = 1_000  # then one link hop less before one more
@@ -42,6 +43,11 @@ def page_rank(candidate: bool, depth: int, nth_in_folder: int) -> int:
 def entry_rank(entry: Entry) -> int:
     """The rank an entry was claimed with (0 for an entry without one)."""
     return int(entry[6]) if len(entry) > 6 and isinstance(entry[6], int) else 0
+
+
+def entry_depth(entry: Entry) -> int:
+    """The depth an entry was ranked with (0 for an entry without one)."""
+    return int(entry[7]) if len(entry) > 7 and isinstance(entry[7], int) else 0
 Claim = Literal["new", "waiting", "over", "seen"]
 PAGE_WINDOW = 1000  # SKILL3_PAGE_WINDOW: pages requested and not yet finished, at most (local crawls)
 
@@ -58,8 +64,7 @@ class PageBudget(Protocol):
     def claim(self, key: str, limit: int, entry: Entry, defer: bool = False) -> Claim:
         """``new`` (fetch it now), ``waiting`` (queued for a slot), ``over`` (dropped: the waiting list is
         full) or ``seen`` (``key`` was claimed before). ``defer``: the page waits even when a slot is free (a
-        sitemap's page while the start pages, whose links may rank higher, are still being read; the local
-        budget only)."""
+        sitemap's pages are all claimed, then the best of them start; the local budget only)."""
         ...
 
     def transfer(self, key: str, entry: Entry | None = None, old_key: str | None = None) -> bool:
@@ -142,6 +147,17 @@ class LocalState(PageBudget):
             return True
         return False
 
+    def _may_start(self, entry: Entry, limit: int) -> bool:
+        """Whether a page may take a slot now. When fewer slots are left than pages wait, the budget goes level by
+        level: a page more than one hop deeper than the shallowest page in flight waits for it (that page's links
+        may rank higher — a change record two links from the start beats a sitemap's deep pages); a change-record
+        candidate never waits."""
+        s = self._s
+        if not s["inflight"] or limit - s["count"] > len(s["waiting"]) or entry_rank(entry) >= RANK_CANDIDATE // 2:
+            return True
+        shallowest = min(entry_depth(e) for e in s["inflight"].values())
+        return entry_depth(entry) <= shallowest + 1
+
     def _start(self, entry: Entry) -> Entry:
         self._s["inflight"][url_key(entry[0])] = entry
         return entry
@@ -156,7 +172,7 @@ class LocalState(PageBudget):
             return "seen"
         waiting = self._s["waiting"]
         rank = entry_rank(entry)
-        if not defer and (not waiting or -waiting[0][0] < rank) and self._can_start(limit):  # never ahead of a better waiting page
+        if not defer and (not waiting or -waiting[0][0] < rank) and self._may_start(entry, limit) and self._can_start(limit):  # never ahead of a better waiting page
             self._start(entry)
             return "new"
         if len(waiting) < waiting_cap(limit):
@@ -185,7 +201,7 @@ class LocalState(PageBudget):
     def pump(self, limit: int) -> list[Entry]:
         s = self._s
         ready = []
-        while s["waiting"] and self._can_start(limit):
+        while s["waiting"] and self._may_start(s["waiting"][0][2], limit) and self._can_start(limit):
             ready.append(self._start(heapq.heappop(s["waiting"])[2]))
         return ready
 

@@ -139,7 +139,6 @@ class DocsCrawlMixin:
         self.scopes = [Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in self.site_roots]
         self.page_order = PageOrder()
         self.unreached: list[str] = []  # change-record candidates dropped by the page budget
-        self.starts_pending: set[str] = set()  # start pages requested and not finished: a sitemap's pages wait for them
 
     # -- state -------------------------------------------------------------
     @property
@@ -203,19 +202,16 @@ class DocsCrawlMixin:
             return None
         if discovery == "link" and self.docs_state.has_canonical(key):
             return None  # a page already written under its canonical URL
-        rank = self.page_order.rank(canon, hops if discovery == "link" else None, scope.prefix)
-        entry = [canon, discovery, title, lastmod, hops, html_url, rank]
+        rank, depth = self.page_order.rank(canon, hops if discovery == "link" else None, scope.prefix)
+        entry = [canon, discovery, title, lastmod, hops, html_url, rank, depth]
         if slot_held:
             if not self.docs_state.transfer(key, entry, old_key):
                 self.release_slot()
                 return None
             return self._entry_request(entry)
-        # a sitemap's or llms.txt's page (its link depth unknown) waits while a start page, whose links may rank
-        # higher, is still being read; then the best waiting pages take the free slots
-        defer = discovery in ("sitemap", "llms.txt") and bool(getattr(self, "starts_pending", None))
-        status = self.docs_state.claim(key, self.args.max_pages, entry, defer)
-        if status == "new" and discovery == "start":
-            self.starts_pending.add(key)
+        # a sitemap's or llms.txt's pages are all claimed before any starts: then the best of them (and of the pages
+        # links found) take the free slots, level by level when the budget is short (budget.LocalState)
+        status = self.docs_state.claim(key, self.args.max_pages, entry, discovery in ("sitemap", "llms.txt"))
         if status == "over":
             self._drop("max_pages")
             if len(self.unreached) < MAX_UNREACHED and change_candidate(canon):
@@ -247,8 +243,6 @@ class DocsCrawlMixin:
 
     def _finish(self, written: bool, key: str | None = None) -> None:
         """A page that held a slot finished: request the waiting pages that may start now."""
-        if key is not None:
-            getattr(self, "starts_pending", set()).discard(key)
         for entry in self.docs_state.finish(written, self.args.max_pages, key=key):
             self.crawler.engine.crawl(self._entry_request(entry))
 
@@ -354,10 +348,9 @@ class DocsCrawlMixin:
         yield from self._pump_deferred()
 
     def _pump_deferred(self) -> Iterator[scrapy.Request]:
-        """The pages that waited for the start pages, when none is left to read (else its end pumps them)."""
-        if not self.starts_pending:
-            for entry in self.docs_state.pump(self.args.max_pages):
-                yield self._entry_request(entry)
+        """The waiting pages that may start now (after a sitemap's or an llms.txt's pages were all claimed)."""
+        for entry in self.docs_state.pump(self.args.max_pages):
+            yield self._entry_request(entry)
 
     def parse_llms_txt(self, response: Response) -> Iterator[scrapy.Request]:
         """The pages an llms.txt links, their ``.md`` twins first."""

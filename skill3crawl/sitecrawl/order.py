@@ -65,11 +65,11 @@ class PageOrder:
             self.per_folder[folder] = n + 1
         return n
 
-    def rank(self, url: str, hops: int | None, prefix: str, *, count: bool = True) -> int:
-        """The rank of the page at ``url``: ``hops`` links from a start page, or None when not found through a link
-        (its path depth below ``prefix`` stands in). ``count``: the page takes its place in its folder's share."""
+    def rank(self, url: str, hops: int | None, prefix: str, *, count: bool = True) -> tuple[int, int]:
+        """(rank, depth) of the page at ``url``: ``hops`` links from a start page, or None when not found through a
+        link (its path depth below ``prefix`` stands in). ``count``: the page takes its place in its folder's share."""
         depth = hops if hops is not None else path_depth(url, prefix)
-        return page_rank(change_candidate(url), depth, self._nth(folder_of(url), count))
+        return page_rank(change_candidate(url), depth, self._nth(folder_of(url), count)), depth
 
     def best_first(self, urls: list[str], prefix: str, hops: int | None = None) -> list[str]:
         """``urls`` in the order they are worth their budget slots (stable), without counting them yet."""
