@@ -225,7 +225,7 @@ class LearnArgs(BaseModel):
     @field_validator("since_version", mode="before")
     @classmethod
     def _since_version(cls, v: Any) -> str | None:
-        from synth.evidence.delta.versions import check_since_version
+        from synth.delta.versions import check_since_version
 
         return check_since_version(v)
 

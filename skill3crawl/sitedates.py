@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from synth.delta.model import ReleaseDate
+
 MAX_TIMELINE = 2000
 MAX_HOSTS = 1000
 MAX_DATES_PER_HOST = 64
@@ -40,7 +42,7 @@ class SiteDates:
         self.min_pages = max(1, int(min_pages))
         self.share = float(share)
         self.hosts: dict[str, _Host] = {}
-        self.timeline: dict[tuple[str, str], dict[str, str]] = {}
+        self.timeline: dict[tuple[str, str], ReleaseDate] = {}
 
     # -- timeline -------------------------------------------------------------------------------
     def add_release_dates(self, entries: list[dict[str, Any]], url: str) -> int:
@@ -54,14 +56,15 @@ class SiteDates:
                 continue
             key = (str(version), str(source))
             if key not in self.timeline:
-                self.timeline[key] = {"version": str(version), "date": str(date), "source": str(source), "url": url}
-                if e.get("where"):
-                    self.timeline[key]["where"] = str(e["where"])
+                self.timeline[key] = ReleaseDate(str(version), str(date), str(source), url,
+                                                 str(e["where"]) if e.get("where") else None)
                 added += 1
         return added
 
-    def timeline_list(self) -> list[dict[str, str]]:
-        return sorted(self.timeline.values(), key=lambda e: (e["date"], e["version"], e["source"]))
+    def timeline_list(self) -> list[dict[str, str | None]]:
+        """crawl.json's ``timeline``: the rows by date, version and source."""
+        rows = sorted(self.timeline.values(), key=lambda e: (e.date, e.version, e.source))
+        return [r.to_json() for r in rows]
 
     # -- build-dated hosts ----------------------------------------------------------------------
     def add_page(self, host: str, date: str | None) -> str | None:

@@ -70,6 +70,9 @@ ALLOWED: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     # the evidence model: item, URL identity, scoring, cutoff, consensus, conflicts, delta; reads snippets and writes
     # the delta's reference files with the SKILL.md reader
     "synth.evidence": ("synth.core", "synth.skill.markdown", "synth.skill.names"),
+    # the delta: change records, versions, the timeline, the ledger and its reference files; scores with the evidence
+    # model's freshness, writes references with the SKILL.md reader
+    "synth.delta": ("synth.core", "synth.skill.markdown", "synth.skill.names", "synth.evidence"),
     # lint reads skills through synth.skill; a link's page key is the crawl's (urls)
     "synth.lint": ("synth.core", "synth.skill", "synth.evidence.urls"),
     # the chat models and the planner; the endpoint's host (urls)
@@ -78,17 +81,17 @@ ALLOWED: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "synth.vet": ("synth.core", "synth.skill", "synth.lint", "synth.evidence.item"),
     # what a run writes (run.json reads the evidence selected through a protocol of its own, index.html renders the
     # refresh panel from run.json)
-    "synth.output": ("synth.core", "synth.skill", "synth.evidence"),
+    "synth.output": ("synth.core", "synth.skill", "synth.evidence", "synth.delta"),
     # keeping a skill current and putting it where agents look
-    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.vet", "synth.output"),
+    "synth.agents": ("synth.core", "synth.skill", "synth.evidence", "synth.delta", "synth.vet", "synth.output"),
     # the synthesis run in its steps; a refresh is one of them (agents.refresh reads the run through protocols)
-    "synth.pipeline": ("synth.core", "synth.skill", "synth.evidence", "synth.lint", "synth.llm", "synth.vet", "synth.output",
+    "synth.pipeline": ("synth.core", "synth.skill", "synth.evidence", "synth.delta", "synth.lint", "synth.llm", "synth.vet", "synth.output",
                        "synth.agents"),
     "synth": (),  # synth/__init__.py
     # the crawl: the evidence model, its exit codes and errors, what the spider asks a model (the planner, the provider
     # choice), the SKILL.md reader and names, secret redaction, the output folder's lock and atomic writes, and the
     # SynthOptions it hands to synthesis (which it calls through the SKILL3_SYNTH_FUNCTION setting, loaded lazily)
-    "skill3crawl": ("synth.core", "synth.evidence", "synth.llm", "synth.skill.markdown", "synth.skill.names", "synth.vet.redact",
+    "skill3crawl": ("synth.core", "synth.evidence", "synth.delta", "synth.llm", "synth.skill.markdown", "synth.skill.names", "synth.vet.redact",
                     "synth.output.outdir", "synth.output.writing", "synth.pipeline.options"),
     # every command: the one place both sides meet
     "skill3.cli": ("synth", "skill3crawl", "skill3.mcp_server"),
@@ -133,10 +136,10 @@ def module_name(path: Path) -> str:
     "importer, imported, refused",
     [
         ("synth.evidence.item", "synth.pipeline.run", True),  # the evidence model knows no run
-        ("synth.evidence.delta.render", "synth.output.writing", True),
+        ("synth.delta.render", "synth.output.writing", True),
         ("synth.evidence.consensus", "synth.skill.markdown", False),
         ("synth.evidence.consensus", "synth.skill.postprocess", True),
-        ("synth.evidence.delta.ledger", "synth.evidence.delta.timeline", False),
+        ("synth.delta.ledger", "synth.delta.timeline", False),
         ("synth.core.errors", "synth.evidence.urls", True),
         ("synth.skill.names", "synth.lint.rules", True),
         ("synth.skill.postprocess", "synth.lint.rules", True),  # the structural rules are synth.skill.structure's

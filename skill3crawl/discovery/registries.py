@@ -25,6 +25,7 @@ from urllib.parse import quote, urlsplit
 from lxml import etree
 
 from synth.core.errors import UsageError
+from synth.delta.versions import version_of_tag
 from synth.evidence.urls import site_host
 
 ECOSYSTEMS = ("pypi", "npm", "crates")
@@ -79,11 +80,11 @@ class Package:
     releases: list[Release] = field(default_factory=list)
     downloads: int | None = None
     dropped_releases: int = 0  # past MAX_RELEASES: the oldest are left out
-    absurd_versions: int = 0  # version strings that cannot be versions (synth.evidence.delta.versions.plausible_version)
+    absurd_versions: int = 0  # version strings that cannot be versions (synth.delta.versions.plausible_version)
 
     def bound_releases(self) -> "Package":
         """At most :data:`MAX_RELEASES` releases, the newest; absurd version strings left out (both counted)."""
-        from synth.evidence.delta.versions import plausible_version
+        from synth.delta.versions import plausible_version
 
         kept = [r for r in self.releases if plausible_version(r.version)]
         self.absurd_versions += len(self.releases) - len(kept)
@@ -370,10 +371,7 @@ def parse_releases_atom(body: bytes, limit: int = 50) -> list[dict[str, str]]:
     return out
 
 
-def version_of(tag: str) -> str:
-    """``v1.2.0`` / ``release-1.2`` / ``pkg@1.2.0`` → ``1.2.0`` (the tag itself when it has no version)."""
-    m = re.search(r"(\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?)$", tag)
-    return m.group(1) if m else tag
+version_of = version_of_tag  # synth.delta.versions: the one version reader
 
 
 def merge_timeline(existing: list[dict], new: list[dict]) -> list[dict]:

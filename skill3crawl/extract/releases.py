@@ -25,25 +25,14 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
+from synth.delta.versions import BARE_VER, VER, VER_RE, normalize_version  # noqa: F401 - the one version reader
+
 MIN_YEAR = 1990
 
-# A version as printed: 3.11, 2.0.0, v1.4, 2.0.0-beta.1, 3.11.0rc2 (a bare integer only after "version"/"v").
-VER = r"v?\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|alpha|beta|dev|pre|post|preview)[.-]?\d*)?|(?<=version )\d+|(?<=release )\d+|(?<=\bv)\d+"
-VER_RE = re.compile(rf"(?i)(?<![\w.])({VER})(?![\w-]|\.\d)")
-# a version as a field's whole value, where a bare number is a version too ("Since: 17", "OTP 25.0")
-_BARE_VER = r"\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|pre|post|preview)[.-]?\d*)?"
 
 INVISIBLE = re.compile(r"[\u00ad\u200b-\u200f\u2060-\u2064\ufeff\ue000-\uf8ff\U000f0000-\U0010ffff]")
 _WS = re.compile(r"\s+")
 _GLYPHS = "¶§⁋#"
-
-
-def normalize_version(s: str) -> str:
-    """``v1.4`` → ``1.4``; otherwise as printed."""
-    s = s.strip().strip("[]()")
-    if s[:1] in "vV" and s[1:2].isdigit():
-        s = s[1:]
-    return s
 
 
 def _glyph(ch: str) -> bool:
@@ -215,18 +204,18 @@ _SINCE_LABEL = re.compile(
     r"version\s+added|first\s+version|min(?:imum)?\s+version|deprecated(?:\s+(?:since|in))?|removed(?:\s+in)?|changed(?:\s+in)?)\s*:?\s*$"
 )
 _LABEL_VALUE_VER = re.compile(
-    rf"(?i)^\W*(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w/+#-]*\s+){{0,2}}(?=v?\d))?v?(?P<ver>{_BARE_VER})"
+    rf"(?i)^\W*(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w/+#-]*\s+){{0,2}}(?=v?\d))?v?(?P<ver>{BARE_VER})"
     r"(?:\s*\(.{0,40}\))?[\s.,;:]*$"
 )
 # A short label that is a whole marker: "Added in 17", "Since: OTP 25.0", "Deprecated in 16", "New in v2.3", "3.2+".
 _LABEL_MARKER = re.compile(
     rf"(?i)^\W*(?:(?!(?:new|added|introduced|changed|deprecated|removed|since)\b)[A-Za-z]+\s+)?"
     rf"(?P<verb>new|added|introduced|changed|deprecated|removed|since|available\s+since|stable\s+since)\s*"
-    rf"(?:(?:in|since|as\s+of)\b\s*)?:?\s*(?:(?:version|release)\s+|[A-Za-z][\w/+#-]{{0,20}}\s+(?=v?\d)|v(?=\d))?v?(?P<ver>{_BARE_VER})[\s.,;:]*$"
+    rf"(?:(?:in|since|as\s+of)\b\s*)?:?\s*(?:(?:version|release)\s+|[A-Za-z][\w/+#-]{{0,20}}\s+(?=v?\d)|v(?=\d))?v?(?P<ver>{BARE_VER})[\s.,;:]*$"
 )
 PLUS_RE = re.compile(r"^\W*(?:[A-Za-z][\w.]*\s+){0,2}v?(?P<ver>\d+(?:\.\d+)+|\d+)\s*\+\s*$")  # "2.3+", "Acme 17.0+"
 # a requirement label: "(Acme 8 >= 8.2.0)", "≥ 2.3"
-_AT_LEAST = re.compile(rf"^\W*(?:[\w.]+\s+){{0,3}}(?:>=|≥)\s*v?(?P<ver>{_BARE_VER})\W*$")
+_AT_LEAST = re.compile(rf"^\W*(?:[\w.]+\s+){{0,3}}(?:>=|≥)\s*v?(?P<ver>{BARE_VER})\W*$")
 LABEL_KIND = {"since": "added", "available since": "added", "stable since": "added", "new": "added", "added": "added",
               "introduced": "added", "changed": "changed", "deprecated": "deprecated", "removed": "removed"}
 

@@ -71,10 +71,10 @@ def diff_claims(old: list[Entry], new: list[Entry]) -> dict[str, list]:
             used_o.add(i)
             used_n.add(j)
             paired.add(id(olds[i]))
-            changed.append({"from": olds[i].to_dict(), "to": news[j].to_dict(), "similarity": round(ratio, 3)})
+            changed.append({"from": olds[i].brief(), "to": news[j].brief(), "similarity": round(ratio, 3)})
         added += [nw for j, nw in enumerate(news) if j not in used_n]
     removed = [e for e in rest_old if id(e) not in paired]
-    return {"added": [e.to_dict() for e in added], "removed": [e.to_dict() for e in removed], "changed": changed}
+    return {"added": [e.brief() for e in added], "removed": [e.brief() for e in removed], "changed": changed}
 
 
 def diff_sources(old: list[str], new: list[str]) -> dict[str, list]:

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from synth.agents import AgentsError
+from synth.delta.model import ENTRY_KINDS, MAX_ROW_TEXT, DeltaEntry
 from synth.output.ownership import skill3_manifest
 from synth.skill.frontmatter import split_frontmatter
 from synth.skill.markdown import CITATION, citation_numbers, fence_state, find_sources, heading_title
@@ -31,8 +32,8 @@ MAX_SKILL_BYTES = 2 << 20  # one SKILL.md or reference file
 MAX_REFERENCE_FILES = 200
 MAX_RUN_JSON_BYTES = 256 << 20
 MAX_ENTRIES = 5000
-MAX_TEXT = 2000
-KINDS = ("added", "changed", "deprecated", "removed", "breaking", "fixed", "release")
+MAX_TEXT = MAX_ROW_TEXT
+KINDS = ENTRY_KINDS
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?P<text>.+)$")
 _VERSION = re.compile(r"\b(?:in|since|version|v)\s*(\d+(?:\.\d+){1,3}(?:[a-z]+\d*)?)\b", re.I)
 _USE = re.compile(r"\buse\s+(`[^`\n]{1,120}`)", re.I)
@@ -40,22 +41,7 @@ _INSTEAD_OF = re.compile(r"\binstead\s+of\s+(`[^`\n]{1,120}`)", re.I)
 _SKIP_HEADINGS = re.compile(r"^(?:sources|references)\b", re.I)
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One post-cutoff change: the delta's ``delta.entries`` row, or a bullet line of the skill (fallback)."""
-
-    version: str
-    kind: str
-    area: str
-    text: str
-    url: str
-    file: str | None = None
-    use: str | None = None
-    instead_of: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"version": self.version, "kind": self.kind, "area": self.area, "text": self.text, "url": self.url,
-                "file": self.file, "use": self.use, "instead_of": self.instead_of}
+Entry = DeltaEntry  # a change of the delta as run.json's ``delta.entries`` row or a skill's bullet line states it
 
 
 @dataclass
@@ -247,26 +233,10 @@ def _opt(value: Any) -> str | None:
     return s or None
 
 
-def _rel_file(value: Any) -> str | None:
-    if not isinstance(value, str) or not value or value.startswith(("/", "\\")) or ".." in Path(value).parts:
-        return None
-    return value
-
-
 def entries_from_manifest(raw: list[Any]) -> list[Entry]:
-    """run.json ``delta.entries`` as :class:`Entry` rows; malformed rows are skipped, text capped."""
-    out = []
-    for row in raw[:MAX_ENTRIES]:
-        if not isinstance(row, dict):
-            continue
-        text = _str(row.get("text"))
-        if not text:
-            continue
-        kind = str(row["kind"]) if row.get("kind") in KINDS else "changed"
-        out.append(Entry(version=_str(row.get("version"), 64), kind=kind, area=_str(row.get("area"), 200), text=text,
-                         url=_str(row.get("url"), 2000), file=_rel_file(row.get("file")), use=_opt(row.get("use")),
-                         instead_of=_opt(row.get("instead_of"))))
-    return out
+    """run.json ``delta.entries`` as :class:`Entry` rows (:meth:`DeltaEntry.from_dict`); malformed rows are skipped,
+    text capped."""
+    return [e for row in raw[:MAX_ENTRIES] if (e := DeltaEntry.from_dict(row)) is not None]
 
 
 def _source_urls(skill_md: str) -> dict[int, str]:
@@ -329,7 +299,7 @@ def entries_from_skill(files: dict[str, str]) -> list[Entry]:
             version = _VERSION.search(clean)
             use, instead = _USE.search(clean), _INSTEAD_OF.search(clean)
             area = "" if _STANDARD_SECTIONS.match(heading) else heading
-            out.append(Entry(version=version.group(1) if version else "", kind=_kind(heading, clean), area=area,
+            out.append(Entry.stated(version=version.group(1) if version else "", kind=_kind(heading, clean), area=area,
                              text=clean[:MAX_TEXT], url=next((urls[n] for n in nums if n in urls), ""), file=rel,
                              use=use.group(1) if use else None, instead_of=instead.group(1) if instead else None))
             if len(out) >= MAX_ENTRIES:

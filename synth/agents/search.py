@@ -1,4 +1,4 @@
-"""``search_delta``: Okapi BM25 (:class:`synth.evidence.delta.relevance.BM25`) over a skill's change entries.
+"""``search_delta``: Okapi BM25 (:class:`synth.evidence.relevance.BM25`) over a skill's change entries.
 
 Each entry is a document (its area, version and text); a result is a cited snippet: the entry's version,
 kind, area, text (cut to ``SNIPPET`` characters) and the URL it cites (``[n]`` numbers the distinct URLs of
@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from synth.agents.runview import Entry
-from synth.evidence.delta.relevance import BM25, query_terms
+from synth.evidence.relevance import BM25, query_terms
 
 SNIPPET = 400
 MAX_RESULTS = 50

@@ -85,7 +85,7 @@ CRAWL_TIMELINE_KEPT = 3_000  # crawl.json timeline entries copied into run.json 
 def _bounded_crawl(meta: dict[str, Any]) -> dict[str, Any]:
     """The crawl's crawl.json as run.json records it: a timeline longer than CRAWL_TIMELINE_KEPT (a crawl.json
     from elsewhere) keeps its newest entries, without absurd version strings, and says how many it had."""
-    from synth.evidence.delta.versions import plausible_version
+    from synth.delta.versions import plausible_version
 
     timeline = meta.get("timeline") if isinstance(meta, dict) else None
     if not isinstance(timeline, list):

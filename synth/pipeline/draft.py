@@ -10,7 +10,7 @@ from typing import Any
 from synth.core.errors import SynthFailure
 from synth.llm.model import ContextLengthError, LLMError, Message
 from synth.pipeline.budget import MIN_BUDGET
-from synth.pipeline.bundle import Candidate, Ranked, Selection, select_evidence, to_bundle
+from synth.pipeline.bundle import Bundle, BundleDelta, Candidate, Ranked, Selection, post_versions, select_evidence, source_rows
 from synth.pipeline.inputs import Inputs
 from synth.pipeline.state import RunState
 from synth.pipeline.synthesizer import Synthesizer
@@ -25,21 +25,46 @@ class Draft:
     text: str
     messages: list[Message]
     selection: Selection
-    bundle: dict[str, Any]
+    bundle: Bundle
     context: SkillContext
     shrunk: dict[str, Any] | None = None
     map_reduce: dict[str, Any] = field(default_factory=dict)
-    parts: Any = None  # synth.evidence.delta.render.SkillParts: the references and the entries SKILL.md names
+    delta_sources: list[dict] = field(default_factory=list)  # pages only the delta's lines cite (numbered after the bundle's)
+
+    @property
+    def parts(self) -> Any:
+        """synth.delta.render.SkillParts: the references and the entries SKILL.md names (None without a delta)."""
+        return self.bundle.parts
+
+    @property
+    def sources(self) -> list[dict]:
+        """Every source the skill cites: the bundle's, then the pages only the delta's lines cite."""
+        return self.bundle.sources + self.delta_sources
+
+    def bundle_record(self) -> dict[str, Any]:
+        """The bundle as run.json records it (with the delta's own sources)."""
+        return self.bundle.to_dict(self.delta_sources)
 
 
-def select(candidates: list[Candidate], budget: int, *, can_condense: bool, inputs: Inputs, name: str,
-           ranked: Ranked, state: RunState) -> tuple[Selection, dict[str, Any]]:
-    """The evidence that fits ``budget`` and its bundle (what the model reads)."""
+def select(candidates: list[Candidate], budget: int, *, can_condense: bool, state: RunState) -> Selection:
+    """The evidence that fits ``budget`` (what the model reads)."""
     with state.phase("select"):
-        sel = select_evidence(candidates, budget, can_condense=can_condense)
-        bundle = to_bundle(sel, skill_name=name, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
-                           delta=ranked.delta)
-    return sel, bundle
+        return select_evidence(candidates, budget, can_condense=can_condense)
+
+
+def make_bundle(sel: Selection, *, inputs: Inputs, name: str, ranked: Ranked, state: RunState) -> Bundle:
+    """The bundle of a selection, built once: its sources, the ranking's delta record and the delta's rendering."""
+    sources = source_rows(sel)
+    with state.phase("delta"):
+        parts = delta_parts(ranked, sources, inputs)
+    delta = BundleDelta(
+        boundary=ranked.delta.boundary, post_cutoff_versions=post_versions(sel),
+        versions=parts.versions if parts is not None else None,
+        reference_index=parts.index_lines() if parts is not None else None,
+        since_version=inputs.since_version, coverage=crawl_coverage(inputs))
+    return Bundle(skill_name=name, target_model=inputs.target_model, cutoff=inputs.cutoff.month, sources=sources,
+                  delta=delta, selection=sel, topic=inputs.topic, today=inputs.today,
+                  context_tokens=inputs.context_tokens, parts=parts)
 
 
 MAX_UNREACHED_NAMED = 10  # change records a skill names as not reached (run.json names up to 100)
@@ -62,20 +87,16 @@ def crawl_coverage(inputs: Inputs) -> dict[str, Any]:
             "unreached_count": count if isinstance(count, int) and count >= len(urls) else len(urls)}
 
 
-def delta_parts(ranked: Ranked, bundle: dict[str, Any], inputs: Inputs) -> Any:
-    """The delta's reference files and SKILL.md entries (:mod:`synth.evidence.delta.render`), or None without change entries;
+def delta_parts(ranked: Ranked, sources: list[dict], inputs: Inputs) -> Any:
+    """The delta's reference files and SKILL.md entries (:mod:`synth.delta.render`), or None without change entries;
     every scraped text the built-in screen flags is left out."""
     if ranked.changes is None or not (ranked.changes.post or ranked.changes.undated):
         return None
-    from synth.evidence.delta.render import skill_parts
+    from synth.delta.render import skill_parts
     from synth.vet.screen import screen_markdown
 
-    parts = skill_parts(ranked.changes, bundle["sources"], topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,
-                        flagged=lambda text: bool(screen_markdown(text, "delta.md")))
-    bundle.setdefault("delta", {})
-    bundle["delta"]["versions"] = parts.versions
-    bundle["delta"]["reference_index"] = parts.index_lines()
-    return parts
+    return skill_parts(ranked.changes, sources, topic=display_topic(inputs.topic), cutoff=inputs.cutoff.month,
+                       flagged=lambda text: bool(screen_markdown(text, "delta.md")))
 
 
 def synthesize(synthesizer: Synthesizer, candidates: list[Candidate], budget: int, inputs: Inputs, ranked: Ranked,
@@ -85,21 +106,18 @@ def synthesize(synthesizer: Synthesizer, candidates: list[Candidate], budget: in
     shrunk: dict[str, Any] | None = None
     while True:
         can_condense = synthesizer.capabilities.condenses and shrunk is None
-        sel, bundle = select(candidates, budget, can_condense=can_condense, inputs=inputs, name=name, ranked=ranked,
-                             state=state)
-        with state.phase("delta"):
-            parts = delta_parts(ranked, bundle, inputs)
-            bundle.setdefault("delta", {}).update(since_version=inputs.since_version, coverage=crawl_coverage(inputs))
+        sel = select(candidates, budget, can_condense=can_condense, state=state)
+        bundle = make_bundle(sel, inputs=inputs, name=name, ranked=ranked, state=state)
+        parts = bundle.parts
         try:
             with state.phase("synthesize"):
-                text, messages, map_reduce = synthesizer.draft(bundle, sel, inputs, name, parts, state)
-            if parts is not None and parts.extra_sources:
-                bundle["delta_sources"] = list(parts.extra_sources)  # pages only the delta's lines cite
+                text, messages, map_reduce = synthesizer.draft(bundle, state)
+            delta_sources = list(parts.extra_sources) if parts is not None and parts.extra_sources else []
             ctx = SkillContext(topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
-                               learned_date=inputs.today, sources=bundle["sources"] + bundle.get("delta_sources", []),
+                               learned_date=inputs.today, sources=bundle.sources + delta_sources,
                                references=dict(parts.rendered.files) if parts else {},
                                reference_index=parts.index_lines() if parts else [])
-            return Draft(text, messages, sel, bundle, ctx, shrunk, map_reduce, parts)
+            return Draft(text, messages, sel, bundle, ctx, shrunk, map_reduce, delta_sources)
         except ContextLengthError as exc:
             if shrunk is not None:
                 raise SynthFailure(1, f"{exc} (already retried with a {budget}-token bundle; lower --context-tokens)") from None

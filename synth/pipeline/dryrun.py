@@ -31,8 +31,8 @@ def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, 
     """The version timeline and boundary, the ranked sources (chosen or not, and why) and the bundle line."""
     from rich.table import Table
 
-    delta = ranked.delta or {}
-    timeline = delta.get("timeline") or []
+    delta = ranked.delta
+    timeline = delta.timeline
     if timeline:
         tl = Table(title=f"Version timeline ({len(timeline)} dated versions)")
         for col in ("version", "released", "source", "url"):
@@ -43,7 +43,7 @@ def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, 
         out.print(tl)
     else:
         out.print("version timeline: no dated version (markers of undated versions are never fresh)", markup=False)
-    b = delta.get("boundary") or {}
+    b = delta.boundary or {}
     last, first = b.get("last_pre_cutoff"), b.get("first_post_cutoff")
     out.print(
         f"cutoff {cutoff} → version boundary: last pre-cutoff {last['version'] + ' (' + last['date'] + ')' if last else 'unknown'}, "
@@ -60,7 +60,7 @@ def print_dry_run(ranked: Ranked, sel: Selection, budget: int, ctx_tokens: int, 
         for v in versions[:60]:
             vt.add_row(v["version"], v["state"], v["date"] or "-", v["how"])
         out.print(vt)
-    for host, info in (delta.get("build_dated_hosts") or {}).items():
+    for host, info in delta.build_dated_hosts.items():
         out.print(f"build-dated host {host}: {info['date']} ({info['how']}): its pages' freshness comes from their change entries", markup=False)
     table = Table(title=f"Ranked sources ({len(ranked.candidates)} candidates of {ranked.report.items} items)")
     for col in ("#", "score", "authority", "date", "signal", "consensus", "tokens", "in bundle", "URL", "why"):

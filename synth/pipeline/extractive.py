@@ -15,15 +15,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from synth.delta.versions import parse_version
 from synth.evidence.consensus import claim_sentences
-from synth.evidence.delta.versions import parse_version
-from synth.pipeline.bundle import STRUCTURE_ONLY_BELOW
+from synth.pipeline.bundle import STRUCTURE_ONLY_BELOW, Bundle
 from synth.skill.markdown import CITATION, fence_for, heading_title
 from synth.skill.names import display_topic
 from synth.vet.screen import screen_markdown
 
 if TYPE_CHECKING:
-    from synth.evidence.delta.render import SkillParts
+    from synth.delta.render import SkillParts
 
 MAX_INSTRUCTIONS = 18
 MAX_PER_SOURCE = 4
@@ -131,7 +131,7 @@ def _label(ch: dict) -> str:
     return f"New in {v}"
 
 
-def extractive_skill(bundle: dict, *, topic: str, name: str, parts: "SkillParts | None" = None) -> str:
+def extractive_skill(bundle: Bundle) -> str:
     """A SKILL.md draft (frontmatter + body) from the bundle; the post-processor finishes it.
 
     With the run's post-cutoff change entries (``parts``: the delta ledger rendered) SKILL.md names the new
@@ -139,15 +139,16 @@ def extractive_skill(bundle: dict, *, topic: str, name: str, parts: "SkillParts 
     reference files that hold every entry. With only undated versions it says they could not be dated and how
     to fix that. Without any fresh source nothing is presented as new: the skill says so.
     """
-    cutoff = bundle["cutoff"]
-    sources = bundle["sources"]
+    topic, name, parts = bundle.topic, bundle.skill_name, bundle.parts
+    cutoff = bundle.cutoff
+    sources = bundle.sources
     if parts is not None and parts.headlines:
         return _ledger_skill(bundle, parts, topic=topic, name=name)
     if any(ch.get("status") == "post" for s in sources for ch in s.get("changes") or []):
         return _delta_skill(bundle, topic=topic, name=name)
     if parts is not None and parts.undated:
         return _undated_skill(bundle, parts, topic=topic, name=name)
-    if (bundle.get("delta") or {}).get("since_version"):  # the delta is by version: a page's date makes nothing new
+    if bundle.delta.since_version:  # the delta is by version: a page's date makes nothing new
         return _nothing_new_skill(bundle, topic=topic, name=name)
     # honestly undated pages (no date found; not a build-dated site) may still be new; pre-cutoff ones never are
     undated = [s for s in sources if not s.get("published") and not s.get("build_date")]
@@ -181,7 +182,7 @@ def extractive_skill(bundle: dict, *, topic: str, name: str, parts: "SkillParts 
         "## Overview / When to use",
         "",
         f"Compiled extractively by skill3, without a language model, from {len(sources)} source(s) about {topic_title} "
-        f"ranked by authority and freshness against the {cutoff} cutoff of {bundle['target_model']}. Each statement below "
+        f"ranked by authority and freshness against the {cutoff} cutoff of {bundle.target_model}. Each statement below "
         "is quoted from the source cited after it. Use it when a task touches what changed after that cutoff."
         + ("" if any(x.get("post_cutoff") for x in fresh) else
            " No source is dated after the cutoff: these statements come from undated sources and are not confirmed as new."),
@@ -258,9 +259,9 @@ def _frontmatter(name: str, description: str, title: str) -> list[str]:
     return ["---", f"name: {name}", "description: " + _yaml_str(description), "---", title, ""]
 
 
-def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
-    cutoff = bundle["cutoff"]
-    sources = bundle["sources"]
+def _delta_skill(bundle: Bundle, *, topic: str, name: str) -> str:
+    cutoff = bundle.cutoff
+    sources = bundle.sources
     instructions, deprecations, used = _delta_lines(sources)
     delta_sources = [s for s in sources if any(ch.get("status") == "post" for ch in s.get("changes") or [])]
     # pages dated after the cutoff on their own (not a docs build's date) that carry no version marker are
@@ -268,7 +269,7 @@ def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
     dated = [s for s in sources if s not in delta_sources and s.get("post_cutoff") and not s.get("build_date")
              and float(s.get("authority", 0)) >= STRUCTURE_ONLY_BELOW]
     _claim_lines(dated, instructions, deprecations, len(instructions) + MAX_INSTRUCTIONS // 2)
-    versions = (bundle.get("delta") or {}).get("post_cutoff_versions") or sorted(
+    versions = bundle.delta.post_cutoff_versions or sorted(
         {ch["version"] for s in delta_sources for ch in s.get("changes") or [] if ch.get("status") == "post"})
     topic_title = display_topic(topic)
     shown = "; ".join(versions[:4])
@@ -284,7 +285,7 @@ def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
         "",
         f"Compiled extractively by skill3, without a language model, from the version markers and release notes of "
         f"{len(delta_sources)} source(s) about {topic_title}: only versions released after the {cutoff} cutoff of "
-        f"{bundle['target_model']} ({shown})"
+        f"{bundle.target_model} ({shown})"
         + (f", and {len(dated)} page(s) dated after the cutoff" if dated else "")
         + ". Each versioned statement below names its version; every statement is quoted from the source cited after it. "
         "Use it when a task touches those versions." + _unreached_note(bundle),
@@ -297,10 +298,10 @@ def _delta_skill(bundle: dict, *, topic: str, name: str) -> str:
     return _finish(lines, deprecations, _examples(delta_sources + dated))
 
 
-def _unreached_note(bundle: dict, most: int = 3) -> str:
+def _unreached_note(bundle: Bundle, most: int = 3) -> str:
     """`` The crawl stopped at its page limit before reaching N page(s) that look like change records (…)``: what a site
     too big for the page budget left unread (run.json's ``unreached_change_records``), or ``""``."""
-    cover = (bundle.get("delta") or {}).get("coverage") or {}
+    cover = bundle.delta.coverage or {}
     urls = [u for u in cover.get("unreached") or [] if isinstance(u, str)]
     count = cover.get("unreached_count") or len(urls)
     if not urls:
@@ -311,24 +312,23 @@ def _unreached_note(bundle: dict, most: int = 3) -> str:
             "from them (start_urls).")
 
 
-def _examined(bundle: dict, most: int = 5) -> str:
+def _examined(bundle: Bundle, most: int = 5) -> str:
     """``[1, 2, 3]``: the first sources a "nothing new" skill examined (it still says where it looked)."""
-    numbers = [str(s.get("n", i)) for i, s in enumerate(bundle["sources"][:most], 1)]
+    numbers = [str(s.get("n", i)) for i, s in enumerate(bundle.sources[:most], 1)]
     return f"[{', '.join(numbers)}]" if numbers else ""
 
 
-def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
+def _nothing_new_skill(bundle: Bundle, *, topic: str, name: str) -> str:
     """No source is post-cutoff (by its date or its versions): say so, present nothing as new."""
-    cutoff = bundle["cutoff"]
+    cutoff = bundle.cutoff
     topic_title = display_topic(topic)
-    delta = bundle.get("delta") or {}
-    boundary = delta.get("boundary") or {}
+    boundary = bundle.delta.boundary or {}
     last = boundary.get("last_pre_cutoff")
-    since = delta.get("since_version")
+    since = bundle.delta.since_version
     newest = f" The newest dated version in the sources, {last['version']} ({last['date']}), came out before the cutoff." if last else ""
     known = (f"documents a version newer than {since}, the version the model is said to know (--since-version)" if since
-             else f"is published after the {cutoff} cutoff of {bundle['target_model']} or documents a version released after it")
-    cover = delta.get("coverage") or {}
+             else f"is published after the {cutoff} cutoff of {bundle.target_model} or documents a version released after it")
+    cover = bundle.delta.coverage or {}
     unread = (f" The crawl stopped at its page limit: it kept {cover.get('pages', 0):,} pages and left "
               f"{cover['left_at_max_pages']:,} more of the site unread, where newer versions may be documented — raise "
               "max_pages or start from the part of the site that documents the changes (start_urls)."
@@ -341,7 +341,7 @@ def _nothing_new_skill(bundle: dict, *, topic: str, name: str) -> str:
     lines += [
         "## Overview / When to use",
         "",
-        f"Compiled extractively by skill3 from {len(bundle['sources'])} source(s) about {topic_title}: none of them "
+        f"Compiled extractively by skill3 from {len(bundle.sources)} source(s) about {topic_title}: none of them "
         f"{known}.{newest}{unread} Nothing here is presented as new.",
         "",
         "## Instructions",
@@ -367,7 +367,7 @@ KIND_WORDS = {"added": "new features", "breaking": "breaking changes", "changed"
 def _ledger_examples(parts: "SkillParts") -> list[str]:
     """Two to five examples: the entries' own code, then the change pages' code blocks (one block of each shape:
     not a second traceback or shell session), each fenced so it cannot close its block, never one the screen flags."""
-    from synth.evidence.delta.render import safe_inline
+    from synth.delta.render import safe_inline
 
     examples: list[str] = []
     seen: set[str] = set()
@@ -403,12 +403,12 @@ def _ledger_description(topic_title: str, cutoff: str, parts: "SkillParts") -> s
             f"deprecated or removed after {cutoff}.")
 
 
-def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -> str:
+def _ledger_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str) -> str:
     """The delta skill from the ledger: versions, headline changes, modern vs deprecated, examples (the
     post-processor adds the index of the reference files)."""
-    from synth.evidence.delta.render import entry_line, safe_inline
+    from synth.delta.render import entry_line, safe_inline
 
-    cutoff = bundle["cutoff"]
+    cutoff = bundle.cutoff
     topic_title = display_topic(topic)
     modern = [f"- Use `{e.use.replace('`', '')}` instead of `{e.instead_of.replace('`', '')}` ({e.label()}): "
               f"{safe_inline(e.text)} [{parts.n_for(e)}]" if e.use and e.instead_of else entry_line(e, cite=f"[{parts.n_for(e)}]")
@@ -416,7 +416,7 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
     examples = _ledger_examples(parts)
     # pages dated after the cutoff on their own (not a docs build's date) that carry no post-cutoff change entry are
     # fresh evidence too: a few of their sentences follow the versioned changes
-    dated = [s for s in bundle["sources"] if s.get("post_cutoff") and not s.get("build_date")
+    dated = [s for s in bundle.sources if s.get("post_cutoff") and not s.get("build_date")
              and float(s.get("authority", 0)) >= STRUCTURE_ONLY_BELOW
              and not any(ch.get("status") == "post" for ch in s.get("changes") or [])]
     fresh: list[str] = []
@@ -425,7 +425,7 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
     lines += [
         "## Overview / When to use",
         "",
-        f"{topic_title} versions released after the {cutoff} cutoff of {bundle['target_model']}: "
+        f"{topic_title} versions released after the {cutoff} cutoff of {bundle.target_model}: "
         f"{', '.join(parts.version_names[:6]) or 'see below'}. The sources document {len(parts.rendered.placed)} change(s) "
         "for them; the headline changes are below and every change is in the reference files, grouped by area, each "
         "citing the page that states it. Use this skill when a task touches those versions; open the reference file of "
@@ -451,14 +451,14 @@ def _ledger_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -
     return "\n".join(lines)
 
 
-def _undated_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) -> str:
+def _undated_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str) -> str:
     """Versions the sources document but nothing dates: say so, label their changes undated, name the fix."""
-    from synth.evidence.delta.render import entry_line
+    from synth.delta.render import entry_line
 
-    cutoff = bundle["cutoff"]
+    cutoff = bundle.cutoff
     topic_title = display_topic(topic)
     versions = sorted({e.version for e in parts.undated}, key=lambda v: parse_version(v) or v, reverse=True)
-    boundary = (bundle.get("delta") or {}).get("boundary") or {}
+    boundary = bundle.delta.boundary or {}
     last = boundary.get("last_pre_cutoff")
     known = f" The newest version dated before the cutoff is {last['version']} ({last['date']})." if last else ""
     description = (f"{topic_title} versions {', '.join(versions[:4])} are documented but could not be dated against the "
@@ -469,7 +469,7 @@ def _undated_skill(bundle: dict, parts: "SkillParts", *, topic: str, name: str) 
         "## Overview / When to use",
         "",
         f"The sources about {topic_title} document versions {', '.join(versions[:8])}, but print no release date for "
-        f"them and nothing else places them before or after the {cutoff} cutoff of {bundle['target_model']}.{known} "
+        f"them and nothing else places them before or after the {cutoff} cutoff of {bundle.target_model}.{known} "
         "Their changes below are **undated**: they may or may not be new to the model. To decide, run again with "
         "`--since-version X` (`-a since_version=X`: the newest version the model knows; every newer one is then the "
         "delta) or a `--cutoff-time` your sources can date." + _unreached_note(bundle),

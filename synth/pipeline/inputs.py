@@ -103,7 +103,7 @@ def check_options(options: SynthOptions) -> None:
     except LLMError as exc:
         raise SynthFailure(2, str(exc)) from None
     if options.since_version is not None:
-        from synth.evidence.delta.versions import check_since_version
+        from synth.delta.versions import check_since_version
 
         try:
             check_since_version(options.since_version)
@@ -164,7 +164,7 @@ def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
 
 def _since_version(options: SynthOptions, crawl: CrawlRecord) -> str | None:
     """``--since-version``, else the one the crawl recorded (a malformed recorded one is ignored)."""
-    from synth.evidence.delta.versions import check_since_version
+    from synth.delta.versions import check_since_version
 
     if options.since_version:
         return check_since_version(options.since_version)

@@ -80,7 +80,7 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, synthesizer: Synthesizer, i
     from synth.pipeline.synthesize import revise_messages
 
     err = state.err
-    sources = draft.bundle["sources"] + draft.bundle.get("delta_sources", [])
+    sources = draft.sources
     stale = stale_constructs(sources)  # D1 runs whenever a source is fresh
     facts = Facts(used_sources=frozenset(src["url"] for src in sources),
                   stale=tuple(StaleConstruct(**c) for c in stale) if stale is not None else None)
@@ -134,7 +134,7 @@ def _postprocess_or_repair(draft: Draft, synthesizer: Synthesizer, ctx_tokens: i
 
 def _verify(synthesizer: Synthesizer, draft: Draft, skill: Skill, inputs: Inputs, state: RunState) -> tuple[Skill, dict[str, Any]]:
     """One call re-grounds the draft against its sources; the sources are trimmed so sources + draft fit the context."""
-    sel, bundle, ctx_tokens = draft.selection, draft.bundle, inputs.context_tokens
+    sel, bundle, ctx_tokens = draft.selection, draft.bundle_record(), inputs.context_tokens
     text = skill.skill_md()
     room = sel.budget - estimate_tokens(text)
     if room < MIN_BUDGET:

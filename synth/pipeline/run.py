@@ -144,19 +144,18 @@ def rank(inputs: Inputs, strict_cutoff: bool, state: RunState) -> Ranked:
     if rep.not_utf8:
         state.warn(f"{rep.not_utf8} line(s) are not UTF-8, read with replacement characters "
                    f"(first at {rep.not_utf8_at}); save the file as UTF-8", record=False)
-    _warn_timeline(ranked.delta, state)
+    _warn_timeline(ranked.delta.rejected_dates, state)
     if not ranked.candidates:
         why = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(rep.dropped.items())) or "none left"
         raise SynthFailure(2, f"no usable sources among {rep.items} item(s) ({why})")
     return ranked
 
 
-def _warn_timeline(delta: Any, state: RunState) -> None:
+def _warn_timeline(rejected: list[dict[str, Any]], state: RunState) -> None:
     """One warning for version strings the timeline rejected as absurd, one when it was full (both are in
     run.json's ``delta.rejected_dates``)."""
-    from synth.evidence.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
+    from synth.delta.timeline import ABSURD_VERSION, TIMELINE_FULL
 
-    rejected = delta.get("rejected_dates") if isinstance(delta, dict) else None
     reasons = [r.get("reason") for r in rejected or [] if isinstance(r, dict)]
     if ABSURD_VERSION in reasons:
         state.warn("version string(s) rejected as implausible (longer than 64 characters or with a number of more than "

@@ -19,8 +19,7 @@ from synth.pipeline.extractive import extractive_skill
 from synth.pipeline.synthesize import bundle_nonce, condense_messages, synth_messages
 
 if TYPE_CHECKING:  # pragma: no cover
-    from synth.pipeline.bundle import Selection
-    from synth.pipeline.inputs import Inputs
+    from synth.pipeline.bundle import Bundle
     from synth.pipeline.state import RunState
 
 # (SKILL.md draft, the messages it came from, the map-reduce record)
@@ -35,9 +34,8 @@ class Synthesizer(ABC):
         self.capabilities = caps
 
     @abstractmethod
-    def draft(self, bundle: dict[str, Any], sel: Selection, inputs: Inputs, name: str, parts: Any,
-              state: RunState) -> Drafted:
-        """The SKILL.md draft of ``bundle`` (``parts``: the delta's rendering, or None)."""
+    def draft(self, bundle: Bundle, state: RunState) -> Drafted:
+        """The SKILL.md draft of ``bundle`` (built once, read only)."""
 
     def ask(self, state: RunState, phase: str, messages: list[Message], *, context_tokens: int, label: str) -> str:
         """One more call of the provider's model, logged as ``phase`` under a progress display ``label``: only for
@@ -56,14 +54,13 @@ class ModelSynthesizer(Synthesizer):
         super().__init__(provider, caps)
         self.model = model
 
-    def draft(self, bundle: dict[str, Any], sel: Selection, inputs: Inputs, name: str, parts: Any,
-              state: RunState) -> Drafted:
+    def draft(self, bundle: Bundle, state: RunState) -> Drafted:
         notes: dict[int, str] | None = None
         map_reduce: dict[str, Any] = {}
-        if sel.mode == "map-reduce":
-            notes, map_reduce = self._condense(bundle, sel, inputs, state)
-        messages = synth_messages(bundle, topic=inputs.topic, name=name, today=inputs.today, notes=notes)
-        text = self.ask(state, "synthesize", messages, context_tokens=inputs.context_tokens, label="synthesising SKILL.md")
+        if bundle.selection.mode == "map-reduce":
+            notes, map_reduce = self._condense(bundle, state)
+        messages = synth_messages(bundle.to_dict(), topic=bundle.topic, name=bundle.skill_name, today=bundle.today, notes=notes)
+        text = self.ask(state, "synthesize", messages, context_tokens=bundle.context_tokens, label="synthesising SKILL.md")
         return text, messages, map_reduce
 
     def ask(self, state: RunState, phase: str, messages: list[Message], *, context_tokens: int, label: str) -> str:
@@ -72,17 +69,16 @@ class ModelSynthesizer(Synthesizer):
     def record(self) -> dict[str, Any]:
         return {"endpoint": getattr(self.model, "endpoint", None), "model": getattr(self.model, "model", None)}
 
-    def _condense(self, bundle: dict[str, Any], sel: Selection, inputs: Inputs,
-                  state: RunState) -> tuple[dict[int, str], dict[str, Any]]:
+    def _condense(self, bundle: Bundle, state: RunState) -> tuple[dict[int, str], dict[str, Any]]:
         """Map-reduce: one call per source condenses it into a note; returns (notes by source number, the record)."""
-        n = len(bundle["sources"])
-        note_tokens = max(96, min(600, sel.budget // max(1, n)))
-        nonce = bundle_nonce(bundle)
-        max_src = max(MIN_BUDGET, inputs.context_tokens - note_tokens - 400)
+        n = len(bundle.sources)
+        note_tokens = max(96, min(600, bundle.selection.budget // max(1, n)))
+        nonce = bundle_nonce(bundle.to_dict())
+        max_src = max(MIN_BUDGET, bundle.context_tokens - note_tokens - 400)
         notes: dict[int, str] = {}
         cut_sources = []
-        for src in bundle["sources"]:
-            messages, cut = condense_messages(src, topic=inputs.topic, cutoff=inputs.cutoff.month, nonce=nonce,
+        for src in bundle.sources:
+            messages, cut = condense_messages(src, topic=bundle.topic, cutoff=bundle.cutoff, nonce=nonce,
                                               words=int(note_tokens * 0.7), max_source_tokens=max_src)
             if cut:
                 cut_sources.append(src["url"])
@@ -94,9 +90,8 @@ class ModelSynthesizer(Synthesizer):
 class ExtractiveSynthesizer(Synthesizer):
     """The provider that calls no model: the skill is quoted from the bundle, every statement cited."""
 
-    def draft(self, bundle: dict[str, Any], sel: Selection, inputs: Inputs, name: str, parts: Any,
-              state: RunState) -> Drafted:
-        return extractive_skill(bundle, topic=inputs.topic, name=name, parts=parts), [], {}
+    def draft(self, bundle: Bundle, state: RunState) -> Drafted:
+        return extractive_skill(bundle), [], {}
 
 
 def synthesizer_for(provider: str, model: Callable[[], ChatModel]) -> Synthesizer:

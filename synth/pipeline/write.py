@@ -99,19 +99,16 @@ def _manifest(done: Synthesised, inputs: Inputs, options: SynthOptions, state: R
     man = manifest_mod.build(manifest_mod.RunRecord(
         topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff, today=inputs.today, started=state.started,
         paths=list(inputs.paths), crawl_meta=inputs.crawl.meta, crawl_json=inputs.crawl.path, report=ranked.report.to_dict(),
-        ranking=ranking, selection=draft.selection, bundle=draft.bundle, context_tokens=ctx_tokens,
+        ranking=ranking, selection=draft.selection, bundle=draft.bundle_record(), context_tokens=ctx_tokens,
         output_reserve=output_reserve(ctx_tokens), shrunk=draft.shrunk, map_reduce=draft.map_reduce,
         provider=choice.record(), calls=state.log.calls, skill=skill, skill_dir=skill_dir, out_dir=out_dir,
         validation=validation, postprocess={"fixes": skill.fixes, "reprompted": checked.reprompted},
         verify=checked.verify, lint=checked.lint, vet=checked.vet, timings=state.timings, warnings=state.warnings,
         strict_cutoff=options.strict_cutoff, fail_on_findings=options.fail_on_findings,
     ))
-    man["delta"] = ranked.delta  # the version timeline, the cutoff's version boundary, build-dated hosts
-    if ranked.changes is not None:
-        man["delta"] = {**ranked.delta, "since_version": ranked.changes.since_version,
-                        "versions": ranked.changes.version_rows()}
+    man["delta"] = ranked.delta.to_json()  # the version timeline, the cutoff's version boundary, build-dated hosts
     if draft.parts is not None and ranked.changes is not None:
-        from synth.evidence.delta.render import delta_record
+        from synth.delta.render import delta_record
 
         man["delta"].update(delta_record(ranked.changes, draft.parts, skill))
     if refresh is not None:  # refresh: what changed since the previous run (synth.agents.refresh)
@@ -129,7 +126,7 @@ def report(skill_dir: Path, man: dict[str, Any], draft: Draft, choice: ModelChoi
     manifest, preview = inputs.out_dir / "run.json", inputs.out_dir / "index.html"
     return state.result(
         ExitCode(gate["exit_code"]), skill_dir=skill_dir, manifest=manifest, preview=preview,
-        written=(skill_dir, manifest, preview), sources=len(draft.bundle["sources"]), provider=choice.used,
+        written=(skill_dir, manifest, preview), sources=len(draft.bundle.sources), provider=choice.used,
         blocking_findings=blocking, finding_rules=tuple(gate.get("rules") or ()), fail_on_findings=options.fail_on_findings,
         summary=tuple((man.get("refresh") or {}).get("summary") or ()),  # refresh: the "since last learn" lines
     )

@@ -17,7 +17,7 @@ A, B, C = "https://frob.example/changes", "https://frob.example/api", "https://b
 
 
 def E(text, url=A, version="3.0"):
-    return Entry(version=version, kind="added", area="", text=text, url=url)
+    return Entry.stated(version=version, kind="added", area="", text=text, url=url)
 
 
 @pytest.mark.parametrize("old, new, added, removed, changed", [

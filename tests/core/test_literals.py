@@ -108,7 +108,7 @@ def test_shorter_literals_on_request(pattern, least, expected):
 
 
 def test_cleaning_patterns_never_skip_a_text_they_match():
-    from synth.evidence.delta import cleaning
+    from synth.delta import cleaning
 
     texts = ["Fixed the parser (patch by Ann Lee).", "See [gh-12](https://x/12) for more", "[](#a) Added `x`",
              "New API. Own Id: OTP-18032 Aux Id: PR-5790", "Thanks to @bob", "Contributed by Ann — thanks",

@@ -109,4 +109,4 @@ def test_items_with_and_without_a_host_field_count_as_one_site(tmp_path):
         items.append(item)
     feed = write_jsonl(tmp_path / "run.jsonl", items)
     ranked = rank_sources([str(feed)], cutoff_start=date(2026, 1, 1), today=date(2026, 11, 29), subject=Subject("alpha"))
-    assert list(ranked.delta["build_dated_hosts"]) == ["::1"]
+    assert list(ranked.delta.build_dated_hosts) == ["::1"]

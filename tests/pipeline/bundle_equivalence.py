@@ -119,8 +119,8 @@ def snapshot(path: Path) -> dict:
             "candidates": cands,
             "rows": ranking_rows(r.candidates, trimmed),
             "report": r.report.to_dict(),
-            "delta": r.delta,
-            "bundles": [to_bundle(s, skill_name="quill", target_model="m", cutoff="2026-01", delta=r.delta)
+            "delta": r.delta.ranking_json(),
+            "bundles": [to_bundle(s, skill_name="quill", target_model="m", cutoff="2026-01", delta=r.delta.ranking_json())
                         for s in (trimmed, direct)],
             "trimmed": [trimmed.mode, trimmed.trimmed, trimmed.excluded, trimmed.tokens],
         }

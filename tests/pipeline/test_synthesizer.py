@@ -14,6 +14,7 @@ from rich.console import Console
 from synth.core.errors import SynthFailure
 from synth.llm.registry import capabilities, make_model
 from synth.pipeline.budget import bundle_budget
+from synth.pipeline.bundle import Bundle
 from synth.pipeline.draft import Draft
 from synth.pipeline.inputs import resolve_inputs
 from synth.pipeline.options import SynthOptions
@@ -89,7 +90,8 @@ def test_a_draft_the_post_processor_cannot_fix_is_re_prompted_only_by_a_model(tm
     sources = [{"n": 1, "url": "https://modelcontextprotocol.io/", "title": "MCP"}]
     ctx = SkillContext(topic="mcp", target_model="claude-sonnet-4-6", cutoff="2025-08", learned_date="2026-11-01",
                        sources=sources)
-    draft = Draft("Sorry, I cannot do that.", [{"role": "user", "content": "write the skill"}], None, {"sources": sources}, ctx)  # type: ignore[arg-type]
+    draft = Draft("Sorry, I cannot do that.", [{"role": "user", "content": "write the skill"}], None,  # type: ignore[arg-type]
+                  Bundle("mcp", "claude-sonnet-4-6", "2025-08", sources), ctx)
     state = RunState(Console(file=open(tmp_path / "err.txt", "w"), width=400), progress=False)
     with StubLLM(SKILL) as stub:
         synthesizer = synthesizer_for(provider, lambda: make_model(provider, stub.url, "stub-model", max_retries=0))

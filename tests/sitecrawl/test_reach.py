@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import html as html_lib
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -237,7 +238,7 @@ def test_a_site_too_big_for_the_budget_names_the_change_records_it_did_not_reach
         res = run_crawl({"start_urls": f"{site.url}/docs/", "max_pages": 1})
     assert res.returncode == 0, res.log[-3000:]
     assert res.stats["skill3/reach/unreached_change_records"] == [f"{site.url}/docs/NEWS"]
-    note = _unreached_note({"delta": {"coverage": {"unreached": [f"{site.url}/docs/NEWS"], "unreached_count": 1}}})
+    note = _unreached_note(SimpleNamespace(delta=SimpleNamespace(coverage={"unreached": [f"{site.url}/docs/NEWS"], "unreached_count": 1})))
     assert "1 page(s) that look like change records" in note and f"<{site.url}/docs/NEWS>" in note
-    assert _unreached_note({"delta": {"coverage": {}}}) == ""
+    assert _unreached_note(SimpleNamespace(delta=SimpleNamespace(coverage={}))) == ""
     json.dumps(res.stats)  # run.json takes the stats as they are

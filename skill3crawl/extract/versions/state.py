@@ -8,6 +8,7 @@ from skill3crawl.extract.releases import heading_text
 from skill3crawl.extract.versions.blocks import _Block
 from skill3crawl.extract.versions.bounds import MAX_API_CHARS, MAX_CHANGES, MAX_RELEASE_DATES
 from skill3crawl.extract.versions.tree import _cap, _clean, _heading_anchor, _heading_before
+from synth.delta.model import ChangeRecord
 
 
 class _Scan:
@@ -34,8 +35,9 @@ class _Scan:
         text = _cap(_clean(text))
         if not (ver and text) or len(self.found) >= MAX_CHANGES:
             return None
-        change = {"kind": kind, "version": ver, "removed_in": removed_in, "date": date, "text": text, "anchor": anchor,
-                  "heading": heading, "path": path, "api": api[:MAX_API_CHARS] if api else None, "code": []}
+        change = ChangeRecord(kind=kind, version=ver, removed_in=removed_in, date=date, text=text, anchor=anchor,
+                              heading=heading, api=api[:MAX_API_CHARS] if api else None).to_json()
+        change["path"] = path  # None until the scan has read the page's headings (scan.py)
         self.found.append((el, change, code_el))
         return change
 

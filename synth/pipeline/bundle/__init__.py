@@ -50,11 +50,15 @@ from synth.pipeline.bundle.rank import (
 from synth.pipeline.bundle.read import MAX_LINE_BYTES, MAX_REPORTED_MALFORMED, BundleError, ReadReport, iter_items
 from synth.pipeline.bundle.select import (
     MIN_SOURCE_TOKENS,
+    Bundle,
+    BundleDelta,
     Selection,
     _fair_shares,
+    post_versions,
     ranking_rows,
     render_source,
     select_evidence,
+    source_rows,
     source_tokens,
     to_bundle,
 )
@@ -66,8 +70,9 @@ __all__ = [
     "CANDIDATES_PER_SOURCE", "CHARS_PER_TOKEN", "DEFAULT_MAX_SOURCES", "HEAP_SLACK", "MAX_ENTRIES_PER_SOURCE",
     "MAX_HOSTS_PER_CLUSTER", "MAX_LINE_BYTES", "MAX_RELEASE_PAGES", "MAX_REPORTED_MALFORMED", "MIN_SOURCE_TOKENS",
     "OWN_DATE_SIGNALS", "RELEVANCE_FLOOR", "STRUCTURE_ONLY_BELOW",
-    "BundleError", "Candidate", "Ranked", "ReadReport", "Selection", "SourceItem", "Subject",
+    "Bundle", "BundleDelta", "BundleError", "Candidate", "Ranked", "ReadReport", "Selection", "SourceItem", "Subject",
     "_Heap", "_Votes", "_fair_shares",
     "estimate_tokens", "fast_shingles", "item_snippets", "iter_items", "lower_words", "own_page_date", "rank_sources",
-    "ranking_rows", "render_source", "score_item", "select_evidence", "source_tokens", "to_bundle",
+    "post_versions", "ranking_rows", "render_source", "score_item", "select_evidence", "source_rows", "source_tokens",
+    "to_bundle",
 ]

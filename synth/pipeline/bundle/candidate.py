@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from synth.evidence.delta.changes import Change
-from synth.evidence.delta.relevance import BOILERPLATE_PRIOR
-from synth.evidence.delta.timeline import parse_day
+from synth.delta.changes import Change
+from synth.delta.timeline import parse_day
 from synth.evidence.item import SourceItem
+from synth.evidence.relevance import BOILERPLATE_PRIOR
 
 DEFAULT_MAX_SOURCES = 12
 CANDIDATES_PER_SOURCE = 4  # heap keeps max_sources × this many items

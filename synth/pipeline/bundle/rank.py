@@ -8,8 +8,7 @@ import heapq
 from dataclasses import dataclass, field
 from datetime import date
 
-from synth.evidence.consensus import AUTHORITATIVE, item_snippets
-from synth.evidence.delta.changes import (
+from synth.delta.changes import (
     SUBJECT_CHARS,
     Change,
     HostDates,
@@ -20,10 +19,12 @@ from synth.evidence.delta.changes import (
     page_freshness,
     read_changes,
 )
-from synth.evidence.delta.ledger import Delta, Ledger
-from synth.evidence.delta.relevance import BM25, is_boilerplate, query_terms
-from synth.evidence.delta.timeline import Timeline, parse_day
+from synth.delta.ledger import Delta, Ledger
+from synth.delta.model import DeltaRecord, ReleaseDate
+from synth.delta.timeline import Timeline, parse_day
+from synth.evidence.consensus import AUTHORITATIVE, item_snippets
 from synth.evidence.item import SourceItem
+from synth.evidence.relevance import BM25, is_boilerplate, query_terms
 from synth.evidence.scoring import combined_score
 from synth.evidence.urls import host_of, normalize_host, site_host
 from synth.pipeline.bundle import parallel
@@ -154,8 +155,12 @@ class Ranked:
 
     candidates: list[Candidate]
     report: ReadReport
-    delta: dict = field(default_factory=dict)  # timeline, boundary, build-dated hosts, relevance query
-    changes: Delta | None = None  # every post-cutoff (and undated) change entry of the run: the references
+    delta: DeltaRecord = field(default_factory=DeltaRecord)  # timeline, boundary, build-dated hosts, the ledger
+
+    @property
+    def changes(self) -> Delta | None:
+        """Every post-cutoff (and undated) change entry of the run: the references (the delta record's ledger)."""
+        return self.delta.ledger
 
 
 @dataclass(frozen=True)
@@ -210,7 +215,7 @@ def rank_sources(
     for c in candidates:
         c.rescore(consensus=True)
     candidates.sort(key=Candidate.rank_key)
-    return Ranked(candidates, first.report, first.delta_record(candidates, build_dated), changes_delta)
+    return Ranked(candidates, first.report, first.delta_record(candidates, build_dated, changes_delta))
 
 
 class _FirstPass:
@@ -223,8 +228,8 @@ class _FirstPass:
         meta = subject.crawl_meta if isinstance(subject.crawl_meta, dict) else {}
         self.timeline = Timeline(today, since=subject.since_version, settled=False)  # settled before the re-score: pass 1 still learns versions
         for row in meta.get("timeline") or []:
-            if isinstance(row, dict):
-                self.timeline.add(row.get("version"), row.get("date"), str(row.get("source") or "crawl.json"), row.get("url"))
+            if (r := ReleaseDate.from_json(row)) is not None:
+                self.timeline.add(r.version, r.date, r.source, r.url)
         self.declared = {normalize_host(h): str(d) for h, d in (meta.get("build_dated_hosts") or {}).items()} \
             if isinstance(meta.get("build_dated_hosts"), dict) else {}
         self.hosts = HostDates()
@@ -370,18 +375,20 @@ class _FirstPass:
             rescored.append(again)
         return sorted(rescored, key=Candidate.rank_key)
 
-    def delta_record(self, candidates: list[Candidate], build_dated: dict[str, str]) -> dict:
-        """The delta's record for run.json and --dry-run: timeline, boundary, build-dated hosts, relevance query."""
+    def delta_record(self, candidates: list[Candidate], build_dated: dict[str, str], ledger: Delta | None) -> DeltaRecord:
+        """The delta's record for run.json and --dry-run: timeline, boundary, build-dated hosts, relevance query, the
+        finished ledger."""
         declared = self.declared
-        return {
-            "timeline": self.timeline.entries(),
-            "boundary": self.timeline.boundary(self.cutoff_start),
-            "rejected_dates": self.timeline.rejected,
-            "build_dated_hosts": {h: {"date": d, "how": "declared by the crawl" if h in declared else "detected: most pages share this date"}
-                                  for h, d in sorted(build_dated.items())},
-            "relevance_query": list(self.bm.terms),
-            "post_cutoff_entries": sum(len(c.delta) for c in candidates),
-        }
+        return DeltaRecord(
+            timeline=self.timeline.entries(),
+            boundary=self.timeline.boundary(self.cutoff_start),
+            rejected_dates=self.timeline.rejected,
+            build_dated_hosts={h: {"date": d, "how": "declared by the crawl" if h in declared else "detected: most pages share this date"}
+                               for h, d in sorted(build_dated.items())},
+            relevance_query=list(self.bm.terms),
+            post_cutoff_entries=sum(len(c.delta) for c in candidates),
+            ledger=ledger,
+        )
 
 
 def _line_at(path: str, offset: int, size: int, where: str) -> SourceItem | None:

@@ -4,6 +4,7 @@ each (:func:`render_source`), the bundle dict (:func:`to_bundle`) and the rankin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from synth.evidence.consensus import AUTHORITATIVE
 from synth.evidence.urls import host_of
@@ -172,50 +173,112 @@ def select_evidence(candidates: list[Candidate], budget: int, *, max_sources: in
     )
 
 
-def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutoff: str, delta: dict | None = None) -> dict:
-    """The context bundle (skill name, target model, cutoff, sources), plus each source's post-cutoff change entries.
+def source_rows(selection: Selection) -> list[dict]:
+    """The bundle's sources: each selected page numbered, with its excerpts, code and post-cutoff change entries.
 
     Sources with post-cutoff change entries come first (their excerpts *are* those entries, tagged
     ``[3.11, released 2022-10-24] Added: …``), so no pre-cutoff-version snippet is ever ahead of them.
     ``changes[i]`` describes ``excerpts[i]`` (its text is the excerpt: vetted and redacted like the rest).
     """
     ordered = sorted(selection.sources, key=lambda c: not c.delta)  # stable: rank order within each group
-    bundle: dict[str, object] = {
-        "skill_name": skill_name,
-        "target_model": target_model,
-        "cutoff": cutoff,
-        "sources": [
-            {
-                "n": i,
-                "url": c.url,
-                "title": c.item.title,
-                "host": c.item.host or host_of(c.url),
-                "authority": c.authority,
-                "published": c.item.published,
-                "date_source": c.item.date_source,
-                "build_date": c.build_date,
-                "post_cutoff": c.post_cutoff,
-                "recency_weight": c.recency_weight,
-                "combined_score": c.combined_score,
-                "rank_score": c.rank_score,
-                "consensus_count": c.consensus_count,
-                "page_kind": c.item.page_kind or "",
-                "excerpts": c.excerpts,
-                "changes": [{**ch.to_dict(), "text": None, "tag": ch.tag()} for ch in c.delta[: len(c.excerpts)]],
-                "code_blocks": [cb["text"] for cb in c.code_blocks],
-                "code_languages": [cb.get("language", "") for cb in c.code_blocks],
-            }
-            for i, c in enumerate(ordered, 1)
-        ],
-    }
+    return [
+        {
+            "n": i,
+            "url": c.url,
+            "title": c.item.title,
+            "host": c.item.host or host_of(c.url),
+            "authority": c.authority,
+            "published": c.item.published,
+            "date_source": c.item.date_source,
+            "build_date": c.build_date,
+            "post_cutoff": c.post_cutoff,
+            "recency_weight": c.recency_weight,
+            "combined_score": c.combined_score,
+            "rank_score": c.rank_score,
+            "consensus_count": c.consensus_count,
+            "page_kind": c.item.page_kind or "",
+            "excerpts": c.excerpts,
+            "changes": [{**ch.to_dict(), "text": None, "tag": ch.tag()} for ch in c.delta[: len(c.excerpts)]],
+            "code_blocks": [cb["text"] for cb in c.code_blocks],
+            "code_languages": [cb.get("language", "") for cb in c.code_blocks],
+        }
+        for i, c in enumerate(ordered, 1)
+    ]
+
+
+@dataclass(frozen=True)
+class BundleDelta:
+    """What the bundle says of the delta: the boundary and post-cutoff versions from the ranking (None when the
+    run has no delta record), the versions and reference files the delta's rendering lists (None without one),
+    ``--since-version`` and how much of the site the crawl read."""
+
+    boundary: dict | None = None
+    post_cutoff_versions: list[str] | None = None
+    versions: list[str] | None = None
+    reference_index: list[str] | None = None
+    since_version: str | None = None
+    coverage: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out: dict[str, object] = {}
+        if self.post_cutoff_versions is not None:
+            out.update(boundary=self.boundary, post_cutoff_versions=self.post_cutoff_versions)
+        if self.versions is not None:
+            out.update(versions=self.versions, reference_index=self.reference_index)
+        out.update(since_version=self.since_version, coverage=self.coverage)
+        return out
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """What a synthesizer drafts the skill from, built once (:func:`synth.pipeline.draft.synthesize`), never
+    changed after: the selected sources (numbered, :func:`source_rows`), the cutoff, the delta (:class:`BundleDelta`
+    and its rendering, ``parts``), the selection and its token budget, and what the skill is
+    (name, topic, target model, date). :meth:`to_dict` is its JSON form (run.json's ``bundle.content``; the prompt's
+    nonce hashes it)."""
+
+    skill_name: str
+    target_model: str
+    cutoff: str
+    sources: list[dict]
+    delta: BundleDelta = field(default_factory=BundleDelta)
+    selection: Selection = field(default_factory=lambda: Selection("direct", 0, []))
+    topic: str = ""
+    today: str = ""
+    context_tokens: int = 0
+    parts: Any = None  # synth.delta.render.SkillParts: the references and the entries SKILL.md names (or None)
+
+    def to_dict(self, delta_sources: list[dict] | None = None) -> dict:
+        """The bundle as JSON (``delta_sources``: the pages only the delta's lines cite, once the draft cited them)."""
+        out: dict[str, object] = {"skill_name": self.skill_name, "target_model": self.target_model, "cutoff": self.cutoff,
+                                  "sources": self.sources, "delta": self.delta.to_dict()}
+        if delta_sources:
+            out["delta_sources"] = delta_sources
+        return out
+
+    @property
+    def budget(self) -> int:
+        """The token budget the sources were selected for."""
+        return self.selection.budget
+
+
+def to_bundle(selection: Selection, *, skill_name: str, target_model: str, cutoff: str, delta: dict | None = None) -> dict:
+    """The context bundle as JSON before the delta's rendering (skill name, target model, cutoff, sources
+    (:func:`source_rows`), the ranking's boundary and post-cutoff versions)."""
+    sources = source_rows(selection)
+    bundle: dict[str, object] = {"skill_name": skill_name, "target_model": target_model, "cutoff": cutoff, "sources": sources}
     if delta is not None:
-        bundle["delta"] = {"boundary": delta.get("boundary"),
-                           "post_cutoff_versions": _post_versions(ordered)}
+        bundle["delta"] = {"boundary": delta.get("boundary"), "post_cutoff_versions": post_versions(selection)}
     return bundle
 
 
+def post_versions(selection: Selection) -> list[str]:
+    """The post-cutoff versions of the selected sources' change entries, newest first, each with its date."""
+    return _post_versions(sorted(selection.sources, key=lambda c: not c.delta))
+
+
 def _post_versions(candidates: list[Candidate]) -> list[str]:
-    from synth.evidence.delta.versions import parse_version
+    from synth.delta.versions import parse_version
 
     labels = {ch.version: ch.when() for c in candidates for ch in c.delta}
     return [labels[v] for v in sorted(labels, key=lambda v: (parse_version(v) is None, parse_version(v) or v), reverse=True)]

@@ -16,10 +16,10 @@ from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
-from synth.evidence.delta.changes import page_freshness
-from synth.evidence.delta.relevance import BM25
-from synth.evidence.delta.timeline import parse_day
+from synth.delta.changes import page_freshness
+from synth.delta.timeline import parse_day
 from synth.evidence.item import SourceItem, fields_from_json
+from synth.evidence.relevance import BM25
 from synth.evidence.scoring import combined_score
 from synth.evidence.shingles import line_tokens
 from synth.evidence.urls import host_of, normalize_host

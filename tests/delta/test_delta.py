@@ -5,11 +5,11 @@ from datetime import date
 
 import pytest
 
-from synth.evidence.delta.changes import Change, HostDates, classify, entry_score, page_freshness, read_changes
-from synth.evidence.delta.relevance import BM25, is_boilerplate, query_terms, rank_texts
-from synth.evidence.delta.timeline import Timeline
-from synth.evidence.delta.versions import parse_version, series, starts_series
-from synth.pipeline.bundle import _fair_shares
+from synth.delta.changes import Change, HostDates, classify, entry_score, page_freshness, read_changes
+from synth.delta.timeline import Timeline
+from synth.delta.versions import parse_version, series, starts_series
+from synth.evidence.relevance import BM25, is_boilerplate, query_terms, rank_texts
+from synth.pipeline.bundle import Bundle, BundleDelta, _fair_shares
 from synth.pipeline.extractive import _entry_text, _label
 
 TODAY = date(2026, 11, 29)
@@ -239,7 +239,7 @@ def test_fair_shares(demands, budget, expected):
     ("plain words only here", set()),
 ])
 def test_identifiers(text, names):
-    from synth.evidence.delta.changes import identifiers
+    from synth.delta.changes import identifiers
 
     assert identifiers(text) == names
 
@@ -296,7 +296,7 @@ def test_extractive_never_presents_old_sources_as_new(sources, expect):
     srcs = [{"n": i, "url": f"https://x.example/{i}", "title": "t", "authority": 0.5,
              "excerpts": ["The frobnicator now accepts a timeout argument for every call it makes."], "code_blocks": [], **s}
             for i, s in enumerate(sources, 1)]
-    text = extractive_skill({"cutoff": "2026-01", "target_model": "m", "sources": srcs}, topic="frob", name="frob")
+    text = extractive_skill(Bundle("frob", "m", "2026-01", srcs, topic="frob"))
     assert expect in text
     assert ("frobnicator now accepts" in text) is (expect != "nothing new after")
 
@@ -309,8 +309,8 @@ def test_with_since_version_a_fresh_page_date_is_no_delta(coverage, unread):
 
     srcs = [{"n": 1, "url": "https://x.example/1", "title": "t", "authority": 0.5, "published": "2026-05-01", "post_cutoff": True,
              "excerpts": ["The frobnicator now accepts a timeout argument for every call it makes."], "code_blocks": []}]
-    bundle = {"cutoff": "2026-01", "target_model": "m", "sources": srcs, "delta": {"since_version": "1.62", "coverage": coverage}}
-    text = extractive_skill(bundle, topic="frob", name="frob")
+    bundle = Bundle("frob", "m", "2026-01", srcs, BundleDelta(since_version="1.62", coverage=coverage), topic="frob")
+    text = extractive_skill(bundle)
     assert "no version newer than 1.62 in the sources read" in text and "frobnicator now accepts" not in text
     assert ("left 29,728 more of the site unread" in text) is unread
 

@@ -4,13 +4,13 @@ from datetime import date
 
 import pytest
 
-from synth.evidence.delta.changes import read_changes
-from synth.evidence.delta.cleaning import clean_text
-from synth.evidence.delta.ledger import Ledger, version_stamp
-from synth.evidence.delta.lines import page_label, place_page, version_label
-from synth.evidence.delta.render import fold_patches, version_lines
-from synth.evidence.delta.timeline import Timeline, VersionStatus
-from tests.evidence.test_ledger import _ch
+from synth.delta.changes import read_changes
+from synth.delta.cleaning import clean_text
+from synth.delta.ledger import Ledger, version_stamp
+from synth.delta.lines import page_label, place_page, version_label
+from synth.delta.render import fold_patches, version_lines
+from synth.delta.timeline import Timeline, VersionStatus
+from tests.delta.test_ledger import _ch
 
 CUTOFF = date(2022, 1, 1)
 TODAY = date(2026, 6, 1)

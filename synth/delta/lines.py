@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from packaging.version import Version
 
-from synth.evidence.delta.versions import parse_version, series, starts_series
+from synth.delta.versions import parse_version, series, starts_series
 
 # words a heading puts before a version that name no product ("Version 2.1", "New in 3.0", "Changes in 2.8")
 _NOT_A_LABEL = frozenset("""

@@ -5,11 +5,11 @@ from datetime import date
 
 import pytest
 
-from synth.evidence.delta.changes import read_changes
-from synth.evidence.delta.classify import area_from_api, area_from_headings, area_from_url, section_of, use_instead
-from synth.evidence.delta.cleaning import clean_heading, clean_text, is_intro
-from synth.evidence.delta.ledger import Ledger
-from synth.evidence.delta.render import (
+from synth.delta.changes import read_changes
+from synth.delta.classify import area_from_api, area_from_headings, area_from_url, section_of, use_instead
+from synth.delta.cleaning import clean_heading, clean_text, is_intro
+from synth.delta.ledger import Ledger
+from synth.delta.render import (
     PER_VERSION_MAX,
     headline_entries,
     plan_files,
@@ -17,7 +17,7 @@ from synth.evidence.delta.render import (
     safe_inline,
     skill_parts,
 )
-from synth.evidence.delta.timeline import Timeline
+from synth.delta.timeline import Timeline
 
 CUTOFF = date(2022, 1, 1)
 TODAY = date(2026, 6, 1)
@@ -298,7 +298,7 @@ def test_safe_inline(text, safe):
     ("New in 2.3: the loader", "New in 2.3: the loader"),  # a post-cutoff version is left as it is
 ])
 def test_history_inside_an_entry_is_dated_as_history(text, out):
-    from synth.evidence.delta.cleaning import date_history
+    from synth.delta.cleaning import date_history
 
     assert date_history(text, lambda v: v in ("3.9", "2.1")) == out
 
@@ -337,8 +337,8 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     api.update(page_kind="doc", changes=[_ch("added", "2.3", "frobnicate(x) — frobnicates x.", api="acme.frobnicate")])
     feed = write_jsonl(tmp_path / "run.jsonl", items + [release, api])
     ranked = rank_sources([str(feed)], cutoff_start=CUTOFF, today=TODAY, subject=Subject("acme"))
-    assert ranked.delta["build_dated_hosts"]["docs.acme.example"]["date"] == "2026-10-07"
-    assert ("2.3.0", "2023-03-04") in {(r["version"], r["date"]) for r in ranked.delta["timeline"]}
+    assert ranked.delta.build_dated_hosts["docs.acme.example"]["date"] == "2026-10-07"
+    assert ("2.3.0", "2023-03-04") in {(r["version"], r["date"]) for r in ranked.delta.timeline}
     assert {e.version for e in ranked.changes.post} == {"2.3"}  # 2.3.0 and 2.3 are one release
     assert ranked.changes.states["2.3"].state == "post"
 
@@ -352,7 +352,7 @@ def test_a_release_page_on_a_build_dated_host_dates_its_version(tmp_path):
     ("old() — Deprecated since version 3.11, will be removed in version 3.13: use new().", "3.11", "old() — use new()."),
 ])
 def test_own_marker_phrase_is_left_to_the_label(text, version, out):
-    from synth.evidence.delta.cleaning import strip_own_marker
+    from synth.delta.cleaning import strip_own_marker
 
     assert strip_own_marker(text, version) == out
 

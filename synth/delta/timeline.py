@@ -36,7 +36,8 @@ from datetime import date
 
 from packaging.version import Version
 
-from synth.evidence.delta.versions import known_by, parse_version, plausible_version, series, starts_series
+from synth.delta.model import POST, PRE, UNDATED, VersionStatus  # noqa: F401 - re-exported
+from synth.delta.versions import known_by, parse_version, plausible_version, series, starts_series
 
 EARLIEST_PLAUSIBLE = date(1980, 1, 1)
 MAX_VERSIONS = 5_000  # versions one timeline holds (a registry answering 100,000 releases made a 51 MB run.json)
@@ -44,7 +45,6 @@ MAX_CLAIMS = 16  # dated claims kept per version
 ABSURD_VERSION = "not a plausible version string"
 TIMELINE_FULL = f"the timeline is full ({MAX_VERSIONS:,} versions): the oldest are left out"
 
-POST, PRE, UNDATED = "post", "pre", "undated"
 
 
 def parse_day(value: object) -> date | None:
@@ -69,33 +69,6 @@ class DateClaim:
     date: date
     source: str
     url: str | None = None
-
-
-@dataclass(frozen=True)
-class VersionStatus:
-    version: str
-    state: str  # "post" | "pre" | "undated"
-    date: date | None  # the release date (or the lower bound when inferred after a post-cutoff series)
-    how: str  # "dated", "series 3.11.0", "after 3.10 (2021-10-04)", "before 3.12 (…)", "no known date"
-    bound: str | None = None  # another version line's version it is at least ("OTP 25.0"; :mod:`synth.evidence.delta.lines`)
-
-    @property
-    def post(self) -> bool:
-        return self.state == POST
-
-    def label(self) -> str:
-        """``3.11, released 2022-10-24`` / ``3.12, released after 2021-10-04`` / ``3.13, undated`` /
-        ``STDLIB 4.0, at least OTP 25.0 (undated)``."""
-        if self.bound:
-            return f"{self.version}, at least {self.bound}" + (
-                f", released on or after {self.date.isoformat()}" if self.date else " (undated)")
-        if self.date is None:
-            if self.how.startswith("newer than --since-version"):
-                return f"{self.version}, {self.how.split(' --', 1)[0]} {self.how.rsplit(' ', 1)[1]} (undated)"
-            return f"{self.version}, undated"
-        if self.how.startswith("after "):
-            return f"{self.version}, released after {self.date.isoformat()}"
-        return f"{self.version}, released {self.date.isoformat()}"
 
 
 @dataclass

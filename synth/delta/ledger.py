@@ -19,8 +19,8 @@ complete:
 * **de-duplication**: the same change stated twice (the change page and an API page's marker, or two
   pages) is one entry with every citation.
 
-The cleaning is :mod:`synth.evidence.delta.cleaning`'s, the section kinds and areas
-:mod:`synth.evidence.delta.classify`'s. Pure: no I/O, no Scrapy.
+The cleaning is :mod:`synth.delta.cleaning`'s, the section kinds and areas
+:mod:`synth.delta.classify`'s. Pure: no I/O, no Scrapy.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 
-from synth.evidence.delta.changes import Change, identifiers
-from synth.evidence.delta.classify import (
+from synth.delta.changes import Change, identifiers
+from synth.delta.classify import (
     _ENTRY_KIND,
     _KIND_OF_MARKER,
     _LEAD_VERB,
@@ -44,7 +44,7 @@ from synth.evidence.delta.classify import (
     section_of,
     use_instead,
 )
-from synth.evidence.delta.cleaning import (
+from synth.delta.cleaning import (
     _ISSUE_PREFIX,
     clean_heading,
     clean_text,
@@ -54,9 +54,10 @@ from synth.evidence.delta.cleaning import (
     strip_stamp,
     unlink_issues,
 )
-from synth.evidence.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
-from synth.evidence.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
-from synth.evidence.delta.versions import newest_first, parse_version
+from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
+from synth.delta.model import Delta, DeltaEntry  # noqa: F401 - Delta: the finished ledger, re-exported
+from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
+from synth.delta.versions import parse_version
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
 MAX_ENTRY_TEXT = 1200
@@ -65,63 +66,7 @@ EDGE_WEIGHT = 0.5  # a version released in the cutoff month: partly known, after
 # -- the ledger -------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Entry:
-    """One change of the delta, with every page that states it."""
-
-    version: str
-    kind: str  # added | changed | deprecated | removed | breaking | fixed | release
-    section: str  # a SECTION_KINDS value
-    area: str
-    internal: bool
-    text: str
-    citations: list[tuple[str, str | None, str]]  # (url, anchor, page title)
-    status: VersionStatus
-    removed_in: str | None = None
-    highlight: bool = False
-    change_page: bool = False  # stated on a change page (not only a marker on an API page)
-    headings: tuple[str, ...] = ()
-    api: str | None = None
-    use: str | None = None
-    instead_of: str | None = None
-    code: tuple[str, ...] = ()
-    code_langs: tuple[str, ...] = ()  # the language of each of ``code`` ("" when unknown)
-    score: float = 0.0
-    order: int = 0  # position in the run (page order, then the page's own order)
-    edge: bool = False  # released in the cutoff month itself: the model may know it partly
-
-    @property
-    def url(self) -> str:
-        url, anchor, _title = self.citations[0]
-        return url + (anchor or "") if anchor and "#" not in url else url
-
-    def langs(self) -> tuple[str, ...]:
-        """The language of each of :attr:`code` ("" where unknown)."""
-        return tuple(self.code_langs[i] if i < len(self.code_langs) else "" for i in range(len(self.code)))
-
-    def label(self) -> str:
-        """``Added in 3.11`` / ``Deprecated in 3.11, removal scheduled for 3.13`` / ``Fixed in 3.11.1``."""
-        v = self.version
-        return {
-            "added": f"Added in {v}", "changed": f"Changed in {v}", "breaking": f"Breaking in {v}",
-            "removed": f"Removed in {v}", "fixed": f"Fixed in {v}",
-            "deprecated": self._deprecated(),
-        }.get(self.kind, f"New in {v}")
-
-    def _deprecated(self) -> str:
-        if not self.removed_in:
-            return f"Deprecated in {self.version}"
-        if parse_version(self.removed_in) == parse_version(self.version):  # the schedule is all the entry dates
-            return f"Deprecated, removal scheduled for {self.removed_in}"
-        return f"Deprecated in {self.version}, removal scheduled for {self.removed_in}"
-
-    def to_dict(self, file: str | None = None) -> dict:
-        return {"version": self.version, "kind": self.kind, "section": self.section, "area": self.area,
-                "internal": self.internal, "text": self.text, "url": self.url,
-                "citations": [u + (a or "") if a and "#" not in u else u for u, a, _t in self.citations],
-                "file": file, "use": self.use, "instead_of": self.instead_of, "removed_in": self.removed_in,
-                "status": self.status.state, "released": self.status.date.isoformat() if self.status.date else None,
-                "highlight": self.highlight, "score": round(self.score, 4)}
+Entry = DeltaEntry  # the ledger's unit: one change of the delta (synth.delta.model)
 
 
 @dataclass
@@ -178,7 +123,7 @@ class Ledger:
                 if (pv := parse_version(c.version)) is not None and by_version[pv] != c.version}
 
     def placements(self, since: str | None) -> dict[tuple[str, str], Placement]:
-        """Change pages counting in another version line than the API markers (:mod:`synth.evidence.delta.lines`): each of
+        """Change pages counting in another version line than the API markers (:mod:`synth.delta.lines`): each of
         their ``(url, version)`` placed on the markers' line."""
         since_v = parse_version(since) if since else None
         since_label = version_label(since, str(since_v)) if since and since_v is not None else ""
@@ -434,49 +379,3 @@ def _next_month(d: date) -> date:
     return date(d.year + (d.month == 12), d.month % 12 + 1, 1)
 
 
-@dataclass
-class Delta:
-    """The finished ledger: post-cutoff entries (the delta), undated ones, and the statuses of every version seen."""
-
-    post: list[Entry]
-    undated: list[Entry]
-    states: dict[str, VersionStatus]
-    skipped: dict[str, int]
-    overflow: int
-    sections: dict[tuple[str, str], tuple[str, str]]  # change-page sections of post-cutoff versions
-    since_version: str | None = None
-    page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # (url, title, code, language) of change pages
-
-    def versions(self, state: str | None = None) -> list[VersionStatus]:
-        """Every version seen (or only those in ``state``), newest first."""
-        rows = [s for s in self.states.values() if state is None or s.state == state]
-        return sorted(rows, key=lambda s: newest_first(s.version))
-
-    def version_rows(self, limit: int = 500) -> list[dict]:
-        """run.json ``delta.versions``: every version seen, newest first, with its date or bound and why."""
-        return [{"version": s.version, "date": s.date.isoformat() if s.date else None, "state": s.state, "how": s.how}
-                for s in self.versions()[:limit]]
-
-    def post_versions(self) -> list[VersionStatus]:
-        """The post-cutoff versions with entries, newest first (patch releases after their series)."""
-        have = {e.version for e in self.post}
-        return [s for s in self.versions(POST) if s.version in have]
-
-    def undated_versions(self) -> list[VersionStatus]:
-        have = {e.version for e in self.undated}
-        return [s for s in self.versions(UNDATED) if s.version in have]
-
-    def by_area(self, entries: list[Entry] | None = None) -> dict[str, list[Entry]]:
-        """Entries grouped by area (case-insensitive; the most common spelling names it), each newest version first,
-        then by score."""
-        groups: dict[str, list[Entry]] = defaultdict(list)
-        spelling: dict[str, Counter] = defaultdict(Counter)
-        for e in self.post if entries is None else entries:
-            k = e.area.lower()
-            groups[k].append(e)
-            spelling[k][e.area] += 1
-        out = {}
-        for k, es in groups.items():
-            name = spelling[k].most_common(1)[0][0]
-            out[name] = sorted(es, key=lambda e: (newest_first(e.version), -e.score, e.order))
-        return out

@@ -1,4 +1,7 @@
-"""Version strings: parsed with ``packaging.version``, with a tolerant fallback for prose spellings."""
+"""Version strings, the one reader and comparator of both sides: how a version is printed (:data:`VER`,
+:data:`VER_RE`, :data:`BARE_VER`, read by the crawl's :mod:`skill3crawl.extract.releases`), normalised
+(:func:`normalize_version`, :func:`version_of_tag`), parsed with ``packaging.version`` with a tolerant fallback for
+prose spellings (:func:`parse_version`) and compared (:func:`known_by`, :func:`newest_first`, :func:`series`)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,28 @@ import re
 from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
+
+# A version as printed: 3.11, 2.0.0, v1.4, 2.0.0-beta.1, 3.11.0rc2 (a bare integer only after "version"/"v").
+VER = r"v?\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|alpha|beta|dev|pre|post|preview)[.-]?\d*)?|(?<=version )\d+|(?<=release )\d+|(?<=\bv)\d+"
+VER_RE = re.compile(rf"(?i)(?<![\w.])({VER})(?![\w-]|\.\d)")
+# a version as a field's whole value, where a bare number is a version too ("Since: 17", "OTP 25.0")
+BARE_VER = r"\d+(?:\.\d+)*(?:[-.]?(?:a|b|rc|alpha|beta|dev|pre|post|preview)[.-]?\d*)?"
+_TAG_VERSION = re.compile(r"(\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?)$")
+
+
+def normalize_version(s: str) -> str:
+    """``v1.4`` → ``1.4``; otherwise as printed."""
+    s = s.strip().strip("[]()")
+    if s[:1] in "vV" and s[1:2].isdigit():
+        s = s[1:]
+    return s
+
+
+def version_of_tag(tag: str) -> str:
+    """``v1.2.0`` / ``release-1.2`` / ``pkg@1.2.0`` → ``1.2.0`` (the tag itself when it has no version)."""
+    m = _TAG_VERSION.search(tag)
+    return m.group(1) if m else tag
+
 
 _NUM = re.compile(r"(\d+(?:\.\d+){0,3})")
 _PRE = re.compile(r"(\d+(?:\.\d+){0,3})\s*[-_ ]?\s*(alpha|beta|release candidate|candidate|rc|a|b|c)\s*[-_. ]?\s*(\d*)\b", re.I)

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from skill3.cli.app import app
 from skill3crawl.discovery import registries as reg
-from synth.evidence.delta.timeline import ABSURD_VERSION, MAX_VERSIONS, TIMELINE_FULL, Timeline
-from synth.evidence.delta.versions import parse_version, plausible_version
+from synth.delta.timeline import ABSURD_VERSION, MAX_VERSIONS, TIMELINE_FULL, Timeline
+from synth.delta.versions import parse_version, plausible_version
 from tests.pipeline.corpus import EXAMPLE, parse_sources, write_jsonl
 
 HUGE = "1" * 10_000

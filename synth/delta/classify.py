@@ -12,8 +12,8 @@ import re
 from urllib.parse import unquote, urlsplit
 
 from synth.core.literals import search
-from synth.evidence.delta.cleaning import _WS, clean_heading
-from synth.evidence.delta.versions import parse_version
+from synth.delta.cleaning import _WS, clean_heading
+from synth.delta.versions import parse_version
 
 # -- section kinds ----------------------------------------------------------------------------------------------
 

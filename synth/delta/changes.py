@@ -14,21 +14,28 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date
 
-from synth.evidence.delta.timeline import POST, PRE, Timeline, VersionStatus, parse_day
-from synth.evidence.delta.versions import parse_version
+from synth.delta.model import (  # noqa: F401 - the record's bounds, re-exported
+    CHANGE_KINDS,
+    MAX_CODE,
+    MAX_CODE_CHARS,
+    MAX_ENTRY_CHARS,
+    MAX_HEADING_CHARS,
+    MAX_PATH,
+    MAX_VERSION_CHARS,
+    POST,
+    PRE,
+    ChangeRecord,
+    VersionStatus,
+)
+from synth.delta.timeline import Timeline, parse_day
+from synth.delta.versions import parse_version
 from synth.evidence.scoring import RECENCY_PRE_CUTOFF, RECENCY_UNDATED, freshness
 
-KINDS = ("added", "changed", "deprecated", "removed", "release")
+KINDS = CHANGE_KINDS
 KIND_WEIGHT = {"added": 1.0, "release": 0.9, "deprecated": 0.9, "removed": 0.9, "changed": 0.8}
 STATE_WEIGHT = {POST: 1.0, "undated": 0.12, PRE: 0.04}
 HIGHLIGHT_BONUS = 2.5  # a highlights/summary entry leads its page whatever its wording
 NO_DELTA_FACTOR = 0.4  # a page without post-cutoff change entries, relative to one with them
-MAX_ENTRY_CHARS = 1500
-MAX_VERSION_CHARS = 64
-MAX_HEADING_CHARS = 200
-MAX_PATH = 8
-MAX_CODE = 3
-MAX_CODE_CHARS = 4000
 HIGHLIGHT = re.compile(r"\b(?:highlights?|summary|overview|at a glance|tl;?dr|key (?:features|changes)|major (?:features|changes)|headline)\b", re.I)
 NOTED_BONUS = 1.5  # a marker on a name the new version's release notes mention
 SUBJECT_CHARS = 160  # a marker's subject (its signature or first sentence) is at the start of its text
@@ -38,20 +45,10 @@ BUILD_SHARE = 0.8
 
 
 @dataclass
-class Change:
-    """One change entry of a page, with its version's status against the cutoff and its score."""
+class Change(ChangeRecord):
+    """One change entry of a page (:class:`~synth.delta.model.ChangeRecord`), with its version's status against the
+    cutoff and its score."""
 
-    kind: str
-    version: str
-    text: str
-    removed_in: str | None = None
-    date: str | None = None  # printed on the page
-    anchor: str | None = None
-    heading: str = ""
-    path: tuple[str, ...] = ()  # the enclosing headings, outermost first (when the crawl recorded them)
-    api: str | None = None  # the API a marker annotates (when the crawl recorded it)
-    code: tuple[str, ...] = ()  # the entry's own code examples, byte-exact
-    code_langs: tuple[str, ...] = ()  # each example's language as the page names it ("" when it names none)
     index: int = 0  # position on the page
     status: VersionStatus | None = None
     highlight: bool = False
@@ -104,50 +101,11 @@ class Change:
                 "relevance": self.relevance, "score": round(self.score, 4), "text": self.text}
 
 
-_LANG = re.compile(r"[A-Za-z0-9_+-]{1,24}")
-
-
-def _code_texts(code: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """An entry's code examples as the crawl writes them (``{"text", "language"}``; a bare string also), byte-exact,
-    and their languages (a fence's info word: "" unless it is a plain name)."""
-    if not isinstance(code, list):
-        return (), ()
-    texts, langs = [], []
-    for x in code[:MAX_CODE]:
-        text = x.get("text") if isinstance(x, dict) else x
-        lang = x.get("language") if isinstance(x, dict) else ""
-        if isinstance(text, str) and text.strip():
-            texts.append(text[:MAX_CODE_CHARS])
-            langs.append(lang if isinstance(lang, str) and _LANG.fullmatch(lang) else "")
-    return tuple(texts), tuple(langs)
-
-
 def read_changes(raw: object) -> list[Change]:
     """The item's ``changes`` as Change objects; malformed entries are skipped, text is capped."""
-    out: list[Change] = []
     if not isinstance(raw, list):
-        return out
-    for i, c in enumerate(raw):
-        if not isinstance(c, dict):
-            continue
-        kind = str(c.get("kind") or "").lower()
-        version = c.get("version")
-        text = c.get("text")
-        if kind not in KINDS or not isinstance(version, (str, int, float)) or not str(version).strip() or not isinstance(text, str) or not text.strip():
-            continue
-        removed = c.get("removed_in")
-        path, api = c.get("path"), c.get("api")
-        printed, anchor, heading = c.get("date"), c.get("anchor"), c.get("heading")
-        code, code_langs = _code_texts(c.get("code"))
-        out.append(Change(kind=kind, version=str(version).strip()[:MAX_VERSION_CHARS], text=text[:MAX_ENTRY_CHARS],
-                          path=tuple(str(h)[:MAX_HEADING_CHARS] for h in path[:MAX_PATH] if isinstance(h, str)) if isinstance(path, list) else (),
-                          api=api[:MAX_HEADING_CHARS] if isinstance(api, str) and api.strip() else None,
-                          code=code, code_langs=code_langs,
-                          removed_in=str(removed).strip() if isinstance(removed, (str, int, float)) and str(removed).strip() else None,
-                          date=printed if isinstance(printed, str) else None,
-                          anchor=anchor if isinstance(anchor, str) else None,
-                          heading=heading if isinstance(heading, str) else "", index=i))
-    return out
+        return []
+    return [ch for i, c in enumerate(raw) if (ch := Change.from_json(c, index=i)) is not None]
 
 
 def dated_releases(changes: list[Change]) -> list[tuple[str, str]]:

@@ -19,10 +19,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from synth.evidence.delta.classify import LEADING
-from synth.evidence.delta.ledger import Delta, Entry
-from synth.evidence.delta.timeline import VersionStatus
-from synth.evidence.delta.versions import newest_first, parse_version
+from synth.delta.classify import LEADING
+from synth.delta.ledger import Delta, Entry
+from synth.delta.timeline import VersionStatus
+from synth.delta.versions import newest_first, parse_version
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
 
