@@ -128,7 +128,9 @@ NEWS = b"Acme NEWS\n=========\n\nVersion 2.0.0 (2024-03-04)\n-------------------
     (NEWS, "application/octet-stream", "/notes/2.0.0.txt", True),
     (NEWS, "application/octet-stream", "/data.bin", False),  # a binary type and extension: not read as text
     (b"\x00\x01\x02PK" + NEWS, "application/octet-stream", "/NEWS", False),  # bytes that are not text
-    (NEWS, "text/css", "/NEWS", False),
+    (NEWS, "text/css", "/style.css", False),
+    (NEWS, "text/x-csrc", "/examples/ex-client.c", False),  # an example's source is not a page
+    (NEWS, "text/x-csrc", "/CHANGES", True),  # whatever a server calls a change log
     (NEWS, "image/png", "/NEWS", False),
     ("Änderungen in 2.0".encode("latin-1"), "", "/CHANGES", True),  # not UTF-8: read as Latin-1
 ])
