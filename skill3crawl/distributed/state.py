@@ -74,7 +74,7 @@ class RedisSharedState(PageBudget):
 
     @guarded(list)
     def waiting_entries(self, most: int) -> list[Entry]:
-        return [json.loads(raw) for raw in self.server.lrange(self.waiting, 0, max(0, most - 1))]  # type: ignore[union-attr]
+        return [json.loads(raw) for raw in self.server.lrange(self.waiting, 0, max(0, most - 1))]
 
     @guarded(True)
     def add_canonical(self, key: str) -> bool:
