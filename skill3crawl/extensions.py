@@ -76,6 +76,9 @@ def summary_figures(stats: dict[str, Any]) -> dict[str, Any]:
         "dropped": dict(sorted(dropped.items())),
         "failed": dict(sorted(failed.items())),
         "items_written": stats.get("skill3/items_written", 0),
+        # change-record candidates (sitecrawl.order.change_candidate) the page budget left unfetched, at most 100 named
+        "unreached_change_records": list(stats.get("skill3/reach/unreached_change_records") or []),
+        "unreached_change_records_count": stats.get("skill3/reach/unreached_change_records_count", 0),
         # refresh (synth.agents.refresh): conditional requests answered 304 (revalidate), refetched (invalidate) ...
         "httpcache": {k.split("/", 1)[1]: v for k, v in sorted(stats.items()) if k.startswith("httpcache/")},
     }

@@ -22,7 +22,8 @@ class RedisSharedState(PageBudget):
         self.waiting = base + ":state:waiting"
 
     @guarded("seen")  # lost: no new page is claimed (not counted as over the budget)
-    def claim(self, key: str, limit: int, entry: Entry) -> Claim:
+    def claim(self, key: str, limit: int, entry: Entry, defer: bool = False) -> Claim:
+        """(``defer`` is not kept: the shared list hands pages out in the order they were found.)"""
         if not self.server.sadd(self.pages, key):
             return "seen"
         if self.server.incr(self.count) <= limit:
@@ -70,6 +71,10 @@ class RedisSharedState(PageBudget):
     @guarded(0)
     def waiting_count(self) -> int:
         return int(self.server.llen(self.waiting))
+
+    @guarded(list)
+    def waiting_entries(self, most: int) -> list[Entry]:
+        return [json.loads(raw) for raw in self.server.lrange(self.waiting, 0, max(0, most - 1))]
 
     @guarded(True)
     def add_canonical(self, key: str) -> bool:

@@ -116,6 +116,24 @@ def content_hash(excerpts: list[str], code_blocks: list[dict[str, str]]) -> str:
     return h.hexdigest()[:32]
 
 
+MAX_SCREEN_TABLES = 200
+
+
+def _table_headers(tree: Any) -> str:
+    """The header row of each table of the page as markdown lines (``| Version | Changes |``), for the version scan's
+    pre-screen: the main-content extractor leaves out blocks it takes for metadata or chrome — a History table in a
+    collapsed ``<details>`` under an API's heading — that the scan, which reads the tree, still finds."""
+    rows = []
+    for table in tree.iterfind(".//table"):
+        first = next(table.iterfind(".//tr"), None)
+        if first is not None:
+            cells = [" ".join(c.text_content().split())[:40] for c in first if isinstance(c.tag, str) and c.tag in ("th", "td")]
+            rows.append("| " + " | ".join(cells) + " |")
+        if len(rows) >= MAX_SCREEN_TABLES:
+            break
+    return "\n" + "\n".join(rows) if rows else ""
+
+
 def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, float] | None = None) -> dict[str, Any]:
     """→ ``{title, excerpts, code_blocks, content_hash, extractor, chars, drop_reason}`` and the version markers /
     change-page fields of :func:`~skill3crawl.extract.versions.find_changes` (``changes``, ``page_kind``,
@@ -170,7 +188,8 @@ def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, flo
     }
     if result["drop_reason"] is None:
         t = time.process_time()
-        result.update(find_changes(node if node is not None else tree.find("body"), url, title, body=node is None, text=md,
+        screen = md if node is not None else md + _table_headers(tree)
+        result.update(find_changes(node if node is not None else tree.find("body"), url, title, body=node is None, text=screen,
                                    code_chars=sum(len(c["text"]) for c in code_blocks), code_of=code_of))
         if cpu is not None:
             cpu["versions"] = cpu.get("versions", 0.0) + time.process_time() - t

@@ -4,8 +4,10 @@
 its request until its item is written; a page that ends without an item
 (failed, robots-denied, not HTML, a duplicate, dropped by a pipeline) gives
 its slot back to the first page waiting. Pages found while the budget is full
-wait, as compact entries, in a FIFO list (breadth-first order kept) bounded by
-:func:`waiting_cap` — beyond it they are dropped. The same budget remembers the
+wait, as compact entries, bounded by :func:`waiting_cap` — beyond it they are dropped. Locally they wait
+in the order a page is worth its slot (:func:`page_rank`: change-record candidates first, then by link
+depth from the start pages, then spread across the site's folders), the order the crawl's requests carry
+as their Scrapy priority; the shared (Redis) list keeps the order they were found in. The same budget remembers the
 canonical keys of the pages written (:func:`synth.evidence.urls.url_key`).
 
 :class:`LocalState` keeps it in ``spider.state`` (persisted with ``JOBDIR``);
@@ -14,13 +16,38 @@ canonical keys of the pages written (:func:`synth.evidence.urls.url_key`).
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from synth.evidence.urls import url_key
 
-# A page waiting for (or holding) a slot: [canonical URL, discovery, title, lastmod, hops, html_url].
+# A page waiting for (or holding) a slot: [canonical URL, discovery, title, lastmod, hops, html_url, rank, depth];
+# rank (:func:`page_rank`, higher first) and depth (link hops from a start page, or its path's depth when a sitemap
+# listed it) may be missing from an entry saved by an older version (then 0).
 Entry = list
+RANK_CANDIDATE = 100_000  # a change-record candidate (change_like_url) before any other page
+RANK_DEPTH = 1_000  # then one link hop less before one more
+MAX_RANK_DEPTH = 50
+MAX_FOLDER_SHARE = 999  # then the n-th page of its folder before the n+1-th: the budget spread across sections
+
+
+def page_rank(candidate: bool, depth: int, nth_in_folder: int) -> int:
+    """How much a page is worth its budget slot (higher first): a change-record candidate before any other page,
+    then fewer link hops from the start pages before more, then the pages a folder already had fewer of before
+    more (at one depth, the budget goes round the site's sections instead of exhausting the first one)."""
+    return ((RANK_CANDIDATE if candidate else 0) - min(max(depth, 0), MAX_RANK_DEPTH) * RANK_DEPTH
+            - min(max(nth_in_folder, 0), MAX_FOLDER_SHARE))
+
+
+def entry_rank(entry: Entry) -> int:
+    """The rank an entry was claimed with (0 for an entry without one)."""
+    return int(entry[6]) if len(entry) > 6 and isinstance(entry[6], int) else 0
+
+
+def entry_depth(entry: Entry) -> int:
+    """The depth an entry was ranked with (0 for an entry without one)."""
+    return int(entry[7]) if len(entry) > 7 and isinstance(entry[7], int) else 0
 Claim = Literal["new", "waiting", "over", "seen"]
 PAGE_WINDOW = 1000  # SKILL3_PAGE_WINDOW: pages requested and not yet finished, at most (local crawls)
 
@@ -34,9 +61,10 @@ def waiting_cap(limit: int) -> int:
 class PageBudget(Protocol):
     """What the docs crawl asks of its page budget, wherever it is kept."""
 
-    def claim(self, key: str, limit: int, entry: Entry) -> Claim:
+    def claim(self, key: str, limit: int, entry: Entry, defer: bool = False) -> Claim:
         """``new`` (fetch it now), ``waiting`` (queued for a slot), ``over`` (dropped: the waiting list is
-        full) or ``seen`` (``key`` was claimed before)."""
+        full) or ``seen`` (``key`` was claimed before). ``defer``: the page waits even when a slot is free (a
+        sitemap's pages are all claimed, then the best of them start; the local budget only)."""
         ...
 
     def transfer(self, key: str, entry: Entry | None = None, old_key: str | None = None) -> bool:
@@ -59,6 +87,10 @@ class PageBudget(Protocol):
 
     def waiting_count(self) -> int:
         """Pages waiting for a slot."""
+        ...
+
+    def waiting_entries(self, most: int) -> list[Entry]:
+        """At most ``most`` of the waiting entries (the first to be requested first)."""
         ...
 
     def add_canonical(self, key: str) -> bool:
@@ -90,7 +122,11 @@ class LocalState(PageBudget):
         st.setdefault("canonical", set())
         st.setdefault("count", 0)  # pages requested and not ended without an item
         st.setdefault("active", 0)  # pages requested and not finished
-        st.setdefault("waiting", deque())
+        waiting = st.setdefault("waiting", [])
+        if isinstance(waiting, deque):  # a JOBDIR saved by a version that queued in FIFO order
+            st["waiting"] = [(0, i, e) for i, e in enumerate(waiting)]
+            heapq.heapify(st["waiting"])
+        st.setdefault("seq", 0)  # ties keep the order pages were found in
         st.setdefault("inflight", {})  # key → entry of the pages requested and not finished (requeued after a kill)
         return st
 
@@ -111,19 +147,36 @@ class LocalState(PageBudget):
             return True
         return False
 
+    def _may_start(self, entry: Entry, limit: int) -> bool:
+        """Whether a page may take a slot now. When fewer slots are left than pages wait, the budget goes level by
+        level: a page more than one hop deeper than the shallowest page in flight waits for it (that page's links
+        may rank higher — a change record two links from the start beats a sitemap's deep pages); a change-record
+        candidate never waits."""
+        s = self._s
+        if not s["inflight"] or limit - s["count"] > len(s["waiting"]) or entry_rank(entry) >= RANK_CANDIDATE // 2:
+            return True
+        shallowest = min(entry_depth(e) for e in s["inflight"].values())
+        return entry_depth(entry) <= shallowest + 1
+
     def _start(self, entry: Entry) -> Entry:
         self._s["inflight"][url_key(entry[0])] = entry
         return entry
 
-    def claim(self, key: str, limit: int, entry: Entry) -> Claim:
+    def _wait(self, entry: Entry, rank: int) -> None:
+        s = self._s
+        s["seq"] += 1
+        heapq.heappush(s["waiting"], (-rank, s["seq"], entry))
+
+    def claim(self, key: str, limit: int, entry: Entry, defer: bool = False) -> Claim:
         if not self._add("pages", key):
             return "seen"
         waiting = self._s["waiting"]
-        if not waiting and self._can_start(limit):  # never ahead of a waiting page: breadth-first order
+        rank = entry_rank(entry)
+        if not defer and (not waiting or -waiting[0][0] < rank) and self._may_start(entry, limit) and self._can_start(limit):  # never ahead of a better waiting page
             self._start(entry)
             return "new"
         if len(waiting) < waiting_cap(limit):
-            waiting.append(entry)
+            self._wait(entry, rank)
             return "waiting"
         return "over"
 
@@ -148,8 +201,8 @@ class LocalState(PageBudget):
     def pump(self, limit: int) -> list[Entry]:
         s = self._s
         ready = []
-        while s["waiting"] and self._can_start(limit):
-            ready.append(self._start(s["waiting"].popleft()))
+        while s["waiting"] and self._may_start(s["waiting"][0][2], limit) and self._can_start(limit):
+            ready.append(self._start(heapq.heappop(s["waiting"])[2]))
         return ready
 
     def recover(self) -> int:
@@ -159,13 +212,20 @@ class LocalState(PageBudget):
         for key in s["inflight"]:  # fetched perhaps, but never written: not a canonical duplicate of itself
             s["canonical"].discard(key)
         s["inflight"] = {}
-        s["waiting"].extendleft(reversed(entries))
+        first = min((r for r, _, _ in s["waiting"]), default=0) - 1  # before every waiting page, in their own order
+        for entry in entries:
+            s["seq"] += 1
+            heapq.heappush(s["waiting"], (first, s["seq"], entry))
         s["active"] = max(0, s["active"] - len(entries))
         s["count"] = max(0, s["count"] - len(entries))
         return len(entries)
 
     def waiting_count(self) -> int:
         return len(self._s["waiting"])
+
+    def waiting_entries(self, most: int) -> list[Entry]:
+        """At most ``most`` waiting entries, best first."""
+        return [e for _, _, e in heapq.nsmallest(most, self._s["waiting"])]
 
     def add_canonical(self, key: str) -> bool:
         return self._add("canonical", key)

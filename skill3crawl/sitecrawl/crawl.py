@@ -37,12 +37,12 @@ from skill3crawl.distributed.state import RedisSharedState
 from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.extract.page import LinkRules, PageContext, process_page
-from skill3crawl.extract.versions import change_like_url
 from skill3crawl.items import FetchedPage, response_headers
 from skill3crawl.middlewares import ROBOTS_RETRIES, ROBOTS_TIMEOUT
 from skill3crawl.progress import Progress
-from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget
+from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget, entry_rank, waiting_cap
 from skill3crawl.sitecrawl.llms import llms_candidates, md_variant, parse_llms_txt
+from skill3crawl.sitecrawl.order import PageOrder, change_candidate
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.sitecrawl.sitemap import MAX_SITEMAP_DEPTH, MAX_SITEMAPS, parse_sitemap, sitemap_candidates
 from skill3crawl.state import get_state
@@ -58,7 +58,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_PRIO = {"robots": 300, "sitemap": 200, "llms": 100, "page": 0}
+_PRIO = {"robots": 300_000, "sitemap": 200_000, "llms": 150_000}  # above every page's rank (order.PageOrder)
+MAX_UNREACHED = 100  # change-record candidates a crawl names as not reached (run.json), at most
 # Arguments a planner publishes for its workers (never secrets, never per-process ones).
 SHARED_ARGS = ("topic", "target_model", "cutoff_time", "strict_cutoff", "authoritative", "start_urls", "max_pages",
                "output_dir", "llm_provider", "llm_endpoint", "llm_model", "depth_limit", "sitemap_filter", "locales")
@@ -137,6 +138,8 @@ class DocsCrawlMixin:
         self._profile_cpu0 = time.process_time()
         self.site_roots = a.site_roots(authoritative=self.crawl_authoritative_roots)
         self.scopes = [Scope.from_start_url(u, a.sitemap_filter, a.locales == "skip") for u in self.site_roots]
+        self.page_order = PageOrder()
+        self.unreached: list[str] = []  # change-record candidates dropped by the page budget
 
     # -- state -------------------------------------------------------------
     @property
@@ -200,22 +203,27 @@ class DocsCrawlMixin:
             return None
         if discovery == "link" and self.docs_state.has_canonical(key):
             return None  # a page already written under its canonical URL
-        entry = [canon, discovery, title, lastmod, hops, html_url]
+        rank, depth = self.page_order.rank(canon, hops if discovery == "link" else None, scope.prefix)
+        entry = [canon, discovery, title, lastmod, hops, html_url, rank, depth]
         if slot_held:
             if not self.docs_state.transfer(key, entry, old_key):
                 self.release_slot()
                 return None
             return self._entry_request(entry)
-        status = self.docs_state.claim(key, self.args.max_pages, entry)
+        # a sitemap's or llms.txt's pages are all claimed before any starts: then the best of them (and of the pages
+        # links found) take the free slots, level by level when the budget is short (budget.LocalState)
+        status = self.docs_state.claim(key, self.args.max_pages, entry, discovery in ("sitemap", "llms.txt"))
         if status == "over":
             self._drop("max_pages")
+            if len(self.unreached) < MAX_UNREACHED and change_candidate(canon):
+                self.unreached.append(canon)
         elif status == "waiting":
             self.crawler.stats.inc_value("skill3/discovery/waiting")
         return self._entry_request(entry) if status == "new" else None
 
     def _entry_request(self, entry: Entry) -> scrapy.Request:
         """The request for a budget entry (the page holds its slot until it finishes)."""
-        canon, discovery, title, lastmod, hops, html_url = entry
+        canon, discovery, title, lastmod, hops, html_url = entry[:6]
         item_url = canonical_url(html_url) if html_url else canon
         meta = {
             "skill3": {"discovery": discovery, "query": None, "title": title, "lastmod": lastmod, "url": item_url},
@@ -226,7 +234,9 @@ class DocsCrawlMixin:
         }
         if html_url:
             meta["skill3_html_url"] = html_url
-        return scrapy.Request(canon, callback=self.parse_site_page, errback=self.site_page_failed, meta=meta, priority=_PRIO["page"])
+        # the page's rank is its priority: Scrapy's scheduler hands out the best requested page first
+        return scrapy.Request(canon, callback=self.parse_site_page, errback=self.site_page_failed, meta=meta,
+                              priority=entry_rank(entry))
 
     def release_slot(self, key: str | None = None) -> None:
         """A page ended without an item: its budget slot passes on."""
@@ -269,6 +279,17 @@ class DocsCrawlMixin:
             left = self.docs_state.waiting_count()  # never fetched: the budget was spent (or the spider closed)
             if left:
                 self.crawler.stats.inc_value("skill3/dropped/max_pages", left)
+            self._record_unreached()
+
+    def _record_unreached(self) -> None:
+        """The change-record candidates the page budget left unfetched (dropped, or still waiting), in run.json."""
+        urls = list(getattr(self, "unreached", []))
+        waiting = self.docs_state.waiting_entries(waiting_cap(self.args.max_pages))
+        urls += [e[0] for e in waiting if change_candidate(e[0])]
+        urls = sorted(dict.fromkeys(urls))
+        if urls:
+            self.crawler.stats.set_value("skill3/reach/unreached_change_records", urls[:MAX_UNREACHED])
+            self.crawler.stats.set_value("skill3/reach/unreached_change_records_count", len(urls))
 
     def _direct_requests(self, roots: list[str] | None = None) -> Iterator[scrapy.Request]:
         """Robots.txt (for its sitemaps), llms.txt, and the start page of every site root (or of ``roots``)."""
@@ -330,8 +351,10 @@ class DocsCrawlMixin:
             return
         host = urlsplit(response.url).netloc
         count = 0
-        if kind != "sitemapindex":  # change pages first, so a page budget smaller than the sitemap holds them
-            entries = sorted(entries, key=lambda e: not change_like_url(e.loc))
+        if kind != "sitemapindex":  # the best pages first (order.PageOrder), so a budget smaller than the sitemap holds them
+            scope, _ = self._scope_for(response.url)
+            by_loc = {e.loc: e for e in entries}
+            entries = [by_loc[u] for u in self.page_order.best_first(list(by_loc), scope.prefix if scope else "/")]
         for entry in entries:
             if urlsplit(entry.loc).netloc != host:
                 continue  # a sitemap may only list its own host's pages
@@ -345,6 +368,12 @@ class DocsCrawlMixin:
                 if req is not None:
                     yield req
         self.crawler.stats.inc_value("skill3/discovery/sitemap_urls", count)
+        yield from self._pump_deferred()
+
+    def _pump_deferred(self) -> Iterator[scrapy.Request]:
+        """The waiting pages that may start now (after a sitemap's or an llms.txt's pages were all claimed)."""
+        for entry in self.docs_state.pump(self.args.max_pages):
+            yield self._entry_request(entry)
 
     def parse_llms_txt(self, response: Response) -> Iterator[scrapy.Request]:
         """The pages an llms.txt links, their ``.md`` twins first."""
@@ -362,6 +391,7 @@ class DocsCrawlMixin:
                 req = self._site_request(url, "llms.txt", title=title)
             if req is not None:
                 yield req
+        yield from self._pump_deferred()
 
     def site_page_failed(self, failure: Failure) -> Iterator[scrapy.Request]:
         """A page request failed: a missing ``.md`` twin hands its slot to the HTML page, else the slot passes on."""
@@ -391,8 +421,8 @@ class DocsCrawlMixin:
         seen = self.__dict__.setdefault("_links_seen", set())
         if urls is None:
             urls = sorted({urldefrag(link.url).url for link in self.link_extractor.extract_links(response)})
-        # sorted: a deterministic order for breadth-first runs; change pages first, so a page budget holds them
-        for url in sorted(urls, key=lambda u: not change_like_url(u)):
+        # sorted: a deterministic order; the best pages first (order.PageOrder), so a page budget holds them
+        for url in self.page_order.best_first(sorted(urls), "/", hops):
             if url in seen:
                 continue
             seen.add(url)

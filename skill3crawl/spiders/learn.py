@@ -38,6 +38,7 @@ from skill3crawl.extract.encoding import page_text
 from skill3crawl.items import EXPORT_FIELDS, FetchedPage, PageItem
 from skill3crawl.packages.spider import PackageSourceMixin
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
+from skill3crawl.sitecrawl.textfiles import plain_text
 from skill3crawl.state import get_state, note_dropped
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key
@@ -467,16 +468,25 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
                                                  title_hint=info.get("title") or ""))
 
     def page_html(self, response: Any, info: dict) -> str | None:
-        """The page as HTML (markdown and plain-text bodies converted), or None, counted as dropped."""
-        if not isinstance(response, TextResponse):
-            self.crawler.stats.inc_value("skill3/dropped/not_text")
-            return None
+        """The page as HTML (markdown and plain-text bodies converted, whatever their content type: a ``NEWS`` file
+        served as ``application/octet-stream`` — :func:`~skill3crawl.sitecrawl.textfiles.plain_text`), or None,
+        counted as dropped."""
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
         path = urlsplit(response.url).path.lower()
+        if not isinstance(response, TextResponse):
+            text = plain_text(response.body, ctype, urlsplit(response.url).path, response.url)
+            if text is None:
+                self.crawler.stats.inc_value("skill3/dropped/not_text")
+                return None
+            self.crawler.stats.inc_value("skill3/discovery/plain_text_untyped")
+            return markdown_to_html(text, info.get("title") or "")
         if "html" in ctype or (not ctype and isinstance(response, HtmlResponse)):
             return page_text(response)
         if "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
             return markdown_to_html(page_text(response), info.get("title") or "")
+        text = plain_text(response.body, ctype, urlsplit(response.url).path, response.url)
+        if text is not None:
+            return markdown_to_html(text, info.get("title") or "")
         self.crawler.stats.inc_value("skill3/dropped/not_html")
         return None
 

@@ -67,15 +67,24 @@ def make_bundle(sel: Selection, *, inputs: Inputs, name: str, ranked: Ranked, st
                   context_tokens=inputs.context_tokens, parts=parts)
 
 
-def crawl_coverage(inputs: Inputs) -> dict[str, int]:
-    """How much of the site the crawl read: the pages kept, and the pages in scope it left unread at max_pages."""
+MAX_UNREACHED_NAMED = 10  # change records a skill names as not reached (run.json names up to 100)
+
+
+def crawl_coverage(inputs: Inputs) -> dict[str, Any]:
+    """How much of the site the crawl read: the pages kept, the pages in scope it left unread at max_pages, and the
+    change-record candidates among them (``unreached``: at most :data:`MAX_UNREACHED_NAMED` URLs; ``unreached_count``)."""
     raw = inputs.crawl.meta.get("summary")
     summary: dict[str, Any] = raw if isinstance(raw, dict) else {}
     raw = summary.get("dropped")
     dropped: dict[str, Any] = raw if isinstance(raw, dict) else {}
     left, kept = dropped.get("max_pages"), summary.get("items_written")
+    raw = summary.get("unreached_change_records")
+    urls = [u for u in raw if isinstance(u, str) and u.startswith(("http://", "https://"))] if isinstance(raw, list) else []
+    count = summary.get("unreached_change_records_count")
     return {"pages": kept if isinstance(kept, int) and kept > 0 else 0,
-            "left_at_max_pages": left if isinstance(left, int) and left > 0 else 0}
+            "left_at_max_pages": left if isinstance(left, int) and left > 0 else 0,
+            "unreached": urls[:MAX_UNREACHED_NAMED],
+            "unreached_count": count if isinstance(count, int) and count >= len(urls) else len(urls)}
 
 
 def delta_parts(ranked: Ranked, sources: list[dict], inputs: Inputs) -> Any:

@@ -285,7 +285,7 @@ def _delta_skill(bundle: Bundle, *, topic: str, name: str) -> str:
         f"{bundle.target_model} ({shown})"
         + (f", and {len(dated)} page(s) dated after the cutoff" if dated else "")
         + ". Each versioned statement below names its version; every statement is quoted from the source cited after it. "
-        "Use it when a task touches those versions.",
+        "Use it when a task touches those versions." + _unreached_note(bundle),
         "",
         "## Instructions",
         "",
@@ -293,6 +293,20 @@ def _delta_skill(bundle: Bundle, *, topic: str, name: str) -> str:
         "",
     ]
     return _finish(lines, deprecations, _examples(delta_sources + dated))
+
+
+def _unreached_note(bundle: Bundle, most: int = 3) -> str:
+    """`` The crawl stopped at its page limit before reaching N page(s) that look like change records (…)``: what a site
+    too big for the page budget left unread (run.json's ``unreached_change_records``), or ``""``."""
+    cover = bundle.delta.coverage or {}
+    urls = [u for u in cover.get("unreached") or [] if isinstance(u, str)]
+    count = cover.get("unreached_count") or len(urls)
+    if not urls:
+        return ""
+    named = ", ".join(f"<{u}>" for u in urls[:most]) + (", …" if count > most else "")
+    return (f" The crawl stopped at its page limit before reaching {count:,} page(s) that look like change records "
+            f"({named}; all in run.json): the releases they document may be missing here — raise max_pages or start "
+            "from them (start_urls).")
 
 
 def _examined(bundle: Bundle, most: int = 5) -> str:
@@ -315,7 +329,7 @@ def _nothing_new_skill(bundle: Bundle, *, topic: str, name: str) -> str:
     unread = (f" The crawl stopped at its page limit: it kept {cover.get('pages', 0):,} pages and left "
               f"{cover['left_at_max_pages']:,} more of the site unread, where newer versions may be documented — raise "
               "max_pages or start from the part of the site that documents the changes (start_urls)."
-              if cover.get("left_at_max_pages") else "")
+              if cover.get("left_at_max_pages") else "") + _unreached_note(bundle)
     after = f"after {since}" if since else f"after {cutoff}"
     description = (f"Notes that none of the sources about {topic_title} read by skill3 documents a change {after}. "
                    f"Use when checking whether {topic_title} changed {after}.")
@@ -413,7 +427,8 @@ def _ledger_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str)
         f"{', '.join(parts.version_names[:6]) or 'see below'}. The sources document {len(parts.rendered.placed)} change(s) "
         "for them; the headline changes are below and every change is in the reference files, grouped by area, each "
         "citing the page that states it. Use this skill when a task touches those versions; open the reference file of "
-        "the area at hand for details. Compiled extractively by skill3 (every statement is quoted from the cited source).",
+        "the area at hand for details. Compiled extractively by skill3 (every statement is quoted from the cited source)."
+        + _unreached_note(bundle),
         "",
         "## Versions after the cutoff",
         "",
@@ -455,7 +470,7 @@ def _undated_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str
         f"them and nothing else places them before or after the {cutoff} cutoff of {bundle.target_model}.{known} "
         "Their changes below are **undated**: they may or may not be new to the model. To decide, run again with "
         "`--since-version X` (`-a since_version=X`: the newest version the model knows; every newer one is then the "
-        "delta) or a `--cutoff-time` your sources can date.",
+        "delta) or a `--cutoff-time` your sources can date." + _unreached_note(bundle),
         "",
         "## Instructions",
         "",

@@ -228,8 +228,30 @@ def _page_fields(node: Any, body: bool) -> tuple[str, str, str] | None:
     return None
 
 
+# Help-file tags in a plain-text page (``*version-9.0*``: the targets its links jump to). A line of tags only opens a
+# section; one tag naming a version ("version-9.0", "acme-2.1", "release2.1") makes it that release's section. A line of
+# words and then tags ("NEW FEATURES   *new-9*") is a sub-heading; a line opening with a file's tag ("*version9.txt*
+# For Acme version 9.0.  Last change: …") is the file's own header (its stamp), never a release heading.
+_HELP_TAG = r"\*[^\s*|]+\*"
+_HELP_TAGS_LINE = re.compile(r"^\s*(?:" + _HELP_TAG + r"\s*)+$")
+_HELP_TAGGED_HEADING = re.compile(r"^(?P<title>\S.{0,70}?\S)\s+(?:" + _HELP_TAG + r"\s*)+$")
+_HELP_FILE_TAG = re.compile(r"^\s*\*[^\s*|]+\.(?:txt|text|doc)\*")
+_HELP_TAG_VERSION = re.compile(r"(?i)^\*(?:[a-z][a-z0-9]*[-_]?)?v?(?P<ver>\d+(?:\.\d+)+)\*$")
+
+
+def _help_tags_version(s: str) -> str | None:
+    """The release a line of help tags names (its most specific version tag), else None."""
+    best: str | None = None
+    for tag in s.split():
+        m = _HELP_TAG_VERSION.match(tag)
+        if m and (best is None or m.group("ver").count(".") > best.count(".")):
+            best = m.group("ver")
+    return normalize_version(best) if best else None
+
+
 def _plain_text(node: Any, body: bool) -> tuple[Any, list[str]] | None:
-    """(the ``<pre>``, its lines) of a page whose content is plain text with at least two version headings."""
+    """(the ``<pre>``, its lines) of a page whose content is plain text with at least two version headings (a line of
+    help tags naming a version counts: ``*version-9.0*``)."""
     for pre in node.iter("pre"):
         if body and _in_chrome(pre):
             continue
@@ -240,7 +262,8 @@ def _plain_text(node: Any, body: bool) -> tuple[Any, list[str]] | None:
         n = 0
         for ln in lines:
             s = ln.strip().lstrip("#").strip()
-            if s and len(s) <= 120 and not ln[:1].isspace() and _QUICK_DIGITS.search(s) and version_heading(s):
+            if (s.endswith("*") and _HELP_TAGS_LINE.match(s) and _help_tags_version(s)) or (
+                    s and len(s) <= 120 and not ln[:1].isspace() and _QUICK_DIGITS.search(s) and version_heading(s)):
                 n += 1
                 if n >= 2:
                     return pre, lines

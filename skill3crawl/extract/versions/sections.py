@@ -19,7 +19,7 @@ from skill3crawl.extract.releases import (
 from skill3crawl.extract.versions.blocks import _annotated, _Block
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MIN_ENTRY_CHARS, MIN_ITEM_WORDS
 from skill3crawl.extract.versions.fields import _dl_fields, _table
-from skill3crawl.extract.versions.page import _Page
+from skill3crawl.extract.versions.page import _HELP_FILE_TAG, _HELP_TAGGED_HEADING, _HELP_TAGS_LINE, _help_tags_version, _Page
 from skill3crawl.extract.versions.phrases import _VER, _VER_RE, _removed_in, _section_kind
 from skill3crawl.extract.versions.quick import _QUICK_DIGITS
 from skill3crawl.extract.versions.state import _Scan
@@ -72,6 +72,7 @@ def _loose_text(el: Any) -> str:
         text = " ".join(nxt.text_content().split())
         return text[:MAX_LOOSE_CHARS + 1]
     return ""
+
 
 
 def _walk(scan: _Scan, page: _Page, page_heading: tuple[str, Any], labels: bool) -> None:
@@ -260,6 +261,7 @@ def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) 
     """A plain-text change log: version heading lines (alone, or underlined), sub-heading lines ("Bug fixes:",
     underlined words), bullet items and paragraphs as entries, dates from the heading or a field line."""
     pre, lines = pre_lines
+    lines = _help_structure(lines)
     version: str | None = None
     sub: str | None = None
     heading = ""
@@ -311,6 +313,42 @@ def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) 
         if len(scan.found) >= MAX_CHANGES:
             break
     flush()
+
+
+def _help_structure(lines: list[str]) -> list[str]:
+    """A help file's structure lines as the plain-text scan reads them: a line of tags naming a release → that
+    release's heading ("Release 9.0"), a title followed by its tags → a sub-heading ("# NEW FEATURES"), its own header
+    line and a line of other tags → a blank line; every other line as it is."""
+    out = []
+    for line in lines:
+        s = line.strip()
+        got = _help_line(line, s) if "*" in s else None
+        if got is None:
+            out.append(line)
+        elif got[0] == "version":
+            out.append(f"Release {got[1]}")
+        elif got[0] == "sub":
+            out.append(f"# {got[1]}")
+        else:
+            out.append("")
+    return out
+
+
+def _help_line(line: str, s: str) -> tuple[str, str | None] | None:
+    """A help file's structure line: ``("skip", None)`` for its own header line (its name, the version it documents,
+    its last change) or a line of tags that names no release, ``("version", v)`` for a line of tags naming release v,
+    ``("sub", title)`` for a title followed by its tags; None for any other line."""
+    if _HELP_FILE_TAG.match(s):
+        return "skip", None
+    if not s.endswith("*"):
+        return None
+    if _HELP_TAGS_LINE.match(s):
+        v = _help_tags_version(s)
+        return ("version", v) if v else ("skip", None)
+    tagged = _HELP_TAGGED_HEADING.match(s)
+    if tagged and not _BULLET.match(line):
+        return "sub", tagged.group("title").strip().rstrip(":")
+    return None
 
 
 def _version_line(line: str, s: str, cand: str, underlined: bool) -> tuple[str, str | None] | None:
