@@ -179,7 +179,7 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
             if stored is None:
                 raise IgnoreRequest(f"robots.txt of {url.netloc} could not be fetched")
             return stored.replace(url=request.url, request=request)
-        return await super().process_request(request, spider)
+        return await super().process_request(request)
 
     def process_request_2(self, rp: Any, request: Any) -> None:
         """Scrapy's check; a page robots.txt forbids is listed in crawl.json's ``dropped_items`` (reason ``robots``)."""
