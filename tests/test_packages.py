@@ -72,7 +72,7 @@ ALLOWED: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "synth.evidence": ("synth.core", "synth.skill.markdown", "synth.skill.names"),
     # the delta: change records, versions, the timeline, the ledger and its reference files; scores with the evidence
     # model's freshness, writes references with the SKILL.md reader
-    "synth.delta": ("synth.core", "synth.skill.markdown", "synth.skill.names", "synth.evidence"),
+    "synth.delta": ("synth.core", "synth.skill.markdown", "synth.skill.names", "synth.skill.quote", "synth.evidence"),
     # lint reads skills through synth.skill; a link's page key is the crawl's (urls)
     "synth.lint": ("synth.core", "synth.skill", "synth.evidence.urls"),
     # the chat models and the planner; the endpoint's host (urls)
@@ -91,7 +91,7 @@ ALLOWED: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     # the crawl: the evidence model, its exit codes and errors, what the spider asks a model (the planner, the provider
     # choice), the SKILL.md reader and names, secret redaction, the output folder's lock and atomic writes, and the
     # SynthOptions it hands to synthesis (which it calls through the SKILL3_SYNTH_FUNCTION setting, loaded lazily)
-    "skill3crawl": ("synth.core", "synth.evidence", "synth.delta", "synth.llm", "synth.skill.markdown", "synth.skill.names", "synth.vet.redact",
+    "skill3crawl": ("synth.core", "synth.evidence", "synth.delta", "synth.llm", "synth.skill.markdown", "synth.skill.names", "synth.skill.quote", "synth.vet.redact",
                     "synth.output.outdir", "synth.output.writing", "synth.pipeline.options"),
     # every command: the one place both sides meet
     "skill3.cli": ("synth", "skill3crawl", "skill3.mcp_server"),

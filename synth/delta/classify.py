@@ -253,14 +253,16 @@ _INSTEAD = (
 )
 
 
-def use_instead(text: str, api: str | None = None) -> tuple[str | None, str | None]:
-    """(what to use now, what it replaces) when the entry states it; (None, None) otherwise."""
+def use_instead(text: str, api: str | None = None, *, subject: bool = True) -> tuple[str | None, str | None]:
+    """(what to use now, what it replaces) when the entry states it; (None, None) otherwise. ``subject``: a bare
+    "use X instead" may take the name the sentence spoke of before it as the replaced one (deprecations and
+    removals; in other changes that name is rarely what X replaces)."""
     text = text or ""
     m = search(_INSTEAD[0], text)  # each pattern requires a word ("instead", "replaced"…): most entries are not searched
     if m:
         use = m.group(1) or m.group(2)
         # "use X instead" names no Y: the entry's subject, its API or the name the sentence spoke of before "use"
-        old = m.group(3) or m.group(4) or api or _subject_before(text[:m.start()], use)
+        old = m.group(3) or m.group(4) or api or (_subject_before(text[:m.start()], use) if subject else None)
         if use and old and use != old:
             return use.strip(), old.strip()
     for pattern, use_first in ((_INSTEAD[1], False), (_INSTEAD[2], True), (_INSTEAD[3], True), (_INSTEAD[4], False)):

@@ -422,7 +422,8 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
         or area_from_api(ch.api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"
     area = area.strip(" @*_`'\"()[]:.,;") or "General"
     # "use X instead" names what it replaces only in a deprecation or removal: there the entry's API is what goes
-    use, old = use_instead(text, ch.api if kind in ("deprecated", "removed") else None)
+    retired = kind in ("deprecated", "removed")
+    use, old = use_instead(text, ch.api if retired else None, subject=retired)
     return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
                  text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,
                  highlight=section == "highlights", change_page=is_change, headings=headings or nearest, api=ch.api, use=use,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from synth.core.errors import SynthFailure
+from synth.evidence.conflicts import superseded_claims
 from synth.llm.model import ContextLengthError, LLMError, Message
 from synth.pipeline.budget import MIN_BUDGET
 from synth.pipeline.bundle import Bundle, BundleDelta, Candidate, Ranked, Selection, post_versions, select_evidence, source_rows
@@ -116,7 +117,8 @@ def synthesize(synthesizer: Synthesizer, candidates: list[Candidate], budget: in
             ctx = SkillContext(topic=inputs.topic, target_model=inputs.target_model, cutoff=inputs.cutoff.month,
                                learned_date=inputs.today, sources=bundle.sources + delta_sources,
                                references=dict(parts.rendered.files) if parts else {},
-                               reference_index=parts.index_lines() if parts else [])
+                               reference_index=parts.index_lines() if parts else [],
+                               superseded=superseded_claims(bundle.sources + delta_sources))
             return Draft(text, messages, sel, bundle, ctx, shrunk, map_reduce, delta_sources)
         except ContextLengthError as exc:
             if shrunk is not None:

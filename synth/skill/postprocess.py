@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
 from synth.core.errors import (
     PostProcessError,  # noqa: F401 - defined with every error (synth.core.errors)
-    )
+)
 from synth.skill import echoes, fixers, references, safety, sources, stale
 from synth.skill.frontmatter import read_frontmatter
 from synth.skill.names import sanitize_name
@@ -58,6 +59,7 @@ class SkillContext:
     version: str = "1.0.0"
     references: dict[str, str] = field(default_factory=dict)  # the delta's reference files, written deterministically
     reference_index: list[str] = field(default_factory=list)  # SKILL.md's index of them, one line per file
+    superseded: list[Any] = field(default_factory=list)  # claims fresh sources say no longer hold (synth.evidence.conflicts)
 
 
 @dataclass
@@ -110,7 +112,7 @@ def postprocess(raw: str, ctx: SkillContext) -> Skill:
         fixes += f
     body, f = fixers.ensure_title(body, ctx.topic, ctx.cutoff)
     fixes += f
-    body, f, superseded = stale.drop_superseded_lines(body, ctx.sources)
+    body, f, superseded = stale.drop_superseded_lines(body, ctx.superseded)
     fixes += f
     urls = {s["url"]: int(s.get("n", i)) for i, s in enumerate(ctx.sources, 1)}
     listed = sources.listed_sources(body, len(ctx.sources), urls)  # before the draft's own Sources section goes

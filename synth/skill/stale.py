@@ -12,8 +12,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-
-from synth.evidence.conflicts import Superseded, superseded_claims
+from typing import Any
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
@@ -21,10 +20,11 @@ _CITATION = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
 _BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 
 
-def drop_superseded_lines(body: str, sources: list[dict]) -> tuple[str, list[str], list[dict]]:
+def drop_superseded_lines(body: str, claims: list[Any]) -> tuple[str, list[str], list[dict]]:
     """``body`` without the sentences a fresh source says are no longer true (code blocks and headings untouched);
-    a bullet left without words goes whole. Returns (body, fixes, what was removed and why)."""
-    claims = superseded_claims(sources)
+    a bullet left without words goes whole. ``claims``: ``synth.evidence.conflicts.superseded_claims`` of the
+    sources (each with ``contradicted_by(sentence)``, ``url``, ``sentence``). Returns (body, fixes, what was removed
+    and why)."""
     if not claims:
         return body, [], []
     out: list[str] = []
@@ -46,7 +46,7 @@ def drop_superseded_lines(body: str, sources: list[dict]) -> tuple[str, list[str
     return "\n".join(out), fixes, removed
 
 
-def _without_superseded(line: str, claims: list[Superseded], removed: list[dict]) -> str | None:
+def _without_superseded(line: str, claims: list[Any], removed: list[dict]) -> str | None:
     bullet = _BULLET.match(line)
     lead = bullet.group(1) if bullet else ""
     sentences = _SENTENCE.split(line[len(lead):])
