@@ -125,12 +125,13 @@ _ONLY_LINKS = re.compile(rf"^\W*{_LINK}(?:[\s|·•,;/»«>-]*{_LINK})*[\s|·•
 _INLINE_HEADING = re.compile(r"(?:^|\s)#{1,6}\s+\S")
 
 
-def navigation(text: str, headings: "tuple[str, ...] | list[str]" = ()) -> str | None:
+def navigation(text: str, headings: "tuple[str, ...] | list[str]" = (), api: str | None = None) -> str | None:
     """Why an entry is the page's navigation and not a change ("the sidebar's Previous topic", "only links", "a whole
     page"), or None: text under a navigation heading (Previous topic, Table of contents, On this page …), text that
     is nothing but links to other pages, text holding several headings of its own (a page's whole text, chrome and
-    sections flattened into one block)."""
-    if any(_NAV_HEADING.match(h or "") for h in headings):
+    sections flattened into one block). An entry that names an API object with its own version (``api``) is a change
+    whatever heading the page scan saw last (an API list after a page's "Contents" box), not the box's navigation."""
+    if not api and any(_NAV_HEADING.match(h or "") for h in headings):
         return "under a navigation heading (previous/next topic, contents, this page)"
     if _ONLY_LINKS.match(text or ""):
         return "only links to other pages (navigation)"

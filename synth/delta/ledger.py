@@ -397,7 +397,7 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     if is_intro(text):
         skipped["introduction or cross-reference"] += 1
         return None
-    nav = navigation(text, ch.path or (ch.heading,))
+    nav = navigation(text, ch.path or (ch.heading,), ch.api)
     if nav:
         skipped[nav] += 1
         return None

@@ -455,6 +455,20 @@ def test_navigation_is_no_entry(text, path, why):
     assert (got is None) if why is None else (why in got), got
 
 
+@pytest.mark.parametrize("text, api, why", [
+    ("[Frob.charset()](frob.html#charset()) — Returns the charset of the frob.", "acme.Frob.charset", None),
+    ("[Frob.charset()](frob.html#charset()) — Returns the charset of the frob.", None, "navigation heading"),
+    ("[acme.frob](acme/frob.html)", "acme.frob", "only links"),
+])
+def test_an_api_entry_after_a_contents_box_is_a_change(text, api, why):
+    """A list of new API after a page's "Contents" box: the scan's last heading is "Contents", but an entry that names
+    an API object with its own version is a change (a bare link is still navigation)."""
+    from synth.delta.cleaning import navigation
+
+    got = navigation(text, ["New API since Acme 11", "Contents"], api)
+    assert (got is None) if why is None else (why in got), got
+
+
 def test_maintenance_releases_of_an_older_series_never_lead():
     """Release 2.3 (the new series) and maintenance releases 2.2.9, 2.1.14 (series opened before the cutoff) released
     after the cutoff: the new series leads, the maintenance notes only fill the room left."""
