@@ -334,14 +334,20 @@ def _best_of_release(es: list[Entry], key: tuple = ()) -> list[Entry]:
 
 
 def _lead_order(pool: list[Entry]) -> list[Entry]:
+    """Highlights, then the sections in turn — what the release's own notes state (a change page) before what only
+    a marker on an API page says: the notes are the authors' choice of what matters in the release."""
     hl, details = _highlights(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
+    rest = [e for e in pool if e.section != "highlights"]
+    return hl + _in_turns([e for e in rest if e.change_page], details) + _in_turns([e for e in rest if not e.change_page], [])
+
+
+def _in_turns(pool: list[Entry], details: list[Entry]) -> list[Entry]:
     by_section: dict[str, list[Entry]] = {}
-    for e in sorted((e for e in pool if e.section != "highlights"), key=lambda e: (-e.score, e.order)):
+    for e in sorted(pool, key=lambda e: (-e.score, e.order)):
         by_section.setdefault(e.section, []).append(e)
     turns = [details] * bool(details) + [
         by_section[k] for k in ("features", "breaking", "deprecations", "removals", "behaviour", "other") if k in by_section]
-    rest = [t[i] for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t)]
-    return hl + rest
+    return [t[i] for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t)]
 
 
 def _opens(key: tuple, es: list[Entry]) -> bool:
