@@ -76,7 +76,11 @@ def test_summary_line_and_figures():
     fig = summary_figures({"skill3/pages_fetched": 5, "robotstxt/forbidden": 2, "skill3/dropped/no_content": 1,
                            "skill3/dropped/duplicate": 2, "skill3/items_written": 2, "skill3/failed/http_404": 1})
     assert fig == {"pages_fetched": 5, "robots_denied": 2, "robots_unavailable": 0, "network_guard_blocked": 0, "dropped": {"duplicate": 2, "no_content": 1},
-                   "failed": {"http_404": 1}, "items_written": 2, "httpcache": {}}
+                   "failed": {"http_404": 1}, "items_written": 2, "httpcache": {},
+                   "unreached_change_records": [], "unreached_change_records_count": 0}
+    unreached = summary_figures({"skill3/reach/unreached_change_records": ["http://h/NEWS"],
+                                 "skill3/reach/unreached_change_records_count": 3})
+    assert (unreached["unreached_change_records"], unreached["unreached_change_records_count"]) == (["http://h/NEWS"], 3)
     assert summary_figures({"httpcache/revalidate": 3, "httpcache/invalidate": 1})["httpcache"] == {"invalidate": 1, "revalidate": 3}
     assert summary_line(fig) == (
         "skill3 crawl summary: pages fetched 5, robots-denied 2, blocked by network guard 0, "
