@@ -4,9 +4,29 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
+from mcp.client.stdio import StdioServerParameters
+
 from synth.output.manifest import SCHEMA
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def params(root: Path | None, *extra: str, env: dict | None = None, cwd: Path = ROOT) -> StdioServerParameters:
+    """`skill3 mcp` over stdio as a child process, with its own SKILL3_HOME (under ``root``, else ``cwd``)."""
+    args = ["-m", "skill3", "mcp", *(["--root", str(root)] if root is not None else []), *extra]
+    return StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd),
+                                 env={"SKILL3_HOME": str((root or cwd) / ".skill3-home"), "PATH": os.environ.get("PATH", ""),
+                                      **(env or {})})
+
+
+def data(result) -> dict:
+    """A tool result's JSON, failing the test with the server's own message when the call errored."""
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
 
 
 def entry(version: str, kind: str, text: str, url: str, *, area: str = "", file: str | None = None,

@@ -15,8 +15,7 @@ from synth.agents import AgentsError
 from synth.agents.export import FORMATS, export_run
 from synth.agents.install import install, uninstall
 from synth.agents.runview import load
-from tests.agents.fixtures import entry, make_run
-from tests.agents.test_mcp import params
+from tests.agents.fixtures import entry, make_run, params
 
 A = "https://frob.example/changes"
 

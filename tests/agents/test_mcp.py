@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import anyio
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
-from tests.agents.fixtures import entry, make_run
+from tests.agents.fixtures import ROOT, data, entry, make_run, params
 
-ROOT = Path(__file__).resolve().parents[2]
 A, B = "https://frob.example/changes", "https://frob.example/whatsnew/3.0"
 
 
@@ -27,16 +21,6 @@ def root(tmp_path):
               use="`frob.connect()`", instead_of="`frob.open()`")],
         references={"references/streams.md": "# Streams\n\n`frob.stream()` details.\n"})
     return tmp_path
-
-
-def params(root: Path, *extra: str, env: dict | None = None) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "skill3", "mcp", "--root", str(root), *extra],
-                                 env={"SKILL3_HOME": str(root / ".skill3-home"), **(env or {})}, cwd=str(ROOT))
-
-
-def data(result) -> dict | list:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 def test_the_sdk_client_lists_gets_and_searches(root):

@@ -20,9 +20,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.agents.fixtures import entry, make_run
+from tests.agents.fixtures import ROOT, data, entry, make_run, params
 
-ROOT = Path(__file__).resolve().parents[2]
 A, B = "https://frob.example/changes", "https://frob.example/whatsnew/3.0"
 W = "https://widget.example/releases/2.0"
 
@@ -48,18 +47,6 @@ def root(tmp_path):
     make_run(tmp_path / "widget", name="widget", topic="widget toolkit", cutoff="2025-08", version="1.2.0", entries=[
         entry("2.0", "added", "`widget.Grid` lays widgets out in rows and columns.", W, area="layout")])
     return tmp_path
-
-
-def params(root: Path | None, *extra: str, env: dict | None = None, cwd: Path = ROOT) -> StdioServerParameters:
-    args = ["-m", "skill3", "mcp", *(["--root", str(root)] if root is not None else []), *extra]
-    return StdioServerParameters(command=sys.executable, args=args, cwd=str(cwd),
-                                 env={"SKILL3_HOME": str((root or cwd) / ".skill3-home"), "PATH": os.environ.get("PATH", ""),
-                                      **(env or {})})
-
-
-def data(result) -> dict:
-    assert not result.is_error, result.content[0].text
-    return json.loads(result.content[0].text)
 
 
 # --------------------------------------------------------------------------- the agent-facing surface, over stdio

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import stdio_client
 
-from tests.agents.test_mcp import params
+from tests.agents.fixtures import params
 from tests.mockserver import MockServer
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups")

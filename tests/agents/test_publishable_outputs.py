@@ -13,8 +13,7 @@ import pytest
 from mcp import Client
 
 from synth.agents.export import FORMATS, export_run, target_file
-from tests.agents.fixtures import entry, make_run
-from tests.agents.test_mcp import params
+from tests.agents.fixtures import entry, make_run, params
 
 A = "https://frob.example/changes"
 WHSEC = "whsec_" + "Zq7Wx3Rt9Yp2Lk5Nm8Bv4Cd6Fh1Jg0Se"
