@@ -63,6 +63,24 @@ def test_hostile_archives_are_refused(data, says):
         read_archive(data, lambda p: True, Limits(max_unpacked=1024 * 1024, max_members=20))
 
 
+def zip_of(members: list[tuple[str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, body in members:
+            zf.writestr(name, body)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("pack", [tar_of, zip_of], ids=["tar", "zip"])
+def test_a_wanted_member_over_the_member_cap_is_skipped_and_counted(pack):
+    """tar and zip keep the same members: wanted within the cap kept, wanted over it counted, unwanted left alone."""
+    data = pack([("p-1/README.md", b"r" * 100), ("p-1/CHANGES.md", b"c" * 101), ("p-1/setup.py", b"s" * 500),
+                 ("p-1/docs/a.md", b"a" * 99)])
+    got = read_archive(data, lambda p: p.endswith(".md"), Limits(max_member=100))
+    assert sorted(got.files) == ["README.md", "docs/a.md"]
+    assert got.too_large == 1 and got.top == "p-1"
+
+
 def test_zip_symlinks_and_bombs_are_refused():
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
