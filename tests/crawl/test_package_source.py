@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.fake_packages import DATES, PackageRegistry
-from tests.mockserver import MockServer
+from tests.crawl.fake_packages import DATES, DOCS_RST, PackageRegistry
+from tests.mockserver import MockServer, page
 
 
 def closed_port() -> int:
@@ -88,9 +88,9 @@ def test_archive_pages_are_official_and_dated_by_the_registry(widget_run):
     # the changelog of the newest archive, one page per release series after the baseline, dated by its release
     changelogs = {i["url"].rsplit("?release=", 1)[-1]: i for i in pages if "widgetlib-2.1.0.tar.gz/CHANGELOG.md" in i["url"]}
     assert set(changelogs) == {"2.0.0", "2.1.0"}, [i["url"] for i in pages]
-    for version, page in changelogs.items():
-        assert page["published"] == DATES[version]
-        assert {c["version"] for c in page["changes"]} == {version}  # the baseline's section (1.0.0) is not read
+    for version, item in changelogs.items():
+        assert item["published"] == DATES[version]
+        assert {c["version"] for c in item["changes"]} == {version}  # the baseline's section (1.0.0) is not read
 
 
 def test_changelog_entries_by_kind(widget_run):
@@ -230,3 +230,30 @@ def test_archives_are_cached_like_pages(tmp_path):
     assert len(first) == 3 and files == first
     crawl = json.loads((tmp_path / "out2" / "crawl.json").read_text())
     assert all(a["read"] for a in crawl["package_source"]["archives"])
+
+
+def test_the_package_is_its_own_host_in_consensus_beside_its_docs_site(tmp_path):
+    """The docs site the registry names answers (its own host): a paragraph it shares with the archive's docs page counts
+    two independent hosts, on the crawl's items and in the skill's sources; the archive ranks beside the docs site."""
+    shared = DOCS_RST.strip().splitlines()[-1].replace("``", "")  # a paragraph of the archive's docs/usage.rst
+    docs_page = page("Widgetlib documentation", f"<p>{shared}</p>"
+                     "<p>This site also has a tutorial, a reference of every widget option and a page of answers.</p>")
+    docs = MockServer(name="docs", routes={"/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\n"),
+                                           "/docs/": (200, "text/html; charset=utf-8", docs_page.encode())}).start()
+    try:
+        registry = PackageRegistry(str(tmp_path / "trap"), docs=f"http://localhost:{docs.port}/docs/")
+        r = run(tmp_path, registry)
+        docs_seen = [s.path for s in docs.seen]
+    finally:
+        docs.stop()
+    assert r["proc"].returncode == 0, r["proc"].stderr[-3000:]
+    assert "/docs/" in docs_seen
+    site = next((i for i in r["items"] if i["host"] == "localhost"), None)
+    assert site is not None, ([i["url"] for i in r["items"]], r["proc"].stderr[-3000:])
+    archive = next((i for i in r["items"] if i["url"].endswith("widgetlib-2.1.0.tar.gz/docs/usage.rst")), None)
+    assert archive is not None, "\n".join(f"{i['url']} {i['excerpts']}"[:300] for i in r["items"])
+    assert site["authority"] == archive["authority"] == 1.0
+    assert archive["host"] != site["host"]
+    assert max(site["consensus_count"], archive["consensus_count"]) == 2, json.dumps([site, archive])
+    sources = {s["url"]: s for s in json.loads((r["out"] / "run.json").read_text())["sources"]}
+    assert sources[site["url"]]["consensus_count"] == sources[archive["url"]]["consensus_count"] == 2, sources
