@@ -298,12 +298,47 @@ def api_changes(snapshots: list[tuple[str, dict[str, ApiObject]]]) -> list[ApiCh
         if path not in newest:
             v = next((ver for ver, api in snapshots[1:] if path not in api), newest_version)
             out.append(ApiChange("removed", path, obj.module, obj.kind, v, obj.signature, "", "", obj.doc, obj.file, obj.target))
-    out = _moves(_one_per_object(out))
+    out = _member_moves(_moves(_one_per_object(out)), {**base, **newest})
     # classes before their members; a member of an added or removed class is said by its class
     whole = {c.path for c in out if c.object_kind == "class" and c.kind in ("added", "removed")}
     out = [c for c in out if not any(c.path.startswith(w + ".") for w in whole)]
-    out.sort(key=lambda c: ({"removed": 0, "changed": 1, "added": 2}[c.kind], c.module, c.path))
+    # a module's own objects (what users import) before the members of its classes
+    out.sort(key=lambda c: ({"removed": 0, "changed": 1, "added": 2}[c.kind], c.module, c.path.count("."), c.path))
     return out[:MAX_CHANGES]
+
+
+def _member_moves(changes: list[ApiChange], objects: dict[str, ApiObject]) -> list[ApiChange]:
+    """The objects of one module or class that moved to one other place are one change of it: a module moved whole
+    (``pydantic.validators`` → ``pydantic.v1.validators``: "40 objects moved to `pydantic.v1.validators`: …"), a
+    class's members (``pydantic.AnyUrl.host`` → ``pydantic.v1.AnyUrl.host``: "members `host`, `port` moved to …")."""
+    groups: dict[tuple[str, str], list[ApiChange]] = {}
+    for c in changes:
+        m = _MOVED.fullmatch(c.detail)
+        if m and "." in c.path and "." in m.group(1):
+            old_parent, new_parent = c.path.rsplit(".", 1)[0], m.group(1).rsplit(".", 1)[0]
+            parent = objects.get(old_parent)
+            if old_parent == c.module or (parent is not None and parent.kind == "class"):
+                groups.setdefault((old_parent, new_parent), []).append(c)
+    # a class that moved whole says its members' moves
+    whole = {(c.path, m.group(1)) for c in changes if (m := _MOVED.fullmatch(c.detail))}
+    folded = {id(c) for key, g in groups.items() if len(g) > 1 or key in whole for c in g}
+    out = [c for c in changes if id(c) not in folded]
+    for (old_parent, new_parent), g in groups.items():
+        if len(g) < 2 or (old_parent, new_parent) in whole:
+            continue
+        g.sort(key=lambda c: c.path)
+        names = ", ".join(f"`{c.path.rsplit('.', 1)[1]}`" for c in g[:8]) + (", …" if len(g) > 8 else "")
+        cls = objects.get(old_parent)
+        if cls is not None and cls.kind == "class":
+            out.append(ApiChange("changed", old_parent, cls.module, "class", g[0].version, cls.signature, cls.signature,
+                                 f"{len(g)} members moved to `{new_parent}`: {names}", cls.doc, cls.file))
+        else:
+            out.append(ApiChange("changed", old_parent, old_parent, "module", g[0].version, "", "",
+                                 f"{len(g)} objects moved to `{new_parent}`: {names}", "", g[0].file))
+    return out
+
+
+_MOVED = re.compile(r"moved to `([^`]+)`")
 
 
 def _one_per_object(changes: list[ApiChange]) -> list[ApiChange]:

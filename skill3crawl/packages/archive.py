@@ -19,7 +19,8 @@ import tarfile
 import time
 import zipfile
 from dataclasses import dataclass, field
-from typing import Callable
+from functools import partial
+from typing import IO, Callable
 
 from synth.core.errors import ArchiveError  # noqa: F401 - defined with every error (synth.core.errors)
 
@@ -131,13 +132,7 @@ def _read_tar(data: bytes, wanted: Callable[[str], bool], limits: Limits, deadli
                 continue
             if not member.isfile() or not path:
                 continue
-            if wanted(_strip_guess(path)) or wanted(path):
-                fh = tf.extractfile(member) if member.size <= limits.max_member else None
-                body = fh.read(limits.max_member + 1) if fh is not None else None
-                if body is None or len(body) > limits.max_member:
-                    out.too_large += 1
-                else:
-                    raw.append((path, body))
+            _take(out, raw, path, member.size, partial(tf.extractfile, member), wanted, limits)
     _finish(out, raw, wanted, limits)
     return out
 
@@ -164,17 +159,27 @@ def _read_zip(data: bytes, wanted: Callable[[str], bool], limits: Limits, deadli
                                    "(a decompression bomb?)")
             if info.is_dir() or not path:
                 continue
-            if wanted(_strip_guess(path)) or wanted(path):
-                body = None
-                if info.file_size <= limits.max_member:
-                    with zf.open(info) as fh:
-                        body = fh.read(limits.max_member + 1)
-                if body is None or len(body) > limits.max_member:
-                    out.too_large += 1
-                else:
-                    raw.append((path, body))
+            _take(out, raw, path, info.file_size, partial(zf.open, info), wanted, limits)
     _finish(out, raw, wanted, limits)
     return out
+
+
+def _take(out: Archive, raw: list[tuple[str, bytes]], path: str, size: int, opener: Callable[[], IO[bytes] | None],
+          wanted: Callable[[str], bool], limits: Limits) -> None:
+    """A wanted member's bytes into ``raw`` when it is within the member cap (declared and read), else counted in
+    ``too_large``; ``opener`` is called only for a wanted member of a declared size within the cap."""
+    if not (wanted(_strip_guess(path)) or wanted(path)):
+        return
+    body = None
+    if size <= limits.max_member:
+        fh = opener()
+        if fh is not None:
+            with fh:
+                body = fh.read(limits.max_member + 1)
+    if body is None or len(body) > limits.max_member:
+        out.too_large += 1
+    else:
+        raw.append((path, body))
 
 
 def _strip_guess(path: str) -> str:

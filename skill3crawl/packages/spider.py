@@ -30,7 +30,7 @@ import scrapy
 from skill3crawl.items import FetchedPage, PageItem
 from skill3crawl.packages import artifacts
 from skill3crawl.packages.archive import Archive, ArchiveError, Limits, read_archive
-from skill3crawl.packages.changelog import release_naming, version_sections
+from skill3crawl.packages.changelog import release_naming, series_sections, version_sections
 from skill3crawl.packages.files import API_ROLES, file_role, page_html, wanted
 from skill3crawl.state import get_state
 from synth.core.errors import ApiDeltaError
@@ -60,7 +60,8 @@ def api_entry(c: dict[str, Any], package: str, dates: dict[str, str], since: str
     elif c["kind"] == "removed":
         text = f"`{_short(c['before'])}` is removed ({API_LABEL})."
     else:
-        text = f"`{name}` changed: {c['detail']}; now `{_short(c['after'])}` ({API_LABEL})."
+        now = f"; now `{_short(c['after'])}`" if c["after"] else ""
+        text = f"`{name}` changed: {c['detail']}{now} ({API_LABEL})."
     if named_in:
         text += f" Its release is {named_in}: the changelog names it there (the API was compared at {since} and {c['version']})."
     elif since:
@@ -191,23 +192,39 @@ class PackageSourceMixin:
         state = get_state(self.crawler)
         state.official.setdefault(_prefix(ref.url), f"{pkg['label']} release archive")
         files = sorted(((file_role(p), p) for p in archive.files if file_role(p) in ROLE_ORDER), key=lambda t: (ROLE_ORDER[t[0] or ""], t[1]))
+        baseline = pkg["sel"].baseline
+        pages = [page for role, path in files
+                 for page in self._file_pages(ref, role, path, archive.files[path], baseline.version if baseline else None)]
         cap = self.settings.getint("SKILL3_PACKAGE_PAGES", MAX_PACKAGE_PAGES)
-        for role, path in files[:cap]:
+        for version, role, path, url, body in pages[:cap]:
             if not self._room():
                 self.crawler.stats.inc_value("skill3/discovery/over_budget")
                 break
-            url = f"{ref.url.split('?', 1)[0].split('#', 1)[0]}/{path}"
-            title = f"{pkg['name']} {ref.version}: {path}"
-            html = page_html(path, archive.files[path], title)
-            record["files"].append({"version": ref.version, "path": path, "role": role, "url": url})
+            title = f"{pkg['name']} {version}: {path}"
+            html = page_html(path, body, title)
+            record["files"].append({"version": version, "path": path, "role": role, "url": url})
             self.crawler.stats.inc_value("skill3/pages_fetched")
             self.crawler.stats.inc_value("skill3/discovery/package")
             self.items_yielded += 1
-            item = self._item(FetchedPage(url, url, html, "package", title_hint=title, date_hint=ref.date))
+            item = self._item(FetchedPage(url, url, html, "package", title_hint=title,
+                                          date_hint=pkg["dates"].get(version) or ref.date))
             item.date_hint_source = "registry"
             yield item
-        if len(files) > cap:
-            record["files_not_read"] = len(files) - cap
+        if len(pages) > cap:
+            record["files_not_read"] = len(pages) - cap
+
+    def _file_pages(self, ref: artifacts.ArchiveRef, role: str | None, path: str, body: bytes,
+                    baseline: str | None) -> list[tuple[str, str | None, str, str, bytes]]:
+        """(version, role, path, URL, bytes) of the pages one file makes: a change record, one page per release series
+        after the baseline (its first release's version and registry date; a long changelog's newest releases would
+        otherwise fill a page's entries before the series that opened after the cutoff is reached); any other file,
+        one page of the newest release."""
+        url = f"{ref.url.split('?', 1)[0].split('#', 1)[0]}/{path}"
+        if role == "changes" and baseline:
+            parts = series_sections(body.decode("utf-8", "replace"), list(self._pkg["dates"]), baseline)
+            if parts:
+                return [(first, role, path, f"{url}?release={first}", chunk.encode()) for first, chunk in parts]
+        return [(ref.version, role, path, url, body)]
 
     def _change_sections(self, newest: artifacts.ArchiveRef, versions: list[str]) -> list[tuple[str, str]]:
         """The version sections of the newest archive's change records (to place API changes in unread releases)."""
@@ -251,7 +268,8 @@ class PackageSourceMixin:
             by_module.setdefault(c["module"], []).append(api_entry(c, pkg["name"], pkg["dates"], since, named))
             signatures.setdefault(c["module"], []).append(c["after"] or c["before"])
         get_state(self.crawler).official.setdefault(_prefix(newest.url), f"{pkg['label']} release archive")
-        for module, entries in sorted(by_module.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        # the package itself (`attrs`) before its submodules, then the modules with the most changes
+        for module, entries in sorted(by_module.items(), key=lambda kv: (kv[0].count("."), -len(kv[1]), kv[0])):
             if not self._room():
                 self.crawler.stats.inc_value("skill3/discovery/over_budget")
                 break

@@ -67,7 +67,9 @@ class ContentPipeline(_Base):
         item.code_blocks = result["code_blocks"]
         item.content_hash = result["content_hash"]
         item.changes = result.get("changes", []) if item.given_changes is None else item.given_changes
-        item.page_kind = result.get("page_kind", "")
+        # the package's API delta: markers on an API page, as a docs site's "Added in X" are (what a release's own notes
+        # state leads them), whatever the page scan makes of its list of versioned entries
+        item.page_kind = result.get("page_kind", "") if item.given_changes is None else "doc"
         item.page_version = result.get("page_version")
         if item.changes:
             self.stats.inc_value("skill3/changes", len(item.changes))

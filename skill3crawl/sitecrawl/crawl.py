@@ -64,16 +64,18 @@ MAX_UNREACHED = 100  # change-record candidates a crawl names as not reached (ru
 SHARED_ARGS = ("topic", "target_model", "cutoff_time", "strict_cutoff", "authoritative", "start_urls", "max_pages",
                "output_dir", "llm_provider", "llm_endpoint", "llm_model", "depth_limit", "sitemap_filter", "locales")
 # Links to these are never extracted ("txt" is left to the scope, which keeps llms-full.txt).
-def single_publisher(args: LearnArgs) -> bool:
-    """All start URLs under one registrable domain and no search: no independent hosts to agree."""
+def single_publisher(args: LearnArgs, package_source: bool = False) -> bool:
+    """All start URLs under one registrable domain, no search and no package source (the package's release archives
+    are a publisher of their own beside its docs site): no independent hosts to agree."""
     from synth.evidence.consensus import independent_host
 
     hosts = {independent_host(host_of(u)) for u in args.start_urls}
-    return len(hosts) <= 1 and not args.brave_token() and args.corpus is None
+    return len(hosts) <= 1 and not args.brave_token() and args.corpus is None and not package_source
 
 
-def apply_docs_settings(settings: BaseSettings, args: LearnArgs | None = None) -> None:
-    """Docs-mode settings at spider priority (``-s`` on the command line still wins)."""
+def apply_docs_settings(settings: BaseSettings, args: LearnArgs | None = None, package_source: bool = False) -> None:
+    """Docs-mode settings at spider priority (``-s`` on the command line still wins); ``package_source``: the run
+    reads the package's release archives too."""
     prio = "spider"
     settings.set("DEPTH_PRIORITY", 1, priority=prio)  # breadth-first ...
     settings.set("SCHEDULER_DISK_QUEUE", "scrapy.squeues.PickleFifoDiskQueue", priority=prio)  # ... with FIFO queues
@@ -85,7 +87,7 @@ def apply_docs_settings(settings: BaseSettings, args: LearnArgs | None = None) -
     settings.setdefault_in_component_priority_dict("EXTENSIONS", Progress, 520)
     pipelines = settings.getdict("ITEM_PIPELINES")
     consensus = "skill3crawl.pipelines.ConsensusPipeline"
-    if args is not None and consensus in pipelines and single_publisher(args):
+    if args is not None and consensus in pipelines and single_publisher(args, package_source):
         # constant memory for one publisher's site (see skill3crawl.sitecrawl.pipelines)
         order = pipelines.pop(consensus)
         pipelines["skill3crawl.sitecrawl.pipelines.SnippetFingerprintPipeline"] = order

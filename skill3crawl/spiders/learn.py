@@ -92,7 +92,7 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
         crawler.signals.connect(spider.slot_item_dropped, signal=signals.item_dropped)
         crawler.signals.connect(spider.slot_request_dropped, signal=signals.request_dropped)
         if a.corpus is None and (spider.site_roots or spider.resolves_packages()):
-            apply_docs_settings(settings, a)
+            apply_docs_settings(settings, a, package_source=spider.resolves_packages() and spider.packages_enabled())
         settings.set(
             "FEEDS",
             {str(a.feed_path): {"format": "jsonlines", "encoding": "utf-8", "store_empty": True, "fields": EXPORT_FIELDS,

@@ -86,12 +86,16 @@ def _lead_order(pool: list[Entry]) -> list[Entry]:
     marker on an API page says (the notes are the authors' choice of what matters in the release)."""
     hl, details = _highlights(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
     rest = [e for e in pool if e.section != "highlights"]
-    return hl + _in_turns([e for e in rest if e.change_page], details) + _in_turns([e for e in rest if not e.change_page], [])
+    return hl + _in_turns([e for e in rest if e.change_page], details) + _in_turns([e for e in rest if not e.change_page], [],
+                                                                                   outer_first=True)
 
 
-def _in_turns(pool: list[Entry], details: list[Entry]) -> list[Entry]:
+def _in_turns(pool: list[Entry], details: list[Entry], outer_first: bool = False) -> list[Entry]:
+    """The entries by section in turn, each section by score; ``outer_first`` (markers, whose page order is the API's
+    layout, not an author's choice): of equal scores, a module's own object (``pkg.Model``) before a member of it
+    (``pkg.Model.dump``, ``pkg.sub.helper``)."""
     by_section: dict[str, list[Entry]] = {}
-    for e in sorted(pool, key=lambda e: (-e.score, e.order)):
+    for e in sorted(pool, key=lambda e: (-e.score, e.api.count(".") if outer_first and e.api else 0, e.order)):
         by_section.setdefault(e.section, []).append(e)
     turns = [details] * bool(details) + [by_section[k] for k in SECTION_TURNS if k in by_section]
     return [t[i] for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t)]

@@ -31,12 +31,16 @@ DATES = {"1.0.0": "2025-06-01", "2.0.0": "2026-03-02", "2.1.0": "2026-09-15"}
 CHANGELOG = {
     "1.0.0": "## 1.0.0 (2025-06-01)\n\n### Added\n\n- The first release: `make()` builds a widget and `old_helper()` "
              "lists the registered widgets for the default registry.\n",
-    "2.0.0": "## 2.0.0 (2026-03-02)\n\n### Added\n\n- `new_feature()` frobnicates the widgets of a registry in parallel "
+    "2.0.0": "## 2.0.0 (2026-03-02)\n\n### Backwards-incompatible Changes\n\n- Widgets are immutable once built: set every "
+             "attribute through `make()` and copy a widget with `Widget.evolve()` instead of assigning to it, which now "
+             "raises an error that names the attribute.\n\n### Added\n\n- `new_feature()` frobnicates the widgets of a registry in parallel "
              "and returns them in their original order.\n\n### Changed\n\n- `make()` now takes a keyword-only `strict` flag, and "
              "its `size` default grows from 1 to 2 so that new widgets are readable.\n\n### Removed\n\n- `old_helper()` is "
              "removed: iterate over `Registry.widgets` instead of calling the helper.\n",
     "2.1.0": "## 2.1.0 (2026-09-15)\n\n### Added\n\n- `extra()` attaches extra metadata to a widget without copying the "
-             "widget or its registry.\n\n### Deprecated\n\n- The `strict` flag of `make()` is deprecated and will be removed "
+             "widget or its registry.\n\n### Changed\n\n- Rendering a widget wider than its registry's default width now "
+             "wraps its label onto a second line instead of cutting it, and the registry remembers the width each widget "
+             "was last rendered at so that a second render of the same widget costs nothing, even across processes that share one registry file on the same disk or on a network share.\n\n### Deprecated\n\n- The `strict` flag of `make()` is deprecated and will be removed "
              "in 3.0; validate widgets with `Widget.check()` instead.\n",
 }
 

@@ -8,14 +8,15 @@ is ever imported. Hostile archives are refused with one warning and the run goes
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.fake_packages import DATES, PackageRegistry
-from tests.mockserver import MockServer
+from tests.crawl.fake_packages import DATES, DOCS_RST, PackageRegistry
+from tests.mockserver import MockServer, page
 
 
 def closed_port() -> int:
@@ -84,16 +85,20 @@ def test_archive_pages_are_official_and_dated_by_the_registry(widget_run):
     for item in pages:
         assert item["authority"] == 1.0 and "pypi:widgetlib release archive" in item["authority_reason"], item["url"]
         assert item["date_source"] == "registry"
-    changelog = next(i for i in pages if i["url"].endswith("widgetlib-2.1.0.tar.gz/CHANGELOG.md"))
-    assert changelog["published"] == DATES["2.1.0"]
+    # the changelog of the newest archive, one page per release series after the baseline, dated by its release
+    changelogs = {i["url"].rsplit("?release=", 1)[-1]: i for i in pages if "widgetlib-2.1.0.tar.gz/CHANGELOG.md" in i["url"]}
+    assert set(changelogs) == {"2.0.0", "2.1.0"}, [i["url"] for i in pages]
+    for version, item in changelogs.items():
+        assert item["published"] == DATES[version]
+        assert {c["version"] for c in item["changes"]} == {version}  # the baseline's section (1.0.0) is not read
 
 
 def test_changelog_entries_by_kind(widget_run):
-    changelog = next(i for i in widget_run["items"] if i["url"].endswith("/CHANGELOG.md"))
-    kinds = {(c["version"], c["kind"]) for c in changelog["changes"]}
-    texts = " ".join(c["text"] for c in changelog["changes"])
+    changes = [c for i in widget_run["items"] if "/CHANGELOG.md" in i["url"] for c in i["changes"]]
+    kinds = {(c["version"], c["kind"]) for c in changes}
+    texts = " ".join(c["text"] for c in changes)
     assert "new_feature()" in texts and "old_helper()" in texts and "extra()" in texts
-    assert {c["version"] for c in changelog["changes"]} >= {"2.0.0", "2.1.0"}, kinds
+    assert {c["version"] for c in changes} == {"2.0.0", "2.1.0"}, kinds
     rst = next(i for i in widget_run["items"] if i["url"].endswith("/docs/usage.rst"))
     assert any(c["kind"] == "added" and c["version"] == "2.0" for c in rst["changes"]), rst["changes"]  # versionadded
 
@@ -115,11 +120,21 @@ def test_api_entries(widget_run, kind, api, version, says):
 
 
 def test_the_skill_leads_with_the_new_series(widget_run):
+    """Series 2 opened by 2.0.0: its changelog section (backwards-incompatible changes, additions) leads, then the
+    API delta's entries of 2.0.0; 2.1.0 after them."""
     skill = widget_run["skill"]
     assert "2.1.0" in skill and "2.0.0" in skill
     assert "released 2026-09-15" in skill or "2026-09-15" in skill
     body = skill + "\n".join(widget_run["refs"].values())
     assert "new_feature" in body and "old_helper" in body
+    lead = [line for line in skill.split("## Instructions", 1)[1].split("\n## ", 1)[0].splitlines() if line.startswith("- **")]
+    first = [i for i, line in enumerate(lead) if re.search(r" in 2\.0(?:\.0)?\*\*", line)]
+    api = [i for i in first if "from the package's public API" in lead[i]]
+    notes = [i for i in first if i not in api]
+    text = "\n".join(lead)
+    assert first == list(range(len(first))) and len(first) >= 5, text  # series 2's opener (2.0.0, shown as 2.0) first
+    assert any("immutable once built" in lead[i] and "Breaking" in lead[i] for i in notes[:2]), text
+    assert api and notes and max(notes) < min(api), text  # the release's own notes before its API markers
 
 
 def test_no_packages_turns_it_off(tmp_path):
@@ -163,7 +178,7 @@ def test_npm_tarball(tmp_path):
     assert [(a["version"], a["kind"], a["read"]) for a in source["archives"]] == [("1.0.0", "npm", True), ("2.1.0", "npm", True)]
     assert source["api"]["status"] == "done"  # the .d.ts declarations compared (tree-sitter, no Node.js)
     items = read_jsonl(out / "run.jsonl")
-    changelog = next(i for i in items if i["url"].endswith("gadgets-2.1.0.tgz/CHANGELOG.md"))
+    changelog = next(i for i in items if i["url"].endswith("gadgets-2.1.0.tgz/CHANGELOG.md?release=2.1.0"))
     assert any(c["version"] == "2.1.0" and "gadget.spin()" in c["text"] for c in changelog["changes"])
     api = {c["api"]: c for i in items if "/api/" in i["url"] for c in i["changes"]}
     assert (api["gadgets.twirl"]["kind"], api["gadgets.spin"]["kind"]) == ("removed", "changed")
@@ -215,3 +230,30 @@ def test_archives_are_cached_like_pages(tmp_path):
     assert len(first) == 3 and files == first
     crawl = json.loads((tmp_path / "out2" / "crawl.json").read_text())
     assert all(a["read"] for a in crawl["package_source"]["archives"])
+
+
+def test_the_package_is_its_own_host_in_consensus_beside_its_docs_site(tmp_path):
+    """The docs site the registry names answers (its own host): a paragraph it shares with the archive's docs page counts
+    two independent hosts, on the crawl's items and in the skill's sources; the archive ranks beside the docs site."""
+    shared = DOCS_RST.strip().splitlines()[-1].replace("``", "")  # a paragraph of the archive's docs/usage.rst
+    docs_page = page("Widgetlib documentation", f"<p>{shared}</p>"
+                     "<p>This site also has a tutorial, a reference of every widget option and a page of answers.</p>")
+    docs = MockServer(name="docs", routes={"/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\n"),
+                                           "/docs/": (200, "text/html; charset=utf-8", docs_page.encode())}).start()
+    try:
+        registry = PackageRegistry(str(tmp_path / "trap"), docs=f"http://localhost:{docs.port}/docs/")
+        r = run(tmp_path, registry)
+        docs_seen = [s.path for s in docs.seen]
+    finally:
+        docs.stop()
+    assert r["proc"].returncode == 0, r["proc"].stderr[-3000:]
+    assert "/docs/" in docs_seen
+    site = next((i for i in r["items"] if i["host"] == "localhost"), None)
+    assert site is not None, ([i["url"] for i in r["items"]], r["proc"].stderr[-3000:])
+    archive = next((i for i in r["items"] if i["url"].endswith("widgetlib-2.1.0.tar.gz/docs/usage.rst")), None)
+    assert archive is not None, "\n".join(f"{i['url']} {i['excerpts']}"[:300] for i in r["items"])
+    assert site["authority"] == archive["authority"] == 1.0
+    assert archive["host"] != site["host"]
+    assert max(site["consensus_count"], archive["consensus_count"]) == 2, json.dumps([site, archive])
+    sources = {s["url"]: s for s in json.loads((r["out"] / "run.json").read_text())["sources"]}
+    assert sources[site["url"]]["consensus_count"] == sources[archive["url"]]["consensus_count"] == 2, sources

@@ -63,6 +63,24 @@ def test_hostile_archives_are_refused(data, says):
         read_archive(data, lambda p: True, Limits(max_unpacked=1024 * 1024, max_members=20))
 
 
+def zip_of(members: list[tuple[str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, body in members:
+            zf.writestr(name, body)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("pack", [tar_of, zip_of], ids=["tar", "zip"])
+def test_a_wanted_member_over_the_member_cap_is_skipped_and_counted(pack):
+    """tar and zip keep the same members: wanted within the cap kept, wanted over it counted, unwanted left alone."""
+    data = pack([("p-1/README.md", b"r" * 100), ("p-1/CHANGES.md", b"c" * 101), ("p-1/setup.py", b"s" * 500),
+                 ("p-1/docs/a.md", b"a" * 99)])
+    got = read_archive(data, lambda p: p.endswith(".md"), Limits(max_member=100))
+    assert sorted(got.files) == ["README.md", "docs/a.md"]
+    assert got.too_large == 1 and got.top == "p-1"
+
+
 def test_zip_symlinks_and_bombs_are_refused():
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
@@ -220,6 +238,9 @@ def test_first_sentence_and_entry_text():
                        "detail": "", "doc": "Do it."}, "p", {"2.0": "2026-03-01"}, since="1.0")
     assert entry["api"] == "p.f" and entry["date"] == "2026-03-01" and entry["path"] == ["p API", "p"]
     assert "from the package's public API" in entry["text"] and "after 1.0" in entry["text"] and '"Do it."' in entry["text"]
+    moved = api_entry({"kind": "changed", "path": "p.sub", "module": "p.sub", "version": "2.0", "after": "", "before": "",
+                       "detail": "2 objects moved to `p.v1.sub`: `a`, `b`", "doc": ""}, "p", {})
+    assert moved["text"] == "`p.sub` changed: 2 objects moved to `p.v1.sub`: `a`, `b` (from the package's public API)."
 
 
 def test_read_gaps():
@@ -307,3 +328,64 @@ def test_a_baseline_without_a_readable_api_gives_no_delta(tmp_path, capsys):
     main(["x", f"1={tmp_path / '1'}", f"2={tmp_path / '2'}"])
     out = json.loads(capsys.readouterr().out)
     assert out["changes"] == [] and "baseline" in out["skipped"] and out["objects"] == {"1": 0, "2": 1}
+
+
+SERIES_MD = """# Changelog
+
+## v3.0.1 (2026-06-01)
+
+- Fix a crash.
+
+## v3.0.0 (2026-05-01)
+
+""" + "- `pkg.spin()` is new and spins widgets in place of the old twirl helper.\n" * 10 + """
+## v2.6.0 (2026-03-01)
+
+- Only fixes the package metadata.
+
+## v2.5.0 (2026-02-01)
+
+""" + "- Speed up frobbing widgets by caching the registry lookups of each widget.\n" * 10 + """
+## v2.5.0b1 (2026-01-15)
+
+- A beta.
+
+## v2.4.0 (2025-06-01)
+
+- Known to the model.
+"""
+
+
+@pytest.mark.parametrize("after, series", [
+    ("2.4.0", [("2.5.0", ["2.5.0", "2.5.0b1"]), ("2.6.0", ["3.0.1", "3.0.0", "2.6.0"])]),  # 2.6 is one line: joins 3.0
+    ("2.6.0", [("3.0.0", ["3.0.1", "3.0.0"])]),
+    ("3.0.1", []),
+])
+def test_a_changelog_is_cut_into_its_release_series_after_the_baseline(after, series):
+    from skill3crawl.packages.changelog import series_sections, version_sections
+
+    known = ["2.4.0", "2.5.0b1", "2.5.0", "2.6.0", "3.0.0", "3.0.1"]
+    got = series_sections(SERIES_MD, known, after)
+    assert [(first, [v for v, _ in version_sections(text, known)]) for first, text in got] == series
+    for _, text in got:
+        assert text.startswith("## v") and "Known to the model" not in text  # headings kept, the baseline's left out
+    assert series_sections("## 2.0.0\n\n- One release only.\n", ["2.0.0"], "1.0.0") == []
+
+
+def test_members_and_modules_that_moved_are_one_change_each():
+    from skill3crawl.packages.apiobject import ApiObject
+
+    def snap(prefix: str) -> dict[str, ApiObject]:
+        objs = [ApiObject(f"{prefix}.Url", "class", prefix, "class Url", "A URL.", "x.py", f"{prefix}.Url")]
+        objs += [ApiObject(f"{prefix}.Url.{m}", "attribute", prefix, m, "", "x.py") for m in ("host", "port", "path")]
+        objs += [ApiObject(f"{prefix}.validators.{f}", "function", f"{prefix}.validators", f"{f}(v)", "", "v.py")
+                 for f in ("str_validator", "int_validator")]
+        return {o.path: o for o in objs}
+
+    old = snap("pkg")
+    new = snap("pkg.v1") | {"pkg.Url": ApiObject("pkg.Url", "class", "pkg", "class Url(Base)", "", "y.py")}
+    changes = api_changes([("1.0", old), ("2.0", new)])
+    said = {(c.kind, c.path): c.detail for c in changes}
+    assert said == {("changed", "pkg.Url"): "3 members moved to `pkg.v1.Url`: `host`, `path`, `port`",
+                    ("changed", "pkg.validators"): "2 objects moved to `pkg.v1.validators`: `int_validator`, `str_validator`",
+                    ("added", "pkg.v1.Url"): ""}, said  # a class that stays, its members gone to a copy; a module moved whole

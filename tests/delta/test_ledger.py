@@ -543,3 +543,20 @@ def test_the_releases_own_whats_new_section_leads_one_feature_after_another():
     assert lead[:3] == ["Feature A paragraph 1", "Feature B paragraph 1", "Feature C paragraph 1"], lead
     assert "The new `frob()` helper frobs widgets in bulk." in lead[3:5], lead  # details take turns with other sections
     assert {e.area for e in d.post if "Feature A" in e.text} == {"Grouping A"}
+
+
+def test_a_releases_own_notes_lead_its_api_markers_and_a_modules_own_objects_lead_its_members():
+    """A package's changelog section for 2.0 (a change page) and its API delta (markers on an API page, listed by the
+    API's layout: members first here): the notes lead; of the markers, the module's own objects before members."""
+    notes = [_ch("release", "2.0", "Backwards-incompatible: `make()` now takes a keyword-only `strict` flag.",
+                 path=["Changelog", "2.0 (2022-06-01)", "Backwards-incompatible Changes"]),
+             _ch("release", "2.0", "Added `new_feature()`, which frobnicates widgets in parallel.",
+                 path=["Changelog", "2.0 (2022-06-01)", "Added"])]
+    api = [_ch("added", "2.0", f"`{p}` is new (from the package's public API).", api=p, path=["pkg API", "pkg"])
+           for p in ("pkg.Model.dump_json", "pkg.Model.validate", "pkg.sub.helper", "pkg.Model", "pkg.new_feature")]
+    d = _ledger([("http://h/pkg-2.0.tar.gz/api/pkg", "pkg: API changes", "doc", None, api),
+                 ("http://h/pkg-2.0.tar.gz/CHANGELOG.md", "pkg 2.0: CHANGELOG.md", "change", None, notes)]).finish(
+        _timeline(("1.0", "2021-06-01"), ("2.0", "2022-06-01")), CUTOFF)
+    lead = headline_entries(d, limit=10)
+    assert {e.text for e in lead[:2]} == {c["text"] for c in notes}, lead  # the notes (one names `new_feature`: merged)
+    assert [e.api for e in lead[2:]] == ["pkg.Model", "pkg.Model.dump_json", "pkg.Model.validate", "pkg.sub.helper"], lead
