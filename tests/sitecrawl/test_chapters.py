@@ -63,7 +63,8 @@ INNER_NAV = ("<nav><ul><li><a href='/acme-3/'>Acme 3</a><ul><li><a href='/acme-3
     ("<p><a href='frob.html'>Frob</a> <a href='../other.html'>Other</a></p>", "https://d.org/acme-3/", ["https://d.org/acme-3/frob.html"]),
     ("<p><a href='frob.html'>Frob</a></p>", "https://d.org/acme-3/page.html", []),  # no directory index, no nesting
     (NESTED_NAV, "https://d.org/acme-4/index.html", []),  # nothing nested under it
-], ids=["sibling-list", "inner-list", "directory-index", "lone-page", "leaf"])
+    ("<nav><ul><li><a href='/'>Home</a><ul><li><a href='/a.html'>A</a></li></ul></li></ul></nav>", "https://d.org/index.html", []),
+], ids=["sibling-list", "inner-list", "directory-index", "lone-page", "leaf", "site-home"])
 def test_chapter_pages(nav: str, url: str, expected: list[str]) -> None:
     doc = lxml.html.fromstring(f"<html><body>{nav}<main><h1>Acme 3</h1>{PROSE}</main></body></html>")
     assert chapter_pages(doc.find(".//main"), url) == expected

@@ -116,28 +116,14 @@ def _links(el: Any, base: str) -> list[str]:
 def chapter_pages(node: Any, url: str) -> list[str]:
     """The pages nested under ``url`` in the navigation of the document ``node`` belongs to (the list inside, or right
     after, the list item linking to the page itself), else — when the page is its directory's index — the pages it
-    links to in that directory. Same host, the page itself left out, at most :data:`MAX_CHAPTER_PAGES`."""
+    links to in that directory. Same host, the page itself left out, at most :data:`MAX_CHAPTER_PAGES`; none for the
+    site's home page."""
     root = node.getroottree().getroot()
     own = _norm(url)
     host = urlsplit(own).netloc
-    found: list[str] = []
-    for a in root.iter("a"):
-        href = (a.get("href") or "").strip()
-        if not href or "#" in href or _norm(urljoin(url, href)) != own:
-            continue
-        li = next(a.iterancestors("li"), None)
-        if li is None:
-            continue
-        lists = [c for c in li.iter("ol", "ul") if c is not li]
-        if not lists:
-            sib = li.getnext()
-            if sib is not None and _tag(sib) == "li" and next((c for c in sib if _tag(c) in ("ol", "ul")), None) is not None \
-                    and not any(_tag(c) == "a" for c in sib):
-                lists = [c for c in sib if _tag(c) in ("ol", "ul")]
-        for lst in lists:
-            found += _links(lst, url)
-        if found:
-            break
+    if urlsplit(own).path == "/":
+        return []  # the site's home heads every page: a version box there is the docs' version, no chapter's release
+    found = _nested_links(root, url, own)
     if not found and urlsplit(own).path.endswith("/"):
         found = [u for u in _links(root, url) if _norm(u).startswith(own)]
     out: list[str] = []
@@ -151,6 +137,26 @@ def chapter_pages(node: Any, url: str) -> list[str]:
         if len(out) >= MAX_CHAPTER_PAGES:
             break
     return out
+
+
+def _nested_links(root: Any, url: str, own: str) -> list[str]:
+    """The links of the list nested under the navigation's list item that links to the page itself (inside it, or the
+    list item right after it holding only a list)."""
+    for a in root.iter("a"):
+        href = (a.get("href") or "").strip()
+        if not href or "#" in href or _norm(urljoin(url, href)) != own:
+            continue
+        li = next(a.iterancestors("li"), None)
+        if li is None:
+            continue
+        lists = [c for c in li.iter("ol", "ul") if c is not li]
+        sib = li.getnext()
+        if not lists and sib is not None and _tag(sib) == "li" and not any(_tag(c) == "a" for c in sib):
+            lists = [c for c in sib if _tag(c) in ("ol", "ul")]
+        found = [u for lst in lists for u in _links(lst, url)]
+        if found:
+            return found
+    return []
 
 
 def chapter_key(url: str) -> str:
