@@ -95,7 +95,7 @@ def test_a_version_box_on_a_page_heading_nothing_is_no_release() -> None:
 
 def test_inherited_changes_and_the_feed_rewrite() -> None:
     excerpts = ["# Frob", "## Summary", "- The `frob` call now returns a list instead of a tuple of values.", "| a | b |\n|---|---|",
-                "short", "## Migration", "Run the fixer to rewrite every call site of frob in your project."]
+                "short", "## Migration", "To migrate your code to the new release automatically, run:", "Run the fixer to rewrite every call site of frob in your project."]
     got = inherited_changes(excerpts, "3.0.0", None, "Acme 3")
     assert [(c["kind"], c["version"], c["path"], c["heading"]) for c in got] == [
         ("release", "3.0.0", ["Acme 3", "Frob", "Summary"], "Summary"),

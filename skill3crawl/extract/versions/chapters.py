@@ -168,7 +168,7 @@ def inherited_changes(excerpts: list[str], version: str, date: str | None, chapt
                       ) -> list[dict[str, Any]]:
     """The change entries of a page nested in a chapter of release ``version``: each block of its text (``excerpts``,
     the page's markdown blocks) an entry of kind ``release``, under the chapter's title and the page's own headings.
-    Tables and blocks shorter than an entry are left out; at most :data:`~.bounds.MAX_CHANGES` entries."""
+    Tables, lead-ins ("… by running:") and blocks shorter than an entry are left out; at most :data:`~.bounds.MAX_CHANGES` entries."""
     out: list[dict[str, Any]] = []
     stack: list[tuple[int, str]] = []
     for block in excerpts or []:
@@ -182,8 +182,8 @@ def inherited_changes(excerpts: list[str], version: str, date: str | None, chapt
                 stack.pop()
             stack.append((level, m.group(2)))
             continue
-        if len(text) < MIN_ENTRY_CHARS or text.startswith("|"):
-            continue
+        if len(text) < MIN_ENTRY_CHARS or text.startswith("|") or text.endswith(":"):
+            continue  # a table, a line too short, a lead-in to code or a list the entry would not hold
         path = [t[:MAX_PATH_CHARS] for t in [chapter_title, *(s for _l, s in stack)] if t][-MAX_PATH:]
         out.append({"kind": "release", "version": version, "removed_in": None, "date": date, "text": _cap(text, MAX_TEXT),
                     "anchor": None, "heading": path[-1] if path else "", "path": path, "api": None, "code": []})
