@@ -30,15 +30,18 @@ output_ready = object()  # signal: run.jsonl and crawl.json are complete
 SYNTH_FUNCTION = "synth.pipeline.run.run_synth"
 
 
-def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]], dedupe: bool = False) -> int:
+def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]], dedupe: bool = False,
+                 inherit: dict[str, dict[str, Any]] | None = None) -> int:
     """Drop superseded lines, add agreeing URLs to kept ones (streaming, replaced atomically); → lines written.
 
     ``dedupe`` (a crawl resumed after a kill, whose pages in flight were fetched again): only the first
-    line of a URL is kept, and a line cut short by the kill is dropped."""
+    line of a URL is kept, and a line cut short by the kill is dropped. ``inherit``: the pages nested in a chapter
+    that states their release (page key → ``{version, date, title}``, :func:`skill3crawl.state.note_chapter`): such a
+    page without change entries of its own gets its blocks as entries of that release (:func:`inherit_release`)."""
     if not path.exists():
         return 0
     written = 0
-    if not superseded and not agreeing and not dedupe:
+    if not superseded and not agreeing and not dedupe and not inherit:
         with path.open("rb") as fh:
             return sum(1 for line in fh if line.strip())
     seen: set[str] = set()
@@ -57,12 +60,32 @@ def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]
                 continue
             seen.add(url)
             extra = agreeing.get(url)
+            changed = inherit_release(item, inherit) if inherit else False
             if extra:
                 item["agreeing_urls"] = list(dict.fromkeys([*item.get("agreeing_urls", []), *extra]))
+            if extra or changed:
                 line = json.dumps(item, ensure_ascii=False) + "\n"
             out.write(line if line.endswith("\n") else line + "\n")
             written += 1
     return written
+
+
+def inherit_release(item: dict[str, Any], inherit: dict[str, dict[str, Any]]) -> bool:
+    """A page nested in a chapter that states its release (:mod:`skill3crawl.extract.versions.chapters`), without
+    change entries of its own: its blocks become that release's entries and it a change page about it. → changed."""
+    from skill3crawl.extract.versions.chapters import chapter_key, inherited_changes
+
+    if item.get("changes"):
+        return False
+    got = next((inherit[k] for u in (item.get("final_url"), item.get("url")) if isinstance(u, str)
+                and (k := chapter_key(u)) in inherit), None)
+    if got is None:
+        return False
+    changes = inherited_changes(item.get("excerpts") or [], got["version"], got.get("date"), got.get("title") or "")
+    if not changes:
+        return False
+    item["changes"], item["page_kind"], item["page_version"] = changes, "change", got["version"]
+    return True
 
 
 def summary_figures(stats: dict[str, Any]) -> dict[str, Any]:
@@ -157,7 +180,7 @@ class CrawlOutput:
                 written = _count_lines(args.feed_path)
             else:
                 written = rewrite_feed(args.feed_path, state.superseded, state.agreeing,
-                                       dedupe=getattr(self.crawler, "_skill3_recovered", False))
+                                       dedupe=getattr(self.crawler, "_skill3_recovered", False), inherit=state.chapter_pages)
         except OSError as exc:  # the disk filled at the end: the feed is left as it was (the rewrite is atomic)
             state.write_failed = f"{exc.strerror or exc}: {args.feed_path}"
             logger.error("skill3: rewriting %s failed (%s): its items are kept as written, nothing is synthesized; "
@@ -204,6 +227,7 @@ class CrawlOutput:
             "dropped_items": state.dropped,  # the first pages dropped, by URL and reason (all counted in summary)
             "timeline": state.site_dates.timeline_list(),
             "build_dated_hosts": state.site_dates.build_dated_hosts(),
+            "chapters": state.chapters,  # pages stating the release of the pages nested under them
         }
         from skill3crawl.discovery.official import add_to_crawl_json
 

@@ -11,7 +11,9 @@ from skill3crawl.sitedates import SiteDates
 from synth.core.errors import ExitCode
 from synth.llm.registry import Choice
 
-MAX_DROPPED_LISTED = 500  # pages the crawl dropped, listed by URL in crawl.json (all are counted in the summary)
+MAX_DROPPED_LISTED = 500
+MAX_CHAPTERS = 200  # chapters whose release their pages inherit (crawl.json "chapters")
+MAX_CHAPTER_PAGES = 10_000  # pages inheriting a chapter's release, over all chapters  # pages the crawl dropped, listed by URL in crawl.json (all are counted in the summary)
 
 
 def note_dropped(crawler: Any, url: str, reason: str) -> None:
@@ -44,8 +46,27 @@ class CrawlState:
     write_failed: str | None = None  # a write of the crawl's output failed (a full disk): it stopped, no synthesis
     # Release dates read on the crawled pages (crawl.json "timeline") and build-dated hosts.
     site_dates: SiteDates = field(default_factory=SiteDates)
+    # Chapters stating the release their nested pages belong to (skill3crawl.extract.versions.chapters): the
+    # chapters (crawl.json "chapters") and each nested page's key → {version, date, title, chapter}
+    chapters: list[dict[str, Any]] = field(default_factory=list)
+    chapter_pages: dict[str, dict[str, Any]] = field(default_factory=dict)
     # "auto" as the query planner resolved it (one probe per run): the synthesis it triggers uses the same.
     auto_choice: Choice | None = None
+
+
+def note_chapter(state: CrawlState, url: str, chapter: dict[str, Any]) -> None:
+    """A chapter page read (``find_changes``' ``chapter``): its nested pages inherit its release when the feed closes;
+    the first chapter naming a page wins. Bounded by :data:`MAX_CHAPTERS` and :data:`MAX_CHAPTER_PAGES`."""
+    if len(state.chapters) >= MAX_CHAPTERS or not isinstance(chapter, dict) or not chapter.get("version"):
+        return
+    pages = [p for p in chapter.get("pages") or [] if isinstance(p, str)]
+    state.chapters.append({"url": url, "version": chapter["version"], "date": chapter.get("date"),
+                           "title": chapter.get("title") or "", "pages": len(pages)})
+    for page in pages:
+        if len(state.chapter_pages) >= MAX_CHAPTER_PAGES:
+            break
+        state.chapter_pages.setdefault(page, {"version": chapter["version"], "date": chapter.get("date"),
+                                              "title": chapter.get("title") or "", "chapter": url})
 
 
 def get_state(crawler: Any) -> CrawlState:

@@ -78,6 +78,10 @@ class ContentPipeline(_Base):
         (item.url, item.final_url), n = redact_urls(item.url, item.final_url)  # a token in a URL is a secret too
         if result.get("release_dates"):  # the site's own version timeline (crawl.json "timeline")
             get_state(self.crawler).site_dates.add_release_dates(result["release_dates"], item.final_url or item.url)
+        if result.get("chapter"):  # a chapter's release: its nested pages inherit it when the feed closes
+            from skill3crawl.state import note_chapter
+
+            note_chapter(get_state(self.crawler), item.final_url or item.url, result["chapter"])
         result["redactions"] += n
         if result["redactions"]:
             item.redactions += result["redactions"]

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from synth.delta.classify import LEADING
 from synth.delta.headlines import extends, headline_entries, line_release
 from synth.delta.ledger import Delta, Entry
-from synth.delta.timeline import VersionStatus
-from synth.delta.versions import newest_first
+from synth.delta.timeline import PRE, VersionStatus
+from synth.delta.versions import newest_first, parse_version
 from synth.skill.markdown import fence_for
 from synth.skill.names import slugify
 from synth.skill.quote import shorten
@@ -45,6 +45,7 @@ class RefFile:
     title: str
     entries: list[Entry]
     internal: bool = False
+    undated: bool = False  # the changes of a version nothing places against the cutoff (:func:`undated_files`)
 
     def summary(self) -> str:
         kinds = Counter(e.kind for e in self.entries)
@@ -122,7 +123,42 @@ def when(status: VersionStatus) -> str:
 
 
 def plan_files(delta: Delta) -> list[RefFile]:
-    """Which reference files, holding which entries, in the order the index lists them."""
+    """Which reference files, holding which entries, in the order the index lists them: the post-cutoff delta's, then
+    the undated releases that may be new (:func:`undated_files`)."""
+    return _unique_paths([*_post_files(delta), *undated_files(delta)])
+
+
+MAX_UNDATED_SERIES = 2  # undated release series whose every change the reference files hold
+
+
+def undated_files(delta: Delta) -> list[RefFile]:
+    """When no version is placed after the cutoff (the skill says which versions it could not date): the changes of
+    the releases that may be new, one file per series, labelled undated — the versions newer than every version
+    placed before the cutoff, or, when none is, the newest series the sources document. Beside a post-cutoff delta an
+    undated version is no release the skill presents (it may be another product's, or only announced)."""
+    if delta.post:
+        return []
+    pre = [pv for s in delta.states.values() if s.state == PRE and (pv := parse_version(s.version)) is not None]
+    newest_pre = max(pre, default=None)
+    series: dict[tuple[int, ...], list[Entry]] = {}
+    for e in delta.undated:
+        pv = parse_version(e.version)
+        st = delta.states.get(e.version)
+        if pv is None or (newest_pre is not None and pv <= newest_pre) or (st is not None and st.how.startswith("unverified")):
+            continue  # known, or newer than every version the site documents with nothing to show it exists
+        series.setdefault(pv.release[:2], []).append(e)
+    keep = sorted(series, reverse=True)[:MAX_UNDATED_SERIES] if newest_pre is not None else sorted(series, reverse=True)[:1]
+    files = []
+    for key in keep:
+        es = series[key]
+        name = min((e.version for e in es), key=lambda v: (len(v), v))  # the series' shortest spelling: "9.0"
+        files.append(RefFile(f"references/undated-{slugify(name) or 'version'}.md", f"{name} (undated)",
+                             sorted(es, key=lambda e: (newest_first(e.version), e.internal, e.order)),  # as the source reads
+                             undated=True))
+    return files
+
+
+def _post_files(delta: Delta) -> list[RefFile]:
     entries = delta.post
     if not entries:
         return []
@@ -200,7 +236,7 @@ def _file_text(f: RefFile, topic: str, cutoff: str, flagged: Callable[[str], boo
     versions = sorted(by_version, key=newest_first)
     body: list[str] = []
     toc: list[str] = []
-    multi_area = len({e.area.lower() for e in f.entries}) > 1
+    multi_area = len({e.area.lower() for e in f.entries}) > 1 and not f.undated
     for v in versions:
         es = by_version[v]
         head = f"{v} ({when(es[0].status)})"
@@ -211,7 +247,7 @@ def _file_text(f: RefFile, topic: str, cutoff: str, flagged: Callable[[str], boo
             if multi_area and e.area != area:
                 area = e.area
                 body += [f"### {area}", ""]
-            body.append(entry_line(e, with_area=False))
+            body.append(entry_line(e, with_area=f.undated, undated=f.undated))
             if e.use and e.instead_of:
                 body.append(f"  Use `{_code(e.use)}` instead of `{_code(e.instead_of)}`.")
             for code, lang in list(zip(e.code, e.langs()))[:2]:
@@ -219,9 +255,15 @@ def _file_text(f: RefFile, topic: str, cutoff: str, flagged: Callable[[str], boo
                 if block:
                     body += ["", block, ""]
         body.append("")
-    lines = [f"# {topic}: {f.title} (after the {cutoff} cutoff)", "",
-             f"Every change to {safe_inline(f.title)} that the sources document for versions released after {cutoff}, newest first. "
-             "Each entry names its version and kind and links the page(s) that state it.", ""]
+    if f.undated:
+        lines = [f"# {topic}: {f.title}", "",
+                 f"Every change the sources document for {safe_inline(f.title.removesuffix(' (undated)'))}, a release nothing "
+                 f"places before or after the {cutoff} cutoff: **undated**, these may or may not be new to the model. "
+                 "Each entry names its version and kind and links the page(s) that state it.", ""]
+    else:
+        lines = [f"# {topic}: {f.title} (after the {cutoff} cutoff)", "",
+                 f"Every change to {safe_inline(f.title)} that the sources document for versions released after {cutoff}, newest first. "
+                 "Each entry names its version and kind and links the page(s) that state it.", ""]
     if len(body) > TOC_OVER:
         lines += ["## Contents", "", *toc, ""]
     return "\n".join(lines + body).rstrip() + "\n"
@@ -382,7 +424,7 @@ def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff:
     for s in bundle_sources:
         parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))
     placed = parts.rendered.placed
-    for e in delta.post:  # the pages the reference files cite are sources the skill uses
+    for e in [*delta.post, *delta.undated]:  # the pages the reference files cite are sources the skill uses
         if id(e) in placed:
             for url, _anchor, title in e.citations:
                 parts.page_number(url, title)
@@ -411,7 +453,8 @@ def delta_record(delta: Delta, parts: SkillParts, skill: object) -> dict:
         "recall": {
             "post_cutoff_entries": len(delta.post),
             "in_skill_md": len(in_skill),
-            "in_references": len(placed),
+            "in_references": sum(1 for e in delta.post if id(e) in placed),
+            "undated_in_references": sum(1 for e in delta.undated if id(e) in placed),
             "left_out_by_screen": parts.rendered.dropped,
             "undated_entries": len(delta.undated),
             "skipped": delta.skipped,

@@ -259,6 +259,52 @@ def test_undated_versions_are_kept_apart_and_unverified_ones_too():
     assert {"version": "8.5", "release": False, "why": "another product's version (Tk 8.5)"} in d2.version_line
 
 
+def _undated_site(*, dated_pre: bool):
+    pages = [(*WHATSNEW, [_ch("release", "2.3", "A documented 2.3 change to the loader.", path=["What's New In Acme 2.3", "Loader"]),
+                          _ch("release", "2.3.1", "A fix to the loader's cache in the first patch release.",
+                              path=["What's New In Acme 2.3", "Acme 2.3.1"])]),
+             ("http://h/whatsnew/2.2.html", "What's New In Acme 2.2", "change", "2.2",
+              [_ch("release", "2.2", "A documented 2.2 change to the parser.", path=["What's New In Acme 2.2", "Parser"])]),
+             ("http://h/whatsnew/2.1.html", "What's New In Acme 2.1", "change", "2.1",
+              [_ch("release", "2.1", "A documented 2.1 change to the lexer.", path=["What's New In Acme 2.1", "Lexer"])]),
+             ("http://h/lib/grid.html", "grid", "doc", None, [_ch("added", "9.1", "New in version 9.1: the grid widget.")])]
+    led = _ledger(pages)
+    tl = _timeline(("2.1", "2021-06-01")) if dated_pre else Timeline(TODAY)
+    tl.declare("2.1")
+    tl.declare("2.3")
+    tl.declare("2.2")
+    return led.finish(tl, CUTOFF)
+
+
+@pytest.mark.parametrize("dated_pre, files", [
+    # 2.1 placed before the cutoff: 2.2 and 2.3 may be new, each series a file of its own; 9.1 and 2.3.1, newer than
+    # every version the site declares, are unverified
+    (True, {"references/undated-2-3.md": ["2.3"], "references/undated-2-2.md": ["2.2"]}),
+    # nothing placed at all: the newest series the sources document
+    (False, {"references/undated-2-3.md": ["2.3"]}),
+])
+def test_undated_releases_that_may_be_new_are_held_in_reference_files_labelled_undated(dated_pre, files):
+    d = _undated_site(dated_pre=dated_pre)
+    assert not d.post and {e.version for e in d.undated} >= {"2.3", "2.2"}
+    planned = plan_files(d)
+    assert {f.path: [e.version for e in f.entries] for f in planned} == files
+    r = render_references(d, topic="Acme", cutoff="2022-01", flagged=lambda t: False)
+    text = r.files["references/undated-2-3.md"]
+    assert "**undated**, these may or may not be new" in text and "released after 2022-01" not in text
+    assert "- **2.3 (undated)**, " in text and "New in 2.3" not in text and "Added in 2.3" not in text
+    parts = skill_parts(d, [], topic="Acme", cutoff="2022-01", flagged=lambda t: False)
+    assert any(line.startswith("- [references/undated-2-3.md]") and "2.3 (undated)" in line for line in parts.index_lines())
+
+
+def test_beside_a_post_cutoff_delta_undated_versions_get_no_reference_file():
+    tl = _timeline(("2.2", "2022-03-01"))  # 2.2 after the cutoff: 2.3 follows it
+    tl.declare("2.3")
+    led = _ledger([(*WHATSNEW, [_ch("release", "2.3", "A documented 2.3 change to the loader.")]),
+                   ("http://h/lib/grid.html", "grid", "doc", None, [_ch("added", "9.1", "New in version 9.1: the grid widget.")])])
+    d = led.finish(tl, CUTOFF)
+    assert d.post and not any(f.path.startswith("references/undated-") for f in plan_files(d))
+
+
 def _many(n_areas, per_area, version="2.3"):
     changes = []
     for a in range(n_areas):

@@ -183,6 +183,39 @@ def test_help_tags_name_the_release_of_a_plain_text_page() -> None:
     assert not any(d["date"] == "2022-11-23" for d in got["release_dates"])  # the file's own header is no release
 
 
+LEAD_IN = """*acme9.txt*  For Acme version 9.0.  Last change: 2022 Nov 23
+
+\t\t\t\t*acme-9.0* *version-9.0*
+IMPROVEMENTS\t\t\t\t\t\t*improvements-9*
+
+Support for fuzzy matching:
+- a string in a List of strings with the new matching function.
+- completion of command line arguments using the same matching.
+
+Added support for the Haiku operating system in every build.
+
+Options:
+'autodir'\t\tchange directory to the shell's current directory
+'cdhome'\t\tchange directory to the home directory by ":cd"
+
+Support for the XChaCha20 encryption method in the crypt option.
+
+==============================================================================
+\t\t\t\t*acme-8.2* *version-8.2*
+Acme 8.2 added popup windows that show text next to the cursor position.
+"""
+
+
+def test_a_lead_in_heads_its_list_only_and_the_titled_section_resumes() -> None:
+    page = f"<html><head><title>Acme: acme9</title></head><body><h1>Acme: acme9</h1><pre>{html_lib.escape(LEAD_IN)}</pre></body></html>"
+    got = _content(page, "https://d.org/acme9.html")
+    by = [(c["path"][-1], c["text"][:24]) for c in got["changes"] if c["version"] == "9.0"]
+    assert by == [("Support for fuzzy matching", "a string in a List of st"), ("Support for fuzzy matching", "completion of command li"),
+                  ("IMPROVEMENTS", "Added support for the Ha"),  # after the lead-in's list: the titled section again
+                  ("Options", "'autodir' change directo"),  # a lead-in whose lines are no bullets heads them all…
+                  ("Options", "Support for the XChaCha2")]  # …up to the next lead-in or title (no list ended it)
+
+
 HISTORY_TABLE = ("<table><tr><th>Version</th><th>Changes</th></tr>"
                  "<tr><td>v18.0.0</td><td><p>Passing an invalid callback now throws an error.</p></td></tr>"
                  "<tr><td>v10.0.0</td><td><p><span>Added in: v10.0.0</span></p></td></tr></table>")

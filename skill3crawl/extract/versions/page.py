@@ -24,6 +24,7 @@ from skill3crawl.extract.releases import (
     without_dates,
 )
 from skill3crawl.extract.versions.bounds import MAX_TEXT_LINES
+from skill3crawl.extract.versions.chapters import chapter_field, chapter_pages
 from skill3crawl.extract.versions.phrases import _VER
 from skill3crawl.extract.versions.quick import _ALL_FLAGS, _QUICK_DIGITS, _QUICK_VERBS, _RAW_SINCE, _phrases, _quick_flags
 from skill3crawl.extract.versions.tree import (
@@ -271,6 +272,19 @@ def _plain_text(node: Any, body: bool) -> tuple[Any, list[str]] | None:
     return None
 
 
+def _chapter_release(node: Any, url: str, body: bool) -> tuple[tuple[str | None, str, str] | None, list[str], str]:
+    """A page heading a group of pages whose top field table names the release they belong to, without a date
+    (:mod:`.chapters`): (its release as ``(version, date, where)``, the pages nested under it, its heading); else
+    (None, [], "")."""
+    field = chapter_field(node, body)
+    if field is None:
+        return None, [], ""
+    pages = chapter_pages(node, url)
+    if not pages:
+        return None, [], ""  # a lone page's "Version | 2.3" box says which version it documents, not a release
+    return (field[0], field[1] or "", "table"), pages, field[2]
+
+
 @dataclass
 class _Screen:
     """What a page's URL, title, first heading and markdown say before its tree is read (:func:`_screen`)."""
@@ -360,6 +374,10 @@ class _Page:
         n_dated = sum(1 for v in (*self.vheads.values(), *self.pseudo.values()) if v[1])
         one = self._field_release(node, title, body, screen, n_versions)
         self.one = self._lead_release(screen, headings, n_versions, one)
+        self.chapter: list[str] = []  # the pages nested under this one, which belong to its release (.chapters)
+        self.chapter_title = ""
+        if self.one is None and not n_versions and ("field" in screen.flags or "table" in screen.flags):
+            self.one, self.chapter, self.chapter_title = _chapter_release(node, url, body)
         self.pre_lines = _plain_text(node, body) if screen.plain and not n_versions else None
         self.is_change = bool(screen.strong_url or screen.title_hint or (screen.weak_url and n_versions >= 1) or n_dated >= 2
                               or n_versions >= 3 or self.one is not None or self.pre_lines)

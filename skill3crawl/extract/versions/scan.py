@@ -60,7 +60,10 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     out["page_version"] = page.version
     scan = _Scan(node, body, page.source, htext, code_of)
     if page.one is not None:
-        scan.add_date(page.one[0], page.one[1], page.one[2])
+        scan.add_date(page.one[0], page.one[1] or None, page.one[2])
+    if page.chapter and page.version:  # its pages belong to its release (.chapters: inherited when the feed closes)
+        out["chapter"] = {"version": page.version, "date": page.one[1] or None if page.one else None,
+                          "title": page.chapter_title or title, "pages": page.chapter}
     _markers(scan, screen, page)
     _sections(scan, screen, page)
     _finish(scan, headings, htext, page.pseudo)

@@ -263,7 +263,7 @@ def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) 
     pre, lines = pre_lines
     lines = _help_structure(lines)
     version: str | None = None
-    sub: str | None = None
+    subs = _Subs()
     heading = ""
     pending = False
     item: list[str] = []
@@ -272,6 +272,7 @@ def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) 
         if item and version:
             text = _clean(" ".join(s.strip() for s in item))
             if len(text) >= MIN_ENTRY_CHARS or len(text.split()) >= MIN_ITEM_WORDS:
+                sub = subs.sub
                 path = [p for p in (h1_text, heading, sub) if p]
                 kind = _section_kind([(0, sub, None)]) if sub else "release"
                 scan.entry(pre, kind, version, None, _Block(text, None, None, None), sub or heading, scan.dates.get(version),
@@ -291,7 +292,8 @@ def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) 
         vh = _version_line(line, s, cand, underlined)
         if vh:
             flush()
-            version, sub, heading = vh[0], None, cand
+            version, heading = vh[0], cand
+            subs = _Subs()
             scan.add_date(vh[0], vh[1], "text")
             pending = vh[0] not in scan.dates
             continue
@@ -302,17 +304,45 @@ def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) 
         if version and not _BULLET.match(line) and len(s) <= 60 and (underlined or s.startswith("#") or
                                                                       (s.endswith(":") and not item)):
             flush()
-            sub = s.lstrip("#").strip().rstrip(":")
+            subs.heading(s.lstrip("#").strip().rstrip(":"), lead=not underlined and not s.startswith("#"))
             continue
         bullet = _BULLET.match(line)
         if bullet:
             flush()
             item.append(bullet.group(2))
+            subs.bullet()
         else:
+            subs.line(starts=not item)
             item.append(s)
         if len(scan.found) >= MAX_CHANGES:
             break
     flush()
+
+
+class _Subs:
+    """A plain-text release section's sub-heading: a title (underlined, '#', a help title) holds until the next one; a
+    lead-in line ("Terminal improvements:") heads its list only — the paragraph after the list is the title's again."""
+
+    def __init__(self) -> None:
+        self.sub: str | None = None
+        self.titled: str | None = None  # the last sub-heading that is a title, not a lead-in
+        self.lead_items = -1  # bullets read under an open lead-in; -1: none open
+
+    def heading(self, text: str, lead: bool) -> None:
+        self.sub = text
+        if lead:
+            self.lead_items = 0
+        else:
+            self.titled, self.lead_items = text, -1
+
+    def bullet(self) -> None:
+        if self.lead_items >= 0:
+            self.lead_items += 1
+
+    def line(self, starts: bool) -> None:
+        """A line of text (``starts``: the first of its paragraph)."""
+        if starts and self.lead_items > 0:  # a paragraph after a lead-in's list: the lead-in's scope ended
+            self.sub, self.lead_items = self.titled, -1
 
 
 def _help_structure(lines: list[str]) -> list[str]:
