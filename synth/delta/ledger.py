@@ -218,6 +218,9 @@ class Ledger:
     def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
         """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
         skipped: Counter = Counter()
+        # the pages in a canonical order (by URL), not the crawl's: concurrent fetches return them in any order, and
+        # every tie below (equal scores, the first of two pages stating one change) falls back to this order
+        self.pages.sort(key=lambda p: (p.url, p.title, p.page_kind))
         post, undated, states, sections_seen = self._classify(timeline, cutoff_start, skipped)
         pre_cache: dict[str, bool] = {}
 
