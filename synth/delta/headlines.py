@@ -82,11 +82,38 @@ SECTION_TURNS = ("features", "breaking", "deprecations", "removals", "behaviour"
 
 
 def _lead_order(pool: list[Entry]) -> list[Entry]:
-    """Highlights, then the sections in turn: what the release's own notes state (a change page) before what only a
-    marker on an API page says (the notes are the authors' choice of what matters in the release)."""
+    """Highlights, then the features, breaking changes, deprecations, removals and behaviour changes the notes give a
+    section of their own (each titled section's first entry), then the sections in turn: what the release's own notes
+    state (a change page) before what only a marker on an API page says (the notes are the authors' choice of what
+    matters in the release)."""
     hl, details = _highlights(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
     rest = [e for e in pool if e.section != "highlights"]
-    return hl + _in_turns([e for e in rest if e.change_page], details) + _in_turns([e for e in rest if not e.change_page], [])
+    titled, notes = _titled_firsts([e for e in rest if e.change_page])
+    return hl + titled + _in_turns(notes, details) + _in_turns([e for e in rest if not e.change_page], [])
+
+
+TITLED_TURNS = ("features", "breaking", "deprecations", "removals", "behaviour")
+
+
+def _titled_firsts(pool: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """(the first entry of each titled section, the others): where the notes give features (or breaking changes,
+    deprecations, …) a section each under their kind's heading ("Enhancements → Styler", "→ from_dummies"), the
+    sections are the release's own list of what matters; in the notes' order, kind by kind, the page with the longest
+    list first. A page with fewer than two titled sections of a kind has no such list."""
+    firsts: list[Entry] = []
+    for kind in TITLED_TURNS:
+        by_page: dict[str, list[Entry]] = {}
+        seen: set[tuple] = set()
+        for e in sorted((e for e in pool if e.section == kind and e.title), key=lambda e: e.order):
+            k = (e.citations[0][0], e.headings)
+            if k not in seen:
+                seen.add(k)
+                by_page.setdefault(e.citations[0][0], []).append(e)
+        for _url, group in sorted(by_page.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            if len(group) >= 2:
+                firsts += group
+    chosen = {id(e) for e in firsts}
+    return firsts, [e for e in pool if id(e) not in chosen]
 
 
 def _in_turns(pool: list[Entry], details: list[Entry]) -> list[Entry]:
