@@ -89,7 +89,7 @@ def _lead_order(pool: list[Entry]) -> list[Entry]:
     hl, details = _highlights(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
     rest = [e for e in pool if e.section != "highlights"]
     titled, notes = _titled_firsts([e for e in rest if e.change_page])
-    return hl + titled + _in_turns(notes, details) + _in_turns([e for e in rest if not e.change_page], [])
+    return hl + titled + _in_turns(notes, details) + _in_turns([e for e in rest if not e.change_page], [], by_page=True)
 
 
 TITLED_TURNS = ("features", "breaking", "deprecations", "removals", "behaviour")
@@ -116,12 +116,36 @@ def _titled_firsts(pool: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     return firsts, [e for e in pool if id(e) not in chosen]
 
 
-def _in_turns(pool: list[Entry], details: list[Entry]) -> list[Entry]:
+def _in_turns(pool: list[Entry], details: list[Entry], by_page: bool = False) -> list[Entry]:
+    """The sections in turn, each by score; ``by_page``: within a section the pages take turns too, so one API page's
+    many markers of a release (every parameter of one function) do not crowd out the other pages' equal ones."""
     by_section: dict[str, list[Entry]] = {}
     for e in sorted(pool, key=lambda e: (-e.score, e.order)):
         by_section.setdefault(e.section, []).append(e)
+    if by_page:
+        by_section = {k: _pages_in_turn(es) for k, es in by_section.items()}
     turns = [details] * bool(details) + [by_section[k] for k in SECTION_TURNS if k in by_section]
     return [t[i] for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t)]
+
+
+def _pages_in_turn(entries: list[Entry]) -> list[Entry]:
+    """Entries of equal score with their pages taking turns (the first of each page, then the second, …); a better
+    score still comes first."""
+    out: list[Entry] = []
+    i = 0
+    while i < len(entries):
+        j = i
+        while j < len(entries) and entries[j].score == entries[i].score:
+            j += 1
+        rank: dict[str, int] = {}
+        tier = []
+        for e in entries[i:j]:
+            page = e.citations[0][0]
+            rank[page] = rank.get(page, -1) + 1
+            tier.append((rank[page], e.order, e))
+        out += [e for _r, _o, e in sorted(tier, key=lambda t: (t[0], t[1]))]
+        i = j
+    return out
 
 
 def _opens(key: tuple, es: list[Entry]) -> bool:

@@ -117,3 +117,17 @@ def test_a_parameters_marker_is_labelled_by_its_object_never_a_glued_term():
     params = [e for e in d.post if e.text.startswith("**arg")]
     assert params and {e.area for e in params} == {"acme"}, {e.area for e in params}
     assert all("bool" not in entry_line(e, cite="[2]").split(":")[0] for e in params)
+
+
+def test_one_api_pages_many_equal_markers_do_not_crowd_out_the_others():
+    """Three API pages mark 2.3.0 additions with equal score: six on one page, one each on two others. The pages take
+    turns, so the first three headlines name all three pages whatever their order."""
+    pages = [("http://h/api/a.html", "acme.a", "doc", None,
+              [_ch("added", "2.3.0", f"acme.a.f{i}(x) — Computes the value number {i}.", ["acme.a"], api=f"acme.a.f{i}")
+               for i in range(6)]),
+             ("http://h/api/b.html", "acme.b", "doc", None,
+              [_ch("added", "2.3.0", "acme.b.g(x) — Loads the trusted certificates.", ["acme.b"], api="acme.b.g")]),
+             ("http://h/api/c.html", "acme.c", "doc", None,
+              [_ch("added", "2.3.0", "acme.c.h(x) — Returns the unique elements.", ["acme.c"], api="acme.c.h")])]
+    lead = headline_entries(_finish(pages), limit=3)
+    assert sorted(e.citations[0][0].rsplit("/", 1)[1] for e in lead) == ["a.html", "b.html", "c.html"], lead
