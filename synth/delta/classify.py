@@ -160,10 +160,14 @@ def feature_title(headings: list[str] | tuple[str, ...], version: str | None) ->
     when it names more than a kind or a container ("Enhancements", "Other deprecations", "Library" name none) and is
     not under a minor section ("Minor features"): "Enhancements → Styler", "Deprecations → Label-based integer
     slicing on a Series". None otherwise."""
-    below = _below_version(headings, version)
-    if not below or any(_MINOR.search(h) for h in below):
+    below = [_OUTLINE_NUMBER.sub("", h).strip() for h in _below_version(headings, version)]
+    if len(below) < 2 or any(_MINOR.search(h) for h in below):
         return None
-    title = below[-1].strip()
+    parent, title = below[-2], below[-1]
+    # the title sits under a heading that names its kind ("Enhancements", "Deprecations"), not under the generic
+    # "Changes" over every component of a release ("Changes → Server", "→ Indexes": components, not features)
+    if _GENERIC_PARENT.fullmatch(parent) or not any(rx.search(parent) for k, rx in _SECTION_RES if k in _TITLED_KINDS):
+        return None
     rest = _WS.sub(" ", _KIND_WORDS.sub(" ", title)).strip(" :-–—,.()[]/&+|")
     if not rest or _CONTAINER.match(rest) or len(title) > MAX_TITLE_CHARS:
         return None
@@ -171,6 +175,10 @@ def feature_title(headings: list[str] | tuple[str, ...], version: str | None) ->
 
 
 MAX_TITLE_CHARS = 120
+_TITLED_KINDS = frozenset({"highlights", "features", "breaking", "deprecations", "removals", "behaviour"})
+_OUTLINE_NUMBER = re.compile(r"^\s*(?:[A-Z]\.)?\d+(?:\.\d+)*\.?\s+")  # "E.21.3.1. Server", "2.1 Styler"
+_GENERIC_PARENT = re.compile(r"(?i)(?:other\s+|all\s+|detailed\s+)?(?:changes?|changed|updates?|improvements?|"
+                             r"misc(?:ellaneous)?|notes?|list\s+of\s+changes)")
 
 # -- areas ------------------------------------------------------------------------------------------------------
 

@@ -45,6 +45,9 @@ def _finish(pages):
     ([TITLE, "Minor features", "Cache"], None),  # the minor features by component: no feature's title
     ([TITLE, "Improved Modules", "Library"], None),  # a container
     ([TITLE], None),
+    ([TITLE, "Styler"], None),  # no heading names its kind
+    ([TITLE, "E.1.3. Changes", "E.1.3.1. Server"], None),  # the generic "Changes" over the components
+    ([TITLE, "2. Enhancements", "2.1 Styler"], "Styler"),  # outline numbers are no part of a title
 ])
 def test_a_features_own_section_title(headings, title):
     assert feature_title(headings, "2.3.0") == title
