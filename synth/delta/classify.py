@@ -113,7 +113,8 @@ def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> st
     a feature under the release's own "What's new in Acme 3.2" section (below "Acme 3.2 release notes") is one of the
     release's highlights."""
     below = _below_version(headings, version)
-    kind = next((k for h in reversed(below) for k, rx in _SECTION_RES if rx.search(h)), "other")
+    kind = next((k for h in reversed(below) for k, rx in _SECTION_RES
+                 if rx.search(h) and not (k == "internal" and _titled_feature(h))), "other")
     if kind in ("features", "behaviour", "other") and version and any(
             _OWN_NEWS.search(h) and names_version(h, version) for h in below) and not any(_MINOR.search(h) for h in below):
         return "highlights"
@@ -121,6 +122,17 @@ def section_of(headings: list[str] | tuple[str, ...], version: str | None) -> st
 
 
 _VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)(?![\w]|\.\d)")
+
+
+_WEAK_INTERNAL = re.compile(r"(?i)\b(?:implementation|development)\b")
+
+
+def _titled_feature(heading: str) -> bool:
+    """A feature's title that calls it an implementation ("DataFrame interchange protocol implementation"): the words
+    name internals only in a heading they open ("Implementation details", "Development")."""
+    internal = dict(_SECTION_RES)["internal"]
+    return (not internal.search(_WEAK_INTERNAL.sub(" ", heading))
+            and not re.match(r"(?i)\W*(?:implementation|development)\b", heading))
 
 
 def names_version(text: str, version: str) -> bool:
@@ -142,6 +154,31 @@ def _below_version(headings: list[str] | tuple[str, ...], version: str | None) -
     # no heading names the version: a release page's own title still is not a section
     return hs[1:] if len(hs) > 1 else []
 
+
+def feature_title(headings: list[str] | tuple[str, ...], version: str | None) -> str | None:
+    """The title of the feature a change-page entry's section is about: the innermost heading below the version's own
+    when it names more than a kind or a container ("Enhancements", "Other deprecations", "Library" name none) and is
+    not under a minor section ("Minor features"): "Enhancements → Styler", "Deprecations → Label-based integer
+    slicing on a Series". None otherwise."""
+    below = [_OUTLINE_NUMBER.sub("", h).strip() for h in _below_version(headings, version)]
+    if len(below) < 2 or any(_MINOR.search(h) for h in below):
+        return None
+    parent, title = below[-2], below[-1]
+    # the title sits under a heading that names its kind ("Enhancements", "Deprecations"), not under the generic
+    # "Changes" over every component of a release ("Changes → Server", "→ Indexes": components, not features)
+    if _GENERIC_PARENT.fullmatch(parent) or not any(rx.search(parent) for k, rx in _SECTION_RES if k in _TITLED_KINDS):
+        return None
+    rest = _WS.sub(" ", _KIND_WORDS.sub(" ", title)).strip(" :-–—,.()[]/&+|")
+    if not rest or _CONTAINER.match(rest) or len(title) > MAX_TITLE_CHARS:
+        return None
+    return title
+
+
+MAX_TITLE_CHARS = 120
+_TITLED_KINDS = frozenset({"highlights", "features", "breaking", "deprecations", "removals", "behaviour"})
+_OUTLINE_NUMBER = re.compile(r"^\s*(?:[A-Z]\.)?\d+(?:\.\d+)*\.?\s+")  # "E.21.3.1. Server", "2.1 Styler"
+_GENERIC_PARENT = re.compile(r"(?i)(?:other\s+|all\s+|detailed\s+)?(?:changes?|changed|updates?|improvements?|"
+                             r"misc(?:ellaneous)?|notes?|list\s+of\s+changes)")
 
 # -- areas ------------------------------------------------------------------------------------------------------
 

@@ -82,23 +82,72 @@ SECTION_TURNS = ("features", "breaking", "deprecations", "removals", "behaviour"
 
 
 def _lead_order(pool: list[Entry]) -> list[Entry]:
-    """Highlights, then the sections in turn: what the release's own notes state (a change page) before what only a
-    marker on an API page says (the notes are the authors' choice of what matters in the release)."""
+    """Highlights, then the features, breaking changes, deprecations, removals and behaviour changes the notes give a
+    section of their own (each titled section's first entry), then the sections in turn: what the release's own notes
+    state (a change page) before what only a marker on an API page says (the notes are the authors' choice of what
+    matters in the release)."""
     hl, details = _highlights(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
     rest = [e for e in pool if e.section != "highlights"]
-    return hl + _in_turns([e for e in rest if e.change_page], details) + _in_turns([e for e in rest if not e.change_page], [],
-                                                                                   outer_first=True)
+    titled, notes = _titled_firsts([e for e in rest if e.change_page])
+    return hl + titled + _in_turns(notes, details) + _in_turns([e for e in rest if not e.change_page], [], markers=True)
 
 
-def _in_turns(pool: list[Entry], details: list[Entry], outer_first: bool = False) -> list[Entry]:
-    """The entries by section in turn, each section by score; ``outer_first`` (markers, whose page order is the API's
-    layout, not an author's choice): of equal scores, a module's own object (``pkg.Model``) before a member of it
-    (``pkg.Model.dump``, ``pkg.sub.helper``)."""
+TITLED_TURNS = ("features", "breaking", "deprecations", "removals", "behaviour")
+
+
+def _titled_firsts(pool: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """(the first entry of each titled section, the others): where the notes give features (or breaking changes,
+    deprecations, …) a section each under their kind's heading ("Enhancements → Styler", "→ from_dummies"), the
+    sections are the release's own list of what matters; in the notes' order, kind by kind, the page with the longest
+    list first. A page with fewer than two titled sections of a kind has no such list."""
+    firsts: list[Entry] = []
+    for kind in TITLED_TURNS:
+        by_page: dict[str, list[Entry]] = {}
+        seen: set[tuple] = set()
+        for e in sorted((e for e in pool if e.section == kind and e.title), key=lambda e: e.order):
+            k = (e.citations[0][0], e.headings)
+            if k not in seen:
+                seen.add(k)
+                by_page.setdefault(e.citations[0][0], []).append(e)
+        for _url, group in sorted(by_page.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            if len(group) >= 2:
+                firsts += group
+    chosen = {id(e) for e in firsts}
+    return firsts, [e for e in pool if id(e) not in chosen]
+
+
+def _in_turns(pool: list[Entry], details: list[Entry], markers: bool = False) -> list[Entry]:
+    """The sections in turn, each by score. ``markers`` (whose page order is the API's layout, not an author's
+    choice): of equal scores, a module's own object (``pkg.Model``) before a member of it (``pkg.Model.dump``,
+    ``pkg.sub.helper``), and within a section the pages take turns, so one API page's many markers of a release
+    (every parameter of one function) do not crowd out the other pages' equal ones."""
     by_section: dict[str, list[Entry]] = {}
-    for e in sorted(pool, key=lambda e: (-e.score, e.api.count(".") if outer_first and e.api else 0, e.order)):
+    for e in sorted(pool, key=lambda e: (-e.score, e.api.count(".") if markers and e.api else 0, e.order)):
         by_section.setdefault(e.section, []).append(e)
+    if markers:
+        by_section = {k: _pages_in_turn(es) for k, es in by_section.items()}
     turns = [details] * bool(details) + [by_section[k] for k in SECTION_TURNS if k in by_section]
     return [t[i] for i in range(max(map(len, turns), default=0)) for t in turns if i < len(t)]
+
+
+def _pages_in_turn(entries: list[Entry]) -> list[Entry]:
+    """Entries of equal score with their pages taking turns (the first of each page, then the second, …); a better
+    score still comes first."""
+    out: list[Entry] = []
+    i = 0
+    while i < len(entries):
+        j = i
+        while j < len(entries) and entries[j].score == entries[i].score:
+            j += 1
+        rank: dict[str, int] = {}
+        tier = []
+        for e in entries[i:j]:
+            page = e.citations[0][0]
+            rank[page] = rank.get(page, -1) + 1
+            tier.append((rank[page], e.order, e))
+        out += [e for _r, _o, e in sorted(tier, key=lambda t: (t[0], t[1]))]
+        i = j
+    return out
 
 
 def _opens(key: tuple, es: list[Entry]) -> bool:

@@ -40,6 +40,7 @@ from synth.delta.classify import (
     area_from_api,
     area_from_headings,
     area_from_url,
+    feature_title,
     is_internal,
     is_requirement,
     names_version,
@@ -218,6 +219,9 @@ class Ledger:
     def finish(self, timeline: Timeline, cutoff_start: date) -> "Delta":
         """Classify every held entry, keep the post-cutoff and undated ones, clean, group and de-duplicate them."""
         skipped: Counter = Counter()
+        # the pages in a canonical order (by URL), not the crawl's: concurrent fetches return them in any order, and
+        # every tie below (equal scores, the first of two pages stating one change) falls back to this order
+        self.pages.sort(key=lambda p: (p.url, p.title, p.page_kind))
         post, undated, states, sections_seen = self._classify(timeline, cutoff_start, skipped)
         pre_cache: dict[str, bool] = {}
 
@@ -417,17 +421,36 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
         if kind in ("removed", "release", "changed", "added"):
             kind = "deprecated"
             section = "deprecations" if section not in ("highlights", "breaking") else section
+    api, param = _object_of(ch.api, text, ch.heading)
     area = ((area_from_headings(headings, ch.version) if headings else area_from_headings(("", *nearest), None))
             if is_change or ch.kind == "release" else None) \
-        or area_from_api(ch.api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"
+        or area_from_api(api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"
     area = area.strip(" @*_`'\"()[]:.,;") or "General"
     # "use X instead" names what it replaces only in a deprecation or removal: there the entry's API is what goes
     retired = kind in ("deprecated", "removed")
-    use, old = use_instead(text, ch.api if retired else None, subject=retired)
+    use, old = use_instead(text, (param or api) if retired else None, subject=retired)
+    title = feature_title(headings, ch.version) if is_change and headings else None
     return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
                  text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,
-                 highlight=section == "highlights", change_page=is_change, headings=headings or nearest, api=ch.api, use=use,
+                 highlight=section == "highlights", change_page=is_change, headings=headings or nearest, title=title,
+                 api=api, use=use,
                  instead_of=old, code=ch.code, code_langs=ch.code_langs, order=order)
+
+
+_DT_TERM = re.compile(r"^\W{0,3}\*\*([A-Za-z_*][\w*]*)\*\*(?!\s*\()")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+
+
+def _object_of(api: str | None, text: str, heading: str | None) -> tuple[str | None, str | None]:
+    """(the API a marker annotates, the parameter it is about). A definition-list term glued to its type
+    ("**numeric_only**bool" read as the API ``numeric_onlybool``) is a parameter (``numeric_only``): its API is the
+    object the page's heading names (``pandas.DataFrame.sum``), else none (a parameter's name is no area)."""
+    m = _DT_TERM.match(text or "")
+    name = m.group(1).strip("*") if m else ""
+    if api and name and api.replace(" ", "").startswith(name) and "." not in api:
+        head = (heading or "").strip()
+        return (head if _DOTTED.match(head) else None), name
+    return api, None
 
 
 def _key(text: str) -> str:
@@ -500,6 +523,8 @@ def _merge(into: Entry, other: Entry) -> None:
         into.code, into.code_langs = other.code, other.code_langs
     if into.area == "General" and other.area != "General":
         into.area, into.internal = other.area, other.internal
+    if not into.title and other.title:
+        into.title = other.title
     if not into.api and other.api:
         into.api = other.api
     if into.use is None and other.use:

@@ -214,6 +214,7 @@ class DeltaEntry:
     highlight: bool = False
     change_page: bool = False  # stated on a change page (not only a marker on an API page)
     headings: tuple[str, ...] = ()
+    title: str | None = None  # the feature's own section title on its change page (synth.delta.classify.feature_title)
     api: str | None = None
     use: str | None = None
     instead_of: str | None = None

@@ -288,8 +288,15 @@ def _code_block(code: str, flagged: Callable[[str], bool], lang: str = "") -> st
 
 def qualifier(e: Entry, with_area: bool = True) -> str:
     """`` (asyncio; …: since 3.9, before the cutoff)``: the area and what the label says that the quote does not."""
-    parts = ([e.area] if with_area and e.area and e.area != "General" else []) + e.notes
+    name = e.area if e.area and e.area != "General" else ""
+    if e.title and not _CLAIMS_VERSION.search(e.title):
+        name = e.title  # the section's own title says what the area, cut from it, only hints at
+    parts = ([name] if with_area and name else []) + e.notes
     return f" ({safe_inline('; '.join(parts))})" if parts else ""
+
+
+# a title that itself dates something ("New in 2.0 compatibility") would read as the label's claim
+_CLAIMS_VERSION = re.compile(r"(?i)\b(?:new|added|introduced|since|as\s+of)\b\W+(?:\w+\W+)?v?\d+(?:\.\d+)+")
 
 
 def entry_line(e: Entry, *, with_area: bool = True, cite: str | None = None, undated: bool = False,

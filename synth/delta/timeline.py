@@ -208,7 +208,7 @@ class Timeline:
     def _chosen(self, key: str) -> DateClaim:
         """:meth:`date_of` for a version the timeline dates: a key of :attr:`claims` (and of ``_parsed``), whose
         list :meth:`add` never leaves empty."""
-        return min(self.claims[key], key=lambda c: (c.date, c.source))
+        return min(self.claims[key], key=lambda c: (c.date, c.source, c.url or ""))
 
     def _series_starts(self) -> dict[tuple[int, int], tuple[date, str]]:
         if "series" not in self._cache:
@@ -336,7 +336,7 @@ class Timeline:
         out = []
         for key in sorted(self.claims, key=lambda k: self._parsed[k]):
             chosen = self._chosen(key)
-            claims = sorted(self.claims[key], key=lambda c: (c.date, c.source))
+            claims = sorted(self.claims[key], key=lambda c: (c.date, c.source, c.url or ""))
             row = {"version": key, "date": chosen.date.isoformat(), "source": chosen.source, "url": chosen.url,
                    "sources": [{"date": c.date.isoformat(), "source": c.source, "url": c.url} for c in claims]}
             if len({c.date for c in claims}) > 1:

@@ -148,7 +148,7 @@ class Stamps:
         """``(label, version)`` stamped on at least :data:`MIN_STAMP_PAGES` pages and :data:`STAMP_SHARE` of them."""
         if not self.counts:
             return None
-        (label, version), n = self.counts.most_common(1)[0]
+        (label, version), n = max(self.counts.items(), key=lambda kv: (kv[1], kv[0]))  # ties: not the crawl's order
         return (label, version) if n >= MIN_STAMP_PAGES and n >= STAMP_SHARE * self.pages else None
 
 
