@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import importlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -404,8 +405,51 @@ def _text_scope(text: str, within: _Scope | None = None) -> _Scope:
 
 def _text_plugins(text: str, within: _Plugins | None = None) -> tuple[tuple[str, BasePlugin, Pattern[str] | None], ...]:
     """The non-regex plugins that can match somewhere in ``text`` (a gated plugin whose keywords are absent
-    from the whole text cannot match any of its lines)."""
-    return tuple(entry for entry in (_detectors()[1] if within is None else within) if entry[2] is None or entry[2].search(text))
+    from the whole text cannot match any of its lines). A case-insensitive gate written in lower case is searched,
+    without ignoring case, in the text as such a pattern sees it (:func:`~synth.core.literals.folded_text`): the
+    same answer, an order of magnitude faster than Python's engine ignoring case over a page."""
+    entries = _detectors()[1] if within is None else within
+    folded: str | None = None
+    kept = []
+    for entry in entries:
+        gate = entry[2]
+        if gate is not None:
+            lower = _lowercase_gate(gate)
+            if lower is not None:
+                folded = folded_text(text) if folded is None else folded
+                if not lower.search(folded):
+                    continue
+            elif not gate.search(text):
+                continue
+        kept.append(entry)
+    return tuple(kept)
+
+
+@lru_cache(maxsize=8)
+def _lowercase_gate(gate: Pattern[str]) -> Pattern[str] | None:
+    """The gate without IGNORECASE, for the folded text; None unless it ignores case, is all lower-case ASCII and
+    has no escapes or classes (whose meaning lower-casing could change)."""
+    p = gate.pattern
+    if not gate.flags & re.IGNORECASE or p != p.lower() or "\\" in p or "[" in p:
+        return None
+    if not all(_folds_to(ch) for ch in set(p) if not ch.isascii()):
+        return None
+    return re.compile(p, gate.flags & ~re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _folds_to(ch: str) -> bool:
+    """Whether the characters the engine matches to ``ch`` ignoring case are those ``folded_text`` turns into it:
+    for a lower-case character with a one-character upper case outside the engine's extra case equivalences
+    (``re._compiler._EXTRA_CASES``: a final sigma, the dotless i, the micro sign …) the engine compares lower-cased
+    characters, as ``folded_text`` does (``ñ``, ``Ñ``)."""
+    try:
+        extra = importlib.import_module("re._compiler")._EXTRA_CASES
+    except (ImportError, AttributeError):  # another Python: the gate is searched ignoring case
+        return False
+    code = ord(ch)
+    return (ch == ch.lower() and len(ch.upper()) == 1 and ch.upper().lower() == ch and code not in extra
+            and not any(code in others for others in extra.values()))
 
 
 def _empty(scope: _Scope) -> bool:
