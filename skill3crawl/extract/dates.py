@@ -146,13 +146,22 @@ def _first(values: Iterable[Any]) -> Any:
     return None
 
 
+_JSONLD_SCRIPTS = etree.XPath('//script[@type="application/ld+json"]')
+# the repository signals in priority order, found in one pass over the tree (document order) instead of one per kind
+_REPOSITORY = etree.XPath("//relative-time[@datetime] | //local-time[@datetime] | //*[@data-release-date]")
+_REPOSITORY_KINDS = (("relative-time", "datetime"), ("local-time", "datetime"), (None, "data-release-date"))
+
+
 def _jsonld_nodes(tree: Any) -> list[dict]:
     """Every JSON object of the page's JSON-LD scripts; one malformed script loses only itself."""
+    scripts = _JSONLD_SCRIPTS(tree)
+    if not scripts:  # most documentation pages: no extractor built
+        return []
     from extruct.jsonld import JsonLdExtractor
 
     extractor = JsonLdExtractor()
     items: list[Any] = []
-    for script in tree.xpath('//script[@type="application/ld+json"]'):
+    for script in scripts:
         try:
             items += extractor.extract_items(script)
         except (ValueError, TypeError, RecursionError):  # hostile or broken JSON: a missing signal
@@ -303,10 +312,13 @@ def repository_signal(tree: Any) -> str | None:
     """GitHub-style release/commit dates shown in the page (``<relative-time datetime=…>``)."""
     if tree is None:
         return None
-    for xp in ("//relative-time/@datetime", "//local-time/@datetime", "//*[@data-release-date]/@data-release-date"):
-        vals = tree.xpath(xp)
-        if vals:
-            return vals[0]
+    found = _REPOSITORY(tree)
+    if not found:
+        return None
+    for tag, attr in _REPOSITORY_KINDS:  # the first element of the first kind that has one, as one XPath per kind
+        for el in found:
+            if (tag is None or el.tag == tag) and el.get(attr) is not None:
+                return el.get(attr)
     return None
 
 

@@ -118,3 +118,153 @@ def _better(a: tuple[str, ...] | None, b: tuple[str, ...] | None, least: int) ->
     if not usable:
         return None
     return max(usable, key=lambda x: (min(map(len, x)), -len(x)))
+
+
+# ------------------------------------------------------------------------------------------------ required runs
+# Many secret patterns carry no literal of their own (``\b(gh[pousr]_[A-Za-z0-9_]{20,255})``: 'gh' and '_' are too
+# short) or only common ones ('key', 'token'), but every match holds a long run of one character class: twenty
+# ``[A-Za-z0-9_]`` in a row. Documentation has few such runs, and all of them lie inside the runs of one broad class
+# (:data:`RUN_CLASS`), which one pass over the text finds; a pattern whose run is in none of them cannot match.
+MIN_RUN = 16  # shorter runs are everywhere in prose and code
+RUN_CLASS = r"[\w\-./+=~!@%^*\\]"  # every class a gated run may be of lies within it (checked per class)
+_RUN = re.compile(RUN_CLASS + "{%d,}" % MIN_RUN)
+_RUN_CHAR = re.compile(RUN_CLASS)
+_RUN_BUCKETS = (16, 20, 24, 30, 40, 64)  # the text's runs grouped by length: a pattern tests the runs it could be in
+_CATEGORIES = {_c.CATEGORY_DIGIT: r"\d", _c.CATEGORY_WORD: r"\w"}  # the categories whose characters are all in RUN_CLASS
+
+
+def _class_source(op: object, av: Any) -> str | None:
+    """A one-character item as a character class, when every character it matches is in :data:`RUN_CLASS`
+    (also ignoring case: the other case of an ASCII letter and the characters of :data:`ASCII_FOLDS` are word
+    characters); else None."""
+    items = [(op, av)] if op is _c.LITERAL else list(av) if op is _c.IN else None
+    if items is None:
+        return None
+    parts = []
+    for iop, iav in items:
+        if iop is _c.LITERAL:
+            chars = [chr(iav)]
+            parts.append(re.escape(chars[0]))
+        elif iop is _c.RANGE and iav[1] < 128:
+            chars = [chr(c) for c in range(iav[0], iav[1] + 1)]
+            parts.append(f"{re.escape(chr(iav[0]))}-{re.escape(chr(iav[1]))}")
+        elif iop is _c.CATEGORY and iav in _CATEGORIES:
+            chars = []
+            parts.append(_CATEGORIES[iav])
+        else:  # a negated class, a wide range, spaces, non-word characters
+            return None
+        if not all(_RUN_CHAR.match(ch) for ch in chars):
+            return None
+    return "[" + "".join(parts) + "]"
+
+
+_ZERO_WIDTH = (_c.AT, _c.ASSERT, _c.ASSERT_NOT)
+
+
+def _chain(items: list) -> tuple[str, int] | None:
+    """``(source, n)`` when the whole sequence is a chain: characters of :data:`RUN_CLASS` only (zero-width
+    assertions left out), as a pattern that finds the part of any match it spans, at least ``n`` characters."""
+    parts: list[str] = []
+    total = 0
+    for op, av in items:
+        if op in _ZERO_WIDTH:
+            continue
+        piece = _piece(op, av)
+        if piece is None:
+            return None
+        parts.append(piece[0])
+        total += piece[1]
+    return "".join(parts), total
+
+
+def _piece(op: object, av: Any) -> tuple[str, int] | None:
+    cls = _class_source(op, av)
+    if cls is not None:
+        return cls, 1
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT):
+        body = list(av[2])
+        inner = _class_source(*body[0]) if len(body) == 1 else None
+        if inner is None:
+            return None
+        top = "" if av[1] is _c.MAXREPEAT else str(av[1])
+        return f"{inner}{{{av[0]},{top}}}", av[0]
+    if op is _c.SUBPATTERN and not av[1] and not av[2]:
+        return _chain(list(av[3]))
+    if op is _c.BRANCH:
+        alternatives = [_chain(list(branch)) for branch in av[1]]
+        if not all(a is not None for a in alternatives):
+            return None
+        return "(?:" + "|".join(a[0] for a in alternatives if a) + ")", min(a[1] for a in alternatives if a)
+    return None
+
+
+def _run_of(items: list, least: int) -> tuple[int, tuple[str, ...]] | None:
+    """``(n, sources)``: every match of this sequence holds, within characters of :data:`RUN_CLASS` only, a match
+    of one of the sources, at least ``n`` characters long (n ≥ ``least``); None when no such part is known."""
+    best: tuple[int, tuple[str, ...]] | None = None
+
+    def keep(found: tuple[int, tuple[str, ...]] | None) -> None:
+        nonlocal best
+        if found is not None and found[0] >= least and (best is None or found[0] > best[0]):
+            best = found
+
+    parts: list[str] = []
+    total = 0
+    for op, av in [*items, (None, None)]:  # the sentinel ends the last chain
+        if op in _ZERO_WIDTH:
+            continue
+        piece = _piece(op, av) if op is not None else None
+        if piece is not None:
+            parts.append(piece[0])
+            total += piece[1]
+            continue
+        if parts:
+            keep((total, ("".join(parts),)))
+        parts, total = [], 0
+        if op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:
+            keep(_run_of(list(av[2]), least))
+        elif op is _c.SUBPATTERN and not av[1] and not av[2]:
+            keep(_run_of(list(av[3]), least))
+        elif op is _c.BRANCH:
+            alternatives = [_run_of(list(branch), least) for branch in av[1]]
+            if all(alternatives):
+                keep((min(a[0] for a in alternatives if a), tuple(sorted({c for a in alternatives if a for c in a[1]}))))
+    return best
+
+
+@lru_cache(maxsize=512)
+def required_run(rx: Pattern[str]) -> tuple[int, Pattern[str]] | None:
+    """``(bucket, run)``: every match of ``rx`` holds a match of ``run`` (a part of ``rx`` made of characters of
+    :data:`RUN_CLASS` only, at least n ≥ :data:`MIN_RUN` long — a prefix and a token's body, ``gh[pousr]_[A-Za-z0-9_]{20,}``
+    — with ``rx``'s flags), which is in a run of the text of at least ``bucket`` characters; None when no such part is
+    known."""
+    try:
+        parsed = _p.parse(rx.pattern, rx.flags & ~re.IGNORECASE)
+    except (re.error, TypeError, AttributeError):
+        return None
+    need = _run_of(list(parsed.data), MIN_RUN)
+    if need is None:
+        return None
+    n, sources = need
+    bucket = max(b for b in _RUN_BUCKETS if b <= n)
+    return bucket, re.compile("|".join(sources), rx.flags & (re.IGNORECASE | re.ASCII | re.UNICODE))
+
+
+class Runs:
+    """The long runs of a text (one pass), to ask of a pattern whether the run it requires is among them."""
+
+    __slots__ = ("_buckets",)
+
+    def __init__(self, text: str) -> None:
+        runs = _RUN.findall(text)
+        self._buckets = {b: "\n".join(r for r in runs if len(r) >= b) for b in _RUN_BUCKETS} if runs else None
+
+    def may_match(self, rx: Pattern[str]) -> bool:
+        """False only when ``rx`` cannot match in the text: a run every match of it holds is not there."""
+        need = required_run(rx)
+        if need is None:
+            return True
+        if self._buckets is None:
+            return False
+        bucket, run = need
+        return run.search(self._buckets[bucket]) is not None

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from synth.core.literals import ASCII_FOLDS, folded_text, may_match, required_literals, search, sub
+from synth.core.literals import ASCII_FOLDS, Runs, folded_text, may_match, required_literals, required_run, search, sub
 from tests.vet.test_redact import CASES, KEEP
 
 
@@ -118,3 +118,69 @@ def test_cleaning_patterns_never_skip_a_text_they_match():
         hits = [t for t in texts if rx.search(t)]
         assert hits, name
         assert all(may_match(rx, t, min_literal=2) for t in hits), name
+
+
+# ------------------------------------------------------------------------------------------- required runs
+@pytest.mark.parametrize("pattern, flags, bucket, run", [
+    (r"\b(gh[pousr]_[A-Za-z0-9_]{20,255})\b", 0, 24, "[g][h][pousr][_][A-Za-z0-9_]{20,255}"),  # prefix + body
+    (r"(?:\s|^)AKC[a-zA-Z0-9]{10,}(?:\s|$)", 0, None, None),  # 13 characters: shorter than MIN_RUN
+    (r"key\s*=\s*([0-9a-f]{64})", 0, 64, "[0-9a-f]{64,64}"),  # the space breaks the chain
+    (r"(?:abc|de)[0-9]{16}", 0, 16, "(?:[a][b][c]|[d][e])[0-9]{16,16}"),  # alternatives: the shortest counts
+    (r"[^ ]{40}", 0, None, None),  # a negated class may hold characters beyond the run class
+    (r"\s{20}", 0, None, None),
+    (r"(?i)[a-z]{24}", 0, 24, "[a-z]{24,24}"),  # with the pattern's flags
+    (r"x(?i:[a-z]{30})", 0, None, None),  # a group that changes the flags is not read
+    (r"a{0,40}b", 0, None, None),  # an optional run is not required
+])
+def test_required_run(pattern, flags, bucket, run):
+    need = required_run(re.compile(pattern, flags))
+    if bucket is None:
+        assert need is None
+    else:
+        assert need is not None and need[0] == bucket and need[1].pattern == run
+        assert need[1].flags & re.IGNORECASE == re.compile(pattern, flags).flags & re.IGNORECASE
+
+
+def test_runs_never_reject_a_text_the_pattern_matches():
+    texts = _texts()
+    texts += [t.replace(" ", "\u00a0") for t in texts[:50]] + ["\u212a" * 30 + " " + t for t in texts[:20]]
+    matched = gated = 0
+    for rx in _patterns():
+        gated += required_run(rx) is not None
+        for text in texts:
+            if rx.search(text):
+                matched += 1
+                assert Runs(text).may_match(rx), (rx.pattern[:60], text[:80])
+    assert matched > 100 and gated > 40  # the tables exercise the patterns, most of which have a run
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("plain documentation text, os.path.join(a, b) and a_long_identifier_name", False),
+    ("token ghp_" + "a1B2" * 9, True),
+    ("x ghp_" + "a1B2" * 4 + " — too short", False),
+    ("in a path: /ghp_" + "a1B2" * 9 + "/x", True),
+    ("\u212a" * 30, False),
+])
+def test_runs_reject_a_text_without_the_run(text, expected):
+    rx = re.compile(r"(?<![A-Za-z0-9_])(gh[pousr]_[A-Za-z0-9_]{36})(?![A-Za-z0-9_])")
+    assert Runs(text).may_match(rx) is expected
+    if expected is False:
+        assert not rx.search(text)
+
+
+def test_run_class_holds_every_gated_class():
+    """Each class a run is read from lies within the one-pass class: checked on every code point."""
+    from synth.core.literals import RUN_CLASS
+
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    classes = set()
+    for rx in _patterns():
+        need = required_run(rx)
+        if need is not None:
+            flags = need[1].flags & (re.IGNORECASE | re.ASCII)
+            classes.update((cls, flags) for cls in re.findall(r"\[(?:\\.|[^\]])+\]", need[1].pattern))
+    assert len(classes) > 10
+    broad = re.compile(RUN_CLASS)
+    for cls, flags in classes:
+        members = set(re.findall(cls, every, flags))
+        assert members and all(broad.fullmatch(ch) for ch in members), cls

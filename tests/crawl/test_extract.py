@@ -240,3 +240,35 @@ def test_nul_bytes_in_a_page_are_dropped_not_garbled():
     html = "<html><body><main><p>" + ("Caf\x00é and more text here. " * 10) + "</p></main></body></html>"
     excerpt = extract_content(html, "https://x.example/")["excerpts"][0]
     assert "Café and more" in excerpt and "\ufffd" not in excerpt and "ï¿½" not in excerpt
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("", None),
+    (REPO, "2026-08-09T00:00:00Z"),
+    # the kinds in their order, whatever the document order: relative-time, local-time, data-release-date
+    ('<p data-release-date="2026-01-01">x</p><local-time datetime="2026-02-02">y</local-time>' + REPO, "2026-08-09T00:00:00Z"),
+    ('<p data-release-date="2026-01-01">x</p><local-time datetime="2026-02-02">y</local-time>', "2026-02-02"),
+    ('<local-time>no attribute</local-time><p data-release-date="2026-01-01">x</p>', "2026-01-01"),
+    ('<relative-time datetime="">empty</relative-time>' + REPO, ""),  # the first value, as an XPath per kind gave it
+    ('<RELATIVE-TIME datetime="2026-03-03">upper case</RELATIVE-TIME>', "2026-03-03"),
+])
+def test_repository_signal_order(body, expected):
+    import lxml.html
+
+    from skill3crawl.extract.dates import repository_signal
+
+    assert repository_signal(lxml.html.document_fromstring(_page("", body))) == expected
+
+
+@pytest.mark.parametrize("head, expected", [
+    ("", []),
+    (JSONLD, [("json-ld", "2026-03-01T10:00:00Z", "2026-04-02")]),
+    ('<script type="application/ld+json">{broken</script>' + JSONLD, [("json-ld", "2026-03-01T10:00:00Z", "2026-04-02")]),
+])
+def test_structured_dates_jsonld(head, expected):
+    import lxml.html
+
+    from skill3crawl.extract.dates import structured_dates
+
+    html = _page(head)
+    assert structured_dates(html, "http://x/", lxml.html.document_fromstring(html)) == expected

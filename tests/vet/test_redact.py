@@ -332,3 +332,36 @@ def test_vendor_prefixed_tokens_are_redacted_everywhere(kind, token, form):
                                   "the glpat- prefix marks a GitLab token", "use the secret_key setting"])
 def test_a_prefix_alone_is_not_a_secret(text):
     assert redact_text(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "nothing to see here — plain docs", "PASSWORD: hunter2xyz", "Contraseña = x", "CONTRASEÑA: x", "contrasena",
+    "PA\u017fSWORD", "api_\u212aEY=1", "db_PASS", "the secret", "S3CRET", "priv key", "pwd\n", "\u0130 pwd",
+    "paſs", "da\u0131abase_key",
+])
+def test_keyword_gate_on_the_folded_text_is_the_gate(text):
+    """The keyword detector's gate, searched without ignoring case in the folded text, answers as the gate does."""
+    from synth.vet.redact import _detectors, _lowercase_gate, _text_plugins
+
+    (entry,) = [e for e in _detectors()[1] if e[2] is not None]
+    assert _lowercase_gate(entry[2]) is not None  # the fast path is taken
+    for t in (text, text.upper(), text.lower(), text.swapcase(), "x\n" * 3 + text):
+        assert (entry in _text_plugins(t)) == bool(entry[2].search(t)), t
+
+
+def test_folds_to_agrees_with_the_engine():
+    """Where ``_folds_to`` says yes, the engine's case-insensitive matches of the character are exactly the characters
+    ``folded_text`` turns into it (every code point)."""
+    import re
+
+    from synth.core.literals import folded_text
+    from synth.vet.redact import _folds_to
+
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    said = 0
+    for ch in "ñéçøåσςßıſµæþ":
+        if _folds_to(ch):
+            said += 1
+            engine = set(re.findall(re.escape(ch), every, re.IGNORECASE))
+            assert engine == {x for x in every if x in engine or folded_text(x) == ch}, ch
+    assert said >= 4
