@@ -13,6 +13,7 @@ holds for any text; such a pattern is tested only when all its literals are ASCI
 
 from __future__ import annotations
 
+import importlib
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Pattern
@@ -268,3 +269,30 @@ class Runs:
             return False
         bucket, run = need
         return run.search(self._buckets[bucket]) is not None
+
+
+@lru_cache(maxsize=8)
+def lowercase_gate(gate: Pattern[str]) -> Pattern[str] | None:
+    """The gate without IGNORECASE, for the folded text; None unless it ignores case, is all lower-case ASCII and
+    has no escapes or classes (whose meaning lower-casing could change)."""
+    p = gate.pattern
+    if not gate.flags & re.IGNORECASE or p != p.lower() or "\\" in p or "[" in p:
+        return None
+    if not all(folds_to(ch) for ch in set(p) if not ch.isascii()):
+        return None
+    return re.compile(p, gate.flags & ~re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def folds_to(ch: str) -> bool:
+    """Whether the characters the engine matches to ``ch`` ignoring case are those ``folded_text`` turns into it:
+    for a lower-case character with a one-character upper case outside the engine's extra case equivalences
+    (``re._compiler._EXTRA_CASES``: a final sigma, the dotless i, the micro sign …) the engine compares lower-cased
+    characters, as ``folded_text`` does (``ñ``, ``Ñ``)."""
+    try:
+        extra = importlib.import_module("re._compiler")._EXTRA_CASES
+    except (ImportError, AttributeError):  # another Python: the gate is searched ignoring case
+        return False
+    code = ord(ch)
+    return (ch == ch.lower() and len(ch.upper()) == 1 and ch.upper().lower() == ch and code not in extra
+            and not any(code in others for others in extra.values()))

@@ -21,25 +21,22 @@ URL is still a URL. Only counts leave this module, never the secret.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import importlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Pattern, Sequence
+from typing import Iterable, Mapping, Pattern, Sequence
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
 from detect_secrets.plugins import keyword
 from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 
-from synth.core.literals import Runs, folded_text, may_match
+from synth.core.literals import Runs, folded_text, lowercase_gate, may_match
 from synth.evidence.item import SourceItem
 from synth.vet.prefixes import PREFIXED as _PREFIXED
+from synth.vet.values import GENERIC, MARK, is_placeholder, valid
 
 _SKIPPED_PLUGINS = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
-_MARK = "REDACTED"
 
 # Patterns detect-secrets lacks or matches too narrowly. (kind, regex, group)
 _EXTRA: tuple[tuple[str, Pattern[str], int], ...] = (
@@ -80,68 +77,18 @@ _EXTRA: tuple[tuple[str, Pattern[str], int], ...] = (
         1,
     ),
 )
-# Generic keyword + entropy detection (gitleaks' generic-api-key rule, detect-secrets' keyword and high-entropy
-# plugins combined): a value assigned to a name that says it is a credential - ``export SERVICE_TOKEN=…``,
-# ``api_key: …``, ``"clientSecret": "…"``, ``X-Api-Key: …`` - with no vendor prefix. The name must hold a
-# keyword; the value must look generated (see ``_generic_secret``), so ordinary identifiers, versions,
-# dates, URLs, hashes named "key" and placeholders stay.
-_STRONG_WORD = r"token|secret|passw(?:or)?d|pwd|passphrase|credentials?|creds|pass(?![a-z])"
-_WEAK_WORD = r"key|auth"  # names such as cache_key or auth_method: the value must be base62-mixed
-_GENERIC_NAME = rf"[A-Za-z0-9_.-]{{0,40}}?(?:{_STRONG_WORD}|{_WEAK_WORD})[A-Za-z0-9_.-]{{0,40}}"
-_GENERIC = re.compile(
-    rf"(?i)(?<![A-Za-z0-9_.-])(?P<name>{_GENERIC_NAME})[\"']?[ \t]*(?::=|=>|=|:)[ \t]*[\"']?"
-    r"(?P<value>[A-Za-z0-9_\-./+=~!@%^*]{16,256})(?![A-Za-z0-9_\-./+=~!@%^*])"
-)
-_STRONG = re.compile(rf"(?i){_STRONG_WORD}")
-_HEXISH = re.compile(r"(?i)^[0-9a-f-]+$")
-_WORDISH = re.compile(r"[a-z]+\d+[a-z]{0,3}")  # a word with a number in it: cl100k, sha256, utf8, v2beta
-GENERIC_MIN_ENTROPY = 3.5  # bits per character (gitleaks' generic-api-key threshold)
-GENERIC_MIXED_MIN_ENTROPY = 3.2  # for a value of upper case, lower case and digits
-
-
-@lru_cache(maxsize=1)
-def _entropy() -> Any:
-    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
-
-    return Base64HighEntropyString().calculate_shannon_entropy
-
-
-def _identifier_like(value: str) -> bool:
-    """Words, numbers and short parts joined by ``-_./`` (``release-2024-01-15``, ``user_account_id``,
-    ``v1.2.3-beta``, ``cl100k_base``): a name or a version, not a generated secret."""
-    parts = [p for p in re.split(r"[-_./]+", value) if p]
-    return all(p.isalpha() or p.isdigit() or len(p) <= 3 or _WORDISH.fullmatch(p) for p in parts)
-
-
-def _generic_secret(name: str, value: str) -> bool:
-    """Whether ``value``, assigned to ``name``, is a secret: the name holds a keyword (checked by the pattern),
-    the value is no placeholder, template, indirect reference, sequence, identifier or version, holds a digit
-    and a letter, and its Shannon entropy is high (detect-secrets' measure). A hex or UUID value counts only
-    for a strong name (token, secret, password …): a ``cache_key`` or ``idempotency_key`` holds digests."""
-    if _looks_like_placeholder(value) or _identifier_like(value):
-        return False
-    strong = bool(_STRONG.search(name))
-    if _HEXISH.match(value):
-        return strong and _entropy()(value) >= 3.0
-    if not strong and not _mixed(value):
-        return False
-    entropy = _entropy()(value)
-    return entropy >= GENERIC_MIN_ENTROPY or (_mixed(value) and entropy >= GENERIC_MIXED_MIN_ENTROPY)
-
-
 _EXTRA = _EXTRA + tuple(
     (kind, re.compile(rf"(?<![A-Za-z0-9_])({body})(?![A-Za-z0-9_])"), 1) for kind, body in _PREFIXED
-) + (("generic-secret", _GENERIC, 2),)
+) + (("generic-secret", GENERIC, 2),)
 _PRIVATE_KEY_BLOCK = re.compile(
     r"-----BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     re.DOTALL,
 )
-_PLACEHOLDER = re.compile(r"(?i)^(?:your|my|example|placeholder|changeme|xxx|<|\$|\{)")
 # markdown's backslash escapes: a backslash before ASCII punctuation
 _MD_ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 # a URL in text (ends at white space, quotes, angle brackets and markdown's closing parenthesis)
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s<>\"'`()]+")
-URL_MARK = _MARK
+URL_MARK = MARK
 _GENERIC_KINDS = frozenset({"generic-secret", "secret-assignment", "secret-keyword", "authorization-header", "url-credentials", "basic-auth-credentials"})
 
 # language of a fenced block → a file name detect-secrets' keyword detector understands
@@ -210,46 +157,6 @@ def _value_span(match: re.Match[str]) -> tuple[int, int]:
         if match.group(index) and len(match.group(index)) >= 8:
             return match.span(index)
     return match.span(0)
-
-
-def _is_placeholder(value: str) -> bool:
-    return _MARK in value or bool(_PLACEHOLDER.match(value)) or heuristic.is_templated_secret(value)
-
-
-def _looks_like_placeholder(value: str) -> bool:
-    """For the generic assignment pattern: also demand a digit and a letter."""
-    return (
-        _is_placeholder(value)
-        or heuristic.is_sequential_string(value)
-        or not (re.search(r"\d", value) and re.search(r"[A-Za-z]", value))
-    )
-
-
-def _mixed(value: str) -> bool:
-    """Upper case, lower case and a digit: a generated key, not a word, a hex digest or a path."""
-    return bool(re.search(r"[A-Z]", value) and re.search(r"[a-z]", value) and re.search(r"\d", value))
-
-
-def _valid(kind: str, match: re.Match[str], value: str) -> bool:
-    """Checks a pattern's match must also pass before it counts as a secret."""
-    if kind == "secret-assignment":
-        return not _looks_like_placeholder(value)
-    if kind == "generic-secret":
-        return _generic_secret(match.group("name"), value)
-    if kind == "aws-secret-key":
-        return _mixed(value)
-    if kind == "url-credentials":
-        return not _is_placeholder(value)
-    if kind == "authorization-header":
-        if _is_placeholder(value):
-            return False
-        if match.group(1).lower() == "basic":  # base64 of user:password
-            try:
-                return b":" in base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
-            except (binascii.Error, ValueError):
-                return False
-        return not _looks_like_placeholder(value)
-    return True
 
 
 def _unescaped(line: str) -> tuple[str, list[int]] | None:
@@ -323,7 +230,7 @@ def _plugin_spans(line: str, filename: str, plugins: _Plugins) -> list[_Span]:
             continue
         for secret in found:
             value = secret.secret_value or ""
-            if len(value) < 6 or _is_placeholder(value):
+            if len(value) < 6 or is_placeholder(value):
                 continue
             for m in re.finditer(re.escape(value), line):
                 spans.append(_Span(m.start(), m.end(), kind))
@@ -337,12 +244,12 @@ def _pattern_spans(line: str, detectors: _Detectors, extra: _Extras) -> list[_Sp
         for regex in patterns:
             for m in regex.finditer(line):
                 start, end = _value_span(m)
-                if _MARK not in line[start:end]:
+                if MARK not in line[start:end]:
                     spans.append(_Span(start, end, kind))
     for kind, regex, group in extra:
         for m in regex.finditer(line):
             value = m.group(group)
-            if _MARK not in value and _valid(kind, m, value):
+            if MARK not in value and valid(kind, m, value):
                 spans.append(_Span(m.start(group), m.end(group), kind))
     return spans
 
@@ -414,7 +321,7 @@ def _text_plugins(text: str, within: _Plugins | None = None) -> tuple[tuple[str,
     for entry in entries:
         gate = entry[2]
         if gate is not None:
-            lower = _lowercase_gate(gate)
+            lower = lowercase_gate(gate)
             if lower is not None:
                 folded = folded_text(text) if folded is None else folded
                 if not lower.search(folded):
@@ -423,33 +330,6 @@ def _text_plugins(text: str, within: _Plugins | None = None) -> tuple[tuple[str,
                 continue
         kept.append(entry)
     return tuple(kept)
-
-
-@lru_cache(maxsize=8)
-def _lowercase_gate(gate: Pattern[str]) -> Pattern[str] | None:
-    """The gate without IGNORECASE, for the folded text; None unless it ignores case, is all lower-case ASCII and
-    has no escapes or classes (whose meaning lower-casing could change)."""
-    p = gate.pattern
-    if not gate.flags & re.IGNORECASE or p != p.lower() or "\\" in p or "[" in p:
-        return None
-    if not all(_folds_to(ch) for ch in set(p) if not ch.isascii()):
-        return None
-    return re.compile(p, gate.flags & ~re.IGNORECASE)
-
-
-@lru_cache(maxsize=64)
-def _folds_to(ch: str) -> bool:
-    """Whether the characters the engine matches to ``ch`` ignoring case are those ``folded_text`` turns into it:
-    for a lower-case character with a one-character upper case outside the engine's extra case equivalences
-    (``re._compiler._EXTRA_CASES``: a final sigma, the dotless i, the micro sign …) the engine compares lower-cased
-    characters, as ``folded_text`` does (``ñ``, ``Ñ``)."""
-    try:
-        extra = importlib.import_module("re._compiler")._EXTRA_CASES
-    except (ImportError, AttributeError):  # another Python: the gate is searched ignoring case
-        return False
-    code = ord(ch)
-    return (ch == ch.lower() and len(ch.upper()) == 1 and ch.upper().lower() == ch and code not in extra
-            and not any(code in others for others in extra.values()))
 
 
 def _empty(scope: _Scope) -> bool:
@@ -493,7 +373,7 @@ def _apply(text: str, spans: Iterable[_Span]) -> tuple[str, int]:
         else:
             merged.append(span)
     for span in reversed(merged):
-        mark = URL_MARK if span.start in in_url else f"[{_MARK}:{span.kind}]"
+        mark = URL_MARK if span.start in in_url else f"[{MARK}:{span.kind}]"
         text = text[: span.start] + mark + text[span.end :]
     return text, len(merged)
 

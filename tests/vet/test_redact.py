@@ -131,6 +131,7 @@ def test_redact_item_in_place_counts():
 def _ungated_spans(line: str, filename: str = "source.md"):
     """Every detector on the line, no pre-checks: what the fast path must equal."""
     from synth.vet import redact as r
+    from synth.vet import values as v
 
     regex_detectors, other_plugins, _ = r._detectors()
     spans = []
@@ -139,7 +140,7 @@ def _ungated_spans(line: str, filename: str = "source.md"):
         if found and not r.heuristic.is_indirect_reference(line):
             for secret in found:
                 value = secret.secret_value or ""
-                if len(value) >= 6 and not r._is_placeholder(value):
+                if len(value) >= 6 and not v.is_placeholder(value):
                     import re
 
                     spans += [r._Span(m.start(), m.end(), kind) for m in re.finditer(re.escape(value), line)]
@@ -147,12 +148,12 @@ def _ungated_spans(line: str, filename: str = "source.md"):
         for regex in patterns:
             for m in regex.finditer(line):
                 start, end = r._value_span(m)
-                if r._MARK not in line[start:end]:
+                if v.MARK not in line[start:end]:
                     spans.append(r._Span(start, end, kind))
     for kind, regex, group in r._EXTRA:
         for m in regex.finditer(line):
             value = m.group(group)
-            if r._valid(kind, m, value) and r._MARK not in value:
+            if v.valid(kind, m, value) and v.MARK not in value:
                 spans.append(r._Span(m.start(group), m.end(group), kind))
     return sorted(spans, key=lambda s: (s.start, s.end, s.kind))
 
@@ -341,7 +342,8 @@ def test_a_prefix_alone_is_not_a_secret(text):
 ])
 def test_keyword_gate_on_the_folded_text_is_the_gate(text):
     """The keyword detector's gate, searched without ignoring case in the folded text, answers as the gate does."""
-    from synth.vet.redact import _detectors, _lowercase_gate, _text_plugins
+    from synth.core.literals import lowercase_gate as _lowercase_gate
+    from synth.vet.redact import _detectors, _text_plugins
 
     (entry,) = [e for e in _detectors()[1] if e[2] is not None]
     assert _lowercase_gate(entry[2]) is not None  # the fast path is taken
@@ -355,7 +357,7 @@ def test_folds_to_agrees_with_the_engine():
     import re
 
     from synth.core.literals import folded_text
-    from synth.vet.redact import _folds_to
+    from synth.core.literals import folds_to as _folds_to
 
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     said = 0
