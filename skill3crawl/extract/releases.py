@@ -314,7 +314,7 @@ _FUNCTION_WORDS = r"(?:in|to|from|for|with|and|or|of|on|at|by|the|a|an|since|unt
 # "Django 4.2 release notes", "What's new in 2.3", "Changes in Acme 2.3", "pytest 7.2.0 (2022-10-23)": at most two product words
 # before the version; after it only release words or a short bracketed note (dates are taken out first).
 _VERSION_HEADING = re.compile(
-    r"(?i)^[\s\[(#\-–—:|•·*/]*(?:(?:what[’'`]?s\s+new|new|changes|changelog|change\s+log|release\s+notes|notes|news)\s+(?:in|for|since)\s+)?"
+    r"(?i)^[\s\[(#\-–—:|•·*/]*(?:(?:what(?:[’'`]?s|\s+is)\s+new|new|changes|changelog|change\s+log|release\s+notes|notes|news)\s+(?:in|for|since)\s+)?"
     r"(?:(?:release|version|ver\.?|tag)\s+)?(?P<product>(?:(?!" + _FUNCTION_WORDS + r"\s)[A-Za-z][\w.+#/-]*\s+){0,2})?\[?(?P<ver>"
     + VER
     + r")[\])]?(?P<rest>(?:\s|$|[-–—:(,\[/|]).*)?$"

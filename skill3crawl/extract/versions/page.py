@@ -42,7 +42,7 @@ from skill3crawl.extract.versions.tree import (
 )
 
 _WHATSNEW_RE = re.compile(
-    r"(?i)what[’'`]?s\s+new\s+(?:in\s+)?(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"
+    r"(?i)what(?:[’'`]?s|\s+is)\s+new\s+(?:(?:in|for)\s+)?(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"
 )
 _PAGE_VERSION_RES = (
     _WHATSNEW_RE,
@@ -51,7 +51,7 @@ _PAGE_VERSION_RES = (
     re.compile(r"(?i)(?:migrat\w*|upgrad\w*|porting)\b.{0,40}?\bto\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
 )
 _CHANGE_TITLE = re.compile(
-    r"(?i)what[’'`]?s\s+new|change\s?log|release\s+notes|^news\s+(?:for|in)\b|^changes\s+(?:in|for)\s+\S*\d|release\s+history|version\s+history|migration\s+guide|"
+    r"(?i)what(?:[’'`]?s|\s+is)\s+new|change\s?log|release\s+notes|^news\s+(?:for|in)\b|^changes\s+(?:in|for)\s+\S*\d|release\s+history|version\s+history|migration\s+guide|"
     r"migrating\s+(?:from|to)|upgrade\s+guide|upgrading\s+(?:from|to)|porting\s+to|^releases\b|\breleases\s+·|breaking\s+changes|"
     r"^new\s+(?:apis?|features?)\b|^deprecated\s+(?:apis?|list|features?)\b|\bapi\s+changes\b"
 )
@@ -110,7 +110,7 @@ def _title_parts(title: str) -> list[str]:
     return [title, *parts] if len(parts) > 1 else [title]
 
 
-_RELEASE_WORDS = re.compile(r"(?i)releas|\bversion\b|what[’'`]?s\s+new|change\s?log|\bnotes\b|\bnews\b|(?<![\w.])v\d|"
+_RELEASE_WORDS = re.compile(r"(?i)releas|\bversion\b|what(?:[’'`]?s|\s+is)\s+new|change\s?log|\bnotes\b|\bnews\b|(?<![\w.])v\d|"
                             r"announc|introducing|\bis\s+(?:out|here|available)\b|\bships?\b|\blaunch")
 _VERSION_FIRST = re.compile(r"[\W_]*v?\d+\.\d")
 _DATE_SET_OFF = "([—–-/|:"  # a date in brackets or after a dash: "2.3.0 (2024-03-04)", "v2.3.0 — March 4, 2024"
@@ -404,7 +404,7 @@ class _Page:
     def _source(self, url: str, title: str, screen: _Screen, n_versions: int) -> str:
         """The page's source kind: "whatsnew", "release-page" (also a page about one release) or "changelog"."""
         titles = " | ".join(t for t in (screen.h1_text, title) if t)
-        whatsnew = bool(re.search(r"(?i)what[’'`]?s[\s_-]*new", titles) or
+        whatsnew = bool(re.search(r"(?i)what(?:[’'`]?s|\s+is)[\s_-]*new", titles) or
                         any(t in ("whatsnew", "whats-new", "whats_new", "what-s-new") for t in _url_tokens(url)))
         source = _source_of(url, title, whatsnew)
         if source == "changelog" and self.one is not None and n_versions <= 1:
