@@ -25,7 +25,15 @@ from skill3crawl.extract.releases import (
 )
 from skill3crawl.extract.versions.bounds import MAX_TEXT_LINES
 from skill3crawl.extract.versions.phrases import _VER
-from skill3crawl.extract.versions.quick import _ALL_FLAGS, _QUICK_DIGITS, _QUICK_VERBS, _RAW_SINCE, _phrases, _quick_flags
+from skill3crawl.extract.versions.quick import (
+    _ALL_FLAGS,
+    _QUICK_DIGITS,
+    _QUICK_VERBS,
+    _RAW_SINCE,
+    _SINCE_SENTENCE_HINT,
+    _phrases,
+    _quick_flags,
+)
 from skill3crawl.extract.versions.tree import (
     _BADGE_WORDS,
     _HEADINGS,
@@ -47,13 +55,14 @@ _WHATSNEW_RE = re.compile(
 _PAGE_VERSION_RES = (
     _WHATSNEW_RE,
     re.compile(r"(?i)(?:release\s+notes|changelog|change\s+log|changes|news)\s+(?:for|in|of)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
+    re.compile(r"(?i)\bnew\s+(?:apis?|features?)\s+(?:in|for|since)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
     re.compile(r"(?i)(?<![\w.])(?P<ver>" + _VER + r")(?![\w-]|\.\d)\s+(?:release\s+notes|changelog|change\s+log|is\s+(?:out|released|here))"),
     re.compile(r"(?i)(?:migrat\w*|upgrad\w*|porting)\b.{0,40}?\bto\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
 )
 _CHANGE_TITLE = re.compile(
     r"(?i)what(?:[’'`]?s|\s+is)\s+new|change\s?log|release\s+notes|^news\s+(?:for|in)\b|^changes\s+(?:in|for)\s+\S*\d|release\s+history|version\s+history|migration\s+guide|"
     r"migrating\s+(?:from|to)|upgrade\s+guide|upgrading\s+(?:from|to)|porting\s+to|^releases\b|\breleases\s+·|breaking\s+changes|"
-    r"^new\s+(?:apis?|features?)\b|^deprecated\s+(?:apis?|list|features?)\b|\bapi\s+changes\b"
+    r"(?:^|[:|—–]\s*)new\s+(?:apis?|features?)\b|^deprecated\s+(?:apis?|list|features?)\b|\bapi\s+changes\b"
 )
 _STRONG_URL = ("changelog", "change-log", "change_log", "releasenotes", "release-notes", "release_notes", "whatsnew",
                "whats-new", "whats_new", "what-s-new", "migration", "migrating", "upgrade", "upgrading")
@@ -325,6 +334,9 @@ def _markdown_hints(node: Any, body: bool, text: str | None) -> tuple[int, froze
         phrases, verbs = max(phrases, more), verbs | more_verbs
         if "since" not in flags and "since:" in raw and _RAW_SINCE.search(raw):
             flags = flags | {"since"}  # "Since: 17", the label and its value in one text
+        low = raw
+    if low is not None and "since" not in flags and "since " in low and _SINCE_SENTENCE_HINT.search(low):
+        flags = flags | {"since"}  # a Since field whose value is a sentence ("… is available since Acme 2.26.0.")
     return phrases, verbs, flags
 
 
