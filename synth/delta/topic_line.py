@@ -300,9 +300,10 @@ def evidence_of(kind: str, is_change: bool) -> str:
 def own_names(topic: str, labels: Iterable[str]) -> frozenset[str]:
     """The topic's names, casefolded: its words and the labels the site puts before its own versions."""
     out: set[str] = set()
-    for w in re.split(r"[\s,;]+", topic or ""):
+    words = [w for w in re.split(r"[\s,;]+", topic or "") if w.strip(" .:-")]
+    for w in words:
         w = w.strip(" .:-").casefold()
-        if len(w) > 1 and w not in GENERIC:
+        if (len(w) > 1 or len(words) == 1 and w.isalpha()) and w not in GENERIC:  # a one-letter name is the topic's
             out.add(w)
             out.update(p for p in re.split(r"[/._-]+", w) if len(p) > 1)
     for lab in labels:

@@ -131,6 +131,13 @@ def test_an_announced_removal_is_a_deprecation_of_the_release_it_is_under():
     assert not rows["27"]["release"] and "27" not in d.states
 
 
+def test_a_one_letter_topic_is_its_own_name():
+    own = own_names("r", [])
+    assert bound_product("Windows packages. From R 4.2.0, they always contain only the 64-bit build.", "4.2.0", own) is None
+    assert bound_product("Needs CUDA 11.1 at least.", "11.1", own) == "CUDA 11.1"
+    assert "a" not in own_names("a", []) and "x" not in own_names("x y", [])  # a generic word, a letter among words
+
+
 @pytest.mark.parametrize("sections,expected", [
     ([("5.40", "This usage has been deprecated, and will be fatal in Acme 5.40."), ("5.40", "Once a second declaration …")],
      {"5.40": "will be fatal in Acme 5.40"}),
