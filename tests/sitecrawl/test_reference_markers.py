@@ -129,3 +129,15 @@ def test_prose_markers_sentence_openers_and_availability() -> None:
     avail = next(c for c in r["changes"] if c["version"] == "3.7")
     assert avail["text"].startswith("**frob_deadline (default: no)**") and avail["text"].endswith(
         "This feature is available in Acme 3.7 and later."), avail["text"]  # the whole sentence, never a piece of it
+
+
+SOURCE_LISTING = html("acme_video.h Source File", "<div class='contents'><h1>acme_video.h</h1><p>Go to the documentation of this "
+                      "file, which lists every declaration of the header in order.</p><div class='fragment'>"
+                      + "".join(f"<div class='line'><a id='l{i:05d}'></a><span class='lineno'>{i}</span><span class='comment'>"
+                                f" * \\since This function is available since Acme 2.26.0.</span></div>" for i in range(1, 4))
+                      + "</div>" + PROSE * 4 + "</div>")
+
+
+def test_a_comment_in_a_source_listing_of_numbered_lines_is_no_marker() -> None:
+    r = _read(SOURCE_LISTING, "acme__video_8h_source.html")
+    assert r["drop_reason"] is None and r["changes"] == []

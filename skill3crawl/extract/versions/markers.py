@@ -84,6 +84,15 @@ def _sentence_at(text: str, start: int, end: int) -> str:
     return " ".join(text[left:right].split())
 
 
+def _in_listing(el: Any) -> bool:
+    """``el`` is a line of a source listing built of elements, not ``<pre>``: a line (class ``line``) that holds a
+    line-number element (class ``lineno``), or an element within three levels of one."""
+    for cur in (el, *islice(el.iterancestors(), 3)):
+        if " line " in _classes(cur) and any(" lineno " in _classes(c) for c in cur.iterchildren()):
+            return True
+    return False
+
+
 def _text_markers(scan: _Scan, verbs: frozenset[str], dset: set[Any]) -> None:
     node = scan.node
     for t in _text_xp(verbs)(node):
@@ -93,6 +102,8 @@ def _text_markers(scan: _Scan, verbs: frozenset[str], dset: set[Any]) -> None:
         el = owner.getparent() if (owner is not None and t.is_tail) else owner
         if el is None or _tag(el) in ("pre", "code", "script", "style") or next(el.iterancestors("pre", "code", "script", "style"), None) is not None:
             continue
+        if _in_listing(el):
+            continue  # a comment in a source listing of numbered lines is code, not the docs' marker
         if _inside(el, dset, node) or (scan.body and _in_chrome(el)):
             continue
         text = str(t)
