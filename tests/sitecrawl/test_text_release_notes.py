@@ -27,7 +27,9 @@ release.
 
 =head1 Core Enhancements
 
-=head2 C<use v2.0> turns on B<strict> mode
+=head2 C<use v2.0>
+
+The bundle turns on B<strict> mode for the version's programs, as the bundles of earlier versions did.
 
 A new command-line flag, C<-g>, is available. See L<acmerun/-g> and
 L<the manual|acmeman>.
@@ -103,7 +105,7 @@ def test_pod_becomes_markdown_with_its_name_line_as_title() -> None:
     md, title = pod_to_markdown(POD) or ("", "")
     assert title == "acmedelta - what is new for acme v2.0.0"
     assert md.startswith("# acmedelta - what is new for acme v2.0.0\n\n## DESCRIPTION\n\n")
-    assert "### `use v2.0` turns on **strict** mode" in md
+    assert "### `use v2.0`\n\nThe bundle turns on **strict** mode" in md
     assert 'See "-g" in acmerun and the manual.' in md
     assert "```\nacme -g script.acm\n\nacme -e 'print 1'\n```" in md  # one code block across the blank line
     assert "- The `$a <=> $b` comparison is stable <finally>." in md and "- `frob()`\n\nFrobnicates." in md
@@ -138,6 +140,7 @@ def test_a_pod_page_about_one_release_is_that_release_s_change_page() -> None:
     texts = [c["text"] for c in r["changes"] if c["version"].startswith("2.0")]
     assert any("A new command-line flag, `-g`, is available." in t for t in texts), r["changes"]
     assert not any("C<" in c["text"] or "L<" in c["text"] for c in r["changes"])
+    assert {c["version"] for c in r["changes"]} == {"2.0.0"}  # the heading "`use v2.0` turns on …" is code, no release
 
 
 def test_a_crawl_reads_a_folder_of_text_notes_and_a_pod_page_behind_directory_listings(run_crawl) -> None:

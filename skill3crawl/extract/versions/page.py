@@ -340,6 +340,15 @@ def _markdown_hints(node: Any, body: bool, text: str | None) -> tuple[int, froze
     return phrases, verbs, flags
 
 
+def _version_in_code(h: Any) -> bool:
+    """The heading's version sits in a code span with other code ("`use v5.36`", "`require 2.3`"), not alone."""
+    for code in h.iter("code", "tt", "kbd"):
+        text = " ".join(_plain(code).split())
+        if _QUICK_DIGITS.search(text) and len(text.split()) > 1:
+            return True
+    return False
+
+
 def _version_heads(headings: list[Any], htext: dict[int, str]) -> dict[int, tuple[str, str | None, str]]:
     """Heading id → (version, date, where) of each heading that names a release; its date from a ``<time
     datetime>`` inside it when its text has none."""
@@ -348,6 +357,8 @@ def _version_heads(headings: list[Any], htext: dict[int, str]) -> dict[int, tupl
         vh = version_heading(htext[id(h)])
         if vh and vh[1] and not _release_like(htext[id(h)]):
             vh = None  # a post's title that mentions a version on a day
+        if vh and _version_in_code(h):
+            vh = None  # "`use v5.36`": a statement of code that names a version, no release heading
         if vh:
             when, where = vh[1], "heading"
             if when is None:  # a <time datetime> inside the heading
