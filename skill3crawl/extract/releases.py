@@ -271,6 +271,27 @@ def label_version(value: str) -> str | None:
     return normalize_version(m.group("ver")) if m else None
 
 
+# A sentence that is a Since field's value: "This function is available since Acme 2.26.0.", "Available since 2.4",
+# "Added in Acme 1.2": "since" / "in" / "as of" after an availability word, at most two product words, the version.
+_SINCE_SENTENCE = re.compile(
+    rf"(?i)\b(?:available|supported|present|added|introduced|provided|exists?|new)\s+(?:(?:in|since|as\s+of|with|from)\s+)"
+    rf"(?:(?:version|release)\s+|(?:[A-Za-z][\w/+#-]*\s+){{0,2}}(?=v?\d))?v?(?P<ver>{BARE_VER})(?!\w|\.\d)"
+)
+
+
+def since_value_version(value: str) -> str | None:
+    """The version a "Since" field's value names: a version label ("17", "OTP 25.0"), or a short sentence that names
+    one version as the one something is available since ("This function is available since Acme 2.26.0."), else
+    None (a sentence naming several versions is no field value)."""
+    ver = label_version(value)
+    if ver or not value or len(value) > 200:
+        return ver
+    m = _SINCE_SENTENCE.search(value)
+    if not m or len({normalize_version(v.group(0)) for v in VER_RE.finditer(value)}) != 1:
+        return None
+    return normalize_version(m.group("ver"))
+
+
 def label_marker(text: str) -> tuple[str, str] | None:
     """(kind, version) when a short label is a whole marker ("Added in 17", "Since: OTP 25.0", "3.2+", "(Acme 8 >= 8.2.0)")."""
     if not text or len(text) > 60:
@@ -314,7 +335,7 @@ _FUNCTION_WORDS = r"(?:in|to|from|for|with|and|or|of|on|at|by|the|a|an|since|unt
 # "Django 4.2 release notes", "What's new in 2.3", "Changes in Acme 2.3", "pytest 7.2.0 (2022-10-23)": at most two product words
 # before the version; after it only release words or a short bracketed note (dates are taken out first).
 _VERSION_HEADING = re.compile(
-    r"(?i)^[\s\[(#\-–—:|•·*/]*(?:(?:what[’'`]?s\s+new|new|changes|changelog|change\s+log|release\s+notes|notes|news)\s+(?:in|for|since)\s+)?"
+    r"(?i)^[\s\[(#\-–—:|•·*/]*(?:(?:what(?:[’'`]?s|\s+is)\s+new|new|changes|changelog|change\s+log|release\s+notes|notes|news)\s+(?:in|for|since)\s+)?"
     r"(?:(?:release|version|ver\.?|tag)\s+)?(?P<product>(?:(?!" + _FUNCTION_WORDS + r"\s)[A-Za-z][\w.+#/-]*\s+){0,2})?\[?(?P<ver>"
     + VER
     + r")[\])]?(?P<rest>(?:\s|$|[-–—:(,\[/|]).*)?$"

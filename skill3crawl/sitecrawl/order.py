@@ -9,21 +9,13 @@ is ranked by the depth of its path below the start URL's folder (``/a/b.html`` u
 
 from __future__ import annotations
 
-import re
 from posixpath import splitext
 from urllib.parse import unquote, urlsplit
 
 from skill3crawl.extract.versions import change_like_url
 from skill3crawl.sitecrawl.budget import page_rank
-from skill3crawl.sitecrawl.scope import CHANGE_LOG_STEMS
+from skill3crawl.sitecrawl.scope import CHANGE_LOG_STEMS, RELEASE_FILE
 
-# A file named after a release ("version9.html", "new_features_2_4.html", "v1.5.0.html", "3.40.0.html", "2.39.0.txt"):
-# a word that introduces a version, or nothing, then a version with at least a major number and a separator
-# (or a word glued to a major number: "version9").
-_RELEASE_FILE = re.compile(
-    r"(?:(?:version|release|rel|v|news|changes|new[-_]?features?|whats[-_]?new|notes)[-_]?v?\d+(?:[._-]\d+)*"
-    r"|v?\d+(?:[._]\d+)+)"
-)
 MAX_FOLDERS = 10_000  # folders counted for the spread (beyond it, a new folder counts as one seen once)
 
 
@@ -37,7 +29,7 @@ def change_candidate(url: str) -> bool:
     stem, ext = splitext(name)
     if stem in CHANGE_LOG_STEMS and ext in ("", ".txt", ".rst", ".md", ".html", ".htm", ".text"):
         return True
-    return bool(_RELEASE_FILE.fullmatch(stem))
+    return bool(RELEASE_FILE.fullmatch(stem))
 
 
 def path_depth(url: str, prefix: str) -> int:

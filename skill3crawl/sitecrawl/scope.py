@@ -7,6 +7,7 @@ link names, whether it is inside, or why not (``offsite``, ``outside_prefix``,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from posixpath import dirname, splitext
 from typing import Iterable
@@ -35,12 +36,25 @@ CHANGE_LOG_STEMS = frozenset("news changes changelog change-log history releases
                              "relnotes whatsnew whats-new".split())
 
 
+# A file named after a release ("version9.html", "new_features_2_4.html", "v1.5.0.html", "3.40.0.html", "2.39.0.txt"):
+# a word that introduces a version, or nothing, then a version with at least a major number and a separator
+# (or a word glued to a major number: "version9").
+RELEASE_FILE = re.compile(
+    r"(?:(?:version|release|rel|v|news|changes|new[-_]?features?|whats[-_]?new|notes)[-_]?v?\d+(?:[._-]\d+)*"
+    r"|v?\d+(?:[._]\d+)+)"
+)
+
+
 def not_a_page(path: str) -> bool:
-    """The URL path names a file that is not a page (an image, an archive, a stylesheet …)."""
+    """The URL path names a file that is not a page (an image, an archive, a stylesheet …). A ``.txt`` file is a page
+    when it is a change log: named as one (``NEWS.txt``), named after a release (``2.39.0.txt``), or in a folder of
+    release notes (``RelNotes/…``, ``release-notes/…``)."""
     if path.endswith(PAGE_SUFFIXES):
         return False
+    folders = path.rsplit("/", 1)[0].lower().split("/")
     stem, ext = splitext(path.rsplit("/", 1)[-1])
-    if ext.lower() == ".txt" and stem.lower() in CHANGE_LOG_STEMS:
+    if ext.lower() == ".txt" and (stem.lower() in CHANGE_LOG_STEMS or RELEASE_FILE.fullmatch(stem.lower())
+                                  or folders[-1] in CHANGE_LOG_STEMS):
         return False
     return ext[1:].lower() in NON_PAGE_EXTENSIONS
 

@@ -39,6 +39,7 @@ from skill3crawl.items import EXPORT_FIELDS, FetchedPage, PageItem
 from skill3crawl.packages.spider import PackageSourceMixin
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.sitecrawl.textfiles import plain_text
+from skill3crawl.sitecrawl.textmarkup import pod_to_markdown
 from skill3crawl.state import get_state, note_dropped
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key
@@ -59,6 +60,15 @@ def decompression_bomb(exc: BaseException) -> bool:
     except ImportError:  # a Scrapy without it: recognise the message
         return "during decompression" in str(exc)
     return isinstance(exc.__cause__, _DecompressionMaxSizeExceeded)
+
+
+def _text_page_html(text: str, info: dict) -> str:
+    """A plain-text page as HTML: markdown as it is, a text in POD markup converted first (its ``NAME`` line the
+    title)."""
+    pod = pod_to_markdown(text)
+    if pod is not None:
+        return markdown_to_html(pod[0], pod[1] or info.get("title") or "")
+    return markdown_to_html(text, info.get("title") or "")
 
 
 def _now() -> str:
@@ -479,14 +489,14 @@ class LearnSpider(OfficialSourcesMixin, PackageSourceMixin, DocsCrawlMixin, scra
                 self.crawler.stats.inc_value("skill3/dropped/not_text")
                 return None
             self.crawler.stats.inc_value("skill3/discovery/plain_text_untyped")
-            return markdown_to_html(text, info.get("title") or "")
+            return _text_page_html(text, info)
         if "html" in ctype or (not ctype and isinstance(response, HtmlResponse)):
             return page_text(response)
         if "markdown" in ctype or "text/plain" in ctype or path.endswith((".md", ".txt")):
-            return markdown_to_html(page_text(response), info.get("title") or "")
+            return _text_page_html(page_text(response), info)
         text = plain_text(response.body, ctype, urlsplit(response.url).path, response.url)
         if text is not None:
-            return markdown_to_html(text, info.get("title") or "")
+            return _text_page_html(text, info)
         self.crawler.stats.inc_value("skill3/dropped/not_html")
         return None
 

@@ -62,7 +62,17 @@ from synth.delta.cleaning import (
 from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.delta.model import Delta, DeltaEntry  # noqa: F401 - Delta: the finished ledger, re-exported
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
-from synth.delta.topic_line import Stamps, Verdicts, colliding_lines, evidence_of, judge, line_name, own_names
+from synth.delta.topic_line import (
+    ANNOUNCED,
+    Stamps,
+    Verdicts,
+    colliding_lines,
+    evidence_of,
+    judge,
+    line_name,
+    only_announced_sections,
+    own_names,
+)
 from synth.delta.versions import parse_version
 from synth.skill.quote import shorten
 
@@ -89,6 +99,14 @@ class _Page:
 
 MAX_PAGE_CODE = 12
 MAX_CODE_CHARS = 4000
+
+
+def _unless_only_announced(home: str | None, why: str, ch: Change, is_change: bool, announced_only: dict[str, str]
+                           ) -> tuple[str | None, str]:
+    """The verdict, unless the entry is in a change-page section of a version that section only announces."""
+    if home is not None and home == ch.version and is_change and ch.kind == "release" and home in announced_only:
+        return None, announced_only[home]
+    return home, why
 
 
 @dataclass
@@ -158,6 +176,12 @@ class Ledger:
                 out[(page.url, version)] = placed
         return out
 
+    def _announced_only(self, timeline: Timeline) -> dict[str, str]:
+        """Versions whose change-page sections only announce them (undated): version → why they are no release."""
+        found = only_announced_sections((ch.version, ch.text) for page in self.pages if page.page_kind == "change"
+                                        for ch in page.changes if ch.kind == "release")
+        return {v: f"{ANNOUNCED} (its section only announces it: {p})" for v, p in found.items() if timeline.date_of(v) is None}
+
     def _classify(self, timeline: Timeline, cutoff_start: date, skipped: Counter) -> tuple[
             list[Entry], list[Entry], dict[str, VersionStatus], dict[tuple[str, str], tuple[str, str]]]:
         """Every held change as an entry with its version's status: the post-cutoff ones, the undated ones, the
@@ -174,9 +198,12 @@ class Ledger:
         lines = colliding_lines((section_heading(ch), ch.version) for page in self.pages if page.page_kind == "change"
                                 for ch in page.changes if ch.kind == "release")
 
+        announced_only = self._announced_only(timeline)
+
         def documented(v: str) -> bool:
             pv = parse_version(v)
-            return pv is not None and (timeline.date_of(str(pv)) is not None or str(pv) in timeline.declared)
+            return pv is not None and (timeline.date_of(str(pv)) is not None
+                                       or str(pv) in timeline.declared and v not in announced_only)
 
         for page in self.pages:
             is_change = page.page_kind == "change"
@@ -188,6 +215,7 @@ class Ledger:
                     continue
                 ch.version = spelling.get(ch.version, ch.version)
                 home, why = judge(ch, is_change, own, documented, lambda v: timeline.status(v, cutoff_start).how)
+                home, why = _unless_only_announced(home, why, ch, is_change, announced_only)
                 if home is None:
                     verdicts.reject(ch.version, why)
                     skipped["not a release of the topic (run.json delta.version_line says why)"] += 1

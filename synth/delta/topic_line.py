@@ -200,6 +200,30 @@ def reject_reason(text: str, version: str, own: Iterable[str], documented: Calla
 
 
 ANNOUNCED = "only announced"
+MAX_SECTION_TEXTS = 200  # entries of one version read for :func:`only_announced_sections`
+
+
+def only_announced_sections(sections: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The versions a change page heads a section with only to announce them: ``(version, entry text)`` pairs of the
+    sections' entries → {version: the announcing phrase} for each version whose entries name it only as a future
+    release ("… will be fatal in Acme 5.40" under a heading "Acme 5.40" of a list of deprecations), at least once and
+    never as an existing one. An entry that does not name the version says nothing either way."""
+    phrases: dict[str, str] = {}
+    stated: set[str] = set()
+    seen: Counter = Counter()
+    for version, text in sections:
+        seen[version] += 1
+        if version in stated or seen[version] > MAX_SECTION_TEXTS:
+            continue
+        if not _bare(version).search(text[:MAX_TEXT]):
+            continue
+        phrase = announced(text, version)
+        if phrase is None:
+            stated.add(version)
+            phrases.pop(version, None)
+        else:
+            phrases.setdefault(version, phrase)
+    return {v: p for v, p in phrases.items() if v not in stated}
 _HEADING_VERSION = re.compile(r"(?:^\W*|\b[A-Za-z][\w/+#-]*\s+)v?(\d+(?:\.\d+){0,3})\W*$")
 
 
@@ -276,9 +300,10 @@ def evidence_of(kind: str, is_change: bool) -> str:
 def own_names(topic: str, labels: Iterable[str]) -> frozenset[str]:
     """The topic's names, casefolded: its words and the labels the site puts before its own versions."""
     out: set[str] = set()
-    for w in re.split(r"[\s,;]+", topic or ""):
+    words = [w for w in re.split(r"[\s,;]+", topic or "") if w.strip(" .:-")]
+    for w in words:
         w = w.strip(" .:-").casefold()
-        if len(w) > 1 and w not in GENERIC:
+        if (len(w) > 1 or len(words) == 1 and w.isalpha()) and w not in GENERIC:  # a one-letter name is the topic's
             out.add(w)
             out.update(p for p in re.split(r"[/._-]+", w) if len(p) > 1)
     for lab in labels:

@@ -7,7 +7,7 @@ import pytest
 from synth.delta.changes import read_changes
 from synth.delta.ledger import Ledger
 from synth.delta.timeline import Timeline
-from synth.delta.topic_line import Stamps, announced, bound_product, own_names, stamp_of, stated_under
+from synth.delta.topic_line import Stamps, announced, bound_product, only_announced_sections, own_names, stamp_of, stated_under
 from tests.delta.test_ledger import _ch
 
 CUTOFF = date(2022, 1, 1)
@@ -129,6 +129,39 @@ def test_an_announced_removal_is_a_deprecation_of_the_release_it_is_under():
     rows = {r["version"]: r for r in d.version_line}
     assert not rows["26.0"]["release"] and rows["26.0"]["why"].startswith("only announced (will be removed in SUITE 26.0")
     assert not rows["27"]["release"] and "27" not in d.states
+
+
+def test_a_one_letter_topic_is_its_own_name():
+    own = own_names("r", [])
+    assert bound_product("Windows packages. From R 4.2.0, they always contain only the 64-bit build.", "4.2.0", own) is None
+    assert bound_product("Needs CUDA 11.1 at least.", "11.1", own) == "CUDA 11.1"
+    assert "a" not in own_names("a", []) and "x" not in own_names("x y", [])  # a generic word, a letter among words
+
+
+@pytest.mark.parametrize("sections,expected", [
+    ([("5.40", "This usage has been deprecated, and will be fatal in Acme 5.40."), ("5.40", "Once a second declaration …")],
+     {"5.40": "will be fatal in Acme 5.40"}),
+    ([("5.40", "will be fatal in Acme 5.40"), ("5.40", "Acme 5.40 adds the frobnicator.")], {}),  # stated as existing too
+    ([("2.3", "The frobnicate() call accepts a timeout.")], {}),  # an entry that does not name its version says nothing
+])
+def test_a_section_that_only_announces_its_version(sections, expected):
+    assert only_announced_sections(sections) == expected
+
+
+def test_a_change_page_section_that_only_announces_its_version_is_no_release():
+    deprecations = ("http://h/acmedeprecation.pod", "acmedeprecation - list Acme deprecations", "change", None,
+                    [_ch("release", "5.40", "Downgrading a use VERSION below 5.11 is deprecated.",
+                         path=["acmedeprecation", "Acme 5.40", "Downgrading a use VERSION"]),
+                     _ch("release", "5.40", "This usage has been deprecated, and will be fatal in Acme 5.40.",
+                         path=["acmedeprecation", "Acme 5.40", "Downgrading a use VERSION"])])
+    d = _run([NOTES_ACME, deprecations], Timeline(TODAY, since="5.34"))
+    assert {e.version for e in d.post + d.undated} == {"5.36"}
+    rows = {r["version"]: r for r in d.version_line}
+    assert not rows["5.40"]["release"] and rows["5.40"]["why"].startswith("only announced (its section only announces it")
+
+
+NOTES_ACME = ("http://h/acme5360delta.pod", "acmedelta - what is new for acme v5.36.0", "change", "5.36",
+              [_ch("release", "5.36", "The 5.36 bundle enables the signatures feature.", path=["acmedelta", "Core Enhancements"])])
 
 
 def test_a_version_beyond_the_docs_own_version_is_no_release():

@@ -30,6 +30,12 @@ SCOPE = Scope.from_start_url("https://docs.example.org/guide/intro.html")
         ("https://docs.example.org/guide/RelNotes/CHANGES.txt", None),
         ("https://docs.example.org/guide/notes.txt", "not_a_page"),
         ("https://docs.example.org/guide/_sources/changelog.rst.txt", "not_a_page"),  # a build's copy of a page
+        # a folder of release notes as plain text: a file named after a release, or any file in a folder named as notes
+        ("https://docs.example.org/guide/RelNotes/2.39.0.txt", None),
+        ("https://docs.example.org/guide/notes/v1.5.txt", None),
+        ("https://docs.example.org/guide/release-notes/upcoming.txt", None),
+        ("https://docs.example.org/guide/howto/setup.txt", "not_a_page"),
+        ("https://docs.example.org/guide/release-notes/logo.png", "not_a_page"),
     ],
 )
 def test_scope_allows(url, reason):

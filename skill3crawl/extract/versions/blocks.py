@@ -89,6 +89,11 @@ def _prev_block(el: Any) -> tuple[Any, str, bool]:
     return None, "", False
 
 
+def _is_subsection(el: Any) -> bool:
+    """A wrapper that opens with a heading of its own (a "Parameters" or "Returns" part of an API's section)."""
+    return _tag(el) in ("div", "section") and any(_tag(c) in _HEADINGS for c in el[:3])
+
+
 _KIND_WORDS = (r"(?:(?:abstract|async|static|final|public|protected|private|sealed|non-sealed|default|native|synchronized|"
                r"pub(?:\([\w:]+\))?|extern|unsafe|inline|virtual|override|open|internal|suspend|operator|mut|"
                r"const|readonly|export|declare|class|interface|enum|record|annotation|module|package|namespace|struct|"
@@ -177,6 +182,9 @@ def _annotated(marker_el: Any, marker_text: str, own_body: bool, stop: Any, head
     if unit is marker_el:
         unit = _own_wrapper(marker_el, stop)
     prev, prev_text, after_heading = _prev_block(unit)
+    if prev is not None and not after_heading and _is_subsection(prev):
+        # a marker closing an API section after its sub-sections ("Parameters", "Returns"): the section it closes
+        return _api_block(marker_el, stop, ("", None))
     if prev_text and not after_heading:
         return _Block(f"{prev_text} {marker_text}", heading[1], None, prev)
     nxt = _next_block_text(unit)
@@ -188,8 +196,11 @@ def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> _Block:
     """(text, anchor, api, code element) of the API block a labelled field (``Since: 17``) sits in: the
     definition, the section or article with its own heading, the heading it follows, else the page's own API."""
     cur = el.getparent()
+    near = _heading_before(el, stop)
     while cur is not None and cur is not stop:
         tag = _tag(cur)
+        if near is not None and cur in near.iterancestors() and near is not next((c for c in cur[:4] if _tag(c) in _HEADINGS), None):
+            break  # flat markup: a nearer heading inside this container (a member's title) is the block's heading
         if tag == "dd":
             dt = _dt_of(cur)
             if dt is not None:
@@ -203,7 +214,7 @@ def _api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> _Block:
                 api = api_name(cur.get("id")) or _heading_api(h, htext)
                 return _Block(text, ("#" + cur.get("id")) if cur.get("id") else _heading_anchor(h), api, cur)
         cur = cur.getparent()
-    h = _heading_before(el, stop)
+    h = near
     if h is not None and h is not page_heading[1]:  # flat markup: the heading the field follows, and the blocks between
         htext = heading_text(h)
         chain = set(el.iterancestors())

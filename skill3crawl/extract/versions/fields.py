@@ -19,6 +19,7 @@ from skill3crawl.extract.releases import (
     label_version,
     normalize_version,
     since_label,
+    since_value_version,
 )
 from skill3crawl.extract.versions.blocks import _annotated, _api_block, _Block, _dt_api, _heading_api, api_name
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABLE_ROWS
@@ -179,7 +180,7 @@ def _table(scan: _Scan, table: Any, stack: list[tuple[int, str, str | None]], se
         value = _plain(value_el)
         since_kind = since_label(label)
         if since_kind is not None:
-            ver = label_version(value)
+            ver = since_value_version(value)
             if ver and scan.mark(table, since_kind, ver):
                 scan.entry(table, since_kind, ver, None, _api_block(table, scan.node, page_heading), stack[-1][1] if stack else "")
         elif fields_ver is None and is_version_label(label):
@@ -218,7 +219,7 @@ def _dl_fields(scan: _Scan, dl: Any, pending: str | None, date_for: Callable[[st
             continue
         kind = since_label(label) if labels else None
         if kind is not None:
-            sver = label_version(_plain(dd))
+            sver = since_value_version(_plain(dd))
             if sver and scan.mark(dl, kind, sver) and len(scan.found) < MAX_CHANGES:
                 block = _api_block(dl, scan.node, page_heading)
                 head = scan.heading_of(dl)

@@ -4,7 +4,7 @@ attributes, "X+" badges, tabs labelled as markers."""
 from __future__ import annotations
 
 import re
-from itertools import islice
+from itertools import chain, islice
 from typing import Any
 
 from lxml import etree
@@ -12,7 +12,7 @@ from lxml import etree
 from skill3crawl.extract.releases import label_marker, label_version, normalize_version, since_label
 from skill3crawl.extract.versions.blocks import _annotated, _api_block, _Block, api_name
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABS
-from skill3crawl.extract.versions.phrases import _MARKER_RE, _SPHINX_KIND, _VER_RE, _VERB_KIND, _marker_fields, _removed_in
+from skill3crawl.extract.versions.phrases import _MARKER_RE, _OPENER_RE, _SPHINX_KIND, _VER_RE, _VERB_KIND, _marker_fields, _removed_in
 from skill3crawl.extract.versions.quick import _text_xp
 from skill3crawl.extract.versions.state import _Scan
 from skill3crawl.extract.versions.tree import (
@@ -69,6 +69,30 @@ def _directives(scan: _Scan) -> list[Any]:
     return directives
 
 
+# A sentence that announces what a later release will do ("… will be the default", "… is scheduled for …").
+_ANNOUNCED = re.compile(r"(?i)\bdefault\s+will\b|\bwill\s+(?:be\s+(?:the\s+default|removed|dropped|required|changed|deprecated)|become|change|"
+                        r"no\s+longer|fail|stop|require)|\b(?:scheduled|planned)\b")
+
+
+def _sentence_at(text: str, start: int, end: int) -> str:
+    """The whole sentence of the text that holds ``text[start:end]`` (a marker quoted with its sentence, never cut
+    out of it: "This feature is available in Acme 3.7 and later.")."""
+    left = max(text.rfind(". ", 0, start), text.rfind("! ", 0, start), text.rfind("? ", 0, start))
+    left = 0 if left < 0 else left + 2
+    stop = [i for i in (text.find(". ", end), text.find(".\n", end)) if i >= 0]
+    right = min(stop) + 1 if stop else len(text)
+    return " ".join(text[left:right].split())
+
+
+def _in_listing(el: Any) -> bool:
+    """``el`` is a line of a source listing built of elements, not ``<pre>``: a line (class ``line``) that holds a
+    line-number element (class ``lineno``), or an element within three levels of one."""
+    for cur in (el, *islice(el.iterancestors(), 3)):
+        if " line " in _classes(cur) and any(" lineno " in _classes(c) for c in cur.iterchildren()):
+            return True
+    return False
+
+
 def _text_markers(scan: _Scan, verbs: frozenset[str], dset: set[Any]) -> None:
     node = scan.node
     for t in _text_xp(verbs)(node):
@@ -78,17 +102,31 @@ def _text_markers(scan: _Scan, verbs: frozenset[str], dset: set[Any]) -> None:
         el = owner.getparent() if (owner is not None and t.is_tail) else owner
         if el is None or _tag(el) in ("pre", "code", "script", "style") or next(el.iterancestors("pre", "code", "script", "style"), None) is not None:
             continue
+        if _in_listing(el):
+            continue  # a comment in a source listing of numbered lines is code, not the docs' marker
         if _inside(el, dset, node) or (scan.body and _in_chrome(el)):
             continue
-        for m in _MARKER_RE.finditer(str(t)):
+        text = str(t)
+        for m in chain(_MARKER_RE.finditer(text) if "opener" not in verbs or len(verbs) > 1 else (),
+                       _OPENER_RE.finditer(text) if "opener" in verbs else ()):
+            opener = m.re is _OPENER_RE
+            sentence = _sentence_at(text, m.start(), m.end())
+            if opener:
+                if len(re.findall(r"\w+", text[m.end():m.end() + 80])) < 2:
+                    continue  # a label of its own ("Since Acme 4.8:"): the label passes read it
+                whole = _plain(_block_of(el, node))
+                at = whole.find(m.group(0))
+                if _ANNOUNCED.search(_sentence_at(whole, at, at + len(m.group(0))) if at >= 0 else sentence):
+                    continue  # "From 4.3.0 the default will be …": an announcement, not a release
             block = _block_of(el, node)
             btext = _plain(block) if _tag(block) not in ("section", "article", "main", "body", "dd") else str(t)
             own_body = len(_MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")) > 15 or _tag(block) in _HEADINGS
             head = scan.heading_of(el)
-            kind = _VERB_KIND[m.group("verb").lower()]
+            kind = "changed" if opener else _VERB_KIND[m.group("verb").lower()]
             rem = normalize_version(m.group("rem")) if m.group("rem") else None
             ver = normalize_version(m.group("ver"))
-            annotated = _annotated(el, m.group(0), own_body, node, head)
+            quoted = sentence if opener or m.group("verb").lower() == "available" else m.group(0)  # prose: its sentence
+            annotated = _annotated(el, quoted, own_body, node, head)
             scan.mark(block, kind, ver)
             scan.entry(el, kind, ver, rem, annotated, head[0])
             if _tag(block) in ("p", "li"):

@@ -26,7 +26,15 @@ from skill3crawl.extract.releases import (
 from skill3crawl.extract.versions.bounds import MAX_TEXT_LINES
 from skill3crawl.extract.versions.chapters import chapter_field, chapter_pages
 from skill3crawl.extract.versions.phrases import _VER
-from skill3crawl.extract.versions.quick import _ALL_FLAGS, _QUICK_DIGITS, _QUICK_VERBS, _RAW_SINCE, _phrases, _quick_flags
+from skill3crawl.extract.versions.quick import (
+    _ALL_FLAGS,
+    _QUICK_DIGITS,
+    _QUICK_VERBS,
+    _RAW_SINCE,
+    _SINCE_SENTENCE_HINT,
+    _phrases,
+    _quick_flags,
+)
 from skill3crawl.extract.versions.tree import (
     _BADGE_WORDS,
     _HEADINGS,
@@ -43,18 +51,19 @@ from skill3crawl.extract.versions.tree import (
 )
 
 _WHATSNEW_RE = re.compile(
-    r"(?i)what[’'`]?s\s+new\s+(?:in\s+)?(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"
+    r"(?i)what(?:[’'`]?s|\s+is)\s+new\s+(?:(?:in|for)\s+)?(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"
 )
 _PAGE_VERSION_RES = (
     _WHATSNEW_RE,
     re.compile(r"(?i)(?:release\s+notes|changelog|change\s+log|changes|news)\s+(?:for|in|of)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
+    re.compile(r"(?i)\bnew\s+(?:apis?|features?)\s+(?:in|for|since)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
     re.compile(r"(?i)(?<![\w.])(?P<ver>" + _VER + r")(?![\w-]|\.\d)\s+(?:release\s+notes|changelog|change\s+log|is\s+(?:out|released|here))"),
     re.compile(r"(?i)(?:migrat\w*|upgrad\w*|porting)\b.{0,40}?\bto\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
 )
 _CHANGE_TITLE = re.compile(
-    r"(?i)what[’'`]?s\s+new|change\s?log|release\s+notes|^news\s+(?:for|in)\b|^changes\s+(?:in|for)\s+\S*\d|release\s+history|version\s+history|migration\s+guide|"
+    r"(?i)what(?:[’'`]?s|\s+is)\s+new|change\s?log|release\s+notes|^news\s+(?:for|in)\b|^changes\s+(?:in|for)\s+\S*\d|release\s+history|version\s+history|migration\s+guide|"
     r"migrating\s+(?:from|to)|upgrade\s+guide|upgrading\s+(?:from|to)|porting\s+to|^releases\b|\breleases\s+·|breaking\s+changes|"
-    r"^new\s+(?:apis?|features?)\b|^deprecated\s+(?:apis?|list|features?)\b|\bapi\s+changes\b"
+    r"(?:^|[:|—–]\s*)new\s+(?:apis?|features?)\b|^deprecated\s+(?:apis?|list|features?)\b|\bapi\s+changes\b"
 )
 _STRONG_URL = ("changelog", "change-log", "change_log", "releasenotes", "release-notes", "release_notes", "whatsnew",
                "whats-new", "whats_new", "what-s-new", "migration", "migrating", "upgrade", "upgrading")
@@ -111,7 +120,7 @@ def _title_parts(title: str) -> list[str]:
     return [title, *parts] if len(parts) > 1 else [title]
 
 
-_RELEASE_WORDS = re.compile(r"(?i)releas|\bversion\b|what[’'`]?s\s+new|change\s?log|\bnotes\b|\bnews\b|(?<![\w.])v\d|"
+_RELEASE_WORDS = re.compile(r"(?i)releas|\bversion\b|what(?:[’'`]?s|\s+is)\s+new|change\s?log|\bnotes\b|\bnews\b|(?<![\w.])v\d|"
                             r"announc|introducing|\bis\s+(?:out|here|available)\b|\bships?\b|\blaunch")
 _VERSION_FIRST = re.compile(r"[\W_]*v?\d+\.\d")
 _DATE_SET_OFF = "([—–-/|:"  # a date in brackets or after a dash: "2.3.0 (2024-03-04)", "v2.3.0 — March 4, 2024"
@@ -339,7 +348,19 @@ def _markdown_hints(node: Any, body: bool, text: str | None) -> tuple[int, froze
         phrases, verbs = max(phrases, more), verbs | more_verbs
         if "since" not in flags and "since:" in raw and _RAW_SINCE.search(raw):
             flags = flags | {"since"}  # "Since: 17", the label and its value in one text
+        low = raw
+    if low is not None and "since" not in flags and "since " in low and _SINCE_SENTENCE_HINT.search(low):
+        flags = flags | {"since"}  # a Since field whose value is a sentence ("… is available since Acme 2.26.0.")
     return phrases, verbs, flags
+
+
+def _version_in_code(h: Any) -> bool:
+    """The heading's version sits in a code span with other code ("`use v5.36`", "`require 2.3`"), not alone."""
+    for code in h.iter("code", "tt", "kbd"):
+        text = " ".join(_plain(code).split())
+        if _QUICK_DIGITS.search(text) and len(text.split()) > 1:
+            return True
+    return False
 
 
 def _version_heads(headings: list[Any], htext: dict[int, str]) -> dict[int, tuple[str, str | None, str]]:
@@ -350,6 +371,8 @@ def _version_heads(headings: list[Any], htext: dict[int, str]) -> dict[int, tupl
         vh = version_heading(htext[id(h)])
         if vh and vh[1] and not _release_like(htext[id(h)]):
             vh = None  # a post's title that mentions a version on a day
+        if vh and _version_in_code(h):
+            vh = None  # "`use v5.36`": a statement of code that names a version, no release heading
         if vh:
             when, where = vh[1], "heading"
             if when is None:  # a <time datetime> inside the heading
@@ -422,7 +445,7 @@ class _Page:
     def _source(self, url: str, title: str, screen: _Screen, n_versions: int) -> str:
         """The page's source kind: "whatsnew", "release-page" (also a page about one release) or "changelog"."""
         titles = " | ".join(t for t in (screen.h1_text, title) if t)
-        whatsnew = bool(re.search(r"(?i)what[’'`]?s[\s_-]*new", titles) or
+        whatsnew = bool(re.search(r"(?i)what(?:[’'`]?s|\s+is)[\s_-]*new", titles) or
                         any(t in ("whatsnew", "whats-new", "whats_new", "what-s-new") for t in _url_tokens(url)))
         source = _source_of(url, title, whatsnew)
         if source == "changelog" and self.one is not None and n_versions <= 1:

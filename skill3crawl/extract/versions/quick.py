@@ -15,10 +15,14 @@ from synth.skill.markdown import heading_title
 # On the lower-cased markdown: which marker phrases are there, how many? (" in 3.11" first — a literal
 # start scans fast — then the verb before it.)
 _QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?(?:v|[a-z]{1,6}(?=\d+\.\d))?\d")
-_QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced")
+_QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced", "available")
 _QUICK_SINCE = re.compile(r"since(?::[\s*_]*(?:[a-z/]+ )?v?\d|[\s*_]+(?:[a-z/]+ )?v?\d[\w.]*[\s*_]*(?:\n|\||$))")
 _AT_LEAST_HINT = re.compile(r"(?:>=|≥)\s*v?\d+\.\d")
 _RAW_SINCE = re.compile(r"since:\s*(?:[a-z/]+\s)?v?\d")
+# A "Since" field whose value is a sentence: "This function is available since Acme 2.26.0." (lower-cased text)
+# or a label with the product and version before its colon ("Since Acme 4.8:")
+_SINCE_SENTENCE_HINT = re.compile(r"(?:available|supported|present|introduced|provided) (?:since|as of) (?:[a-z][\w/+#-]* ){0,2}v?\d"
+                                  r"|since (?:[a-z][\w/+#-]* )?v?\d+(?:\.\d+)*:")
 _PSEUDO_HINT = re.compile(r"[\W_]{0,6}(?:(?:[A-Za-z][\w.+#/'’-]*\s+){0,4}\[?v?\d+\.\d|(?:19|20)\d\d[-/]\d)")
 _QUICK_PLUS = re.compile(r"(?<![\w.+])v?\d+(?:\.\d+)+\+(?![\w+])")
 _QUICK_TABLE = re.compile(r"(?i)\|\s*(?:versions?|releases?|since|added(?: in)?|introduced(?: in)?|tags?)\s*\|")
@@ -30,7 +34,12 @@ _SECTION_NUMBER = re.compile(r"#+\s*(?:\d+\.)*\d+\.?(?:\s|(?=[A-Za-z]))")
 _QUICK_DIGITS = re.compile(r"\d\.\d|\d{4}")
 # the text nodes that may hold a verb's phrase (its first letter left out: "Added" and "added" alike)
 _VERB_XP = {"added": ("dded in", "dded In"), "new": ("ew in", "ew In"), "changed": ("hanged in", "hanged In"),
-            "deprecated": ("eprecated",), "removed": ("emoved in", "emoved In"), "introduced": ("ntroduced in", "ntroduced In")}
+            "deprecated": ("eprecated",), "removed": ("emoved in", "emoved In"), "introduced": ("ntroduced in", "ntroduced In"),
+            "available": ("vailable in", "vailable In", "vailable since", "vailable as of"),
+            "opener": ("Since ", "As from ", "As of ", "From ", "Starting with ", "Starting in ", "Starting from ", "Beginning with ")}
+# A sentence that opens with the version it holds from ("Since Acme 4.2.0, …"; lower-cased text)
+_QUICK_OPENER = re.compile(r"(?:^|[.!?:;(]\s?|\n)\s*(?:since|as from|as of|from|starting (?:with|in|from)|beginning with) "
+                           r"(?:version |release |[a-z][\w+#-]{0,30} )?v?\d+\.\d")
 _ALL_FLAGS = frozenset(("hver", "badge", "pseudo", "since", "plus", "table", "field"))
 
 
@@ -42,6 +51,9 @@ def _phrases(low: str) -> tuple[int, frozenset[str]]:
         if verb and not before.endswith(("be removed", "to removed")):
             n += 1
             verbs.add(verb)
+    if ("since " in low or "from " in low or "as of " in low or "with " in low) and _QUICK_OPENER.search(low):
+        n += 1
+        verbs.add("opener")
     return n, frozenset(verbs)
 
 

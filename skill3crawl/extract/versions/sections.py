@@ -35,6 +35,7 @@ from skill3crawl.extract.versions.tree import (
     _inside,
     _md,
     _plain,
+    _tag,
 )
 
 _WAS_RELEASED = re.compile(
@@ -137,6 +138,8 @@ class _Walk:
             if dl is not None and dl not in self.done:
                 self.done.add(dl)
                 _dl_fields(scan, dl, self.pending, self.date_for, self.page_heading, self.labels)
+            if self.version is None and self.page.is_change and _bare_term(el) and el not in scan.emitted:
+                self.block(el, "dt")  # a list of the release's new APIs: the terms are the content
         elif not (el in scan.emitted or _inside(el.getparent(), scan.emitted, scan.node) or _field_list(el)):
             self.block(el, tag)
 
@@ -233,6 +236,13 @@ class _Walk:
         if change is not None:
             self.section_entries.append(change)
         self.n_entries += 1
+
+
+def _bare_term(dt: Any) -> bool:
+    """A definition term whose definition holds no text of its own (a list of names: "Member Acme::frob ()" and an
+    empty definition)."""
+    dd = dt.getnext()
+    return dd is None or _tag(dd) != "dd" or not dd.text_content().strip()
 
 
 def _sentence_date(text: str, ver: str) -> str | None:
