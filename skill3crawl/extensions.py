@@ -188,8 +188,7 @@ class CrawlOutput:
         crawl = {
             "topic": args.topic,
             "slug": args.slug,
-            "cutoff": args.cutoff.month,
-            "cutoff_source": args.cutoff.source,
+            **args.scope.crawl_json(),  # the cutoff, target model and since-version as resolved: synthesis reads them
             "today": state.today.isoformat(),
             "queries": state.queries,
             "planner": state.planner,

@@ -107,7 +107,7 @@ class PackageSourceMixin:
         record: dict[str, Any] = {"package": pkg.label, "baseline": None, "archives": [], "files": [], "api": None, "warnings": []}
         state.package_source = record
         refs = artifacts.ARCHIVES[pkg.ecosystem](body, registry_url)
-        sel = artifacts.select_releases(refs, a.cutoff.start, a.since_version,
+        sel = artifacts.select_releases(refs, a.cutoff.start, a.scope.since_version,
                                         self.settings.getint("SKILL3_PACKAGE_ARCHIVES", artifacts.MAX_ARCHIVES))
         record["baseline"] = sel.baseline.version if sel.baseline else None
         record["releases_after"] = [r.version for r in sel.after]
