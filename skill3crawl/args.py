@@ -26,7 +26,7 @@ from synth.delta.scope import Scope, resolve_scope
 from synth.evidence.cutoff import Cutoff, CutoffError
 from synth.evidence.urls import host_of
 from synth.llm.model import LLMError
-from synth.llm.registry import Choice, Provider, check_provider
+from synth.llm.registry import PROVIDERS, Choice, check_provider
 from synth.output.outdir import output_dir_problem
 from synth.pipeline.options import MIN_CONTEXT_TOKENS, CommandOption, SynthOptions, option_kind, synth_option, synth_options
 from synth.skill.names import topic_slug
@@ -113,7 +113,7 @@ class LearnArgs(BaseModel):
     max_pages: int = Field(200, description=f"pages written, 1–{MAX_PAGES_LIMIT} (default {{default}})")
     output_dir: str | None = Field(None, description="output folder (default output/<topic>)")
     synth: bool = True  # synthesise when the crawl ends (skill3 learn passes 0: it synthesises itself)
-    llm_provider: Provider = _synth("llm_provider")
+    llm_provider: str = _synth("llm_provider")
     llm_endpoint: str | None = _synth("llm_endpoint")
     llm_model: str | None = _synth("llm_model")
     llm_timeout: float | None = _synth("llm_timeout")
@@ -204,6 +204,14 @@ class LearnArgs(BaseModel):
             if p.scheme not in ("http", "https") or not p.hostname:
                 raise ValueError(f"{u!r} is not an absolute http(s) URL")
         return urls
+
+    @field_validator("llm_provider", mode="before")
+    @classmethod
+    def _llm_provider(cls, v: Any) -> str:
+        if v not in PROVIDERS:  # the names of the registered providers, and auto
+            names = ", ".join(repr(p) for p in PROVIDERS[:-1]) + f" or {PROVIDERS[-1]!r}"
+            raise ValueError(f"must be one of {names}, got {v!r}")
+        return str(v)
 
     @field_validator("llm_timeout", mode="before")
     @classmethod

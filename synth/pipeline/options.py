@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, get_args, get_type_hints
 from synth.core.errors import ExitCode
 from synth.delta.scope import Scope
 from synth.llm.bounds import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
-from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice, Provider
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -68,7 +68,7 @@ class SynthOptions:
     topic: str | None = _opt(None, "topic (default: from crawl.json or the items)")
     target_model: str | None = _opt(None, "the model the skill is for (cutoff lookup only)", learn=True)
     cutoff_time: str | None = _opt(None, "cutoff month YYYY-MM; wins over --target-model", learn=True)
-    llm_provider: Provider = _opt("auto", "{default} (the default: openai if the endpoint answers GET /models with a 2xx "
+    llm_provider: str = _opt("auto", "{default} (the default: openai if the endpoint answers GET /models with a 2xx "
                                           "JSON model list, else extractive), " + ", ".join(_OTHERS[:-1]) + f" or {_OTHERS[-1]}",
                                   learn=True)
     llm_endpoint: str | None = _opt(None, f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})", learn=True)
