@@ -1,9 +1,11 @@
-"""The scan of one page (:func:`scan_changes`, :func:`find_changes`): the page read, the passes run, then each
-entry's document order, heading path and code blocks."""
+"""The scan of one page (:func:`scan`, the package's entry, → :class:`PageChanges`; :func:`find_changes` and
+:func:`scan_changes` give the same as JSON): the page read, the passes run, then each entry's document order,
+heading path and code blocks."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable
 
@@ -20,6 +22,46 @@ from skill3crawl.extract.versions.page import (
 from skill3crawl.extract.versions.sections import text_sections, walk
 from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import HEADINGS, PSEUDO_LEVEL, cap, doc_keys, in_chrome, plain_text, tag_of
+from synth.delta.model import ChangeRecord, ReleaseDate
+
+
+@dataclass(frozen=True)
+class PageChanges:
+    """What one page says changed (:func:`scan`): its change entries and release dates as the crawl writes them into
+    the page's item (``changes``, ``release_dates``: JSON rows, see the package docstring), whether it is a change
+    page (``page_kind``: ``"change"``, ``"doc"``, or ``""`` when the markup could not be read) and the one version a
+    change page is about. :meth:`records` and :meth:`dates` read the rows as the delta model's types."""
+
+    changes: tuple[dict[str, Any], ...] = ()
+    page_kind: str = ""
+    page_version: str | None = None
+    release_dates: tuple[dict[str, Any], ...] = ()
+
+    @classmethod
+    def from_json(cls, found: dict[str, Any]) -> PageChanges:
+        return cls(tuple(found["changes"]), found["page_kind"], found["page_version"], tuple(found["release_dates"]))
+
+    def to_json(self) -> dict[str, Any]:
+        """The page's fields of its item: ``changes``, ``page_kind``, ``page_version``, ``release_dates``."""
+        return {"changes": list(self.changes), "page_kind": self.page_kind, "page_version": self.page_version,
+                "release_dates": list(self.release_dates)}
+
+    def records(self) -> tuple[ChangeRecord, ...]:
+        """The change entries as :class:`~synth.delta.model.ChangeRecord` (a malformed one left out)."""
+        return tuple(r for r in (ChangeRecord.from_json(c) for c in self.changes) if r is not None)
+
+    def dates(self, url: str | None = None) -> tuple[ReleaseDate, ...]:
+        """The release dates as :class:`~synth.delta.model.ReleaseDate` rows, read on ``url``."""
+        rows = (ReleaseDate.from_json({**r, "url": url}) for r in self.release_dates)
+        return tuple(r for r in rows if r is not None)
+
+
+def scan(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None, code_chars: int = 0,
+         code_of: dict[Any, dict[str, str]] | None = None) -> PageChanges:
+    """The package's entry: what the page ``node`` (its main-content element, or the ``<body>`` with ``body=True``)
+    says changed, as :func:`find_changes` reads it (markup it cannot read gives an empty result)."""
+    return PageChanges.from_json(find_changes(node, url, title, body=body, text=text, code_chars=code_chars,
+                                              code_of=code_of))
 
 
 def _empty() -> dict[str, Any]:
