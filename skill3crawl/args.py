@@ -15,17 +15,18 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 
 from skill3crawl.corpus import Corpus, CorpusError
 from skill3crawl.corpus_formats import read_corpus
 from synth.core.errors import (
     ArgsError,  # noqa: F401 - defined with every error (synth.core.errors)
     )
-from synth.evidence.cutoff import Cutoff, CutoffError, resolve_cutoff
+from synth.delta.scope import Scope, resolve_scope
+from synth.evidence.cutoff import Cutoff, CutoffError
 from synth.evidence.urls import host_of
 from synth.llm.model import LLMError
-from synth.llm.registry import Choice, Provider, check_provider
+from synth.llm.registry import PROVIDERS, Choice, check_provider
 from synth.output.outdir import output_dir_problem
 from synth.pipeline.options import MIN_CONTEXT_TOKENS, CommandOption, SynthOptions, option_kind, synth_option, synth_options
 from synth.skill.names import topic_slug
@@ -35,12 +36,15 @@ MAX_PAGES_LIMIT = 100_000
 DEFAULT_DEPTH_LIMIT = 20
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+# Resolved once into ``LearnArgs.scope`` (written into crawl.json, handed to synthesis as resolved).
+SCOPE_ARGS = ("target_model", "cutoff_time", "since_version")
 # Arguments that are secrets: never logged, never written to crawl.json.
 SECRET_ARGS = frozenset({"brave_key"})
 
 
 # Not spider arguments: derived by the model (parse_args refuses them with a hint).
-DERIVED = {"cutoff": "did you mean cutoff_time?", "corpus": "did you mean input_file?",
+DERIVED = {"cutoff": "did you mean cutoff_time?", "scope": "did you mean cutoff_time or since_version?",
+           "corpus": "did you mean input_file?",
            "feed_name": "the feed is <output_dir>/run.jsonl (run-<worker_id>.jsonl for workers)"}
 
 
@@ -109,7 +113,7 @@ class LearnArgs(BaseModel):
     max_pages: int = Field(200, description=f"pages written, 1–{MAX_PAGES_LIMIT} (default {{default}})")
     output_dir: str | None = Field(None, description="output folder (default output/<topic>)")
     synth: bool = True  # synthesise when the crawl ends (skill3 learn passes 0: it synthesises itself)
-    llm_provider: Provider = _synth("llm_provider")
+    llm_provider: str = _synth("llm_provider")
     llm_endpoint: str | None = _synth("llm_endpoint")
     llm_model: str | None = _synth("llm_model")
     llm_timeout: float | None = _synth("llm_timeout")
@@ -135,7 +139,7 @@ class LearnArgs(BaseModel):
     feed_name: str = "run.jsonl"
 
     # Derived in the model validator.
-    cutoff: Cutoff | None = None
+    _scope: Scope | None = PrivateAttr(None)  # the cutoff, target model and since-version (:attr:`scope`)
     corpus: Corpus | None = None  # checked, streamed by the spider
 
     @field_validator("topic", mode="before")
@@ -201,6 +205,14 @@ class LearnArgs(BaseModel):
                 raise ValueError(f"{u!r} is not an absolute http(s) URL")
         return urls
 
+    @field_validator("llm_provider", mode="before")
+    @classmethod
+    def _llm_provider(cls, v: Any) -> str:
+        if v not in PROVIDERS:  # the names of the registered providers, and auto
+            names = ", ".join(repr(p) for p in PROVIDERS[:-1]) + f" or {PROVIDERS[-1]!r}"
+            raise ValueError(f"must be one of {names}, got {v!r}")
+        return str(v)
+
     @field_validator("llm_timeout", mode="before")
     @classmethod
     def _llm_timeout(cls, v: Any) -> float | None:
@@ -218,17 +230,10 @@ class LearnArgs(BaseModel):
             raise ValueError(f"{v!r} is not an http(s) URL like http://localhost:11434/v1")
         return str(v)
 
-    @field_validator("target_model", "cutoff_time", "input_file", "output_dir", "llm_model", mode="before")
+    @field_validator("target_model", "cutoff_time", "since_version", "input_file", "output_dir", "llm_model", mode="before")
     @classmethod
     def _blank_is_none(cls, v: Any) -> Any:
         return None if v is None or str(v).strip() == "" else str(v).strip()
-
-    @field_validator("since_version", mode="before")
-    @classmethod
-    def _since_version(cls, v: Any) -> str | None:
-        from synth.delta.versions import check_since_version
-
-        return check_since_version(v)
 
     @field_validator("package", mode="before")
     @classmethod
@@ -248,16 +253,19 @@ class LearnArgs(BaseModel):
     @model_validator(mode="after")
     def _derive(self) -> "LearnArgs":
         try:
-            cutoff = resolve_cutoff(self.target_model, self.cutoff_time, today=datetime.now(timezone.utc).date())
+            scope = resolve_scope(self.target_model, self.cutoff_time, self.since_version,
+                                  today=datetime.now(timezone.utc).date())
         except CutoffError as exc:
             raise ArgsError(str(exc)) from None
+        except ValueError as exc:  # since_version is not a version
+            raise ArgsError(f"bad argument since_version: {exc}") from None
         corpus = None
         if self.input_file:
             try:
                 corpus = read_corpus(self.input_file)
             except CorpusError as exc:
                 raise ArgsError(str(exc)) from None
-        object.__setattr__(self, "cutoff", cutoff)
+        self._scope = scope
         object.__setattr__(self, "corpus", corpus)
         out = self.output_dir or str(Path("output") / topic_slug(self.topic))
         object.__setattr__(self, "output_dir", out)
@@ -267,6 +275,18 @@ class LearnArgs(BaseModel):
         return self
 
     # ----------------------------------------------------------------- helpers
+    @property
+    def scope(self) -> Scope:
+        """The cutoff, target model and since-version, resolved once from the arguments (written into crawl.json,
+        where synthesis reads them)."""
+        assert self._scope is not None  # set by the model validator
+        return self._scope
+
+    @property
+    def cutoff(self) -> Cutoff:
+        """The resolved cutoff (:attr:`scope`'s)."""
+        return self.scope.cutoff
+
     @property
     def slug(self) -> str:
         return topic_slug(self.topic)
@@ -318,11 +338,10 @@ class LearnArgs(BaseModel):
 
     def public_dict(self) -> dict[str, Any]:
         """The arguments as given, secrets removed (for crawl.json and logs)."""
-        data = self.model_dump(exclude={"cutoff", "corpus", *SECRET_ARGS})
+        data = self.model_dump(exclude={"corpus", *SECRET_ARGS})
         data["start_urls"] = redact_urls(*self.start_urls)[0]  # a token in a start URL is a secret too
         if self.llm_endpoint:
             data["llm_endpoint"] = redact_urls(self.llm_endpoint)[0][0]
-        data["cutoff"] = self.cutoff.month if self.cutoff else None
         data["brave_key_set"] = self.brave_token() is not None
         return data
 
@@ -332,11 +351,11 @@ class LearnArgs(BaseModel):
         feed into its folder, with its topic, cutoff, model and synthesis options. ``today``: the crawl's day
         (``SKILL3_TODAY``); ``auto_choice``: the provider ``auto`` already resolved to (one probe per run);
         ``model_checked``: the explicitly chosen model was checked before the crawl (not probed again).
-        The cutoff is passed as given (``cutoff_time``, else the target model's): synthesis resolves it the
-        same way and records where it came from."""
-        shared = {o.field: getattr(self, o.name) for o in synth_options() if o.learn}
+        The cutoff, target model and since-version go as the crawl resolved them (:attr:`scope`, the record it
+        wrote into crawl.json), not as given: synthesis does not resolve them again."""
+        shared = {o.field: getattr(self, o.name) for o in synth_options() if o.learn and o.name not in SCOPE_ARGS}
         return SynthOptions(paths=(str(self.feed_path),), output_dir=str(self.output_dir), topic=self.topic, today=today,
-                            auto_choice=auto_choice, model_checked=model_checked, **shared)
+                            auto_choice=auto_choice, model_checked=model_checked, scope=self.scope, **shared)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from scrapy import signals
 from scrapy.utils.misc import load_object
 
 from skill3crawl.state import get_state
+from synth.core import default_settings
 from synth.core.errors import ExitCode
 from synth.output.writing import atomic_open, atomic_write_text
 
@@ -27,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 output_ready = object()  # signal: run.jsonl and crawl.json are complete
 # SKILL3_SYNTH_FUNCTION: called when the feed closes (unless -a synth=0): run_synth(SynthOptions) -> SynthResult.
-SYNTH_FUNCTION = "synth.pipeline.run.run_synth"
+SYNTH_FUNCTION = default_settings.SKILL3_SYNTH_FUNCTION
 
 
 def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]], dedupe: bool = False,
@@ -211,8 +212,7 @@ class CrawlOutput:
         crawl = {
             "topic": args.topic,
             "slug": args.slug,
-            "cutoff": args.cutoff.month,
-            "cutoff_source": args.cutoff.source,
+            **args.scope.crawl_json(),  # the cutoff, target model and since-version as resolved: synthesis reads them
             "today": state.today.isoformat(),
             "queries": state.queries,
             "planner": state.planner,

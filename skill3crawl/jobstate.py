@@ -32,10 +32,12 @@ from typing import Any
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from synth.core import default_settings
+
 logger = logging.getLogger(__name__)
 
 MARKER = "skill3.running"
-SAVE_INTERVAL = 1.0  # SKILL3_STATE_SAVE_INTERVAL: seconds between saves of spider.state (at most)
+SAVE_INTERVAL = default_settings.SKILL3_STATE_SAVE_INTERVAL  # seconds between saves of spider.state (at most)
 
 
 def _alive(pid: int) -> bool:

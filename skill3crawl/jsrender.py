@@ -36,6 +36,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse
 
 from skill3crawl.config import setting_or_env
+from synth.core import default_settings
 
 if TYPE_CHECKING:
     from lxml.html import HtmlElement
@@ -49,8 +50,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MODES = ("auto", "always", "never")
-DEFAULT_MODE = "auto"  # SKILL3_JS
-DEFAULT_CHROMIUM = "/usr/bin/chromium"
+DEFAULT_MODE = default_settings.SKILL3_JS
+DEFAULT_CHROMIUM = default_settings.SKILL3_CHROMIUM
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

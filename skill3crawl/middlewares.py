@@ -25,6 +25,8 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.response import response_status_message
 
+from synth.core import default_settings
+
 logger = logging.getLogger(__name__)
 
 
@@ -47,8 +49,8 @@ def parse_retry_after(value: bytes | str | None, now: datetime | None = None) ->
     return max(0.0, (when - now).total_seconds())
 
 
-MAX_CRAWL_DELAY = 60.0  # SKILL3_MAX_CRAWL_DELAY: seconds; a longer robots.txt Crawl-delay is capped
-RETRY_AFTER_MAX = 60.0  # SKILL3_RETRY_AFTER_MAX: seconds; a longer Retry-After is not waited for
+MAX_CRAWL_DELAY = default_settings.SKILL3_MAX_CRAWL_DELAY  # seconds; a longer robots.txt Crawl-delay is capped
+RETRY_AFTER_MAX = default_settings.SKILL3_RETRY_AFTER_MAX  # seconds; a longer Retry-After is not waited for
 
 
 class CrawlDelayMiddleware:

@@ -45,6 +45,7 @@ from zope.interface import implementer, provider
 
 from skill3crawl.discovery.search import brave_endpoint, searxng_url
 from skill3crawl.packages.userconfig import registry_endpoints
+from synth.core import default_settings
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +151,7 @@ def trusted_endpoints(settings: Any = None, proxies: bool = True) -> set[tuple[s
     if proxies:
         urls += [v for k, v in getproxies().items() if k in ("http", "https") and v]
     if settings is not None:
-        value = settings.get("SKILL3_TRUSTED_ENDPOINTS") or []
+        value = settings.get("SKILL3_TRUSTED_ENDPOINTS") or list(default_settings.SKILL3_TRUSTED_ENDPOINTS)
         if isinstance(value, str):  # -s SKILL3_TRUSTED_ENDPOINTS='["http://a:1"]' or 'http://a:1,http://b:2'
             value = json.loads(value) if value.strip().startswith("[") else value.split(",")
         urls += [str(v).strip() for v in value if str(v).strip()]
@@ -296,7 +297,7 @@ class GuardedResolver:
     def from_crawler(cls, crawler: Any, reactor: Any) -> "GuardedResolver":
         s = crawler.settings
         size = s.getint("DNSCACHE_SIZE") if s.getbool("DNSCACHE_ENABLED") else 0
-        return cls(reactor, allow_private(s), trusted_endpoints(s), s.getdict("SKILL3_RESOLVE"), size)
+        return cls(reactor, allow_private(s), trusted_endpoints(s), s.getdict("SKILL3_RESOLVE", dict(default_settings.SKILL3_RESOLVE)), size)
 
     def install_on_reactor(self) -> None:
         self.reactor.installNameResolver(self)

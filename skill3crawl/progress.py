@@ -19,13 +19,15 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from twisted.internet import task
 
+from synth.core import default_settings
+
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
-INTERVAL = 10.0  # SKILL3_PROGRESS_INTERVAL: seconds between progress lines (0: none)
+INTERVAL = default_settings.SKILL3_PROGRESS_INTERVAL  # seconds between progress lines (0: none)
 
 
 def dropped_by_reason(stats: dict) -> dict[str, int]:
@@ -96,7 +98,7 @@ class Progress:
 
 # --------------------------------------------------------------------------- the live line on a terminal
 
-LIVE_INTERVAL = 0.5  # SKILL3_LIVE_PROGRESS_INTERVAL: seconds between redraws
+LIVE_INTERVAL = default_settings.SKILL3_LIVE_PROGRESS_INTERVAL  # seconds between redraws
 
 
 def live_line(fetched: int, written: int, dropped: int, rate: float, budget_left: int | None, elapsed: float,
@@ -126,7 +128,7 @@ def live_wanted(settings: Any, stream: Any = None) -> bool:
     import sys
 
     stream = sys.stderr if stream is None else stream
-    setting = str(settings.get("SKILL3_LIVE_PROGRESS", "auto")).strip().lower()
+    setting = str(settings.get("SKILL3_LIVE_PROGRESS", default_settings.SKILL3_LIVE_PROGRESS)).strip().lower()
     if setting in ("0", "false", "no", "off", "never"):
         return False
     if setting not in ("1", "true", "yes", "on", "always") and not (hasattr(stream, "isatty") and stream.isatty()):

@@ -1,8 +1,8 @@
 """Scrapy settings for skill3: polite by default.
 
 Only what differs from Scrapy's defaults. skill3's own settings (``SKILL3_*``) are not
-listed here: each component reads its own with its default, defined once beside it
-(e.g. ``SKILL3_PAGE_WINDOW`` in :mod:`skill3crawl.sitecrawl.budget`); ``-s NAME=VALUE`` sets any.
+listed here: each component reads its own, with its default from :mod:`synth.core.default_settings`
+(every ``SKILL3_*`` default, defined once); ``-s NAME=VALUE`` sets any.
 """
 
 from scrapy.settings import default_settings as _scrapy_defaults

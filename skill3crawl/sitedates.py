@@ -21,13 +21,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from synth.core import default_settings
 from synth.delta.model import ReleaseDate
 
 MAX_TIMELINE = 2000
 MAX_HOSTS = 1000
 MAX_DATES_PER_HOST = 64
-MIN_PAGES = 5  # SKILL3_BUILD_DATE_MIN_PAGES
-SHARE = 0.6  # SKILL3_BUILD_DATE_SHARE
+MIN_PAGES = default_settings.SKILL3_BUILD_DATE_MIN_PAGES
+SHARE = default_settings.SKILL3_BUILD_DATE_SHARE
 
 
 @dataclass

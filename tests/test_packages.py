@@ -312,3 +312,33 @@ def test_no_import_cycle_between_first_party_modules() -> None:
     paths = [p for pkg in FIRST_PARTY for p in (ROOT / pkg).rglob("*.py")]
     graph = import_graph({module_name(p): p.read_text(encoding="utf-8") for p in paths})
     assert import_cycles(graph) == []
+
+
+MAX_PRIVATE_IMPORTS = 20  # issue 31: modules share public names; a private name stays in its module
+
+
+def private_imports(sources: dict[str, str]) -> list[str]:
+    """``importer: from module import _name`` for every private first-party name a module imports from another."""
+    found = []
+    for module, source in sources.items():
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module != module \
+                    and node.module.split(".")[0] in FIRST_PARTY:
+                found += [f"{module}: from {node.module} import {a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+@pytest.mark.parametrize("sources, found", [
+    ({"synth.a": "from synth.b import _x, y", "synth.b": "_x = 1\ny = 2"}, ["synth.a: from synth.b import _x"]),
+    ({"synth.a": "def f():\n    from synth.b import _x", "synth.b": "_x = 1"}, ["synth.a: from synth.b import _x"]),
+    ({"synth.a": "from synth.b import __version__, y\nfrom os import _exit", "synth.b": ""}, []),
+])
+def test_the_private_import_scan(sources, found) -> None:
+    assert private_imports(sources) == found
+
+
+def test_private_names_stay_in_their_module() -> None:
+    paths = [p for pkg in FIRST_PARTY for p in (ROOT / pkg).rglob("*.py")]
+    found = private_imports({module_name(p): p.read_text(encoding="utf-8") for p in paths})
+    assert len(found) <= MAX_PRIVATE_IMPORTS, "make these names public in the module that defines them:\n" + "\n".join(found)

@@ -1,6 +1,8 @@
-"""docs/settings.md against the code, both ways: every ``SKILL3_*`` name in the code is in the doc and every
-name in the doc is in the code; every environment variable the code reads is in the doc; where the code
-defines a setting's default (a constant or a literal beside the name it reads), the doc gives that default."""
+"""docs/settings.md against the one module of defaults, ``synth.core.default_settings``, both ways: every setting
+the module defines is documented with the module's default and every ``SKILL3_*`` name documented (outside the
+tests' table) is the module's; every ``SKILL3_*`` name the packages read is defined there, and a default given
+beside a read is the module's (taken from it, not written again); every environment variable the code reads is
+in the doc; the tests' own ``SKILL3_*`` names are in the doc's tests table."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from synth.core import default_settings
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "settings.md"
 PACKAGES = ("synth", "skill3", "skill3crawl")
@@ -20,6 +24,7 @@ NAME = re.compile(r"\bSKILL3_[A-Z0-9_]+\b")
 STANDARD_ENV = {"PATH", "HOME"}  # the operating system's, not skill3's
 GETTERS = {"get", "getint", "getfloat", "getbool", "getdict", "getlist", "setdefault"}
 UNSET = {"—", "0", "off"}
+TESTS_SECTION = "## Tests and benchmarks"
 
 
 def package_modules() -> list[Path]:
@@ -34,10 +39,15 @@ def code_files() -> list[Path]:
     return files
 
 
-def doc_rows() -> dict[str, str]:
-    """name → default cell, from every table of the doc whose first cell names variables in backticks."""
+def doc_rows(tests: bool | None = None) -> dict[str, str]:
+    """name → default cell, from every table of the doc whose first cell names variables in backticks (``tests``:
+    only the tests' table, or only the others; ``None``: all)."""
     rows = {}
-    for line in DOC.read_text(encoding="utf-8").splitlines():
+    text = DOC.read_text(encoding="utf-8")
+    if tests is not None:
+        head, _, tail = text.partition(TESTS_SECTION)
+        text = tail if tests else head
+    for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 3 or not cells[0].startswith("`"):
             continue
@@ -97,26 +107,39 @@ def reads(path: Path) -> Iterator[tuple[str, str, ast.expr | None]]:
         yield kind, name, default
 
 
-def code_defaults() -> dict[str, Any]:
-    """name → the default value the code gives it, where that is an expression the module can evaluate."""
-    found: dict[str, Any] = {}
+def code_defaults() -> dict[str, list[tuple[str, Any, bool]]]:
+    """name → (where, the default value given beside a read, whether it is taken from the module), for every read of
+    a ``SKILL3_*`` name that gives a default: ``default_settings.NAME`` itself (or ``list(…)``/``dict(…)`` of it), or
+    a constant bound to the module's very object (``PAGE_WINDOW = default_settings.SKILL3_PAGE_WINDOW``)."""
+    found: dict[str, list[tuple[str, Any, bool]]] = {}
     for path in package_modules():
         namespace = vars(module_of(path))
         for _kind, name, default in reads(path):
-            if default is None:
+            if default is None or not name.startswith("SKILL3_"):
                 continue
+            if isinstance(default, ast.Constant) and default.value == "":  # os.environ.get(NAME, ""): unset, not a default
+                continue
+            where = f"{path.relative_to(ROOT)}:{default.lineno}"
             try:
-                found[name] = eval(compile(ast.Expression(default), str(path), "eval"), dict(namespace))
-            except Exception:  # an f-string of local names, a call with side effects: the doc says it in words
-                continue
+                value = eval(compile(ast.Expression(default), str(path), "eval"), dict(namespace))
+            except NameError:  # computed from local names (f"skill3:{spider_name}"): the module's default is None
+                if getattr(default_settings, name, 0) is None:
+                    continue
+                raise
+            direct = f"default_settings.{name}" in ast.unparse(default)
+            aliased = isinstance(default, (ast.Name, ast.Attribute)) and value is getattr(default_settings, name, object())
+            found.setdefault(name, []).append((where, value, direct or aliased))
     from skill3crawl.discovery import registries
 
     for key, name in registries.SETTINGS.items():  # the registry base URLs: a table of name → default
-        found[name] = registries.DEFAULT_URLS[key]
+        value = registries.DEFAULT_URLS[key]
+        found.setdefault(name, []).append(("registries.DEFAULT_URLS", value, value is getattr(default_settings, name)))
     return found
 
 
 def same_default(cell: str, value: Any) -> bool:
+    if value is None:  # no fixed default: the doc says what applies in words (or — for off)
+        return cell == "—" or not cell.startswith("`") or "<" in cell
     cell = cell.strip().strip("`")
     if not value and not isinstance(value, (list, dict)) or value == [] and cell == "—":
         return cell in UNSET
@@ -134,12 +157,24 @@ def same_default(cell: str, value: Any) -> bool:
     return cell == str(value)
 
 
-def test_every_skill3_name_in_the_code_is_in_the_doc_and_back() -> None:
-    in_code = {n for p in code_files() for n in NAME.findall(p.read_text(encoding="utf-8"))}
-    in_doc = {n for n in doc_rows() if n.startswith("SKILL3_")}
-    assert len(in_code) >= 30
-    assert sorted(in_code - in_doc) == [], "add these to docs/settings.md"
-    assert sorted(in_doc - in_code) == [], "docs/settings.md names what the code no longer reads"
+def test_every_setting_of_the_module_is_in_the_doc_and_back() -> None:
+    in_module = set(default_settings.defaults())
+    in_doc = {n for n in doc_rows(tests=False) if n.startswith("SKILL3_")}
+    assert len(in_module) >= 40
+    assert sorted(in_module - in_doc) == [], "add these to docs/settings.md"
+    assert sorted(in_doc - in_module) == [], "docs/settings.md names what synth/core/default_settings.py does not define"
+
+
+def test_every_skill3_name_the_packages_read_is_defined_in_the_module() -> None:
+    in_packages = {n for p in package_modules() for n in NAME.findall(p.read_text(encoding="utf-8"))}
+    assert sorted(in_packages - set(default_settings.defaults())) == [], "define these in synth/core/default_settings.py"
+
+
+def test_the_tests_own_names_are_in_the_docs_tests_table() -> None:
+    in_code = {n for p in code_files() for n in NAME.findall(p.read_text(encoding="utf-8"))} - set(default_settings.defaults())
+    in_doc = {n for n in doc_rows(tests=True) if n.startswith("SKILL3_")}
+    assert sorted(in_code - in_doc) == [], "add these to the tests' table of docs/settings.md"
+    assert sorted(in_doc - in_code) == [], "the tests' table of docs/settings.md names what nothing reads"
 
 
 def test_every_environment_variable_the_code_reads_is_in_the_doc() -> None:
@@ -148,18 +183,28 @@ def test_every_environment_variable_the_code_reads_is_in_the_doc() -> None:
     assert sorted(env - set(doc_rows())) == []
 
 
-def test_the_docs_defaults_are_the_codes() -> None:
-    defaults = code_defaults()
-    rows = doc_rows()
-    assert len(defaults) >= 20
-    wrong = {name: (rows.get(name), value) for name, value in defaults.items() if not same_default(rows.get(name, ""), value)}
+def test_the_docs_defaults_are_the_modules() -> None:
+    rows = doc_rows(tests=False)
+    wrong = {name: (rows.get(name), value) for name, value in default_settings.defaults().items()
+             if not same_default(rows.get(name, ""), value)}
     assert wrong == {}
+
+
+def test_a_default_beside_a_read_is_taken_from_the_module() -> None:
+    reads_ = code_defaults()
+    assert sum(map(len, reads_.values())) >= 20
+    module = default_settings.defaults()
+    written_again = [where for name, sites in reads_.items() for where, _value, taken in sites if not taken]
+    differing = [(name, where, value, module.get(name)) for name, sites in reads_.items() for where, value, _ in sites
+                 if value != module.get(name) and not (isinstance(value, list) and tuple(value) == module.get(name))]
+    assert written_again == [] and differing == []
 
 
 @pytest.mark.parametrize("cell, value, same", [
     ("`5`", 5, True), ("`60`", 60.0, True), ("`0.6`", 0.6, True), ("`6`", 5, False), ("—", None, True), ("`0`", "", True),
     ("`auto`", "auto", True), ("`pypi,npm,crates`", ["pypi", "npm", "crates"], True), ("`pypi`", ["pypi", "npm"], False),
-    ("`{}`", {}, True), ("`WARNING`", "WARNING", True), ("`INFO`", "WARNING", False),
+    ("`{}`", {}, True), ("`WARNING`", "WARNING", True), ("`INFO`", "WARNING", False), ("`pypi,npm`", ("pypi", "npm"), True),
+    ("today (UTC)", None, True), ("`skill3:<spider>`", None, True), ("`60`", None, False),
 ])
 def test_same_default(cell: str, value: Any, same: bool) -> None:
     assert same_default(cell, value) is same

@@ -18,6 +18,7 @@ import typer
 
 from skill3.cli.params import option_parameter, with_parameters
 from skill3crawl.args import arg_default, learn_options, learn_spider_args
+from synth.core import default_settings
 from synth.core.errors import ExitCode, os_reason
 from synth.llm.bounds import timeout_value
 from synth.llm.model import LLMError
@@ -57,7 +58,7 @@ def learn_cmd(topic: str, export: list[str], export_to: Optional[Path], setting:
 
     overrides = {**learn_cache_settings(out, args.fresh), **overrides}
     # Scrapy's start-up listing and stats dump are for `scrapy crawl`; `skill3 learn` prints the summary.
-    settings = runner.project_settings(overrides, log_level=os.environ.get("SKILL3_LOG_LEVEL", "WARNING"))
+    settings = runner.project_settings(overrides, log_level=os.environ.get("SKILL3_LOG_LEVEL", default_settings.SKILL3_LOG_LEVEL))
     # one console: `skill3: warning: …` lines, unless -s LOG_LEVEL=… (or another LOG_* setting) asks for Scrapy's log
     console: Any = nullcontext() if runner.uses_scrapy_logging(overrides) else runner.console_logging(settings)
     with console:

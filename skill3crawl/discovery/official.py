@@ -32,6 +32,7 @@ from skill3crawl.items import FetchedPage
 from skill3crawl.packages.userconfig import registry_base
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.state import get_state
+from synth.core import default_settings
 from synth.core.errors import ExitCode
 from synth.evidence.urls import host_of, site_host
 
@@ -87,7 +88,7 @@ class OfficialSourcesMixin:
         return bool(self._ecosystems()) and bool(a.authoritative or a.start_urls)
 
     def _ecosystems(self) -> list[str]:
-        value = self.settings.get("SKILL3_REGISTRIES", list(reg.ECOSYSTEMS)) if hasattr(self, "crawler") else list(reg.ECOSYSTEMS)
+        value = self.settings.get("SKILL3_REGISTRIES", list(default_settings.SKILL3_REGISTRIES)) if hasattr(self, "crawler") else list(reg.ECOSYSTEMS)
         if isinstance(value, str):
             value = [v.strip() for v in value.split(",")]
         return [e for e in value if e in reg.ECOSYSTEMS]

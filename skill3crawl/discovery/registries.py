@@ -24,6 +24,7 @@ from urllib.parse import quote, urlsplit
 
 from lxml import etree
 
+from synth.core import default_settings
 from synth.core.errors import (
     SpecError,  # noqa: F401 - defined with every error (synth.core.errors)
     )
@@ -32,11 +33,11 @@ from synth.evidence.urls import site_host
 
 ECOSYSTEMS = ("pypi", "npm", "crates")
 DEFAULT_URLS = {
-    "pypi": "https://pypi.org/pypi",
-    "npm": "https://registry.npmjs.org",
-    "crates": "https://crates.io/api/v1/crates",
-    "github": "https://github.com",
-    "github_raw": "https://raw.githubusercontent.com",
+    "pypi": default_settings.SKILL3_PYPI_URL,
+    "npm": default_settings.SKILL3_NPM_URL,
+    "crates": default_settings.SKILL3_CRATES_URL,
+    "github": default_settings.SKILL3_GITHUB_URL,
+    "github_raw": default_settings.SKILL3_GITHUB_RAW_URL,
 }
 SETTINGS = {"pypi": "SKILL3_PYPI_URL", "npm": "SKILL3_NPM_URL", "crates": "SKILL3_CRATES_URL",
             "github": "SKILL3_GITHUB_URL", "github_raw": "SKILL3_GITHUB_RAW_URL"}

@@ -48,6 +48,8 @@ import warnings
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
+from synth.core import default_settings
+
 if TYPE_CHECKING:
     import redis
     from scrapy import Spider
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
 
 ROLES = ("main", "worker")
 MAX_IDLE_WAIT = 60.0  # MAX_IDLE_TIME_BEFORE_CLOSE (scrapy-redis's, 0 there = never): a worker's longest wait
-RETRIES = 5  # SKILL3_REDIS_RETRIES: reconnects of one call before the server counts as lost
+RETRIES = default_settings.SKILL3_REDIS_RETRIES  # reconnects of one call before the server counts as lost
 CONNECT_TIMEOUT = 5.0
 SOCKET_TIMEOUT = 10.0
 

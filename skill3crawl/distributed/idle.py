@@ -13,6 +13,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from skill3crawl.distributed import max_idle_wait, redis_enabled, redis_key, server_from_settings, worker_id
 from skill3crawl.distributed.lost import guarded, is_lost
+from synth.core import default_settings
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -23,7 +24,7 @@ logger = logging.getLogger("skill3crawl.distributed")  # the distributed crawl's
 
 HEARTBEAT_SECS = 1.0
 STALE_SECS = 10.0
-IDLE_GRACE = 0.0  # SKILL3_REDIS_IDLE_GRACE: extra seconds all workers are idle before they close
+IDLE_GRACE = default_settings.SKILL3_REDIS_IDLE_GRACE  # extra seconds all workers are idle before they close
 
 
 class RedisWorkerIdle:

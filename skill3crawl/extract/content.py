@@ -20,7 +20,7 @@ from lxml import etree
 
 from skill3crawl.extract.code import NOT_CODE, code_language, code_text  # noqa: F401 - code_language: part of this module's API
 from skill3crawl.extract.fastmd import to_markdown
-from skill3crawl.extract.versions import find_changes, redact_changes
+from skill3crawl.extract.versions import redact_changes, scan
 from synth.skill.markdown import paragraphs
 from synth.vet.redact import redact_fields
 
@@ -136,7 +136,7 @@ def _table_headers(tree: Any) -> str:
 
 def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, float] | None = None) -> dict[str, Any]:
     """→ ``{title, excerpts, code_blocks, content_hash, extractor, chars, drop_reason}`` and the version markers /
-    change-page fields of :func:`~skill3crawl.extract.versions.find_changes` (``changes``, ``page_kind``,
+    change-page fields of :func:`~skill3crawl.extract.versions.scan` (``changes``, ``page_kind``,
     ``page_version``, ``release_dates``).
 
     ``drop_reason`` is ``"no_content"`` when the page has too little main content
@@ -189,8 +189,8 @@ def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, flo
     if result["drop_reason"] is None:
         t = time.process_time()
         screen = md if node is not None else md + _table_headers(tree)
-        result.update(find_changes(node if node is not None else tree.find("body"), url, title, body=node is None, text=screen,
-                                   code_chars=sum(len(c["text"]) for c in code_blocks), code_of=code_of))
+        result.update(scan(node if node is not None else tree.find("body"), url, title, body=node is None, text=screen,
+                           code_chars=sum(len(c["text"]) for c in code_blocks), code_of=code_of).to_json())
         if cpu is not None:
             cpu["versions"] = cpu.get("versions", 0.0) + time.process_time() - t
     return result

@@ -15,8 +15,10 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any, Callable
 
+from synth.core import default_settings
+
 PR_SET_PDEATHSIG = 1
-WORKERS = 0  # SKILL3_EXTRACT_WORKERS: 0 = extraction inline, N = N worker processes
+WORKERS = default_settings.SKILL3_EXTRACT_WORKERS  # 0 = extraction inline, N = N worker processes
 
 
 _trim: Callable[[int], int] | None = None  # glibc's malloc_trim, in a worker

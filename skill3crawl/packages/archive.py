@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import IO, Callable
 
+from synth.core import default_settings
 from synth.core.errors import ArchiveError  # noqa: F401 - defined with every error (synth.core.errors)
 
 MiB = 1024 * 1024
@@ -29,13 +30,13 @@ MiB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Limits:
-    max_download: int = 50 * MiB  # the archive itself
-    max_unpacked: int = 500 * MiB  # every member's declared size, summed
-    max_members: int = 20_000
+    max_download: int = default_settings.SKILL3_PACKAGE_MAX_BYTES  # the archive itself
+    max_unpacked: int = default_settings.SKILL3_PACKAGE_MAX_UNPACKED  # every member's declared size, summed
+    max_members: int = default_settings.SKILL3_PACKAGE_MAX_MEMBERS
     max_member: int = 4 * MiB  # a member kept (larger wanted members are skipped, counted)
     max_kept: int = 64 * MiB  # the bytes kept, summed
     max_ratio: int = 200  # a zip member's unpacked / compressed size (past 1 MiB unpacked)
-    seconds: float = 30.0
+    seconds: float = default_settings.SKILL3_PACKAGE_SECONDS
 
 
 @dataclass

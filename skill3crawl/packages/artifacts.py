@@ -23,9 +23,10 @@ from datetime import date
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from synth.core import default_settings
 from synth.delta.versions import known_by, parse_version, plausible_version, series
 
-MAX_ARCHIVES = 6  # SKILL3_PACKAGE_ARCHIVES: the baseline, the newest, and the first release of series between
+MAX_ARCHIVES = default_settings.SKILL3_PACKAGE_ARCHIVES  # the baseline, the newest, and the first release of series between
 
 
 @dataclass(frozen=True)

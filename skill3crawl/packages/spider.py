@@ -33,13 +33,14 @@ from skill3crawl.packages.archive import Archive, ArchiveError, Limits, read_arc
 from skill3crawl.packages.changelog import release_naming, series_sections, version_sections
 from skill3crawl.packages.files import API_ROLES, file_role, page_html, wanted
 from skill3crawl.state import get_state
+from synth.core import default_settings
 from synth.core.errors import ApiDeltaError
 from synth.delta.model import MAX_ENTRY_CHARS, ChangeRecord
 
 logger = logging.getLogger(__name__)
 
-MAX_PACKAGE_PAGES = 80  # SKILL3_PACKAGE_PAGES: pages of the newest archive (change records first, then README, docs)
-API_SECONDS = 120.0  # SKILL3_PACKAGE_API_SECONDS: the API delta's child process
+MAX_PACKAGE_PAGES = default_settings.SKILL3_PACKAGE_PAGES  # pages of the newest archive (change records first, then README, docs)
+API_SECONDS = default_settings.SKILL3_PACKAGE_API_SECONDS  # the API delta's child process
 ROLE_ORDER = {"changes": 0, "readme": 1, "docs": 2}
 API_LABEL = "from the package's public API"
 
@@ -108,7 +109,7 @@ class PackageSourceMixin:
         record: dict[str, Any] = {"package": pkg.label, "baseline": None, "archives": [], "files": [], "api": None, "warnings": []}
         state.package_source = record
         refs = artifacts.ARCHIVES[pkg.ecosystem](body, registry_url)
-        sel = artifacts.select_releases(refs, a.cutoff.start, a.since_version,
+        sel = artifacts.select_releases(refs, a.cutoff.start, a.scope.since_version,
                                         self.settings.getint("SKILL3_PACKAGE_ARCHIVES", artifacts.MAX_ARCHIVES))
         record["baseline"] = sel.baseline.version if sel.baseline else None
         record["releases_after"] = [r.version for r in sel.after]

@@ -20,6 +20,7 @@ import heapq
 from collections import deque
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from synth.core import default_settings
 from synth.evidence.urls import url_key
 
 # A page waiting for (or holding) a slot: [canonical URL, discovery, title, lastmod, hops, html_url, rank, depth];
@@ -49,7 +50,7 @@ def entry_depth(entry: Entry) -> int:
     """The depth an entry was ranked with (0 for an entry without one)."""
     return int(entry[7]) if len(entry) > 7 and isinstance(entry[7], int) else 0
 Claim = Literal["new", "waiting", "over", "seen"]
-PAGE_WINDOW = 1000  # SKILL3_PAGE_WINDOW: pages requested and not yet finished, at most (local crawls)
+PAGE_WINDOW = default_settings.SKILL3_PAGE_WINDOW  # pages requested and not yet finished, at most (local crawls)
 
 
 def waiting_cap(limit: int) -> int:

@@ -41,6 +41,7 @@ from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_
 from skill3crawl.sitecrawl.textfiles import plain_text
 from skill3crawl.sitecrawl.textmarkup import pod_to_markdown
 from skill3crawl.state import get_state, note_dropped
+from synth.core import default_settings
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key
 from synth.output.outdir import OutputDirLocked, OutputLock, lock_output_dir
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-PLANNER_TIMEOUT = 120.0  # SKILL3_PLANNER_TIMEOUT: seconds the query planner may wait for the model
+PLANNER_TIMEOUT = default_settings.SKILL3_PLANNER_TIMEOUT  # seconds the query planner may wait for the model
 
 
 def decompression_bomb(exc: BaseException) -> bool:

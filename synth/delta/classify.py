@@ -12,7 +12,7 @@ import re
 from urllib.parse import unquote, urlsplit
 
 from synth.core.literals import search
-from synth.delta.cleaning import _WS, clean_heading
+from synth.delta.cleaning import WS, clean_heading
 from synth.delta.versions import parse_version
 
 # -- section kinds ----------------------------------------------------------------------------------------------
@@ -42,12 +42,12 @@ _SECTION_RES = (
                              r"\boptimi[sz]ations?\b|\bperformance\b|\bfaster\b|\bupdated?\b", re.I)),
     ("features", re.compile(r"\bnew\b|\bnews\b|\bfeatures?\b|\badded\b|\badditions?\b|\benhancements?\b|\bintroduc", re.I)),
 )
-_ENTRY_KIND = {"features": "added", "breaking": "breaking", "deprecations": "deprecated", "removals": "removed",
+ENTRY_KIND = {"features": "added", "breaking": "breaking", "deprecations": "deprecated", "removals": "removed",
                "fixes": "fixed", "security": "fixed", "behaviour": "changed"}
-_KIND_OF_MARKER = {"added": "features", "changed": "behaviour", "deprecated": "deprecations", "removed": "removals"}
+KIND_OF_MARKER = {"added": "features", "changed": "behaviour", "deprecated": "deprecations", "removed": "removals"}
 
 # An entry's own first word, on change pages that list entries without subsections ("Fixed a crash …").
-_LEAD_VERB = (
+LEAD_VERB = (
     ("breaking", re.compile(r"^\W*(?:\*\*)?(?:breaking(?: change)?|backwards?[- ]incompatible|incompatible)\b", re.I)),
     ("deprecations", re.compile(r"^\W*(?:deprecate[ds]?|deprecation)\b", re.I)),
     ("removals", re.compile(r"^\W*(?:removed?|drop(?:ped)?)\b", re.I)),
@@ -86,7 +86,7 @@ def stated_kind(text: str, kind: str) -> str:
 
 
 # "will be removed in 4.0", "scheduled for removal in 4.0", "pending removal in 4.0", "to be removed in 4.0"
-_SCHEDULE = re.compile(r"(?i)\b(?:will|would|shall|is\s+(?:going|scheduled|planned|slated)\s+to|to)\s+be\s+removed\s+"
+SCHEDULE = re.compile(r"(?i)\b(?:will|would|shall|is\s+(?:going|scheduled|planned|slated)\s+to|to)\s+be\s+removed\s+"
                        r"(?:in|by|from)\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)|"
                        r"\b(?:scheduled|planned|pending)\s+(?:for\s+)?removal\s+(?:in|by)\s+"
                        r"(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(v?\d+(?:\.\d+)*)")
@@ -168,7 +168,7 @@ def feature_title(headings: list[str] | tuple[str, ...], version: str | None) ->
     # "Changes" over every component of a release ("Changes → Server", "→ Indexes": components, not features)
     if _GENERIC_PARENT.fullmatch(parent) or not any(rx.search(parent) for k, rx in _SECTION_RES if k in _TITLED_KINDS):
         return None
-    rest = _WS.sub(" ", _KIND_WORDS.sub(" ", title)).strip(" :-–—,.()[]/&+|")
+    rest = WS.sub(" ", _KIND_WORDS.sub(" ", title)).strip(" :-–—,.()[]/&+|")
     if not rest or _CONTAINER.match(rest) or len(title) > MAX_TITLE_CHARS:
         return None
     return title
@@ -212,7 +212,7 @@ def area_from_headings(headings: list[str] | tuple[str, ...], version: str | Non
     own = next((h for h in hs if version and names_version(h, version)), "")
     product = {w.lower() for w in re.findall(r"[A-Za-z][\w+#-]*", own)}
     for h in _below_version(headings, version):
-        rest = _WS.sub(" ", _KIND_WORDS.sub(" ", h))
+        rest = WS.sub(" ", _KIND_WORDS.sub(" ", h))
         rest = " ".join(w for w in rest.split() if w.lower().strip(":-–—,.()[]") not in product).strip(" :-–—,.()[]/&+|")
         if not rest or _CONTAINER.match(rest):
             continue

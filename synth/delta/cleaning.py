@@ -24,7 +24,7 @@ _CREDIT_TAIL = re.compile(
     r"suggested|proposed|initial\s+patch|pr)\s+(?:by|from)\b|thanks\s+(?:to|@))[^()\[\]]{0,240}[)\]]?\s*\.?\s*$", re.I)
 _ISSUE = r"(?:bpo|gh|issue|pr|pull|ticket|bug|cve|ghsa)[-\s#:]*\d[\w-]*|#\d+|!\d+"
 _ISSUE_LINK = re.compile(rf"\[\s*((?:{_ISSUE})(?:\s*,\s*(?:{_ISSUE}))*)\s*\]\([^)\s]*\)", re.I)  # [gh-123](url) → gh-123
-_ISSUE_PREFIX = re.compile(rf"^\s*(?:[(\[]?\s*(?:{_ISSUE})\s*[)\]]?\s*(?:,\s*)?)+\s*[:\-–—]?\s*", re.I)
+ISSUE_PREFIX = re.compile(rf"^\s*(?:[(\[]?\s*(?:{_ISSUE})\s*[)\]]?\s*(?:,\s*)?)+\s*[:\-–—]?\s*", re.I)
 _ISSUE_SUFFIX = re.compile(rf"\s*[(\[]\s*(?:(?:see\s+)?(?:{_ISSUE})[\s,;]*(?:and\s+)?)+[)\]]\s*\.?\s*$", re.I)
 # "Own Id: OTP-18032 Aux Id: PR-5790, GH-6000", "Refs: ABC-12", "Ticket: #12": a tail of labelled tracker references
 _EMPTY_LINK = re.compile(r"\[\s*\]\([^)\s]*\)")  # a permalink whose glyph was its only text
@@ -48,7 +48,7 @@ _INTRO = re.compile(
     r".{0,120}\bmentioned\s+in\s+the\s+(?:following|next|previous|above)\s+(?:section|chapter)s?\b)", re.I)
 _GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
 _TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
-_WS = re.compile(r"\s+")
+WS = re.compile(r"\s+")
 
 
 _HISTORY = re.compile(r"\b(?:[Nn]ew|[Aa]dded|[Ii]ntroduced)\s+(?:in|since)\s+((?:version\s+|release\s+|[A-Za-z][\w+#-]{0,30}\s+)?)"
@@ -91,11 +91,11 @@ def clean_text(text: str) -> str:
     """An entry's text without permalink glyphs, credit tails or issue-number prefixes/suffixes ('' when nothing
     but issue numbers is left)."""
     # a pattern whose required literal ("](", "by"/"from"/"thanks", "Id"/"Refs"…) is absent is not tried
-    t = _WS.sub(" ", sub(_EMPTY_LINK, "", _GLYPHS.sub("", text or ""), min_literal=2)).strip()
+    t = WS.sub(" ", sub(_EMPTY_LINK, "", _GLYPHS.sub("", text or ""), min_literal=2)).strip()
     t = unlink_issues(t)
     for _ in range(3):
         before = t
-        t = _ISSUE_PREFIX.sub("", t)
+        t = ISSUE_PREFIX.sub("", t)
         t = sub(_CREDIT_TAIL, "", t, min_literal=2).rstrip()
         t = _ISSUE_SUFFIX.sub("", t).rstrip()
         t = sub(_TRACKER_TAIL, "", t, min_literal=2).rstrip()
@@ -112,7 +112,7 @@ def clean_text(text: str) -> str:
 def clean_heading(text: str) -> str:
     """A heading without permalink glyphs of any theme (private-use, symbol, zero-width characters, '¶', '#').
     (Cached: the entries of one section share its headings.)"""
-    t = _WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
+    t = WS.sub(" ", _GLYPHS.sub("", text or "")).strip()
     t = _TRAILING_SYMBOLS.sub("", t).strip()
     return "".join(ch for ch in t if unicodedata.category(ch) not in ("Co", "Cf", "Cs"))
 
@@ -175,7 +175,7 @@ def strip_own_marker(text: str, version: str) -> str:
         closes = phrase[-1:] in ".:;" or not rest.strip() or (phrase[:1].isupper() and bool(re.match(r"\s+[A-Z—–]", rest)))
         return " " if opens and closes else m.group(0)
 
-    return _WS.sub(" ", rx.sub(repl, text)).strip(" —-")
+    return WS.sub(" ", rx.sub(repl, text)).strip(" —-")
 
 
 @lru_cache(maxsize=4096)
@@ -190,4 +190,4 @@ def strip_stamp(text: str, heading: str, version: str) -> str:
     stamp = f"{label} {version}"
     if not label or not heading.rstrip(" .").endswith(stamp):
         return text
-    return _WS.sub(" ", _stamp(stamp).sub(" ", text, count=1)).strip()
+    return WS.sub(" ", _stamp(stamp).sub(" ", text, count=1)).strip()

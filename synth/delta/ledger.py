@@ -32,10 +32,10 @@ from datetime import date
 
 from synth.delta.changes import Change, identifiers
 from synth.delta.classify import (
-    _ENTRY_KIND,
-    _KIND_OF_MARKER,
-    _LEAD_VERB,
-    _SCHEDULE,
+    ENTRY_KIND,
+    KIND_OF_MARKER,
+    LEAD_VERB,
+    SCHEDULE,
     SECTION_WEIGHT,
     area_from_api,
     area_from_headings,
@@ -49,7 +49,7 @@ from synth.delta.classify import (
     use_instead,
 )
 from synth.delta.cleaning import (
-    _ISSUE_PREFIX,
+    ISSUE_PREFIX,
     clean_heading,
     clean_text,
     elide_history,
@@ -391,16 +391,16 @@ def _section_of(ch: Change, headings: tuple[str, ...], nearest: tuple[str, ...],
     off change pages); a bare requirement line (a supported version, a dependency pin) never leads."""
     if ch.kind == "release" or is_change:
         section = section_of(headings, ch.version) if headings else section_of(("", *nearest), None)
-        if section == "other" and ch.kind in _KIND_OF_MARKER:
-            section = _KIND_OF_MARKER[ch.kind]
+        if section == "other" and ch.kind in KIND_OF_MARKER:
+            section = KIND_OF_MARKER[ch.kind]
         if section in ("other", "behaviour"):  # a generic section: the entry's own first verb is more precise
-            section = next((k for k, rx in _LEAD_VERB if rx.match(text)), section)
+            section = next((k for k, rx in LEAD_VERB if rx.match(text)), section)
         if section == "other" and tracker_item:
             # an issue-tracker line item ("gh-92173: …") under a component heading ("Library"), not a kind: the
             # changelog of fixes, which the release's own notes summarise
             section = "fixes"
     else:
-        section = _KIND_OF_MARKER.get(ch.kind, "other")
+        section = KIND_OF_MARKER.get(ch.kind, "other")
     if section != "highlights" and ch.heading and re.search(r"(?i)\bhighlights?\b|\bsummary\b", ch.heading):
         section = "highlights"
     if is_requirement(text):  # a supported version or a dependency pin: the reference files hold it, it never leads
@@ -413,14 +413,14 @@ def _kind_of(ch: Change, section: str, text: str, is_change: bool) -> str:
     unless the entry's own words state another (a removal under the highlights); a marker says its own kind."""
     if not (is_change or ch.kind == "release"):
         return ch.kind
-    kind = _ENTRY_KIND.get(section, ch.kind)
+    kind = ENTRY_KIND.get(section, ch.kind)
     if kind == "changed" and ch.kind == "release" and section == "other":
         kind = "release"
     return stated_kind(text, kind)
 
 
 def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: int, skipped: Counter) -> Entry | None:
-    tracker_item = bool(_ISSUE_PREFIX.match(unlink_issues(ch.text or "")))
+    tracker_item = bool(ISSUE_PREFIX.match(unlink_issues(ch.text or "")))
     text = shorten(strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version), MAX_ENTRY_TEXT,
                    hard=MAX_ENTRY_TEXT)
     if len(text) < 12:
@@ -442,14 +442,14 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     section = _section_of(ch, headings, nearest, text, is_change, tracker_item)
     kind = _kind_of(ch, section, text, is_change)
     removed_in = ch.removed_in
-    sched = _SCHEDULE.search(text)
+    sched = SCHEDULE.search(text)
     if sched:
         # "features deprecated in 3.1 will be removed in 4.0": a removal scheduled for 4.0, stated under this version
         removed_in = removed_in or (sched.group(1) or sched.group(2)).lstrip("vV")
         if kind in ("removed", "release", "changed", "added"):
             kind = "deprecated"
             section = "deprecations" if section not in ("highlights", "breaking") else section
-    api, param = _object_of(ch.api, text, ch.heading)
+    api, param = object_of(ch.api, text, ch.heading)
     area = ((area_from_headings(headings, ch.version) if headings else area_from_headings(("", *nearest), None))
             if is_change or ch.kind == "release" else None) \
         or area_from_api(api, ch.text) or (None if is_change else area_from_url(page.url)) or "General"
@@ -469,7 +469,7 @@ _DT_TERM = re.compile(r"^\W{0,3}\*\*([A-Za-z_*][\w*]*)\*\*(?!\s*\()")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 
 
-def _object_of(api: str | None, text: str, heading: str | None) -> tuple[str | None, str | None]:
+def object_of(api: str | None, text: str, heading: str | None) -> tuple[str | None, str | None]:
     """(the API a marker annotates, the parameter it is about). A definition-list term glued to its type
     ("**numeric_only**bool" read as the API ``numeric_onlybool``) is a parameter (``numeric_only``): its API is the
     object the page's heading names (``pandas.DataFrame.sum``), else none (a parameter's name is no area)."""

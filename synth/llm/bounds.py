@@ -18,10 +18,11 @@ from typing import Any, Iterator
 
 import httpx2
 
+from synth.core import default_settings
 from synth.core.errors import LLMTimeout, ReplyTooLarge  # noqa: F401 - defined with every error (synth.core.errors)
 
-DEFAULT_TIMEOUT = 300.0  # seconds one model call may take, retries included (--llm-timeout, SKILL3_LLM_TIMEOUT)
-DEFAULT_TOTAL_TIMEOUT = 3600.0  # seconds all model calls of one run may take together (SKILL3_LLM_TOTAL_TIMEOUT)
+DEFAULT_TIMEOUT = default_settings.SKILL3_LLM_TIMEOUT  # seconds one model call may take, retries included (--llm-timeout, SKILL3_LLM_TIMEOUT)
+DEFAULT_TOTAL_TIMEOUT = default_settings.SKILL3_LLM_TOTAL_TIMEOUT  # seconds all model calls of one run may take together (SKILL3_LLM_TOTAL_TIMEOUT)
 MAX_TIMEOUT = 86_400.0
 CONNECT_TIMEOUT = 10.0
 # A reply may be at most this many characters per token asked for (a token is ~4 characters), and at

@@ -30,6 +30,6 @@ def evidence_budget(context_tokens: int, topic: str, name: str, cutoff: str, tar
 
 def bundle_budget(inputs: Inputs, name: str, n_sources: int, capabilities: Capabilities) -> int:
     """The evidence budget of the run: :func:`evidence_budget`, and at least the provider's ``min_budget`` (the
-    extractive synthesizer has no context window to fit: ``synth.llm.registry.EXTRACTIVE_BUDGET``)."""
+    extractive synthesizer has no context window to fit: ``synth.llm.providers.extractive.EXTRACTIVE_BUDGET``)."""
     budget = evidence_budget(inputs.context_tokens, inputs.topic, name, inputs.cutoff.month, inputs.target_model, n_sources)
     return max(budget, capabilities.min_budget)

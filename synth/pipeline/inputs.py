@@ -5,13 +5,14 @@ then the topic, target model, cutoff, "today", output folder and context size de
 from __future__ import annotations
 
 from contextlib import closing
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from synth.core.errors import SynthFailure
-from synth.evidence.cutoff import Cutoff, CutoffError, default_model, parse_month, resolve_cutoff
+from synth.delta.scope import Scope, resolve_scope
+from synth.evidence.cutoff import Cutoff, CutoffError
 from synth.llm.model import LLMError
 from synth.llm.registry import check_provider
 from synth.pipeline.bundle import BundleError, iter_items, rank_sources
@@ -44,14 +45,27 @@ class Inputs:
     paths: tuple[str, ...]
     crawl: CrawlRecord
     topic: str
-    target_model: str
-    cutoff: Cutoff
+    scope: Scope  # the cutoff, the target model and the since-version (synth.delta.scope.resolve_scope)
     today: str
     out_dir: Path
     context_tokens: int
-    since_version: str | None = None  # --since-version, else the crawl's since_version argument
     llm_timeout: float = 300.0
     llm_total_timeout: float = 3600.0
+
+    @property
+    def cutoff(self) -> Cutoff:
+        """The resolved cutoff."""
+        return self.scope.cutoff
+
+    @property
+    def target_model(self) -> str:
+        """The model the skill is for (the cutoff table's default when none was given nor recorded)."""
+        return self.scope.target_model
+
+    @property
+    def since_version(self) -> str | None:
+        """The newest version the target model knows (``--since-version``, else the crawl's), or None."""
+        return self.scope.since_version
 
     @property
     def today_date(self) -> date:
@@ -102,13 +116,6 @@ def check_options(options: SynthOptions) -> None:
         check_provider(provider, options.llm_endpoint)
     except LLMError as exc:
         raise SynthFailure(2, str(exc)) from None
-    if options.since_version is not None:
-        from synth.delta.versions import check_since_version
-
-        try:
-            check_since_version(options.since_version)
-        except ValueError as exc:
-            raise SynthFailure(2, f"--since-version: {exc}") from None
     if options.context_tokens is not None and options.context_tokens < MIN_CONTEXT_TOKENS:
         raise SynthFailure(2, f"--context-tokens must be at least {MIN_CONTEXT_TOKENS}, got {options.context_tokens}")
     llm_timeouts(options)
@@ -148,7 +155,7 @@ def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
     if not topic:
         raise SynthFailure(2, "no topic in the items or crawl.json: pass --topic")
     today = options.today or started.date().isoformat()
-    cut, target_model = _cutoff(options, crawl, recorded_cutoff, first.get("cutoff"), datetime.fromisoformat(today).date())
+    scope = _scope(options, crawl, recorded_cutoff, first.get("cutoff"), datetime.fromisoformat(today).date())
     out_dir = Path(options.output_dir) if options.output_dir else Path(paths[0]).parent
     if not options.dry_run:
         from synth.output.outdir import output_dir_problem
@@ -157,36 +164,28 @@ def resolve_inputs(options: SynthOptions, started: datetime) -> Inputs:
         if problem:
             raise SynthFailure(2, problem)
     timeout, total = llm_timeouts(options)
-    return Inputs(paths=paths, crawl=crawl, topic=str(topic), target_model=target_model, cutoff=cut, today=today,
-                  out_dir=out_dir, context_tokens=options.context_tokens or DEFAULT_CONTEXT_TOKENS,
-                  since_version=_since_version(options, crawl), llm_timeout=timeout, llm_total_timeout=total)
+    return Inputs(paths=paths, crawl=crawl, topic=str(topic), scope=scope, today=today, out_dir=out_dir,
+                  context_tokens=options.context_tokens or DEFAULT_CONTEXT_TOKENS, llm_timeout=timeout,
+                  llm_total_timeout=total)
 
 
-def _since_version(options: SynthOptions, crawl: CrawlRecord) -> str | None:
-    """``--since-version``, else the one the crawl recorded (a malformed recorded one is ignored)."""
-    from synth.delta.versions import check_since_version
-
-    if options.since_version:
-        return check_since_version(options.since_version)
-    try:
-        return check_since_version(crawl.arg("since_version"))
-    except ValueError:
-        return None
-
-
-def _cutoff(options: SynthOptions, crawl: CrawlRecord, recorded: Any, item_cutoff: str | None,
-            today: date) -> tuple[Cutoff, str]:
-    """The cutoff and the target model; the recorded cutoff's origin goes to run.json's ``cutoff.source``."""
-    model_for_cutoff = options.target_model or crawl.arg("target_model")
-    target_model = model_for_cutoff or default_model()
-    if recorded:
+def _scope(options: SynthOptions, crawl: CrawlRecord, recorded_cutoff: Any, item_cutoff: str | None, today: date) -> Scope:
+    """The cutoff, target model and since-version: this run's options, else what the crawl resolved and recorded in
+    crawl.json (else the items' cutoff), through :func:`synth.delta.scope.resolve_scope`; the recorded cutoff's
+    origin goes to run.json's ``cutoff.source``. The crawl's own synthesis hands its resolved scope on (``scope``)."""
+    if options.scope is not None:
+        return options.scope
+    if recorded_cutoff:
         how = crawl.meta.get("cutoff_source")
         recorded_from = f"crawl.json {crawl.path}" + (f" (the crawl's {how})" if isinstance(how, str) and how else "")
     else:
-        recorded, recorded_from = item_cutoff, "the cutoff recorded in the run.jsonl items"
+        recorded_cutoff, recorded_from = item_cutoff, "the cutoff recorded in the run.jsonl items"
+    recorded = {"cutoff": recorded_cutoff, "target_model": crawl.arg("target_model"),
+                "since_version": crawl.arg("since_version")}
     try:
-        if options.cutoff or options.target_model or not recorded:
-            return resolve_cutoff(model_for_cutoff, options.cutoff, today=today), target_model
-        return replace(resolve_cutoff(target_model, parse_month(str(recorded))), source=recorded_from), target_model
+        return resolve_scope(options.target_model, options.cutoff_time, options.since_version, today=today,
+                             recorded=recorded, recorded_from=recorded_from)
     except CutoffError as exc:
         raise SynthFailure(2, str(exc)) from None
+    except ValueError as exc:  # the given since-version is not a version
+        raise SynthFailure(2, f"--since-version: {exc}") from None

@@ -16,8 +16,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, get_args, get_type_hints
 
 from synth.core.errors import ExitCode
+from synth.delta.scope import Scope
 from synth.llm.bounds import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
-from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice, Provider
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -47,15 +48,16 @@ class SynthOptions:
     """Everything one synthesis run takes.
 
     ``paths``: the run.jsonl files (several workers: all of them). ``output_dir`` (default: the first
-    file's folder), ``topic``, ``target_model`` and ``cutoff`` (month ``YYYY-MM``) default to what the
-    crawl recorded. ``llm_provider`` is ``auto`` (openai when the endpoint answers, else extractive),
+    file's folder), ``topic``, ``target_model``, ``cutoff_time`` (month ``YYYY-MM``) and ``since_version`` default
+    to what the crawl resolved and recorded in crawl.json (:func:`synth.delta.scope.resolve_scope`). ``llm_provider`` is ``auto`` (openai when the endpoint answers, else extractive),
     ``openai``, ``anthropic`` or ``extractive``; ``llm_timeout`` the seconds one model call may take, its
     retries included (default ``SKILL3_LLM_TIMEOUT``, else 300). ``today`` (``YYYY-MM-DD``) bounds the freshness
     window (default: the day the run starts). ``fail_on_findings``: exit 3 when high-severity findings remain.
     ``auto_choice``: ``auto`` already resolved by the caller (``skill3 learn``, the crawl's planner), which
     told the user about a fallback: synthesis uses it without a second probe or a second warning.
     ``model_checked``: the caller checked that the explicitly chosen model answers (``skill3 learn``, before the
-    crawl): synthesis does not probe it again.
+    crawl): synthesis does not probe it again. ``scope``: the cutoff, target model and since-version the crawl
+    resolved (its trigger and ``skill3 learn`` pass the one it wrote into crawl.json): used as they are.
 
     The fields made with ``_opt`` are the options of ``skill3 synth`` (:func:`synth_options`, in this order);
     ``paths`` is its argument.
@@ -65,8 +67,8 @@ class SynthOptions:
     output_dir: str | None = _opt(None, "where the skill, run.json and index.html go (default: the first file's folder)")
     topic: str | None = _opt(None, "topic (default: from crawl.json or the items)")
     target_model: str | None = _opt(None, "the model the skill is for (cutoff lookup only)", learn=True)
-    cutoff: str | None = _opt(None, "cutoff month YYYY-MM; wins over --target-model", name="cutoff_time", learn=True)
-    llm_provider: Provider = _opt("auto", "{default} (the default: openai if the endpoint answers GET /models with a 2xx "
+    cutoff_time: str | None = _opt(None, "cutoff month YYYY-MM; wins over --target-model", learn=True)
+    llm_provider: str = _opt("auto", "{default} (the default: openai if the endpoint answers GET /models with a 2xx "
                                           "JSON model list, else extractive), " + ", ".join(_OTHERS[:-1]) + f" or {_OTHERS[-1]}",
                                   learn=True)
     llm_endpoint: str | None = _opt(None, f"OpenAI-compatible endpoint (default {DEFAULT_ENDPOINT})", learn=True)
@@ -89,6 +91,7 @@ class SynthOptions:
     today: str | None = None
     auto_choice: Choice | None = None
     model_checked: bool = False
+    scope: Scope | None = None
 
     def __post_init__(self) -> None:
         paths: Any = self.paths
@@ -131,7 +134,7 @@ class CommandOption:
 @dataclass(frozen=True)
 class SynthOption(CommandOption):
     """A :class:`SynthOptions` field as a ``skill3 synth`` option: ``field`` the field it sets (``name``, the option,
-    may differ: ``--cutoff-time`` sets ``cutoff``); ``negated``: a flag that turns the field off (``--quiet``: no
+    may differ: ``--quiet`` sets ``progress``); ``negated``: a flag that turns the field off (``--quiet``: no
     progress display), so ``default`` is the flag's; ``learn``: ``skill3 learn`` has it too, as the spider
     argument ``name``."""
 
@@ -161,7 +164,7 @@ def synth_options() -> tuple[SynthOption, ...]:
 
 
 def synth_option(name: str) -> SynthOption:
-    """The ``skill3 synth`` option ``name`` (the option's name: ``cutoff_time``, not the field ``cutoff``)."""
+    """The ``skill3 synth`` option ``name`` (the option's name: ``quiet``, not the field ``progress``)."""
     return next(o for o in synth_options() if o.name == name)
 
 

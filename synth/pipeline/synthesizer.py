@@ -1,8 +1,8 @@
 """The provider as a run uses it: a :class:`Synthesizer` drafts the skill and, when its provider calls a model,
 asks that model again (a repair, a revision, ``--verify``).
 
-The run asks a synthesizer's :attr:`~Synthesizer.capabilities` (declared once per provider,
-:data:`synth.llm.registry.CAPABILITIES`), never the provider's name or whether a model was built:
+The run asks a synthesizer's :attr:`~Synthesizer.capabilities` (declared once, by each provider object of the one
+table, :data:`synth.llm.registry.REGISTRY`), never the provider's name or whether a model was built:
 :class:`ModelSynthesizer` prompts a chat model (condensing the sources first when they do not fit),
 :class:`ExtractiveSynthesizer` compiles the skill from quotes (:mod:`synth.pipeline.extractive`).
 """

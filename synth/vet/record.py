@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from synth.core import default_settings
 from synth.core.errors import (
     RecordError,  # noqa: F401 - defined with every error (synth.core.errors)
     )
@@ -28,7 +29,7 @@ REQUIRED_SCAN_OPTIONS = ("--no-llm", "--format", "--output")
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     configured = env.get("SKILL3_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".skill3"
+    return Path(configured or default_settings.SKILL3_HOME).expanduser()
 
 
 def record_path(home: Path | None = None) -> Path:

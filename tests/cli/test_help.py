@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import typing
 
 import pytest
 from typer.testing import CliRunner
 
 from skill3.cli.main import app
 from skill3crawl.args import DEFAULT_DEPTH_LIMIT, MAX_PAGES_LIMIT, LearnArgs, arg_default
-from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, Choice, Provider
+from synth.llm.registry import DEFAULT_ENDPOINT, PROVIDERS, REGISTRY
 from synth.pipeline.options import DEFAULT_CONTEXT_TOKENS, SynthOptions
 
 
@@ -20,11 +19,12 @@ def help_text(*command: str) -> str:
     return " ".join(result.output.split())
 
 
-def test_the_providers_are_one_literal() -> None:
-    assert PROVIDERS == typing.get_args(Provider) == ("auto", "openai", "anthropic", "extractive")
-    assert typing.get_args(LearnArgs.model_fields["llm_provider"].annotation) == PROVIDERS
-    hints = typing.get_type_hints(SynthOptions, localns={"Provider": Provider, "Choice": Choice})
-    assert typing.get_args(hints["llm_provider"]) == PROVIDERS
+def test_the_providers_are_the_one_table(tmp_path) -> None:
+    assert PROVIDERS == ("auto", *REGISTRY) == ("auto", "openai", "anthropic", "extractive")
+    for name in PROVIDERS:  # the spider arguments take every name of the table, and no other
+        assert LearnArgs(topic="t", llm_provider=name, output_dir=str(tmp_path)).llm_provider == name
+    with pytest.raises(ValueError, match="must be one of 'auto', 'openai', 'anthropic' or 'extractive', got 'ollama'"):
+        LearnArgs(topic="t", llm_provider="ollama", output_dir=str(tmp_path))
     assert {f.name: f.default for f in dataclasses.fields(SynthOptions)}["llm_provider"] == arg_default("llm_provider")
 
 

@@ -29,7 +29,7 @@ def test_every_described_spider_argument_is_a_learn_option_of_the_same_name() ->
     described = {name for name, f in LearnArgs.model_fields.items() if f.description}
     assert set(options) - OWN == described == {o.name for o in learn_options()}
     # the rest: what learn sets itself (synth=0), the distributed runner's, and what the model derives
-    assert set(LearnArgs.model_fields) - described == {"topic", "synth", "role", "worker_id", *DERIVED}
+    assert set(LearnArgs.model_fields) - described == {"topic", "synth", "role", "worker_id", *DERIVED} - {"cutoff", "scope"}
     for name in described:
         assert options[name].opts == ["--" + name.replace("_", "-")]
     assert options["fail_on_findings"].secondary_opts == ["--no-fail-on-findings"]
@@ -85,7 +85,6 @@ def test_left_out_options_pass_nothing_but_the_flags() -> None:
 def test_learn_and_synth_show_one_help_text_for_a_synthesis_option() -> None:
     helps = {p.name: p.help for p in learn_command().params}
     synth = {p.name: p.help for p in typer.main.get_command(app).commands["synth"].params}  # type: ignore[attr-defined]
-    for name in ("target_model", "strict_cutoff", "since_version", "llm_provider", "llm_endpoint", "llm_model", "verify",
-                 "context_tokens", "llm_timeout", "fail_on_findings", "fresh"):
+    for name in ("target_model", "cutoff_time", "strict_cutoff", "since_version", "llm_provider", "llm_endpoint", "llm_model",
+                 "verify", "context_tokens", "llm_timeout", "fail_on_findings", "fresh"):
         assert helps[name] == synth[name] == option_help(name)
-    assert helps["cutoff_time"] == synth["cutoff_time"] == option_help("cutoff")

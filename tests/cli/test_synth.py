@@ -191,7 +191,7 @@ def test_run_synth_takes_the_crawl_triggers_options_and_prints_nothing_of_its_ou
     from synth.pipeline.options import SynthOptions
     from synth.pipeline.run import run_synth
 
-    result = run_synth(SynthOptions(paths=(str(feed),), output_dir=str(tmp_path / "out"), topic="mcp", cutoff="2026-01",
+    result = run_synth(SynthOptions(paths=(str(feed),), output_dir=str(tmp_path / "out"), topic="mcp", cutoff_time="2026-01",
                                     llm_provider="extractive", progress=False))
     out = tmp_path / "out"
     assert result.exit_code == 0 and result.error is None and (out / "mcp" / "SKILL.md").is_file()

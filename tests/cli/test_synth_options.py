@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import typing
+from operator import attrgetter
 
 import pytest
 import typer.main
@@ -21,7 +22,7 @@ from tests.cli.test_help import help_text
 
 # What the caller sets, never the command line: the day of a crawl (skill3 learn, the crawl's trigger), "auto"
 # resolved by the caller, and a model the caller checked.
-NOT_OPTIONS = {"today", "auto_choice", "model_checked"}
+NOT_OPTIONS = {"today", "auto_choice", "model_checked", "scope"}
 
 
 def synth_command():
@@ -62,7 +63,7 @@ OPTION_CASES = [
     (["--output-dir", "o"], "output_dir", "o"),
     (["--topic", "mcp"], "topic", "mcp"),
     (["--target-model", "claude-sonnet-4-6"], "target_model", "claude-sonnet-4-6"),
-    (["--cutoff-time", "2025-09"], "cutoff", "2025-09"),
+    (["--cutoff-time", "2025-09"], "cutoff_time", "2025-09"),
     (["--llm-provider", "extractive"], "llm_provider", "extractive"),
     (["--llm-endpoint", "http://h:1/v1"], "llm_endpoint", "http://h:1/v1"),
     (["--llm-model", "m"], "llm_model", "m"),
@@ -111,12 +112,13 @@ def test_the_options_learn_shares_are_the_synthesis_fields() -> None:
     assert {o.name: helps.count(o.help) for o in synth_options()} == {o.name: int(o.learn) for o in synth_options()}
 
 
-# (spider argument, raw -a value, the SynthOptions field, the value synthesis gets)
+# (spider argument, raw -a value, the SynthOptions field, the value synthesis gets): the cutoff, target model and
+# since-version as the crawl resolved them (``scope``)
 SHARED_CASES = [
-    ("target_model", "claude-sonnet-4-6", "target_model", "claude-sonnet-4-6"),
-    ("cutoff_time", "2025-09", "cutoff", "2025-09"),
+    ("target_model", "claude-sonnet-4-6", "scope.target_model", "claude-sonnet-4-6"),
+    ("cutoff_time", "2025-09", "scope.cutoff.month", "2025-09"),
     ("strict_cutoff", "1", "strict_cutoff", True),
-    ("since_version", "2.1", "since_version", "2.1"),
+    ("since_version", " 2.1 ", "scope.since_version", "2.1"),
     ("llm_provider", "extractive", "llm_provider", "extractive"),
     ("llm_endpoint", "http://h:1/v1", "llm_endpoint", "http://h:1/v1"),
     ("llm_model", "m", "llm_model", "m"),
@@ -137,5 +139,6 @@ def test_a_shared_spider_argument_reaches_synthesis(tmp_path, arg, raw, field, v
     base = {"topic": "mcp", "output_dir": str(tmp_path)}
     default = parse_args(base).synth_options()
     got = parse_args({**base, arg: raw}).synth_options()
-    assert getattr(got, field) == value != getattr(default, field)
-    assert dataclasses.replace(got, **{field: getattr(default, field)}) == default
+    assert attrgetter(field)(got) == value != attrgetter(field)(default)
+    top = field.split(".")[0]
+    assert dataclasses.replace(got, **{top: getattr(default, top)}) == default

@@ -35,6 +35,8 @@ GOOD_CORPUS = "=== SOURCE ===\nurl: https://a.example/x\n\nbody text\n"
         ({"topic": "mcp", "max_page": "3"}, "max_page"),
         ({"topic": "mcp", "context_tokens": "lots"}, "context_tokens"),
         ({"topic": "mcp", "context_tokens": "100"}, "context_tokens"),  # below MIN_CONTEXT_TOKENS
+        ({"topic": "mcp", "since_version": "latest"}, "bad argument since_version: 'latest' is not a version"),
+        ({"topic": "mcp", "scope": "x"}, "unknown argument 'scope': did you mean cutoff_time or since_version?"),
     ],
 )
 def test_bad_argument_is_one_line_naming_it(raw, names):

@@ -23,11 +23,18 @@ def test_synth_called_with_the_feed_and_its_exit_code_kept(tmp_path):
     call = json.loads((out / "synth-call.json").read_text())
     assert call["feed_lines"] == 2 and call["crawl_json"] is True  # called after run.jsonl and crawl.json are complete
     assert call["options"] == {
-        "paths": [str(out / "run.jsonl")], "output_dir": str(out), "topic": "Streaming", "target_model": "claude-opus-4-8",
-        "cutoff": "2026-01", "llm_provider": "extractive", "llm_endpoint": None, "llm_model": None, "verify": True,
+        "paths": [str(out / "run.jsonl")], "output_dir": str(out), "topic": "Streaming", "target_model": None,
+        "cutoff_time": None, "llm_provider": "extractive", "llm_endpoint": None, "llm_model": None, "verify": True,
         "strict_cutoff": False, "since_version": None, "context_tokens": 4096, "llm_timeout": 90.0, "fail_on_findings": True,
         "today": "2026-11-29", "dry_run": False, "progress": True, "fresh": False, "auto_choice": None, "model_checked": False,
+        # the cutoff, target model and since-version as the crawl resolved them and wrote them into crawl.json
+        "scope": {"cutoff": {"month": "2026-01", "source": "cutoff_time", "model": None}, "target_model": "claude-opus-4-8",
+                  "since_version": None},
     }
+    crawl = json.loads((out / "crawl.json").read_text())
+    assert {k: crawl[k] for k in call["options"]["scope"]} == {"cutoff": "2026-01", "target_model": "claude-opus-4-8",
+                                                               "since_version": None}
+    assert crawl["cutoff_source"] == "cutoff_time" and "cutoff" not in crawl["args"]
 
 
 def test_synth_off_or_missing_or_broken(tmp_path):

@@ -50,7 +50,7 @@ def _synth(tmp_path, items: list[dict]) -> dict[str, bytes]:
     tmp_path.mkdir()
     feed = write_jsonl(tmp_path / "run.jsonl", items)
     err = Console(file=open(tmp_path / "err.txt", "w"), width=400)
-    run = run_synth(SynthOptions(paths=(str(feed),), cutoff="2026-01", progress=False, llm_provider="extractive",
+    run = run_synth(SynthOptions(paths=(str(feed),), cutoff_time="2026-01", progress=False, llm_provider="extractive",
                                  topic="acme", output_dir=str(tmp_path / "out"), fail_on_findings=False), console=err)
     err.file.close()
     assert run.exit_code == 0, run.error

@@ -7,7 +7,7 @@ import pytest
 
 from synth.delta.changes import read_changes
 from synth.delta.classify import feature_title, section_of
-from synth.delta.ledger import Ledger, _object_of
+from synth.delta.ledger import Ledger, object_of
 from synth.delta.render import entry_line, headline_entries
 from synth.delta.timeline import Timeline
 
@@ -75,7 +75,7 @@ def test_a_features_title_that_says_implementation_is_no_internals_section(headi
     ("frob", "**frob**(x) — Frobs x.", "acme.tools", ("frob", None)),
 ])
 def test_a_glued_parameter_term_is_the_parameter_of_its_object(api, text, heading, out):
-    assert _object_of(api, text, heading) == out
+    assert object_of(api, text, heading) == out
 
 
 def _notes() -> list:

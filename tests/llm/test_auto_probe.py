@@ -119,7 +119,7 @@ def test_synthesis_takes_the_callers_choice_without_a_second_probe(server, tmp_p
     feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
     err = Console(file=open(tmp_path / "err.txt", "w"), width=300)
     choice = Choice("extractive", None, f"{url} answered HTTP 503 at /models (not an OpenAI-compatible model list)")
-    result = run_synth(SynthOptions(paths=(str(feed),), cutoff="2026-01", progress=False, llm_endpoint=url,
+    result = run_synth(SynthOptions(paths=(str(feed),), cutoff_time="2026-01", progress=False, llm_endpoint=url,
                                     auto_choice=choice), console=err)
     err.file.close()
     assert result.exit_code == 0, result.error
@@ -155,7 +155,7 @@ def test_the_dry_run_shows_the_bundle_the_run_builds(server, tmp_path, provider)
     answer["now"] = _Answer(503, b"maintenance", "text/plain")
     feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
     err = Console(file=open(tmp_path / "err.txt", "w"), width=300)
-    common = dict(paths=(str(feed),), cutoff="2026-01", progress=False, llm_provider=provider, llm_endpoint=url)
+    common = dict(paths=(str(feed),), cutoff_time="2026-01", progress=False, llm_provider=provider, llm_endpoint=url)
     dry = run_synth(SynthOptions(**common, dry_run=True), console=err)
     run = run_synth(SynthOptions(**common), console=err)
     err.file.close()

@@ -1,4 +1,4 @@
-"""A provider's capabilities (synth.llm.registry.CAPABILITIES) are the one answer to "does it call a model?", "can
+"""A provider's capabilities (each registered provider's, synth.llm.registry.REGISTRY) are the one answer to "does it call a model?", "can
 it condense?" and "what budget floor?": every place that decides one of them asks the capability, never the name.
 Each test runs every provider through every place that decides, so two places that disagree fail here."""
 
@@ -13,8 +13,8 @@ from skill3crawl.args import parse_args
 from synth.llm.model import LLMError, UnknownProviderError
 from synth.llm.planner import plan
 from synth.llm.registry import (
-    CAPABILITIES,
     PROVIDERS,
+    REGISTRY,
     capabilities,
     make_chat_model,
     make_model,
@@ -29,7 +29,11 @@ def _dead_endpoint() -> str:
         return f"http://127.0.0.1:{s.getsockname()[1]}/v1"  # closed once the socket is: connection refused
 
 
+CAPABILITIES = {name: p.capabilities for name, p in REGISTRY.items()}
+
+
 def test_every_provider_declares_its_capabilities() -> None:
+    assert PROVIDERS == ("auto", "openai", "anthropic", "extractive")  # auto, then the table in its order
     assert set(CAPABILITIES) == set(PROVIDERS) - {"auto"}
     assert [p for p, c in CAPABILITIES.items() if not c.calls_model] == ["extractive"]
     assert all(c.condenses <= c.calls_model for c in CAPABILITIES.values())  # condensing is a model's calls

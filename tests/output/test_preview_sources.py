@@ -83,7 +83,7 @@ def test_dry_run_and_the_run_show_the_same_scores_and_decisions(tmp_path: Path) 
     out = run_folder(tmp_path)
     man = json.loads((out / "run.json").read_text())
     report = run_synth(SynthOptions(paths=(str(out / "run.jsonl"),), llm_provider="extractive", dry_run=True,
-                                    cutoff="2026-01", today="2026-11-29", progress=False)).dry_run
+                                    cutoff_time="2026-01", today="2026-11-29", progress=False)).dry_run
     assert report is not None
     dry = {url: (round(score, 6), decision) for url, score, decision in report.rows()}
     words = {"kept": "in bundle", "left-out": "not in bundle", "quarantined": "quarantined"}

@@ -24,7 +24,7 @@ CASES = [
     ("crawl.json has topic and cutoff", {"args": {"topic": "Widgets", "cutoff": "2025-11"}, "cutoff_source": "table"},
      _items("mcp", "mcp"), {}, ("Widgets", "2025-11", "crawl.json "), 1),
     ("topic only on the third item", None, _items("", "", "mcp", "other"), {}, ("mcp", "2026-01", "the cutoff"), 3),
-    ("--topic and --cutoff-time given", None, _items("mcp", "mcp"), {"topic": "T", "cutoff": "2026-03"},
+    ("--topic and --cutoff-time given", None, _items("mcp", "mcp"), {"topic": "T", "cutoff_time": "2026-03"},
      ("T", "2026-03", "cutoff_time"), 1),
 ]
 
@@ -56,6 +56,7 @@ BAD = [
     ("no valid item", ["{truncated", "[]"], {}, 2, "run.jsonl"),
     ("context too small", _items("mcp"), {"context_tokens": 512}, 2, "--context-tokens must be at least 1024, got 512"),
     ("missing file", None, {}, 2, "no such file (pass a run.jsonl written by the crawl)"),
+    ("since-version not a version", _items("mcp"), {"since_version": "latest"}, 2, "--since-version: 'latest' is not a version"),
 ]
 
 

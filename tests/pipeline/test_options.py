@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from synth.evidence.cutoff import Cutoff
 from synth.pipeline.options import SynthOptions, SynthResult
 from tests.pipeline.corpus import EXAMPLE, parse_sources, write_jsonl
 
@@ -40,7 +41,7 @@ def test_run_synth_without_a_provider_probes_and_falls_back_to_extractive(tmp_pa
 
     feed = write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
     err = Console(file=open(tmp_path / "err.txt", "w"), width=300)
-    result = run_synth(SynthOptions(paths=(str(feed),), cutoff="2026-01", progress=False,
+    result = run_synth(SynthOptions(paths=(str(feed),), cutoff_time="2026-01", progress=False,
                                     llm_endpoint=f"http://127.0.0.1:{_closed_port()}/v1"), console=err)
     err.file.close()
     assert result.exit_code == 0, result.error
@@ -71,7 +72,7 @@ def test_synth_options_are_frozen_and_reject_unknown_names():
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.llm_provider = "openai"  # type: ignore[misc]
     with pytest.raises(TypeError):
-        SynthOptions(paths=("run.jsonl",), cutoff_time="2026-01")  # type: ignore[call-arg]
+        SynthOptions(paths=("run.jsonl",), cutoff="2026-01")  # type: ignore[call-arg]
     assert dataclasses.replace(options, verify=True).verify is True
 
 
@@ -81,8 +82,9 @@ def test_the_spider_arguments_give_the_trigger_its_options(tmp_path):
     args = parse_args({"topic": "Streaming", "output_dir": str(tmp_path), "cutoff_time": "2026-01", "verify": "1",
                        "llm_provider": "extractive", "fail_on_findings": "0"})
     assert args.synth_options(today="2026-11-29") == SynthOptions(
-        paths=(str(tmp_path / "run.jsonl"),), output_dir=str(tmp_path), topic="Streaming", cutoff="2026-01",
-        llm_provider="extractive", verify=True, fail_on_findings=False, today="2026-11-29")
+        paths=(str(tmp_path / "run.jsonl"),), output_dir=str(tmp_path), topic="Streaming", llm_provider="extractive",
+        verify=True, fail_on_findings=False, today="2026-11-29", scope=args.scope)
+    assert args.scope.cutoff == Cutoff("2026-01", "cutoff_time")  # resolved once, by the crawl
 
 
 OUT = Path("out")

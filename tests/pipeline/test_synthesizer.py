@@ -33,7 +33,7 @@ PROVIDERS = ["openai", "extractive"]
 def _run(tmp_path, stub: StubLLM, provider: str, **options) -> tuple:
     feed = tmp_path / "run.jsonl"
     err = Console(file=open(tmp_path / "err.txt", "w"), width=400)
-    common = dict(paths=(str(feed),), cutoff="2026-01", progress=False, llm_provider=provider, llm_endpoint=stub.url,
+    common = dict(paths=(str(feed),), cutoff_time="2026-01", progress=False, llm_provider=provider, llm_endpoint=stub.url,
                   llm_model="stub-model", topic="mcp", **options)
     dry = run_synth(SynthOptions(**common, dry_run=True), console=err)
     run = run_synth(SynthOptions(**common), console=err)
@@ -109,7 +109,7 @@ def test_a_draft_the_post_processor_cannot_fix_is_re_prompted_only_by_a_model(tm
 
 def test_bundle_budget_is_at_least_the_providers_floor(tmp_path) -> None:
     write_jsonl(tmp_path / "run.jsonl", parse_sources(EXAMPLE))
-    inputs = resolve_inputs(SynthOptions(paths=(str(tmp_path / "run.jsonl"),), cutoff="2026-01", context_tokens=2048),
+    inputs = resolve_inputs(SynthOptions(paths=(str(tmp_path / "run.jsonl"),), cutoff_time="2026-01", context_tokens=2048),
                             datetime.now(timezone.utc))
     model, extractive = (bundle_budget(inputs, "mcp", 3, capabilities(p)) for p in ("openai", "extractive"))
     assert model < 2048 and extractive == capabilities("extractive").min_budget

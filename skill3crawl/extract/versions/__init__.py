@@ -1,6 +1,7 @@
 """Version markers and change pages: where a documentation site says *what changed in which release*.
 
-:func:`find_changes` reads a parsed page (the lxml content node, or the whole body) and returns
+:func:`scan` (the package's entry) reads a parsed page (the lxml content node, or the whole body) and returns a
+:class:`PageChanges` (:func:`find_changes`: the same as a dict) of
 
 * ``changes`` — one entry per annotated snippet, in document order:
 
@@ -45,14 +46,15 @@ The modules, bottom up: :mod:`.bounds` (the caps), :mod:`.tree` (element helpers
 marker phrases), :mod:`.blocks` (the block a marker annotates), :mod:`.quick` (the pre-screen over the
 markdown), :mod:`.page` (what a page is), :mod:`.state` (one page's scan state), the passes
 (:mod:`.markers`, :mod:`.fields`, :mod:`.sections`), :mod:`.scan` (the scan in its steps) and
-:mod:`.redaction`.
+:mod:`.redaction`. They share public names only (the helpers of :mod:`.tree`, the phrases of :mod:`.phrases`, the
+scan state of :mod:`.state` …): no module imports another's private name.
 """
 
 from skill3crawl.extract.releases import find_date, normalize_version, version_heading
 from skill3crawl.extract.versions.bounds import KINDS, MAX_CHANGES, WHERE
 from skill3crawl.extract.versions.page import change_like_url, page_version_of
 from skill3crawl.extract.versions.redaction import redact_changes
-from skill3crawl.extract.versions.scan import find_changes, scan_changes
+from skill3crawl.extract.versions.scan import PageChanges, find_changes, scan, scan_changes
 
-__all__ = ["MAX_CHANGES", "KINDS", "WHERE", "find_changes", "scan_changes", "redact_changes", "find_date",
+__all__ = ["scan", "PageChanges", "MAX_CHANGES", "KINDS", "WHERE", "find_changes", "scan_changes", "redact_changes", "find_date",
            "version_heading", "page_version_of", "normalize_version", "change_like_url"]

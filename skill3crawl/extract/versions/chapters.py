@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from skill3crawl.extract.releases import find_date, free_date, heading_text, is_date_label, is_version_label, label_version, since_label
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_PATH, MAX_PATH_CHARS, MAX_TEXT, MIN_ENTRY_CHARS
-from skill3crawl.extract.versions.tree import _HEADINGS, _cap, _in_chrome, _pairs, _plain, _tag
+from skill3crawl.extract.versions.tree import HEADINGS, cap, in_chrome, pairs_of, plain_text, tag_of
 
 MAX_CHAPTER_PAGES = 200  # pages one chapter passes its release to
 MAX_TOP_HEADINGS = 3  # the headings whose blocks are read: a theme's menu title may come before the page's
@@ -44,10 +44,10 @@ def chapter_field(node: Any, body: bool) -> tuple[str, str | None, str] | None:
     """(version, date or None, the heading's text) of the key/value table or definition list among the first blocks
     after one of the page's first headings (a theme's menu title may come first) whose key names the release the page
     belongs to; None when there is none."""
-    heads = [h for h in node.iter(*_HEADINGS) if not (body and _in_chrome(h))][:MAX_TOP_HEADINGS]
-    top = min((_HEADINGS[_tag(h)] for h in heads), default=0)
+    heads = [h for h in node.iter(*HEADINGS) if not (body and in_chrome(h))][:MAX_TOP_HEADINGS]
+    top = min((HEADINGS[tag_of(h)] for h in heads), default=0)
     for h in heads:
-        if _HEADINGS[_tag(h)] > top:
+        if HEADINGS[tag_of(h)] > top:
             continue  # a section's heading: its table is not at the page's top
         hit = _field_after(h, node)
         if hit:
@@ -62,20 +62,20 @@ def _field_after(first: Any, node: Any) -> tuple[str, str | None] | None:
         nxt = el.getnext()
         if nxt is None:
             parent = el.getparent()  # a heading wrapped in a header of its own: the blocks after the header
-            if parent is None or parent is node or _tag(parent) not in ("header", "hgroup", "div"):
+            if parent is None or parent is node or tag_of(parent) not in ("header", "hgroup", "div"):
                 return None
             el = parent
             continue
         el = nxt
-        tag = _tag(el)
+        tag = tag_of(el)
         if not tag:
             continue
-        if tag in _HEADINGS:
+        if tag in HEADINGS:
             return None
         blocks += 1
         if tag in ("table", "dl"):
             containers = [el]
-        elif next(el.iter(*_HEADINGS), None) is None and len(el.text_content()) <= MAX_WRAPPER_CHARS:
+        elif next(el.iter(*HEADINGS), None) is None and len(el.text_content()) <= MAX_WRAPPER_CHARS:
             containers = [c for c in el.iter("table", "dl")][:2]  # a table in a wrapper of its own
         else:
             return None  # a block holding more of the page: the field table is not at its top
@@ -88,12 +88,12 @@ def _field_after(first: Any, node: Any) -> tuple[str, str | None] | None:
 def _release_fields(container: Any) -> tuple[str, str | None] | None:
     """(version, date) of a key/value table or definition list whose key names the release, else None."""
     ver = when = None
-    for label_el, value_el in _pairs(container):
-        label = _plain(label_el).rstrip(": ")
+    for label_el, value_el in pairs_of(container):
+        label = plain_text(label_el).rstrip(": ")
         if ver is None and _release_key(label):
-            ver = label_version(_plain(value_el))
+            ver = label_version(plain_text(value_el))
         elif when is None and is_date_label(label):
-            when = find_date(_plain(value_el)) or free_date(_plain(value_el))
+            when = find_date(plain_text(value_el)) or free_date(plain_text(value_el))
     return (ver, when) if ver else None
 
 
@@ -151,8 +151,8 @@ def _nested_links(root: Any, url: str, own: str) -> list[str]:
             continue
         lists = [c for c in li.iter("ol", "ul") if c is not li]
         sib = li.getnext()
-        if not lists and sib is not None and _tag(sib) == "li" and not any(_tag(c) == "a" for c in sib):
-            lists = [c for c in sib if _tag(c) in ("ol", "ul")]
+        if not lists and sib is not None and tag_of(sib) == "li" and not any(tag_of(c) == "a" for c in sib):
+            lists = [c for c in sib if tag_of(c) in ("ol", "ul")]
         found = [u for lst in lists for u in _links(lst, url)]
         if found:
             return found
@@ -185,7 +185,7 @@ def inherited_changes(excerpts: list[str], version: str, date: str | None, chapt
         if len(text) < MIN_ENTRY_CHARS or text.startswith("|") or text.endswith(":"):
             continue  # a table, a line too short, a lead-in to code or a list the entry would not hold
         path = [t[:MAX_PATH_CHARS] for t in [chapter_title, *(s for _l, s in stack)] if t][-MAX_PATH:]
-        out.append({"kind": "release", "version": version, "removed_in": None, "date": date, "text": _cap(text, MAX_TEXT),
+        out.append({"kind": "release", "version": version, "removed_in": None, "date": date, "text": cap(text, MAX_TEXT),
                     "anchor": None, "heading": path[-1] if path else "", "path": path, "api": None, "code": []})
         if len(out) >= MAX_CHANGES:
             break

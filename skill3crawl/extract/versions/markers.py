@@ -10,23 +10,23 @@ from typing import Any
 from lxml import etree
 
 from skill3crawl.extract.releases import label_marker, label_version, normalize_version, since_label
-from skill3crawl.extract.versions.blocks import _annotated, _api_block, _Block, api_name
+from skill3crawl.extract.versions.blocks import Block, annotated_block, api_block, api_name
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABS
-from skill3crawl.extract.versions.phrases import _MARKER_RE, _OPENER_RE, _SPHINX_KIND, _VER_RE, _VERB_KIND, _marker_fields, _removed_in
-from skill3crawl.extract.versions.quick import _text_xp
-from skill3crawl.extract.versions.state import _Scan
+from skill3crawl.extract.versions.phrases import MARKER_RE, MARKER_VER_RE, OPENER_RE, SPHINX_KIND, VERB_KIND, marker_fields, removed_in
+from skill3crawl.extract.versions.quick import text_xp
+from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import (
-    _BADGE_WORDS,
-    _HEADINGS,
-    _block_of,
-    _classes,
-    _clean,
-    _dt_of,
-    _in_chrome,
-    _inside,
-    _md,
-    _plain,
-    _tag,
+    BADGE_WORDS,
+    HEADINGS,
+    block_of,
+    classes,
+    clean,
+    dt_of,
+    in_chrome,
+    inside,
+    md,
+    plain_text,
+    tag_of,
 )
 
 # Cheap scans (libxml2 evaluates them; a union of paths or self:: chains would cost several ms a page).
@@ -40,31 +40,31 @@ _PLUS_XP = etree.XPath("descendant::text()[contains(., '+')]")
 _MARK_ATTRS = ("data-since", "data-added", "data-added-in", "data-version-added", "data-introduced")
 
 
-def _directives(scan: _Scan) -> list[Any]:
+def directive_markers(scan: ScanState) -> list[Any]:
     node, directives = scan.node, []
     for d in _DIRECTIVE_XP(node):
-        cls = _classes(d)
-        kind = next((k for k in _SPHINX_KIND if f" {k} " in cls), None)
-        if kind is None or (scan.body and _in_chrome(d)):
+        cls = classes(d)
+        kind = next((k for k in SPHINX_KIND if f" {k} " in cls), None)
+        if kind is None or (scan.body and in_chrome(d)):
             continue
-        span = next((s for s in d.iter("span") if " versionmodified " in _classes(s)), None)
-        label = _plain(span) if span is not None else _plain(d)[:200]
-        fields = _marker_fields(label)
+        span = next((s for s in d.iter("span") if " versionmodified " in classes(s)), None)
+        label = plain_text(span) if span is not None else plain_text(d)[:200]
+        fields = marker_fields(label)
         if fields:
             ver, rem = fields[1], fields[2]
         else:  # a translated build: the first version in the note
-            vm = _VER_RE.search(label)
+            vm = MARKER_VER_RE.search(label)
             if not vm:
                 continue
-            ver, rem = normalize_version(vm.group(1)), _removed_in(label)
+            ver, rem = normalize_version(vm.group(1)), removed_in(label)
         directives.append(d)
         if len(scan.found) >= MAX_CHANGES:
             continue
-        note = _md(d)
-        own_body = len(note) - len(_clean(label)) > 3
+        note = md(d)
+        own_body = len(note) - len(clean(label)) > 3
         head = scan.heading_of(d)
-        block = _annotated(d, note, own_body, node, head)
-        scan.entry(d, _SPHINX_KIND[kind], ver, rem or (_removed_in(label) if kind.startswith("deprecated") else None),
+        block = annotated_block(d, note, own_body, node, head)
+        scan.entry(d, SPHINX_KIND[kind], ver, rem or (removed_in(label) if kind.startswith("deprecated") else None),
                    block, head[0])
     return directives
 
@@ -88,64 +88,64 @@ def _in_listing(el: Any) -> bool:
     """``el`` is a line of a source listing built of elements, not ``<pre>``: a line (class ``line``) that holds a
     line-number element (class ``lineno``), or an element within three levels of one."""
     for cur in (el, *islice(el.iterancestors(), 3)):
-        if " line " in _classes(cur) and any(" lineno " in _classes(c) for c in cur.iterchildren()):
+        if " line " in classes(cur) and any(" lineno " in classes(c) for c in cur.iterchildren()):
             return True
     return False
 
 
-def _text_markers(scan: _Scan, verbs: frozenset[str], dset: set[Any]) -> None:
+def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None:
     node = scan.node
-    for t in _text_xp(verbs)(node):
+    for t in text_xp(verbs)(node):
         if len(scan.found) >= MAX_CHANGES:
             break
         owner = t.getparent()
         el = owner.getparent() if (owner is not None and t.is_tail) else owner
-        if el is None or _tag(el) in ("pre", "code", "script", "style") or next(el.iterancestors("pre", "code", "script", "style"), None) is not None:
+        if el is None or tag_of(el) in ("pre", "code", "script", "style") or next(el.iterancestors("pre", "code", "script", "style"), None) is not None:
             continue
         if _in_listing(el):
             continue  # a comment in a source listing of numbered lines is code, not the docs' marker
-        if _inside(el, dset, node) or (scan.body and _in_chrome(el)):
+        if inside(el, dset, node) or (scan.body and in_chrome(el)):
             continue
         text = str(t)
-        for m in chain(_MARKER_RE.finditer(text) if "opener" not in verbs or len(verbs) > 1 else (),
-                       _OPENER_RE.finditer(text) if "opener" in verbs else ()):
-            opener = m.re is _OPENER_RE
+        for m in chain(MARKER_RE.finditer(text) if "opener" not in verbs or len(verbs) > 1 else (),
+                       OPENER_RE.finditer(text) if "opener" in verbs else ()):
+            opener = m.re is OPENER_RE
             sentence = _sentence_at(text, m.start(), m.end())
             if opener:
                 if len(re.findall(r"\w+", text[m.end():m.end() + 80])) < 2:
                     continue  # a label of its own ("Since Acme 4.8:"): the label passes read it
-                whole = _plain(_block_of(el, node))
+                whole = plain_text(block_of(el, node))
                 at = whole.find(m.group(0))
                 if _ANNOUNCED.search(_sentence_at(whole, at, at + len(m.group(0))) if at >= 0 else sentence):
                     continue  # "From 4.3.0 the default will be …": an announcement, not a release
-            block = _block_of(el, node)
-            btext = _plain(block) if _tag(block) not in ("section", "article", "main", "body", "dd") else str(t)
-            own_body = len(_MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")) > 15 or _tag(block) in _HEADINGS
+            block = block_of(el, node)
+            btext = plain_text(block) if tag_of(block) not in ("section", "article", "main", "body", "dd") else str(t)
+            own_body = len(MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")) > 15 or tag_of(block) in HEADINGS
             head = scan.heading_of(el)
-            kind = "changed" if opener else _VERB_KIND[m.group("verb").lower()]
+            kind = "changed" if opener else VERB_KIND[m.group("verb").lower()]
             rem = normalize_version(m.group("rem")) if m.group("rem") else None
             ver = normalize_version(m.group("ver"))
             quoted = sentence if opener or m.group("verb").lower() == "available" else m.group(0)  # prose: its sentence
-            annotated = _annotated(el, quoted, own_body, node, head)
+            annotated = annotated_block(el, quoted, own_body, node, head)
             scan.mark(block, kind, ver)
             scan.entry(el, kind, ver, rem, annotated, head[0])
-            if _tag(block) in ("p", "li"):
+            if tag_of(block) in ("p", "li"):
                 scan.emitted.add(block)
 
 
 def _in_since_field(el: Any) -> bool:
     """``el`` is (in) a definition-list field labelled as a since field: the field pass reads it."""
     for cur in (el, *islice(el.iterancestors(), 3)):
-        tag = _tag(cur)
+        tag = tag_of(cur)
         if tag == "dt":
-            return since_label(_plain(cur).rstrip(": ")) is not None
+            return since_label(plain_text(cur).rstrip(": ")) is not None
         if tag == "dd":
-            dt = _dt_of(cur)
-            return dt is not None and since_label(_plain(dt).rstrip(": ")) is not None
+            dt = dt_of(cur)
+            return dt is not None and since_label(plain_text(dt).rstrip(": ")) is not None
     return False
 
 
-def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool, page_heading: tuple[str, Any]) -> None:
+def attribute_markers(scan: ScanState, dset: set[Any], plus: bool, page_heading: tuple[str, Any]) -> None:
     """Badges and labels whose text is a version label, ``data-since``-style attributes, "X+" badges."""
     candidates = _labelled_elements(scan, dset)  # (element, kind, version)
     if plus:
@@ -157,19 +157,19 @@ def _attribute_markers(scan: _Scan, dset: set[Any], plus: bool, page_heading: tu
             _attribute_entry(scan, el, kind, ver, page_heading)
 
 
-def _labelled_elements(scan: _Scan, dset: set[Any]) -> list[tuple[Any, str, str]]:
+def _labelled_elements(scan: ScanState, dset: set[Any]) -> list[tuple[Any, str, str]]:
     """(element, kind, version) of each element with a ``data-since``-style attribute, or classed as a since label or
     badge, that gives a version (not inside ``dset``, the directives)."""
     node = scan.node
     candidates: list[tuple[Any, str, str]] = []
     for el in _MARK_XP(node):
-        if scan.body and _in_chrome(el) or _inside(el, dset, node):
+        if scan.body and in_chrome(el) or inside(el, dset, node):
             continue
         attr = next((el.get(a) for a in _MARK_ATTRS if el.get(a)), None)
         if attr:
             ver = label_version(attr)
             if ver:
-                candidates.append((el, "deprecated" if "deprecat" in _classes(el) else "added", ver))
+                candidates.append((el, "deprecated" if "deprecat" in classes(el) else "added", ver))
             continue
         hit = _label_hit(el)
         if hit is not None:
@@ -179,61 +179,61 @@ def _labelled_elements(scan: _Scan, dset: set[Any]) -> list[tuple[Any, str, str]
 
 def _label_hit(el: Any) -> tuple[str, str] | None:
     """(kind, version) the text of an element classed as a since label or a badge states."""
-    cls = _classes(el)
-    label = _plain(el)
+    cls = classes(el)
+    label = plain_text(el)
     if not label or len(label) > 60:
         return None
     hit = label_marker(label)
     if hit is None and "since" in cls:
         ver = label_version(label)  # <span class="since">OTP 25.0</span>
         hit = ("added", ver) if ver else None
-    if hit is None and any(w in cls for w in _BADGE_WORDS):
+    if hit is None and any(w in cls for w in BADGE_WORDS):
         hint = " ".join((e.get("title") or "") + " " + (e.get("aria-label") or "") for e in el.iter()).lower()
         ver = label_version(label) if ("version" in hint or "since" in hint) else None
         hit = ("added", ver) if ver else None  # a version badge titled "Minimum version"
     return hit
 
 
-def _plus_badges(scan: _Scan) -> list[tuple[Any, str, str]]:
+def _plus_badges(scan: ScanState) -> list[tuple[Any, str, str]]:
     """(element, kind, version) of each "X+" badge: a text of its own in a heading, term, header cell or summary, or
     classed as a badge."""
     candidates: list[tuple[Any, str, str]] = []
     for t in _PLUS_XP(scan.node):
         owner = t.getparent()
         el = owner.getparent() if (owner is not None and t.is_tail) else owner
-        if el is None or scan.body and _in_chrome(el):
+        if el is None or scan.body and in_chrome(el):
             continue
         s = str(t).strip()
-        if not s.endswith("+") or len(s) > 20 or _plain(el) != s:
+        if not s.endswith("+") or len(s) > 20 or plain_text(el) != s:
             continue
         hit = label_marker(s)
-        context = el.iterancestors(*_HEADINGS, "dt", "th", "summary")
-        if hit and (next(context, None) is not None or any(w in _classes(el) for w in _BADGE_WORDS)):
+        context = el.iterancestors(*HEADINGS, "dt", "th", "summary")
+        if hit and (next(context, None) is not None or any(w in classes(el) for w in BADGE_WORDS)):
             candidates.append((el, hit[0], hit[1]))
     return candidates
 
 
-def _attribute_entry(scan: _Scan, el: Any, kind: str, ver: str, page_heading: tuple[str, Any]) -> None:
+def _attribute_entry(scan: ScanState, el: Any, kind: str, ver: str, page_heading: tuple[str, Any]) -> None:
     """The entry of a badge or label: the API block it sits in, or the block it annotates; one per block."""
     node = scan.node
-    block = _block_of(el, node)
+    block = block_of(el, node)
     if not scan.mark(block, kind, ver):
         return  # a badge inside a since label: one marker
     head = scan.heading_of(el)
-    if _tag(block) in ("section", "article", "main", "body") and _tag(el) not in _HEADINGS and \
-            next(el.iterancestors(*_HEADINGS), None) is None:  # a label block of its own inside an API's section
-        scan.entry(el, kind, ver, None, _api_block(el, node, page_heading), head[0])
+    if tag_of(block) in ("section", "article", "main", "body") and tag_of(el) not in HEADINGS and \
+            next(el.iterancestors(*HEADINGS), None) is None:  # a label block of its own inside an API's section
+        scan.entry(el, kind, ver, None, api_block(el, node, page_heading), head[0])
         return
-    own_body = _tag(block) not in ("section", "article", "main", "body") and len(_plain(block)) - len(_plain(el)) > 15
+    own_body = tag_of(block) not in ("section", "article", "main", "body") and len(plain_text(block)) - len(plain_text(el)) > 15
     unit = el if own_body else _badge_unit(el, node)  # a badge alone in its list or paragraph: the section's
-    scan.entry(el, kind, ver, None, _annotated(unit, "" if unit is el else _plain(el), own_body, node, head), head[0])
+    scan.entry(el, kind, ver, None, annotated_block(unit, "" if unit is el else plain_text(el), own_body, node, head), head[0])
 
 
 def _badge_unit(el: Any, stop: Any) -> Any:
     """The outermost element around a badge that holds nothing but the badge (its list, its paragraph)."""
-    text, cur = _plain(el), el
+    text, cur = plain_text(el), el
     parent = cur.getparent()
-    while parent is not None and parent is not stop and _tag(parent) not in _HEADINGS and _plain(parent) == text:
+    while parent is not None and parent is not stop and tag_of(parent) not in HEADINGS and plain_text(parent) == text:
         cur, parent = parent, parent.getparent()
     return cur
 
@@ -245,7 +245,7 @@ _PANEL_XP = etree.XPath("descendant::*[@role='tabpanel']")
 _CLASSED_XP = etree.XPath("descendant::*[@class]")
 
 
-def _tab_markers(scan: _Scan) -> None:
+def tab_markers(scan: ScanState) -> None:
     """Tabs labelled as markers ("Added in 17", "Deprecated in 16"): each row the tab selects (an element
     classed with the tab's id inside the panel the tab controls, or the rows of the tab panel it labels) is one
     marker. One pass over the page's tab panels and classed elements, however many tabs."""
@@ -266,7 +266,7 @@ def _marker_tabs(node: Any) -> list[tuple[Any, tuple[str, str]]]:
     """(tab, (kind, version)) of the first :data:`MAX_TABS` tabs labelled as a marker (with a plain id)."""
     tabs = []
     for tab in _TAB_XP(node):
-        hit = label_marker(_plain(tab))
+        hit = label_marker(plain_text(tab))
         if hit is not None and _SAFE_ID.match(tab.get("id") or ""):
             tabs.append((tab, hit))
             if len(tabs) >= MAX_TABS:
@@ -312,7 +312,7 @@ def _tab_rows(tab: Any, panels: dict[str, Any], with_class: _ClassIndex, node: A
     rows: list[list[Any]] = []
     scope = panels.get(tab.get("aria-controls") or "")
     for el in with_class(scope if scope is not None else node, tid):
-        starts = len(_plain(el)) <= 200 and next(el.iter("a", "code"), None) is not None
+        starts = len(plain_text(el)) <= 200 and next(el.iter("a", "code"), None) is not None
         if starts or not rows:
             rows.append([el])
         else:
@@ -320,13 +320,13 @@ def _tab_rows(tab: Any, panels: dict[str, Any], with_class: _ClassIndex, node: A
     return rows
 
 
-def _tab_row_entry(scan: _Scan, row: list[Any], kind: str, ver: str) -> None:
+def _tab_row_entry(scan: ScanState, row: list[Any], kind: str, ver: str) -> None:
     """One marker per row a tab selects: its text, its in-page link, the API its first element names."""
-    name = _plain(row[0])
-    text = " — ".join(t for t in (_md(el) for el in row) if t)
+    name = plain_text(row[0])
+    text = " — ".join(t for t in (md(el) for el in row) if t)
     head = scan.heading_of(row[0])
     link = next(row[0].iter("a"), None)
     anchor = link.get("href") if link is not None and (link.get("href") or "").startswith("#") else None
     if scan.mark(row[0], kind, ver):
-        scan.entry(row[0], kind, ver, _removed_in(text) if kind == "deprecated" else None,
-                   _Block(text, anchor, api_name(name, signature=True), None), head[0])
+        scan.entry(row[0], kind, ver, removed_in(text) if kind == "deprecated" else None,
+                   Block(text, anchor, api_name(name, signature=True), None), head[0])

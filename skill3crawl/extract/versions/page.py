@@ -1,7 +1,7 @@
 """What a page is: a change page by its URL or title words, the one version it is about, a release named with
 a date by its first heading, title or field table, version lines that head sections as paragraphs, a plain-text
-change log. :func:`_screen` reads what the URL, title, first heading and markdown say before the tree is read;
-:class:`_Page` the rest, once the screen let the page through."""
+change log. :func:`read_screen` reads what the URL, title, first heading and markdown say before the tree is read;
+:class:`PageView` the rest, once the screen let the page through."""
 
 from __future__ import annotations
 
@@ -25,40 +25,40 @@ from skill3crawl.extract.releases import (
 )
 from skill3crawl.extract.versions.bounds import MAX_TEXT_LINES
 from skill3crawl.extract.versions.chapters import chapter_field, chapter_pages
-from skill3crawl.extract.versions.phrases import _VER
+from skill3crawl.extract.versions.phrases import MARKER_VER
 from skill3crawl.extract.versions.quick import (
-    _ALL_FLAGS,
-    _QUICK_DIGITS,
-    _QUICK_VERBS,
-    _RAW_SINCE,
-    _SINCE_SENTENCE_HINT,
-    _phrases,
-    _quick_flags,
+    ALL_FLAGS,
+    QUICK_DIGITS,
+    QUICK_VERBS,
+    RAW_SINCE,
+    SINCE_SENTENCE_HINT,
+    quick_flags,
+    quick_phrases,
 )
 from skill3crawl.extract.versions.tree import (
-    _BADGE_WORDS,
-    _HEADINGS,
-    _TIME_TAGS,
-    _classes,
-    _clean,
-    _dd_of,
-    _in_chrome,
-    _is_title,
-    _own_wrapper,
-    _pairs,
-    _plain,
-    _tag,
+    BADGE_WORDS,
+    HEADINGS,
+    TIME_TAGS,
+    classes,
+    clean,
+    dd_of,
+    in_chrome,
+    is_title,
+    own_wrapper,
+    pairs_of,
+    plain_text,
+    tag_of,
 )
 
 _WHATSNEW_RE = re.compile(
-    r"(?i)what(?:[’'`]?s|\s+is)\s+new\s+(?:(?:in|for)\s+)?(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"
+    r"(?i)what(?:[’'`]?s|\s+is)\s+new\s+(?:(?:in|for)\s+)?(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + MARKER_VER + r")(?![\w-]|\.\d)"
 )
 _PAGE_VERSION_RES = (
     _WHATSNEW_RE,
-    re.compile(r"(?i)(?:release\s+notes|changelog|change\s+log|changes|news)\s+(?:for|in|of)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
-    re.compile(r"(?i)\bnew\s+(?:apis?|features?)\s+(?:in|for|since)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
-    re.compile(r"(?i)(?<![\w.])(?P<ver>" + _VER + r")(?![\w-]|\.\d)\s+(?:release\s+notes|changelog|change\s+log|is\s+(?:out|released|here))"),
-    re.compile(r"(?i)(?:migrat\w*|upgrad\w*|porting)\b.{0,40}?\bto\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + _VER + r")(?![\w-]|\.\d)"),
+    re.compile(r"(?i)(?:release\s+notes|changelog|change\s+log|changes|news)\s+(?:for|in|of)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + MARKER_VER + r")(?![\w-]|\.\d)"),
+    re.compile(r"(?i)\bnew\s+(?:apis?|features?)\s+(?:in|for|since)\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + MARKER_VER + r")(?![\w-]|\.\d)"),
+    re.compile(r"(?i)(?<![\w.])(?P<ver>" + MARKER_VER + r")(?![\w-]|\.\d)\s+(?:release\s+notes|changelog|change\s+log|is\s+(?:out|released|here))"),
+    re.compile(r"(?i)(?:migrat\w*|upgrad\w*|porting)\b.{0,40}?\bto\s+(?:(?:[\w.+#-]+\s+){0,2}?)(?P<ver>" + MARKER_VER + r")(?![\w-]|\.\d)"),
 )
 _CHANGE_TITLE = re.compile(
     r"(?i)what(?:[’'`]?s|\s+is)\s+new|change\s?log|release\s+notes|^news\s+(?:for|in)\b|^changes\s+(?:in|for)\s+\S*\d|release\s+history|version\s+history|migration\s+guide|"
@@ -149,20 +149,20 @@ def _date_after(h: Any) -> tuple[str, str] | None:
     header the heading sits in)."""
     sibs = list(h.itersiblings())[:3]
     parent = h.getparent()
-    if parent is not None and _tag(parent) in ("header", "div", "hgroup") and len(parent) <= 4:
+    if parent is not None and tag_of(parent) in ("header", "div", "hgroup") and len(parent) <= 4:
         sibs += list(parent.itersiblings())[:2]
-    outer = _own_wrapper(h, None)  # a title nested in wrappers that hold only it ("titlepage > div > div > h2")
+    outer = own_wrapper(h, None)  # a title nested in wrappers that hold only it ("titlepage > div > div > h2")
     if outer is not h and outer is not parent:
         sibs += list(outer.itersiblings())[:3]
     for el in sibs:
-        if not _tag(el) or _tag(el) in _HEADINGS:
+        if not tag_of(el) or tag_of(el) in HEADINGS:
             break
-        t = el if _tag(el) in _TIME_TAGS else next(el.iter(*_TIME_TAGS), None)
+        t = el if tag_of(el) in TIME_TAGS else next(el.iter(*TIME_TAGS), None)
         if t is not None:
-            when = find_date((t.get("datetime") or "")[:10]) or find_date(_plain(t))
+            when = find_date((t.get("datetime") or "")[:10]) or find_date(plain_text(t))
             if when:
                 return when, "time"
-        text = _plain(el)
+        text = plain_text(el)
         when = label_date(text) if len(text) <= 120 else None
         if when:
             return when, "field" if re.search(r"[A-Za-z]{3}", without_dates(text)) else "paragraph"
@@ -184,13 +184,13 @@ def _pseudo_headings(node: Any, body: bool) -> dict[int, tuple[Any, ...]]:
     found: dict[int, tuple[Any, ...]] = {}
     for el in node.iter("p", "dt"):
         t = el.text_content()
-        if len(t) > 160 or not any(ch.isdigit() for ch in t) or (body and _in_chrome(el)):
+        if len(t) > 160 or not any(ch.isdigit() for ch in t) or (body and in_chrome(el)):
             continue
-        if _tag(el) == "p" and next(el.iterancestors("li", "td", "th", "table", "blockquote", "dd", "dt"), None) is not None:
+        if tag_of(el) == "p" and next(el.iterancestors("li", "td", "th", "table", "blockquote", "dd", "dt"), None) is not None:
             continue
-        if _is_title(el) or any(w in _classes(c) for c in el.iter() for w in _BADGE_WORDS):
+        if is_title(el) or any(w in classes(c) for c in el.iter() for w in BADGE_WORDS):
             continue  # an admonition's title, a badge
-        vh = version_heading(_clean(t))
+        vh = version_heading(clean(t))
         if vh and (vh[1] or _heads_list(el)):
             found[id(el)] = (vh[0], vh[1], "heading", el)  # the element kept: its id stays its own
     if len(found) < 2 and not any(v[1] for v in found.values()):
@@ -201,20 +201,20 @@ def _pseudo_headings(node: Any, body: bool) -> dict[int, tuple[Any, ...]]:
 def _heads_list(el: Any) -> bool:
     """A version line heads the list after it (a plain-text change log rendered as paragraphs and lists), or
     a definition term its definition's list or paragraphs."""
-    nxt = _dd_of(el) if _tag(el) == "dt" else el.getnext()
+    nxt = dd_of(el) if tag_of(el) == "dt" else el.getnext()
     if nxt is None:
         return False
-    if _tag(el) == "dt":
-        return next((c for c in nxt if _tag(c) in ("ul", "ol", "p")), None) is not None
-    return _tag(nxt) in ("ul", "ol")
+    if tag_of(el) == "dt":
+        return next((c for c in nxt if tag_of(c) in ("ul", "ol", "p")), None) is not None
+    return tag_of(nxt) in ("ul", "ol")
 
 
 def _fields_of(container: Any) -> tuple[str | None, str | None]:
     """(version, date) a field list or a two-column table states ("Version | 2.3.0", "Released: …")."""
     ver = when = None
-    for label_el, value_el in _pairs(container):
-        label = _plain(label_el).rstrip(": ")
-        value = _plain(value_el)
+    for label_el, value_el in pairs_of(container):
+        label = plain_text(label_el).rstrip(": ")
+        value = plain_text(value_el)
         if ver is None and is_version_label(label):
             ver = label_version(value)
         elif when is None and is_date_label(label):
@@ -227,14 +227,14 @@ def _page_fields(node: Any, body: bool) -> tuple[str, str, str] | None:
     "Release date | 2024-03-04"): (version, date, where) from its first tables and field lists."""
     seen = 0
     for container in node.iter("table", "dl"):
-        if body and _in_chrome(container):
+        if body and in_chrome(container):
             continue
         seen += 1
         if seen > 4:
             break
         ver, when = _fields_of(container)
         if ver and when:
-            return ver, when, "table" if _tag(container) == "table" else "field"
+            return ver, when, "table" if tag_of(container) == "table" else "field"
     return None
 
 
@@ -243,13 +243,13 @@ def _page_fields(node: Any, body: bool) -> tuple[str, str, str] | None:
 # words and then tags ("NEW FEATURES   *new-9*") is a sub-heading; a line opening with a file's tag ("*version9.txt*
 # For Acme version 9.0.  Last change: …") is the file's own header (its stamp), never a release heading.
 _HELP_TAG = r"\*[^\s*|]+\*"
-_HELP_TAGS_LINE = re.compile(r"^\s*(?:" + _HELP_TAG + r"\s*)+$")
-_HELP_TAGGED_HEADING = re.compile(r"^(?P<title>\S.{0,70}?\S)\s+(?:" + _HELP_TAG + r"\s*)+$")
-_HELP_FILE_TAG = re.compile(r"^\s*\*[^\s*|]+\.(?:txt|text|doc)\*")
+HELP_TAGS_LINE = re.compile(r"^\s*(?:" + _HELP_TAG + r"\s*)+$")
+HELP_TAGGED_HEADING = re.compile(r"^(?P<title>\S.{0,70}?\S)\s+(?:" + _HELP_TAG + r"\s*)+$")
+HELP_FILE_TAG = re.compile(r"^\s*\*[^\s*|]+\.(?:txt|text|doc)\*")
 _HELP_TAG_VERSION = re.compile(r"(?i)^\*(?:[a-z][a-z0-9]*[-_]?)?v?(?P<ver>\d+(?:\.\d+)+)\*$")
 
 
-def _help_tags_version(s: str) -> str | None:
+def help_tags_version(s: str) -> str | None:
     """The release a line of help tags names (its most specific version tag), else None."""
     best: str | None = None
     for tag in s.split():
@@ -263,7 +263,7 @@ def _plain_text(node: Any, body: bool) -> tuple[Any, list[str]] | None:
     """(the ``<pre>``, its lines) of a page whose content is plain text with at least two version headings (a line of
     help tags naming a version counts: ``*version-9.0*``)."""
     for pre in node.iter("pre"):
-        if body and _in_chrome(pre):
+        if body and in_chrome(pre):
             continue
         text = pre.text_content()
         if len(text) < 200:
@@ -272,8 +272,8 @@ def _plain_text(node: Any, body: bool) -> tuple[Any, list[str]] | None:
         n = 0
         for ln in lines:
             s = ln.strip().lstrip("#").strip()
-            if (s.endswith("*") and _HELP_TAGS_LINE.match(s) and _help_tags_version(s)) or (
-                    s and len(s) <= 120 and not ln[:1].isspace() and _QUICK_DIGITS.search(s) and version_heading(s)):
+            if (s.endswith("*") and HELP_TAGS_LINE.match(s) and help_tags_version(s)) or (
+                    s and len(s) <= 120 and not ln[:1].isspace() and QUICK_DIGITS.search(s) and version_heading(s)):
                 n += 1
                 if n >= 2:
                     return pre, lines
@@ -295,8 +295,8 @@ def _chapter_release(node: Any, url: str, body: bool) -> tuple[tuple[str | None,
 
 
 @dataclass
-class _Screen:
-    """What a page's URL, title, first heading and markdown say before its tree is read (:func:`_screen`)."""
+class Screen:
+    """What a page's URL, title, first heading and markdown say before its tree is read (:func:`read_screen`)."""
 
     h1: Any  # the first <h1> outside the page's chrome
     h1_text: str
@@ -324,32 +324,32 @@ class _Screen:
         return bool(self.maybe_change or self.phrases or self.flags or self.one or self.titled or (self.plain and code_chars))
 
 
-def _screen(node: Any, url: str, title: str, body: bool, text: str | None, code_chars: int) -> _Screen:
+def read_screen(node: Any, url: str, title: str, body: bool, text: str | None, code_chars: int) -> Screen:
     """The page's URL, title and first heading, and the pre-screen over its markdown (``text``; None: every scan runs)."""
     strong_url, weak_url = _url_hint(url)
-    h1 = next((h for h in node.iter("h1") if not (body and _in_chrome(h))), None)
+    h1 = next((h for h in node.iter("h1") if not (body and in_chrome(h))), None)
     h1_text = heading_text(h1) if h1 is not None else ""
     title_hint = bool(_CHANGE_TITLE.search(h1_text) or _CHANGE_TITLE.search(title or ""))
     phrases, verbs, flags = _markdown_hints(node, body, text)
     plain = text is None or code_chars >= 200 and code_chars > 0.6 * len(text)  # the page's <pre> may be its content
     one: tuple[str | None, str, str] | None = _one_release(h1_text, title)
     titled = bool(title) and _release_like(title) and version_heading(title) is not None  # "Release 15": a date may follow
-    return _Screen(h1, h1_text, strong_url, weak_url, title_hint, phrases, verbs, flags, plain, one, titled)
+    return Screen(h1, h1_text, strong_url, weak_url, title_hint, phrases, verbs, flags, plain, one, titled)
 
 
 def _markdown_hints(node: Any, body: bool, text: str | None) -> tuple[int, frozenset[str], frozenset[str]]:
     """(marker phrases, their verbs, structure flags) of the page's markdown; without markdown every scan runs."""
     low = text.lower() if text is not None else None
-    phrases, verbs = _phrases(low) if low is not None else (-1, frozenset(_QUICK_VERBS))
-    flags = _quick_flags(text, low) if text is not None and low is not None else _ALL_FLAGS
+    phrases, verbs = quick_phrases(low) if low is not None else (-1, frozenset(QUICK_VERBS))
+    flags = quick_flags(text, low) if text is not None and low is not None else ALL_FLAGS
     if body and low is not None:  # a generic extractor's markdown leaves out field lists and labels: read the body's text too
         raw = node.text_content().lower()
-        more, more_verbs = _phrases(raw)
+        more, more_verbs = quick_phrases(raw)
         phrases, verbs = max(phrases, more), verbs | more_verbs
-        if "since" not in flags and "since:" in raw and _RAW_SINCE.search(raw):
+        if "since" not in flags and "since:" in raw and RAW_SINCE.search(raw):
             flags = flags | {"since"}  # "Since: 17", the label and its value in one text
         low = raw
-    if low is not None and "since" not in flags and "since " in low and _SINCE_SENTENCE_HINT.search(low):
+    if low is not None and "since" not in flags and "since " in low and SINCE_SENTENCE_HINT.search(low):
         flags = flags | {"since"}  # a Since field whose value is a sentence ("… is available since Acme 2.26.0.")
     return phrases, verbs, flags
 
@@ -357,8 +357,8 @@ def _markdown_hints(node: Any, body: bool, text: str | None) -> tuple[int, froze
 def _version_in_code(h: Any) -> bool:
     """The heading's version sits in a code span with other code ("`use v5.36`", "`require 2.3`"), not alone."""
     for code in h.iter("code", "tt", "kbd"):
-        text = " ".join(_plain(code).split())
-        if _QUICK_DIGITS.search(text) and len(text.split()) > 1:
+        text = " ".join(plain_text(code).split())
+        if QUICK_DIGITS.search(text) and len(text.split()) > 1:
             return True
     return False
 
@@ -376,19 +376,19 @@ def _version_heads(headings: list[Any], htext: dict[int, str]) -> dict[int, tupl
         if vh:
             when, where = vh[1], "heading"
             if when is None:  # a <time datetime> inside the heading
-                t = next(h.iter(*_TIME_TAGS), None)
+                t = next(h.iter(*TIME_TAGS), None)
                 when = find_date((t.get("datetime") or "")[:10]) if t is not None else None
                 where = "time" if when else where
             vheads[id(h)] = (vh[0], when, where)
     return vheads
 
 
-class _Page:
+class PageView:
     """What a page is, read from its tree: its version headings (and the paragraphs that head a version), the one
     release it is about, its plain-text change log, whether it is a change page and has version sections, the
     version it is about and its source kind ("whatsnew", "release-page", "changelog")."""
 
-    def __init__(self, node: Any, url: str, title: str, body: bool, screen: _Screen, headings: list[Any],
+    def __init__(self, node: Any, url: str, title: str, body: bool, screen: Screen, headings: list[Any],
                  htext: dict[int, str]) -> None:
         self.htext = htext  # heading element id → its text
         self.vheads = _version_heads(headings, htext)
@@ -410,7 +410,7 @@ class _Page:
         self.source = self._source(url, title, screen, n_versions)
 
     @staticmethod
-    def _field_release(node: Any, title: str, body: bool, screen: _Screen, n_versions: int) -> tuple[str | None, str, str] | None:
+    def _field_release(node: Any, title: str, body: bool, screen: Screen, n_versions: int) -> tuple[str | None, str, str] | None:
         """The screen's release, else a page about one release whose version and date are only in a field table or list."""
         one, h1_text = screen.one, screen.h1_text
         fields = _page_fields(node, body) if ("field" in screen.flags or "table" in screen.flags) and not n_versions and not one else None
@@ -418,7 +418,7 @@ class _Page:
             one = fields  # a page about one release whose version and date are only in a field table or list
         return one
 
-    def _lead_release(self, screen: _Screen, headings: list[Any], n_versions: int, one: tuple[str | None, str, str] | None
+    def _lead_release(self, screen: Screen, headings: list[Any], n_versions: int, one: tuple[str | None, str, str] | None
                       ) -> tuple[str | None, str, str] | None:
         """``one``, else the release the page's title heading names with a date right after it ("Announcing Acme 2.3" and
         the post's <time> under it; "Release 15" + "Release date:")."""
@@ -434,7 +434,7 @@ class _Page:
                 return (ver, after[0], after[1])
         return None
 
-    def _version(self, screen: _Screen, title: str, n_versions: int) -> str | None:
+    def _version(self, screen: Screen, title: str, n_versions: int) -> str | None:
         """A change page's version: its first heading's before its title's; a title of many releases names none."""
         h1 = screen.h1
         page_version = page_version_of(screen.h1_text)
@@ -442,7 +442,7 @@ class _Page:
             page_version = self.vheads[id(h1)][0]
         return page_version or page_version_of(title or "") or (self.one[0] if self.one is not None else None)
 
-    def _source(self, url: str, title: str, screen: _Screen, n_versions: int) -> str:
+    def _source(self, url: str, title: str, screen: Screen, n_versions: int) -> str:
         """The page's source kind: "whatsnew", "release-page" (also a page about one release) or "changelog"."""
         titles = " | ".join(t for t in (screen.h1_text, title) if t)
         whatsnew = bool(re.search(r"(?i)what(?:[’'`]?s|\s+is)[\s_-]*new", titles) or

@@ -7,29 +7,29 @@ import re
 
 from skill3crawl.extract.releases import VER, VER_RE, normalize_version
 
-_VER = VER
-_VER_RE = VER_RE
+MARKER_VER = VER
+MARKER_VER_RE = VER_RE
 # "New in version 3.11", "Added in v2.3", "Added in: v9.0.0", "Changed in version 3.8", "Deprecated since version
 # 3.11, will be removed in version 3.13", "Removed in 3.12", "Added in Python 3.11" (one product word allowed), "This
 # feature is available in Acme 3.7 and later" (added; never "will be / not / no longer available in").
-_MARKER_RE = re.compile(
+MARKER_RE = re.compile(
     r"(?i)(?<![\w-])(?<!what's )(?<!whats )(?<!what’s )"
     r"(?P<verb>new|added|introduced|changed|deprecated|removed|(?<!will be )(?<!to be )(?<!not )(?<!longer )available)\s+(?:in|since|as\s+of)\s*:?\s+"
     r"(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w+#-]{0,30}\s+)(?=v?\d+\.\d)|[a-z]{1,6}(?=\d+\.\d))?"
-    rf"(?P<ver>{_VER})(?![\w-]|\.\d)(?!\s*(?:ms|s|secs?|seconds?|minutes?|hours?|days?|%|x|[kmg]i?b)\b)"
+    rf"(?P<ver>{MARKER_VER})(?![\w-]|\.\d)(?!\s*(?:ms|s|secs?|seconds?|minutes?|hours?|days?|%|x|[kmg]i?b)\b)"
     r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+|to\s+be\s+|is\s+scheduled\s+(?:for|to\s+be)\s+)?(?:removed|removal)\s+in\s+"
-    rf"(?:(?:version|release)\s*|[A-Za-z][\w+#-]{{0,30}}\s+(?=v?\d))?(?P<rem>{_VER}))?"
+    rf"(?:(?:version|release)\s*|[A-Za-z][\w+#-]{{0,30}}\s+(?=v?\d))?(?P<rem>{MARKER_VER}))?"
 )
 # A sentence that opens with the version it holds from: "Since Acme 4.2.0, the tool …", "As from R 4.2.0, …", "As of
 # version 2.3 the …", "Starting with 1.5, …" (changed; a dotted version, never a year; a sentence that says "will" is an
 # announcement, not a release — the caller checks).
-_OPENER_RE = re.compile(
+OPENER_RE = re.compile(
     r"(?:^|(?<=[.!?:;]\s)|(?<=\()|(?<=^\s))(?P<verb>Since|As\s+from|As\s+of|From|Starting\s+(?:with|in|from)|Beginning\s+with)\s+"
     r"(?:(?:version|release)\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d+\.\d))?v?(?P<ver>\d+(?:\.\d+)+)(?![\w-]|\.\d)(?P<rem>)"
 )
-_VERB_KIND = {"new": "added", "added": "added", "introduced": "added", "available": "added", "changed": "changed",
+VERB_KIND = {"new": "added", "added": "added", "introduced": "added", "available": "added", "changed": "changed",
               "deprecated": "deprecated", "removed": "removed"}
-_SPHINX_KIND = {"versionadded": "added", "versionchanged": "changed", "deprecated": "deprecated",
+SPHINX_KIND = {"versionadded": "added", "versionchanged": "changed", "deprecated": "deprecated",
                 "deprecated-removed": "deprecated", "versionremoved": "removed"}
 
 
@@ -40,22 +40,22 @@ _SECTION_KIND = (
     (re.compile(r"(?i)^\W*(?:deprecated|deprecations|pending\s+removal)"), "deprecated"),
     (re.compile(r"(?i)^\W*(?:removed|removals|removal)"), "removed"),
 )
-_REMOVAL_IN = re.compile(r"(?i)remov\w*\s+in\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(?P<ver>" + _VER + r")")
+_REMOVAL_IN = re.compile(r"(?i)remov\w*\s+in\s+(?:version\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d))?(?P<ver>" + MARKER_VER + r")")
 
 
-def _marker_fields(text: str) -> tuple[str, str, str | None] | None:
-    m = _MARKER_RE.search(text)
+def marker_fields(text: str) -> tuple[str, str, str | None] | None:
+    m = MARKER_RE.search(text)
     if not m:
         return None
-    return _VERB_KIND[m.group("verb").lower()], normalize_version(m.group("ver")), normalize_version(m.group("rem")) if m.group("rem") else None
+    return VERB_KIND[m.group("verb").lower()], normalize_version(m.group("ver")), normalize_version(m.group("rem")) if m.group("rem") else None
 
 
-def _removed_in(text: str) -> str | None:
+def removed_in(text: str) -> str | None:
     m = _REMOVAL_IN.search(text)
     return normalize_version(m.group("ver")) if m else None
 
 
-def _kind_of_text(text: str, default: str = "changed") -> str:
+def kind_of_text(text: str, default: str = "changed") -> str:
     """A History row's kind from its change text ("Added in: v9.0.0" → added, "Deprecated…" → deprecated)."""
     t = text.lower().lstrip(" *_`")
     if re.match(r"(?:added|introduced|new\b)", t):
@@ -67,7 +67,7 @@ def _kind_of_text(text: str, default: str = "changed") -> str:
     return default
 
 
-def _section_kind(stack: list[tuple[int, str, str | None]]) -> str:
+def section_kind(stack: list[tuple[int, str, str | None]]) -> str:
     for _level, text, _anchor in reversed(stack):
         for rx, kind in _SECTION_KIND:
             if rx.match(text):

@@ -9,19 +9,19 @@ from functools import lru_cache
 from lxml import etree
 
 from skill3crawl.extract.releases import version_heading
-from skill3crawl.extract.versions.phrases import _VER_RE
+from skill3crawl.extract.versions.phrases import MARKER_VER_RE
 from synth.skill.markdown import heading_title
 
 # On the lower-cased markdown: which marker phrases are there, how many? (" in 3.11" first — a literal
 # start scans fast — then the verb before it.)
 _QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?(?:v|[a-z]{1,6}(?=\d+\.\d))?\d")
-_QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced", "available")
+QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced", "available")
 _QUICK_SINCE = re.compile(r"since(?::[\s*_]*(?:[a-z/]+ )?v?\d|[\s*_]+(?:[a-z/]+ )?v?\d[\w.]*[\s*_]*(?:\n|\||$))")
 _AT_LEAST_HINT = re.compile(r"(?:>=|≥)\s*v?\d+\.\d")
-_RAW_SINCE = re.compile(r"since:\s*(?:[a-z/]+\s)?v?\d")
+RAW_SINCE = re.compile(r"since:\s*(?:[a-z/]+\s)?v?\d")
 # A "Since" field whose value is a sentence: "This function is available since Acme 2.26.0." (lower-cased text)
 # or a label with the product and version before its colon ("Since Acme 4.8:")
-_SINCE_SENTENCE_HINT = re.compile(r"(?:available|supported|present|introduced|provided) (?:since|as of) (?:[a-z][\w/+#-]* ){0,2}v?\d"
+SINCE_SENTENCE_HINT = re.compile(r"(?:available|supported|present|introduced|provided) (?:since|as of) (?:[a-z][\w/+#-]* ){0,2}v?\d"
                                   r"|since (?:[a-z][\w/+#-]* )?v?\d+(?:\.\d+)*:")
 _PSEUDO_HINT = re.compile(r"[\W_]{0,6}(?:(?:[A-Za-z][\w.+#/'’-]*\s+){0,4}\[?v?\d+\.\d|(?:19|20)\d\d[-/]\d)")
 _QUICK_PLUS = re.compile(r"(?<![\w.+])v?\d+(?:\.\d+)+\+(?![\w+])")
@@ -31,7 +31,7 @@ _MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 _HEADING_END_VER = re.compile(r"\S\s*(?:[A-Za-z]+\s+)?v?\d+(?:\.\d+)+\W{0,3}$")
 _BARE_VERSION_LINE = re.compile(r"[\W_]*v?\d+(?:\.\d+)+\+?[\W_]*$")
 _SECTION_NUMBER = re.compile(r"#+\s*(?:\d+\.)*\d+\.?(?:\s|(?=[A-Za-z]))")
-_QUICK_DIGITS = re.compile(r"\d\.\d|\d{4}")
+QUICK_DIGITS = re.compile(r"\d\.\d|\d{4}")
 # the text nodes that may hold a verb's phrase (its first letter left out: "Added" and "added" alike)
 _VERB_XP = {"added": ("dded in", "dded In"), "new": ("ew in", "ew In"), "changed": ("hanged in", "hanged In"),
             "deprecated": ("eprecated",), "removed": ("emoved in", "emoved In"), "introduced": ("ntroduced in", "ntroduced In"),
@@ -40,14 +40,14 @@ _VERB_XP = {"added": ("dded in", "dded In"), "new": ("ew in", "ew In"), "changed
 # A sentence that opens with the version it holds from ("Since Acme 4.2.0, …"; lower-cased text)
 _QUICK_OPENER = re.compile(r"(?:^|[.!?:;(]\s?|\n)\s*(?:since|as from|as of|from|starting (?:with|in|from)|beginning with) "
                            r"(?:version |release |[a-z][\w+#-]{0,30} )?v?\d+\.\d")
-_ALL_FLAGS = frozenset(("hver", "badge", "pseudo", "since", "plus", "table", "field"))
+ALL_FLAGS = frozenset(("hver", "badge", "pseudo", "since", "plus", "table", "field"))
 
 
-def _phrases(low: str) -> tuple[int, frozenset[str]]:
+def quick_phrases(low: str) -> tuple[int, frozenset[str]]:
     n, verbs = 0, set()
     for m in _QUICK.finditer(low):
         before = low[max(0, m.start() - 16):m.start()]
-        verb = next((v for v in _QUICK_VERBS if before.endswith(v)), None)
+        verb = next((v for v in QUICK_VERBS if before.endswith(v)), None)
         if verb and not before.endswith(("be removed", "to removed")):
             n += 1
             verbs.add(verb)
@@ -57,7 +57,7 @@ def _phrases(low: str) -> tuple[int, frozenset[str]]:
     return n, frozenset(verbs)
 
 
-def _quick_flags(text: str, low: str) -> frozenset[str]:
+def quick_flags(text: str, low: str) -> frozenset[str]:
     """Which structures the page's markdown may hold (each flag turns one scan on): one pass over its short lines
     (headings with a version after any section number, version lines, table headers, field labels)."""
     flags: set[str] = set()
@@ -79,9 +79,9 @@ def _quick_flags(text: str, low: str) -> frozenset[str]:
 
 def _heading_flags(ln: str, flags: set[str]) -> None:
     """A markdown heading line: a version after any section number ("hver"), a version at its end ("badge")."""
-    if "hver" not in flags and _QUICK_DIGITS.search(ln):
+    if "hver" not in flags and QUICK_DIGITS.search(ln):
         m = _SECTION_NUMBER.match(ln)  # "## 4.1. Usage" is a numbered section, "## 2.3.0 (…)" a release
-        if (_VER_RE.search(ln, m.end() if m else 0) or m and version_heading(ln.lstrip("# "))) and heading_title(ln) is not None:
+        if (MARKER_VER_RE.search(ln, m.end() if m else 0) or m and version_heading(ln.lstrip("# "))) and heading_title(ln) is not None:
             flags.add("hver")
     if "badge" not in flags and _HEADING_END_VER.search(ln):
         flags.add("badge")  # a version at a heading's end: a since label or badge in it
@@ -127,6 +127,6 @@ def _plus_badge(text: str) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _text_xp(verbs: frozenset[str]) -> etree.XPath:
+def text_xp(verbs: frozenset[str]) -> etree.XPath:
     tests = " or ".join(f"contains(., '{needle}')" for v in sorted(verbs) for needle in _VERB_XP[v])
     return etree.XPath(f"descendant::text()[{tests}]")

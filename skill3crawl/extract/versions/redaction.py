@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from skill3crawl.extract.versions.tree import _WS
+from skill3crawl.extract.versions.tree import WS
 from synth.vet.redact import filename_for_language, redact_text
 
 _CHUNK = re.compile(r"(?<=[.:;!?])\s+| — ")
@@ -24,7 +24,7 @@ def redact_changes(changes: list[dict[str, Any]], excerpts: list[str], trusted: 
     a code block that is one of the page's code blocks takes its redacted text from ``code_map``
     (original → redacted), any other is scanned.
     """
-    seen = "\n".join(_WS.sub(" ", e) for e in excerpts) if trusted else ""
+    seen = "\n".join(WS.sub(" ", e) for e in excerpts) if trusted else ""
     total = 0
     short: dict[str, str] = {}
 

@@ -1,25 +1,67 @@
-"""The scan of one page (:func:`scan_changes`, :func:`find_changes`): the page read, the passes run, then each
-entry's document order, heading path and code blocks."""
+"""The scan of one page (:func:`scan`, the package's entry, → :class:`PageChanges`; :func:`find_changes` and
+:func:`scan_changes` give the same as JSON): the page read, the passes run, then each entry's document order,
+heading path and code blocks."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Callable
 
 from skill3crawl.extract.code import NOT_CODE, code_language, code_text
 from skill3crawl.extract.releases import heading_text
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_CODE, MAX_CODE_CHARS, MAX_PATH, MAX_PATH_CHARS
-from skill3crawl.extract.versions.fields import _history_tables, _labels
-from skill3crawl.extract.versions.markers import _attribute_markers, _directives, _tab_markers, _text_markers
+from skill3crawl.extract.versions.fields import history_tables, label_markers
+from skill3crawl.extract.versions.markers import attribute_markers, directive_markers, tab_markers, text_markers
 from skill3crawl.extract.versions.page import (
-    _Page,
-    _Screen,
-    _screen,
+    PageView,
+    Screen,
+    read_screen,
 )
-from skill3crawl.extract.versions.sections import _text_sections, _walk
-from skill3crawl.extract.versions.state import _Scan
-from skill3crawl.extract.versions.tree import _HEADINGS, _PSEUDO_LEVEL, _cap, _doc_keys, _in_chrome, _plain, _tag
+from skill3crawl.extract.versions.sections import text_sections, walk
+from skill3crawl.extract.versions.state import ScanState
+from skill3crawl.extract.versions.tree import HEADINGS, PSEUDO_LEVEL, cap, doc_keys, in_chrome, plain_text, tag_of
+from synth.delta.model import ChangeRecord, ReleaseDate
+
+
+@dataclass(frozen=True)
+class PageChanges:
+    """What one page says changed (:func:`scan`): its change entries and release dates as the crawl writes them into
+    the page's item (``changes``, ``release_dates``: JSON rows, see the package docstring), whether it is a change
+    page (``page_kind``: ``"change"``, ``"doc"``, or ``""`` when the markup could not be read) and the one version a
+    change page is about. :meth:`records` and :meth:`dates` read the rows as the delta model's types."""
+
+    changes: tuple[dict[str, Any], ...] = ()
+    page_kind: str = ""
+    page_version: str | None = None
+    release_dates: tuple[dict[str, Any], ...] = ()
+
+    @classmethod
+    def from_json(cls, found: dict[str, Any]) -> PageChanges:
+        return cls(tuple(found["changes"]), found["page_kind"], found["page_version"], tuple(found["release_dates"]))
+
+    def to_json(self) -> dict[str, Any]:
+        """The page's fields of its item: ``changes``, ``page_kind``, ``page_version``, ``release_dates``."""
+        return {"changes": list(self.changes), "page_kind": self.page_kind, "page_version": self.page_version,
+                "release_dates": list(self.release_dates)}
+
+    def records(self) -> tuple[ChangeRecord, ...]:
+        """The change entries as :class:`~synth.delta.model.ChangeRecord` (a malformed one left out)."""
+        return tuple(r for r in (ChangeRecord.from_json(c) for c in self.changes) if r is not None)
+
+    def dates(self, url: str | None = None) -> tuple[ReleaseDate, ...]:
+        """The release dates as :class:`~synth.delta.model.ReleaseDate` rows, read on ``url``."""
+        rows = (ReleaseDate.from_json({**r, "url": url}) for r in self.release_dates)
+        return tuple(r for r in rows if r is not None)
+
+
+def scan(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None, code_chars: int = 0,
+         code_of: dict[Any, dict[str, str]] | None = None) -> PageChanges:
+    """The package's entry: what the page ``node`` (its main-content element, or the ``<body>`` with ``body=True``)
+    says changed, as :func:`find_changes` reads it (markup it cannot read gives an empty result)."""
+    return PageChanges.from_json(find_changes(node, url, title, body=body, text=text, code_chars=code_chars,
+                                              code_of=code_of))
 
 
 def _empty() -> dict[str, Any]:
@@ -50,15 +92,15 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     if node is None:
         return out
     out["page_kind"] = "doc"
-    screen = _screen(node, url, title, body, text, code_chars)
+    screen = read_screen(node, url, title, body, text, code_chars)
     if text is not None and not screen.worth_scanning(code_chars):
         return out  # nothing to find: the common page costs a few regexes over its markdown
-    headings = [h for h in node.iter(*_HEADINGS) if not (body and _in_chrome(h))]
+    headings = [h for h in node.iter(*HEADINGS) if not (body and in_chrome(h))]
     htext = {id(h): (screen.h1_text if h is screen.h1 else heading_text(h)) for h in headings}
-    page = _Page(node, url, title, body, screen, headings, htext)
+    page = PageView(node, url, title, body, screen, headings, htext)
     out["page_kind"] = "change" if page.is_change else "doc"
     out["page_version"] = page.version
-    scan = _Scan(node, body, page.source, htext, code_of)
+    scan = ScanState(node, body, page.source, htext, code_of)
     if page.one is not None:
         scan.add_date(page.one[0], page.one[1] or None, page.one[2])
     if page.chapter and page.version:  # its pages belong to its release (.chapters: inherited when the feed closes)
@@ -72,44 +114,44 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     return out
 
 
-def _markers(scan: _Scan, screen: _Screen, page: _Page) -> None:
+def _markers(scan: ScanState, screen: Screen, page: PageView) -> None:
     """The marker passes, each only where the screen found what it reads."""
     phrases, flags = screen.phrases, screen.flags
     # 1. Sphinx directives: div.versionadded / versionchanged / deprecated / deprecated-removed / versionremoved
     directives: list[Any] = []
     if phrases:
-        directives = _directives(scan)
+        directives = directive_markers(scan)
     # 2. History tables, tables of versions and dates
-    tables = _history_tables(scan) if "table" in flags else set()
+    tables = history_tables(scan) if "table" in flags else set()
     # 3. the phrases as text: admonition titles, badges, paragraphs, headings
     scan.emitted.update(directives)
     # (on a change page the version sections speak: "deprecated since 2.5" in a 3.0 entry is history)
     if not page.is_change and (phrases < 0 or phrases > len(directives)):
-        _text_markers(scan, screen.verbs, {*directives, *tables})
+        text_markers(scan, screen.verbs, {*directives, *tables})
     # 4. badges, since labels, stability attributes, "X+" badges, tabs labelled as markers
     if flags & {"badge", "since", "plus"}:  # a badge's or label's version shows in a heading or a line of its own
-        _attribute_markers(scan, set(directives), "plus" in flags, screen.heading)
+        attribute_markers(scan, set(directives), "plus" in flags, screen.heading)
     if screen.maybe_change or "since" in flags:
-        _tab_markers(scan)
+        tab_markers(scan)
 
 
-def _sections(scan: _Scan, screen: _Screen, page: _Page) -> None:
+def _sections(scan: ScanState, screen: Screen, page: PageView) -> None:
     """5. version sections, field tables and lists: entries and release dates; a plain-text change log's."""
     labels = "since" in screen.flags
     if page.sections:
-        _walk(scan, page, screen.heading, labels)
+        walk(scan, page, screen.heading, labels)
     elif screen.flags & {"since", "table", "field"}:
-        _labels(scan, screen.heading, labels)
+        label_markers(scan, screen.heading, labels)
     if page.pre_lines:
-        _text_sections(scan, page.pre_lines, screen.h1_text)
+        text_sections(scan, page.pre_lines, screen.h1_text)
 
 
-def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dict[int, Any]) -> None:
+def _finish(scan: ScanState, headings: list[Any], htext: dict[int, str], pseudo: dict[int, Any]) -> None:
     """Document order, then each entry's heading path (from the outline) and code blocks."""
     node, found = scan.node, scan.found
     if not found:
         return
-    doc_key = _doc_keys(node)
+    doc_key = doc_keys(node)
     keys = [doc_key(el) for el, _c, _code in found]
     if len(found) > 1:
         order = sorted(range(len(found)), key=keys.__getitem__)
@@ -124,7 +166,7 @@ def _finish(scan: _Scan, headings: list[Any], htext: dict[int, str], pseudo: dic
             stops.add(cur)
             cur = cur.getparent()
     for el, change, code_el in found:
-        change["path"] = [_cap(t, MAX_PATH_CHARS) for t in change["path"] if t][-MAX_PATH:]
+        change["path"] = [cap(t, MAX_PATH_CHARS) for t in change["path"] if t][-MAX_PATH:]
         if code_el is not None:
             change["code"] = _codes(code_el, stops, scan.code_of)
 
@@ -140,10 +182,10 @@ def _outline_paths(found: list[tuple[Any, dict[str, Any], Any]], keys: list[tupl
     hkeys, paths = [], []
     stack: list[tuple[int, str]] = []
     for h in outline:
-        level = _HEADINGS.get(_tag(h), _PSEUDO_LEVEL)
+        level = HEADINGS.get(tag_of(h), PSEUDO_LEVEL)
         while stack and stack[-1][0] >= level:
             stack.pop()
-        stack.append((level, htext.get(id(h)) or _plain(h)))
+        stack.append((level, htext.get(id(h)) or plain_text(h)))
         hkeys.append(doc_key(h))
         paths.append([t for _l, t in stack])
     for (el, change, _code), key in zip(found, keys):
@@ -179,12 +221,12 @@ def _code_pres(code_el: Any, stops: set[Any]) -> list[Any]:
     """The ``<pre>`` elements of an entry: inside its block (not a heading's), then in the siblings after it up to the
     next heading or entry (at most six siblings)."""
     pres: list[Any] = []
-    if _tag(code_el) not in _HEADINGS:
+    if tag_of(code_el) not in HEADINGS:
         pres += islice(code_el.iter("pre"), MAX_CODE)
     sib, hops = code_el.getnext(), 0
     while sib is not None and len(pres) < MAX_CODE and hops < 6:
-        tag = _tag(sib)
-        if tag in _HEADINGS or sib in stops:
+        tag = tag_of(sib)
+        if tag in HEADINGS or sib in stops:
             break
         if tag == "pre":
             pres.append(sib)

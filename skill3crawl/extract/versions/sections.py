@@ -16,35 +16,35 @@ from skill3crawl.extract.releases import (
     version_heading,
     without_dates,
 )
-from skill3crawl.extract.versions.blocks import _annotated, _Block
+from skill3crawl.extract.versions.blocks import Block, annotated_block
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MIN_ENTRY_CHARS, MIN_ITEM_WORDS
-from skill3crawl.extract.versions.fields import _dl_fields, _table
-from skill3crawl.extract.versions.page import _HELP_FILE_TAG, _HELP_TAGGED_HEADING, _HELP_TAGS_LINE, _help_tags_version, _Page
-from skill3crawl.extract.versions.phrases import _VER, _VER_RE, _removed_in, _section_kind
-from skill3crawl.extract.versions.quick import _QUICK_DIGITS
-from skill3crawl.extract.versions.state import _Scan
+from skill3crawl.extract.versions.fields import dl_fields, table_markers
+from skill3crawl.extract.versions.page import HELP_FILE_TAG, HELP_TAGGED_HEADING, HELP_TAGS_LINE, PageView, help_tags_version
+from skill3crawl.extract.versions.phrases import MARKER_VER, MARKER_VER_RE, removed_in, section_kind
+from skill3crawl.extract.versions.quick import QUICK_DIGITS
+from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import (
-    _HEADINGS,
-    _PSEUDO_LEVEL,
-    _TIME_TAGS,
-    _anchor_up,
-    _clean,
-    _field_list,
-    _heading_anchor,
-    _in_chrome,
-    _inside,
-    _md,
-    _plain,
-    _tag,
+    HEADINGS,
+    PSEUDO_LEVEL,
+    TIME_TAGS,
+    anchor_up,
+    clean,
+    field_list,
+    heading_anchor,
+    in_chrome,
+    inside,
+    md,
+    plain_text,
+    tag_of,
 )
 
 _WAS_RELEASED = re.compile(
-    r"(?i)(?<![\w.])(?P<ver>" + _VER + r")(?![\w-]|\.\d)\s+(?:was|is|has\s+been)\s+(?:officially\s+)?released\s+on\s+"
+    r"(?i)(?<![\w.])(?P<ver>" + MARKER_VER + r")(?![\w-]|\.\d)\s+(?:was|is|has\s+been)\s+(?:officially\s+)?released\s+on\s+"
 )
 _RELEASE_CUE = re.compile(r"(?i)releas|publish|availab|ship|tagged|launch|\bout\b|\bdated?\b")
 
 
-_WALK_TAGS = (*_HEADINGS, "p", "li", "dt", "table", *_TIME_TAGS)
+_WALK_TAGS = (*HEADINGS, "p", "li", "dt", "table", *TIME_TAGS)
 # a theme's stamp of when the page was built or edited ("Last update:", "Last updated on", "Page last modified"): the
 # date under it is the build's, never a release's
 _UPDATE_STAMP = re.compile(
@@ -76,17 +76,17 @@ def _loose_text(el: Any) -> str:
 
 
 
-def _walk(scan: _Scan, page: _Page, page_heading: tuple[str, Any], labels: bool) -> None:
+def walk(scan: ScanState, page: PageView, page_heading: tuple[str, Any], labels: bool) -> None:
     """One pass in document order: the heading outline, version sections and their entries and dates, History
     and version tables, labelled fields (``labels``: short blocks that are a label of their own too)."""
     _Walk(scan, page, page_heading, labels).run()
 
 
 class _Walk:
-    """The state of :func:`_walk`: the enclosing headings, the version section it is in, the version whose date is
+    """The state of :func:`walk`: the enclosing headings, the version section it is in, the version whose date is
     still to be read (``pending``) and the blocks read since its heading."""
 
-    def __init__(self, scan: _Scan, page: _Page, page_heading: tuple[str, Any], labels: bool) -> None:
+    def __init__(self, scan: ScanState, page: PageView, page_heading: tuple[str, Any], labels: bool) -> None:
         self.scan, self.page, self.page_heading, self.labels = scan, page, page_heading, labels
         self.stack: list[tuple[int, str, str | None]] = []  # (level, text, anchor) of the enclosing headings
         self.version: tuple[int, str, Any] | None = None  # (heading level, version, scope: a dl for a dt heading)
@@ -106,12 +106,12 @@ class _Walk:
     def run(self) -> None:
         node, body = self.scan.node, self.scan.body
         for el in node.iter(*_WALK_TAGS):
-            if body and _in_chrome(el):
+            if body and in_chrome(el):
                 continue
             version = self.version
-            if version is not None and version[2] is not None and not _inside(el, {version[2]}, node):
+            if version is not None and version[2] is not None and not inside(el, {version[2]}, node):
                 self.version, self.pending = None, None  # a definition list of versions ended
-                while self.stack and self.stack[-1][0] >= _PSEUDO_LEVEL:
+                while self.stack and self.stack[-1][0] >= PSEUDO_LEVEL:
                     self.stack.pop()
             self.element(el)
         # a date printed after a section's first entries ("X was released on …" further down) reaches them too
@@ -123,42 +123,42 @@ class _Walk:
         """A heading, a ``<time>``, a table, a definition term, or a block of text."""
         scan, tag = self.scan, el.tag
         vh = self.page.vheads.get(id(el)) or self.page.pseudo.get(id(el))
-        if tag in _HEADINGS or (vh and id(el) in self.page.pseudo):
+        if tag in HEADINGS or (vh and id(el) in self.page.pseudo):
             self.heading(el, tag, vh)
-        elif tag in _TIME_TAGS:
+        elif tag in TIME_TAGS:
             if self.pending and self.since_heading <= 3:
                 self.date_for(self.pending, find_date((el.get("datetime") or "")[:10]), "time")
         elif tag == "table":
             if el not in self.done:
                 self.done.add(el)
-                _table(scan, el, self.stack, self.version[1] if self.version else None, self.pending, self.date_for,
+                table_markers(scan, el, self.stack, self.version[1] if self.version else None, self.pending, self.date_for,
                        self.page_heading)
         elif tag == "dt":
             dl = el.getparent()
             if dl is not None and dl not in self.done:
                 self.done.add(dl)
-                _dl_fields(scan, dl, self.pending, self.date_for, self.page_heading, self.labels)
+                dl_fields(scan, dl, self.pending, self.date_for, self.page_heading, self.labels)
             if self.version is None and self.page.is_change and _bare_term(el) and el not in scan.emitted:
                 self.block(el, "dt")  # a list of the release's new APIs: the terms are the content
-        elif not (el in scan.emitted or _inside(el.getparent(), scan.emitted, scan.node) or _field_list(el)):
+        elif not (el in scan.emitted or inside(el.getparent(), scan.emitted, scan.node) or field_list(el)):
             self.block(el, tag)
 
     def heading(self, el: Any, tag: str, vh: tuple[Any, ...] | None) -> None:
         """A heading (or a paragraph that heads a version): the outline, a version section opened or closed, a date
         heading the pending version's section."""
-        level = _HEADINGS.get(tag, _PSEUDO_LEVEL)
+        level = HEADINGS.get(tag, PSEUDO_LEVEL)
         stack = self.stack
         while stack and stack[-1][0] >= level:
             stack.pop()
-        text = self.page.htext.get(id(el)) or _plain(el)
-        stack.append((level, text, _heading_anchor(el) if tag in _HEADINGS else _anchor_up(el, self.scan.node)))
+        text = self.page.htext.get(id(el)) or plain_text(el)
+        stack.append((level, text, heading_anchor(el) if tag in HEADINGS else anchor_up(el, self.scan.node)))
         self.stamp_next = is_update_stamp(text)
         if vh:
             scope = el.getparent() if tag == "dt" else None
             self.version = (level, vh[0], scope)
             self.scan.add_date(vh[0], vh[1], vh[2])
             self.pending, self.since_heading = (None if vh[0] in self.scan.dates else vh[0]), 0
-            loose = _loose_text(el) if self.pending and tag in _HEADINGS else ""
+            loose = _loose_text(el) if self.pending and tag in HEADINGS else ""
             if loose and len(loose) <= MAX_LOOSE_CHARS and not is_update_stamp(loose):
                 when = label_date(loose)
                 if when is None and re.match(r"(?i)^\W*(?:released|published|tagged|shipped)\b", loose):
@@ -177,9 +177,9 @@ class _Walk:
         ver = self.version[1] if self.version else page.version
         want = page.sections and bool(ver) and self.n_entries < MAX_CHANGES
         if self.pending or want or (page.is_change and not self.scan.dates):
-            text = _md(el)
+            text = md(el)
         else:  # a short paragraph may be a label of its own ("Since: OTP 25.0")
-            text = _md(el) if self.labels and len(el.text_content()) <= 80 else ""
+            text = md(el) if self.labels and len(el.text_content()) <= 80 else ""
         if self.stamp_next:  # "Last update:" heading this block: its date is the build's
             self.stamp_next = False
             if text and len(text) <= MAX_LOOSE_CHARS and (label_date(text) or find_date(text)):
@@ -218,7 +218,7 @@ class _Walk:
         hit = label_marker(text)
         if hit and self.scan.mark(el, hit[0], hit[1]):
             head = self.scan.heading_of(el)
-            self.scan.entry(el, hit[0], hit[1], None, _annotated(el, text, False, self.scan.node, head), head[0])
+            self.scan.entry(el, hit[0], hit[1], None, annotated_block(el, text, False, self.scan.node, head), head[0])
             return True
         return False
 
@@ -227,11 +227,11 @@ class _Walk:
         scan, stack = self.scan, self.stack
         if tag == "li":
             scan.emitted.add(el)
-        kind = _section_kind(stack)
+        kind = section_kind(stack)
         heading_texts = " ".join(t for _l, t, _a in stack)
-        rem = _removed_in(heading_texts) if kind == "deprecated" else None
+        rem = removed_in(heading_texts) if kind == "deprecated" else None
         anchor = ("#" + el.get("id")) if el.get("id") else (stack[-1][2] if stack else None)
-        change = scan.entry(el, kind, ver, rem, _Block(text, anchor, None, el), stack[-1][1] if stack else "",
+        change = scan.entry(el, kind, ver, rem, Block(text, anchor, None, el), stack[-1][1] if stack else "",
                             scan.dates.get(ver), path=[t for _l, t, _a in stack])
         if change is not None:
             self.section_entries.append(change)
@@ -242,7 +242,7 @@ def _bare_term(dt: Any) -> bool:
     """A definition term whose definition holds no text of its own (a list of names: "Member Acme::frob ()" and an
     empty definition)."""
     dd = dt.getnext()
-    return dd is None or _tag(dd) != "dd" or not dd.text_content().strip()
+    return dd is None or tag_of(dd) != "dd" or not dd.text_content().strip()
 
 
 def _sentence_date(text: str, ver: str) -> str | None:
@@ -256,7 +256,7 @@ def _sentence_date(text: str, ver: str) -> str | None:
     around = text[max(0, start - 80):start] + " " + text[end:end + 30]
     if not _RELEASE_CUE.search(around):
         return None
-    for m in _VER_RE.finditer(text[:start]):
+    for m in MARKER_VER_RE.finditer(text[:start]):
         other = normalize_version(m.group(1))
         if other != ver and not ver.startswith(other + ".") and not other.startswith(ver + "."):
             return None  # "2.2.0 was released on …": that date is 2.2.0's
@@ -267,7 +267,7 @@ _BULLET = re.compile(r"^(\s*)(?:[-*+•o]|\d{1,3}[.)])\s+(\S.*)$")
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#+`'\".:_])\1{2,}\s*$")
 
 
-def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) -> None:
+def text_sections(scan: ScanState, pre_lines: tuple[Any, list[str]], h1_text: str) -> None:
     """A plain-text change log: version heading lines (alone, or underlined), sub-heading lines ("Bug fixes:",
     underlined words), bullet items and paragraphs as entries, dates from the heading or a field line."""
     pre, lines = pre_lines
@@ -280,12 +280,12 @@ def _text_sections(scan: _Scan, pre_lines: tuple[Any, list[str]], h1_text: str) 
 
     def flush() -> None:
         if item and version:
-            text = _clean(" ".join(s.strip() for s in item))
+            text = clean(" ".join(s.strip() for s in item))
             if len(text) >= MIN_ENTRY_CHARS or len(text.split()) >= MIN_ITEM_WORDS:
                 sub = subs.sub
                 path = [p for p in (h1_text, heading, sub) if p]
-                kind = _section_kind([(0, sub, None)]) if sub else "release"
-                scan.entry(pre, kind, version, None, _Block(text, None, None, None), sub or heading, scan.dates.get(version),
+                kind = section_kind([(0, sub, None)]) if sub else "release"
+                scan.entry(pre, kind, version, None, Block(text, None, None, None), sub or heading, scan.dates.get(version),
                            path=path)
         item.clear()
 
@@ -378,14 +378,14 @@ def _help_line(line: str, s: str) -> tuple[str, str | None] | None:
     """A help file's structure line: ``("skip", None)`` for its own header line (its name, the version it documents,
     its last change) or a line of tags that names no release, ``("version", v)`` for a line of tags naming release v,
     ``("sub", title)`` for a title followed by its tags; None for any other line."""
-    if _HELP_FILE_TAG.match(s):
+    if HELP_FILE_TAG.match(s):
         return "skip", None
     if not s.endswith("*"):
         return None
-    if _HELP_TAGS_LINE.match(s):
-        v = _help_tags_version(s)
+    if HELP_TAGS_LINE.match(s):
+        v = help_tags_version(s)
         return ("version", v) if v else ("skip", None)
-    tagged = _HELP_TAGGED_HEADING.match(s)
+    tagged = HELP_TAGGED_HEADING.match(s)
     if tagged and not _BULLET.match(line):
         return "sub", tagged.group("title").strip().rstrip(":")
     return None
@@ -395,5 +395,5 @@ def _version_line(line: str, s: str, cand: str, underlined: bool) -> tuple[str, 
     """(version, date) when a plain-text line (``s`` stripped, ``cand`` without its '#'s) is a version heading: not
     indented unless underlined or '#'-marked, no bullet."""
     if len(cand) <= 120 and (underlined or not line[:1].isspace() or s.startswith("#")) and not _BULLET.match(line):
-        return version_heading(cand) if _QUICK_DIGITS.search(cand) else None
+        return version_heading(cand) if QUICK_DIGITS.search(cand) else None
     return None

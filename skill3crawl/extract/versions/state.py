@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from skill3crawl.extract.releases import heading_text
-from skill3crawl.extract.versions.blocks import _Block
+from skill3crawl.extract.versions.blocks import Block
 from skill3crawl.extract.versions.bounds import MAX_API_CHARS, MAX_CHANGES, MAX_RELEASE_DATES
-from skill3crawl.extract.versions.tree import _cap, _clean, _heading_anchor, _heading_before
+from skill3crawl.extract.versions.tree import cap, clean, heading_anchor, heading_before
 from synth.delta.model import ChangeRecord
 
 
-class _Scan:
+class ScanState:
     """One page's scan state: the entries found, the release dates, the blocks already taken."""
 
     def __init__(self, node: Any, body: bool, source: str, htext: dict[int, str], code_of: dict[Any, dict[str, str]] | None
@@ -27,12 +27,12 @@ class _Scan:
         self.dates: dict[str, str] = {}
         self.release_dates: list[dict[str, str]] = []
 
-    def entry(self, el: Any, kind: str, ver: str | None, removed_in: str | None, block: _Block, heading: str,
+    def entry(self, el: Any, kind: str, ver: str | None, removed_in: str | None, block: Block, heading: str,
               date: str | None = None, *, path: list[str] | None = None) -> dict[str, Any] | None:
         """A change entry of ``el``: what it says (kind, version, removal), the block it annotates (text, anchor, API,
         code element), the heading it sits under; None when it has no version or text, or the page has enough."""
         text, anchor, api, code_el = block
-        text = _cap(_clean(text))
+        text = cap(clean(text))
         if not (ver and text) or len(self.found) >= MAX_CHANGES:
             return None
         change = ChangeRecord(kind=kind, version=ver, removed_in=removed_in, date=date, text=text, anchor=anchor,
@@ -56,8 +56,8 @@ class _Scan:
 
     def heading_of(self, el: Any) -> tuple[str, str | None, Any]:
         """(text, anchor, element) of the heading ``el`` sits under."""
-        h = _heading_before(el, self.node)
+        h = heading_before(el, self.node)
         if h is None:
             return "", None, None
         text = self.htext.get(id(h))
-        return (heading_text(h) if text is None else text), _heading_anchor(h), h
+        return (heading_text(h) if text is None else text), heading_anchor(h), h

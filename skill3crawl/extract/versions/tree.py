@@ -11,29 +11,29 @@ from skill3crawl.extract.releases import INVISIBLE
 from skill3crawl.extract.versions.bounds import MAX_TEXT
 from synth.skill.quote import shorten
 
-_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_PSEUDO_LEVEL = 7  # a paragraph or definition term that heads a version section sits below every real heading
+HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+PSEUDO_LEVEL = 7  # a paragraph or definition term that heads a version section sits below every real heading
 _TITLE_BLOCK = ("admonition-title", "admonitionheading", "admonition-heading", "admonition_heading")
 _BLOCK_TAGS = {"p", "li", "dd", "dt", "td", "th", "blockquote", "summary", "figcaption", "section", "article", "main",
-               "details", *_HEADINGS}
-_WS = re.compile(r"\s+")
+               "details", *HEADINGS}
+WS = re.compile(r"\s+")
 
 
 _NOTE_COLON = re.compile(r"(?i)(\b(?:version|since|in)\s+v?\d[\w.-]*:)(?=[^\s/])")
 
 
-_BADGE_WORDS = ("badge", "label", "tag", "pill", "chip", "lozenge")
+BADGE_WORDS = ("badge", "label", "tag", "pill", "chip", "lozenge")
 
 
 _CHROME = ("nav", "header", "footer", "aside")
-_TIME_TAGS = ("time", "relative-time", "local-time")
+TIME_TAGS = ("time", "relative-time", "local-time")
 
 
 _STRIP = str.maketrans({"¶": "", "\xa0": " "})
 
 
-def _clean(text: str) -> str:
-    text = _WS.sub(" ", text if text.isascii() else INVISIBLE.sub("", text.translate(_STRIP))).strip()
+def clean(text: str) -> str:
+    text = WS.sub(" ", text if text.isascii() else INVISIBLE.sub("", text.translate(_STRIP))).strip()
     if text.endswith(" #"):  # Docusaurus / MkDocs heading permalinks
         text = text[:-2].rstrip()
     if ":" in text:  # "New in version 3.11:`x`" (inline runs joined without a space)
@@ -41,33 +41,33 @@ def _clean(text: str) -> str:
     return text
 
 
-def _md(el: Any) -> str:
-    return _clean(to_markdown(el))
+def md(el: Any) -> str:
+    return clean(to_markdown(el))
 
 
-def _plain(el: Any) -> str:
-    return _clean(el.text_content())
+def plain_text(el: Any) -> str:
+    return clean(el.text_content())
 
 
-def _cap(text: str, n: int = MAX_TEXT) -> str:
+def cap(text: str, n: int = MAX_TEXT) -> str:
     """At most ``n`` characters: whole trailing sentences left out, "…" said (``synth.skill.quote.shorten``)."""
     return text if len(text) <= n else shorten(text, n, hard=n)
 
 
-def _classes(el: Any) -> str:
+def classes(el: Any) -> str:
     return " " + (el.get("class") or "").lower() + " "
 
 
-def _tag(el: Any) -> str:
+def tag_of(el: Any) -> str:
     return el.tag if isinstance(el.tag, str) else ""
 
 
-def _block_of(el: Any, stop: Any) -> Any:
+def block_of(el: Any, stop: Any) -> Any:
     """The nearest block element at or above ``el`` (not above ``stop``)."""
     cur = el
     while cur is not None:
-        tag = _tag(cur)
-        if tag in _BLOCK_TAGS or any(c in _classes(cur) for c in _TITLE_BLOCK):
+        tag = tag_of(cur)
+        if tag in _BLOCK_TAGS or any(c in classes(cur) for c in _TITLE_BLOCK):
             return cur
         if cur is stop:
             return cur
@@ -75,24 +75,24 @@ def _block_of(el: Any, stop: Any) -> Any:
     return el
 
 
-def _definition_of(el: Any, stop: Any) -> Any:
+def definition_of(el: Any, stop: Any) -> Any:
     """The ``dd`` a marker sits in (through wrappers like blockquote/div), unless a list item or section comes first."""
     cur = el.getparent()
     while cur is not None and cur is not stop:
-        tag = _tag(cur)
+        tag = tag_of(cur)
         if tag == "dd":
             return cur
-        if tag in ("li", "section", "article", "td", "details") or tag in _HEADINGS:
+        if tag in ("li", "section", "article", "td", "details") or tag in HEADINGS:
             return None
         cur = cur.getparent()
     return None
 
 
-def _dt_of(dd: Any) -> Any:
+def dt_of(dd: Any) -> Any:
     return _partner(dd, "dt", "dd", lambda el: el.getprevious())
 
 
-def _dd_of(dt: Any) -> Any:
+def dd_of(dt: Any) -> Any:
     return _partner(dt, "dd", "dt", lambda el: el.getnext())
 
 
@@ -100,18 +100,18 @@ def _partner(el: Any, want: str, stop: str, step: Callable[[Any], Any]) -> Any:
     """The nearest ``want`` sibling of ``el`` in ``step``'s direction (a definition list's term or description),
     or None when a ``stop`` sibling comes first."""
     sib = step(el)
-    while sib is not None and _tag(sib) != want:
-        if _tag(sib) == stop:
+    while sib is not None and tag_of(sib) != want:
+        if tag_of(sib) == stop:
             return None
         sib = step(sib)
     return sib
 
 
-def _is_title(el: Any) -> bool:
-    return _tag(el) == "summary" or any(c in _classes(el) for c in _TITLE_BLOCK)
+def is_title(el: Any) -> bool:
+    return tag_of(el) == "summary" or any(c in classes(el) for c in _TITLE_BLOCK)
 
 
-def _anchor_up(el: Any, stop: Any) -> str | None:
+def anchor_up(el: Any, stop: Any) -> str | None:
     cur = el
     while cur is not None:
         if cur.get("id"):
@@ -122,19 +122,19 @@ def _anchor_up(el: Any, stop: Any) -> str | None:
     return None
 
 
-def _heading_anchor(h: Any) -> str | None:
+def heading_anchor(h: Any) -> str | None:
     if h.get("id"):
         return "#" + h.get("id")
     parent = h.getparent()
-    if parent is not None and parent.get("id") and _tag(parent) in ("section", "div", "article"):
+    if parent is not None and parent.get("id") and tag_of(parent) in ("section", "div", "article"):
         return "#" + parent.get("id")
     prev = h.getprevious()
-    if prev is not None and _tag(prev) == "span" and prev.get("id"):
+    if prev is not None and tag_of(prev) == "span" and prev.get("id"):
         return "#" + prev.get("id")
     return None
 
 
-def _own_wrapper(el: Any, stop: Any) -> Any:
+def own_wrapper(el: Any, stop: Any) -> Any:
     """The outermost element below ``stop`` that holds nothing but ``el`` (a metadata box around a lone "Added in:
     v18.0.0"): the marker's own block, whose neighbours are the heading it follows and the text it annotates.
     Read from the children and their text, never a whole container's text (markers are many on an API page)."""
@@ -148,43 +148,43 @@ def _own_wrapper(el: Any, stop: Any) -> Any:
         cur = parent
 
 
-def _blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
+def blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
     """The text of a container's first blocks, ``skip`` (the block holding a marker) and headings left out."""
     parts: list[str] = []
     size = 0
     for child in container:
-        tag = _tag(child)
-        if not tag or tag in _HEADINGS or tag in ("script", "style", "pre") or child is skip:
+        tag = tag_of(child)
+        if not tag or tag in HEADINGS or tag in ("script", "style", "pre") or child is skip:
             continue
         if skip is not None and child in skip.iterancestors():
             continue
-        text = _md(child)
+        text = md(child)
         if text:
             parts.append(text)
             size += len(text)
             if size >= limit:
                 break
-    return _cap(" ".join(parts), limit)
+    return cap(" ".join(parts), limit)
 
 
-def _in_chrome(el: Any) -> bool:
+def in_chrome(el: Any) -> bool:
     return next(el.iterancestors(*_CHROME), None) is not None
 
 
-def _heading_before(el: Any, stop: Any) -> Any:
+def heading_before(el: Any, stop: Any) -> Any:
     """The heading a node sits under: its own heading ancestor, else the nearest heading before it among the
     preceding siblings of it and its ancestors (sections and flat markdown alike)."""
-    for anc in el.iterancestors(*_HEADINGS):
+    for anc in el.iterancestors(*HEADINGS):
         return anc
     cur = el
     while cur is not None and cur is not stop:
-        for sib in cur.itersiblings(*_HEADINGS, preceding=True):
+        for sib in cur.itersiblings(*HEADINGS, preceding=True):
             return sib
         cur = cur.getparent()
     return None
 
 
-def _doc_keys(stop: Any) -> Callable[[Any], tuple[int, ...]]:
+def doc_keys(stop: Any) -> Callable[[Any], tuple[int, ...]]:
     """Document-order key of an element under ``stop`` (child indices from the top), each parent's children
     counted once (a flat page of thousands of headings stays linear)."""
     positions: dict[Any, dict[Any, int]] = {}  # parent → {child: index}; the elements kept, so they keep their identity
@@ -206,14 +206,14 @@ def _doc_keys(stop: Any) -> Callable[[Any], tuple[int, ...]]:
     return key
 
 
-def _field_list(el: Any) -> bool:
+def field_list(el: Any) -> bool:
     """A paragraph of a metadata field list (Sphinx ``:Release:`` / ``:Date:``, docutils docinfo)."""
     dd = el.getparent()
-    dl = dd.getparent() if dd is not None and _tag(dd) in ("dd", "td") else None
-    return dl is not None and any(k in _classes(dl) for k in ("field-list", "docinfo", "field-body"))
+    dl = dd.getparent() if dd is not None and tag_of(dd) in ("dd", "td") else None
+    return dl is not None and any(k in classes(dl) for k in ("field-list", "docinfo", "field-body"))
 
 
-def _inside(el: Any, group: set[Any], stop: Any) -> bool:
+def inside(el: Any, group: set[Any], stop: Any) -> bool:
     if not group:
         return False
     cur = el
@@ -224,20 +224,20 @@ def _inside(el: Any, group: set[Any], stop: Any) -> bool:
     return False
 
 
-def _pairs(container: Any) -> list[tuple[Any, Any]]:
+def pairs_of(container: Any) -> list[tuple[Any, Any]]:
     """A definition list's (dt, dd) or a table's (label cell, value cell) pairs."""
     pairs: list[tuple[Any, Any]] = []
-    if _tag(container) == "dl":
+    if tag_of(container) == "dl":
         for dt in container:
-            if _tag(dt) == "dt":
-                dd = _dd_of(dt)
+            if tag_of(dt) == "dt":
+                dd = dd_of(dt)
                 if dd is not None:
                     pairs.append((dt, dd))
             if len(pairs) >= 40:
                 break
     else:
         for tr in container.iter("tr"):
-            cells = [c for c in tr if _tag(c) in ("td", "th")]
+            cells = [c for c in tr if tag_of(c) in ("td", "th")]
             if len(cells) == 2:
                 pairs.append((cells[0], cells[1]))
             if len(pairs) >= 40:
