@@ -10,18 +10,13 @@ from rich.console import Console
 
 from synth.pipeline.options import SynthOptions
 from synth.pipeline.run import run_synth
+from tests.delta.changes import change as _ch
 from tests.pipeline.corpus import make_item, write_jsonl
 
 HOST = "http://docs.acme.example"
 BUILD = "2026-10-07"
 
 
-def _ch(kind, version, text, path, api=None):
-    c = {"kind": kind, "version": version, "text": text, "heading": path[-1], "anchor": None, "date": None,
-         "removed_in": None, "path": path}
-    if api:
-        c["api"] = api
-    return c
 
 
 def _site() -> list[dict]:

@@ -10,18 +10,13 @@ from synth.delta.classify import feature_title, section_of
 from synth.delta.ledger import Ledger, object_of
 from synth.delta.render import entry_line, headline_entries
 from synth.delta.timeline import Timeline
+from tests.delta.changes import change as _ch
 
 CUTOFF = date(2022, 1, 1)
 TODAY = date(2026, 6, 1)
 TITLE = "What's new in 2.3.0 (March 4, 2022)"
 
 
-def _ch(kind, version, text, path, api=None):
-    c = {"kind": kind, "version": version, "text": text, "heading": path[-1], "anchor": None, "date": None,
-         "removed_in": None, "path": path}
-    if api:
-        c["api"] = api
-    return c
 
 
 def _finish(pages):
