@@ -30,21 +30,26 @@ class PageChanges:
     """What one page says changed (:func:`scan`): its change entries and release dates as the crawl writes them into
     the page's item (``changes``, ``release_dates``: JSON rows, see the package docstring), whether it is a change
     page (``page_kind``: ``"change"``, ``"doc"``, or ``""`` when the markup could not be read) and the one version a
-    change page is about. :meth:`records` and :meth:`dates` read the rows as the delta model's types."""
+    change page is about; ``chapter`` when the page heads a group of pages that belong to its release (.chapters:
+    its version, date, title and pages). :meth:`records` and :meth:`dates` read the rows as the delta model's types."""
 
     changes: tuple[dict[str, Any], ...] = ()
     page_kind: str = ""
     page_version: str | None = None
     release_dates: tuple[dict[str, Any], ...] = ()
+    chapter: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, found: dict[str, Any]) -> PageChanges:
-        return cls(tuple(found["changes"]), found["page_kind"], found["page_version"], tuple(found["release_dates"]))
+        return cls(tuple(found["changes"]), found["page_kind"], found["page_version"], tuple(found["release_dates"]),
+                   found.get("chapter"))
 
     def to_json(self) -> dict[str, Any]:
-        """The page's fields of its item: ``changes``, ``page_kind``, ``page_version``, ``release_dates``."""
-        return {"changes": list(self.changes), "page_kind": self.page_kind, "page_version": self.page_version,
-                "release_dates": list(self.release_dates)}
+        """The page's fields of its item: ``changes``, ``page_kind``, ``page_version``, ``release_dates`` (and
+        ``chapter`` when the page heads one)."""
+        out = {"changes": list(self.changes), "page_kind": self.page_kind, "page_version": self.page_version,
+               "release_dates": list(self.release_dates)}
+        return out | ({"chapter": self.chapter} if self.chapter is not None else {})
 
     def records(self) -> tuple[ChangeRecord, ...]:
         """The change entries as :class:`~synth.delta.model.ChangeRecord` (a malformed one left out)."""
