@@ -140,6 +140,16 @@ def navigation(text: str, headings: "tuple[str, ...] | list[str]" = (), api: str
     return None
 
 
+_INHERITED = re.compile(r"(?i)\binherited\s+from\b|^\W*inherited\s+(?:members|methods|properties|signals|attributes)\W*$")
+
+
+def inherited(headings: "tuple[str, ...] | list[str]") -> bool:
+    """Whether the entry is under a section of members inherited from another class ("Properties inherited from
+    GtkWindow (24)", "Methods inherited from class …", "Inherited members"): such a member's version marker is the
+    parent's — of another library when the parent is another product's — and is read on the parent's own page."""
+    return any(_INHERITED.search(h or "") for h in headings)
+
+
 def is_intro(text: str) -> bool:
     """An introduction or cross-reference ("Welcome to …", "See the … release notes") — not a change entry."""
     return bool(_INTRO.match(text or ""))

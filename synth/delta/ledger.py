@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-from synth.delta.changes import Change, identifiers
+from synth.delta.changes import Change
 from synth.delta.classify import (
     ENTRY_KIND,
     KIND_OF_MARKER,
@@ -53,12 +53,14 @@ from synth.delta.cleaning import (
     clean_heading,
     clean_text,
     elide_history,
+    inherited,
     is_intro,
     navigation,
     strip_own_marker,
     strip_stamp,
     unlink_issues,
 )
+from synth.delta.dedupe import dedupe
 from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.delta.model import Delta, DeltaEntry  # noqa: F401 - Delta: the finished ledger, re-exported
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
@@ -260,8 +262,8 @@ class Ledger:
 
         for e in post + undated:
             e.text, e.notes = elide_history(e.text, is_pre)
-        post = _dedupe(post)
-        undated = _dedupe(undated)
+        post = dedupe(post)
+        undated = dedupe(undated)
         post_pages = {c[0] for e in post for c in e.citations[:1] if e.change_page}
         page_code = [(p.url, p.title, text, lang) for p in self.pages if p.url in post_pages for text, lang in p.code]
         month_end = _next_month(cutoff_start)
@@ -433,6 +435,9 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     if nav:
         skipped[nav] += 1
         return None
+    if inherited(ch.path or (ch.heading,)):
+        skipped["a member inherited from another class (its marker is the parent's, read on the parent's page)"] += 1
+        return None
     if text.endswith(":") and (len(text) < 100 or re.search(r"(?i)\bfollowing\b", text[-120:]) and len(text) < 400):
         skipped["a list's lead-in"] += 1
         return None
@@ -479,85 +484,6 @@ def object_of(api: str | None, text: str, heading: str | None) -> tuple[str | No
         head = (heading or "").strip()
         return (head if _DOTTED.match(head) else None), name
     return api, None
-
-
-def _key(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
-
-
-_SIGNATURE = re.compile(r"^\W{0,3}(?:[a-z]+\s+){0,3}([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b")
-
-
-def _names(e: Entry) -> set[str]:
-    """The API a marker annotates: the crawl's ``api``, else the dotted or CamelCase name its signature starts with."""
-    name = e.api
-    if not name:
-        m = _SIGNATURE.match(e.text)
-        name = m.group(1) if m else None
-    if not name:
-        return set()
-    names = {name, re.split(r"[.:/#]", name)[-1]}
-    return {n for n in names if len(n) > 4 and (("." in n) or re.search(r"[a-z][A-Z]|_", n) or n[0].isupper())}
-
-
-def _dedupe(entries: list[Entry]) -> list[Entry]:
-    """Merge entries that state the same change: the same version and text, or a marker on an API page whose
-    API a change-page entry of the same version names (the change page's text is kept, both citations)."""
-    by_text: dict[tuple[str, str], Entry] = {}
-    out: list[Entry] = []
-    for e in entries:
-        k = (e.version, _key(e.text)[:300])
-        first = by_text.get(k)
-        if first is not None:
-            _merge(first, e)
-            continue
-        by_text[k] = e
-        out.append(e)
-    # the same "use X instead of Y" of one version stated on two pages is one entry
-    pairs: dict[tuple, Entry] = {}
-    merged: list[Entry] = []
-    for e in out:
-        pk = (e.version, e.use, e.instead_of) if e.use and e.instead_of else None
-        if pk is not None and pk in pairs:
-            _merge(pairs[pk], e)
-            continue
-        if pk is not None:
-            pairs[pk] = e
-        merged.append(e)
-    out = merged
-    # markers (not on change pages) onto the change-page entry of the same version that names their API
-    mentions: dict[tuple[str, str], Entry] = {}
-    for e in out:
-        if e.change_page:
-            for name in identifiers(e.text):
-                mentions.setdefault((e.version, name), e)
-    kept: list[Entry] = []
-    for e in out:
-        if not e.change_page:
-            target = next((mentions[(e.version, n)] for n in sorted(_names(e), key=len, reverse=True)
-                           if (e.version, n) in mentions), None)
-            if target is not None and target is not e:
-                _merge(target, e)
-                continue
-        kept.append(e)
-    return kept
-
-
-def _merge(into: Entry, other: Entry) -> None:
-    for c in other.citations:
-        if c not in into.citations and len(into.citations) < 8:
-            into.citations.append(c)
-    if not into.code and other.code:
-        into.code, into.code_langs = other.code, other.code_langs
-    if into.area == "General" and other.area != "General":
-        into.area, into.internal = other.area, other.internal
-    if not into.title and other.title:
-        into.title = other.title
-    if not into.api and other.api:
-        into.api = other.api
-    if into.use is None and other.use:
-        into.use, into.instead_of = other.use, other.instead_of
-    into.highlight = into.highlight or other.highlight
 
 
 def _score(e: Entry) -> float:

@@ -515,6 +515,22 @@ def test_an_api_entry_after_a_contents_box_is_a_change(text, api, why):
     assert (got is None) if why is None else (why in got), got
 
 
+@pytest.mark.parametrize("inherited_heading", [
+    "Properties inherited from GtkWindow (24)",
+    "Public Member Functions inherited from Gtk::Widget",
+    "Methods inherited from class acme.base.Frame",
+    "Inherited members",
+])
+def test_a_member_inherited_from_another_class_carries_no_release_of_the_topic(inherited_heading):
+    """A class page's section of members inherited from a parent (often another library's class, with that library's
+    "since 4.6" markers): the markers there are the parent's, read on its own page; the page's own members count."""
+    page = ("http://h/api/class.Frame.html", "Acme.Frame", "doc", None)
+    own = _ch("added", "2.3", "The frame's border width in pixels.", path=["Properties", "Acme.Frame:border"])
+    parent = _ch("added", "4.6", "The titlebar widget of the window.", path=["Properties", inherited_heading, "Base.Window:titlebar"])
+    d = _ledger([(*page, [own, parent])]).finish(_timeline(("2.3", "2022-06-01")), CUTOFF)
+    assert [e.version for e in [*d.post, *d.undated]] == ["2.3"]
+
+
 def test_maintenance_releases_of_an_older_series_never_lead():
     """Release 2.3 (the new series) and maintenance releases 2.2.9, 2.1.14 (series opened before the cutoff) released
     after the cutoff: the new series leads, the maintenance notes only fill the room left."""
