@@ -73,19 +73,24 @@ def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]
 
 def inherit_release(item: dict[str, Any], inherit: dict[str, dict[str, Any]]) -> bool:
     """A page nested in a chapter that states its release (:mod:`skill3crawl.extract.versions.chapters`), without
-    change entries of its own: its blocks become that release's entries and it a change page about it. → changed."""
+    change entries of its own of that release or a later one (a sentence recalling an older version, "Since 1.51.0,
+    an opt-in …", is the page's history, not its release): its blocks become that release's entries (after its own
+    older ones) and it a change page about it. → changed."""
     from skill3crawl.extract.versions.chapters import chapter_key, inherited_changes
+    from synth.delta.versions import parse_version
 
-    if item.get("changes"):
-        return False
     got = next((inherit[k] for u in (item.get("final_url"), item.get("url")) if isinstance(u, str)
                 and (k := chapter_key(u)) in inherit), None)
     if got is None:
         return False
+    release = parse_version(got["version"])
+    own = item.get("changes") or []
+    if release is None or any((v := parse_version(c.get("version"))) is None or v >= release for c in own):
+        return False
     changes = inherited_changes(item.get("excerpts") or [], got["version"], got.get("date"), got.get("title") or "")
     if not changes:
         return False
-    item["changes"], item["page_kind"], item["page_version"] = changes, "change", got["version"]
+    item["changes"], item["page_kind"], item["page_version"] = own + changes, "change", got["version"]
     return True
 
 

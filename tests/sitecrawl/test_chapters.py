@@ -108,6 +108,11 @@ def test_inherited_changes_and_the_feed_rewrite() -> None:
            "changes": [{"kind": "release", "version": "3.1"}]}
     assert inherit_release(own, inherit) is False and own["page_version"] == "3.1"  # its own release entries win
     assert inherit_release({"url": "https://d.org/other.html", "excerpts": excerpts}, inherit) is False
+    # a sentence recalling an older version ("Since Acme 2.1.0, an opt-in …") is the page's history: it still inherits
+    history = {"url": "https://d.org/acme-3/frob.html", "excerpts": excerpts, "page_kind": "doc", "page_version": None,
+               "changes": [{"kind": "added", "version": "2.1.0", "text": "Since Acme 2.1.0, frob has an opt-in list mode."}]}
+    assert inherit_release(history, inherit) is True
+    assert [c["version"] for c in history["changes"]] == ["2.1.0", "3.0.0", "3.0.0"] and history["page_version"] == "3.0.0"
 
 
 def _guide(site: str) -> dict:
