@@ -13,19 +13,13 @@ Usage::
     python bench/delta_snapshot.py record --out DIR CASE ...         # record the digests of DIR/CASE/out
 
 The cases are run by ``run_case.sh`` (cwd: the checkout, its ``.venv``), one request at a time: the ``scrapy``
-it finds is a shim that appends ``-s CONCURRENT_REQUESTS=1 -s CONCURRENT_REQUESTS_PER_DOMAIN=1``. With the
-dev set's 16 concurrent requests the order pages arrive in varies run to run, and so does the skill: entries
-that score alike keep crawl order (tornado62's SKILL.md lists its equal-scored ``Deprecated in 6.2`` lines in
-a different order on two runs of one commit). One request at a time, a case gives the same bytes every run.
-Each file is also recorded with its non-blank lines sorted (``<file>#lines``): ``--any-order`` lets a file pass whose
-lines are the recorded ones in another order, and a difference says whether only the order differs. Not every
-case is byte-stable even one request at a time, because the pages still arrive in varying order and entries
-that score alike keep it: sqlite340 (two runs of main's code differ: 'news.html' before or after
-'releaselog/3_0_0.html'; not recorded), cmake325's references/try.md ('release/3.0.html' before or after
-'release/3.1.html') and python311's references/asyncio.md ('whatsnew/2.0.html' before or after
-'whatsnew/2.2.html'): check cmake325 and python311 with ``--any-order``. Digests recorded from another crawl
-mode (``--out`` on ``run_all.sh``'s outputs) match only the lists' members, not their order; record with
-``--code`` for a byte-exact check.
+it finds is a shim that appends ``-s CONCURRENT_REQUESTS=1 -s CONCURRENT_REQUESTS_PER_DOMAIN=1``. Since the
+ledger reads a crawl's pages in URL order and breaks every tie by URL (synth/delta/ledger.py), the pages a crawl
+fetched decide the skill, not the order they arrived in: the recorded digests come from the dev set's own
+16-request ``run_all.sh`` run (``record --out``) and a re-synthesis of each saved crawl matches them byte for byte.
+``--any-order`` (each file also recorded with its non-blank lines sorted, ``<file>#lines``) remains for a crawl
+that fetched a different set of pages (a page budget cut elsewhere): a difference then says whether only the order
+differs.
 
 What is normalised before hashing (the only run-to-run differences, checked by running a case twice):
 
