@@ -35,7 +35,7 @@ from lxml import html as lxml_html
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse
 
-from skill3crawl.config import setting_or_env
+from skill3crawl.setting_values import setting_or_env
 from synth.core import default_settings
 
 if TYPE_CHECKING:

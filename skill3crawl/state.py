@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
-from skill3crawl import sitedates
-from skill3crawl.sitedates import SiteDates
+from skill3crawl import site_timeline
+from skill3crawl.site_timeline import SiteDates
 from synth.core.errors import ExitCode
 from synth.llm.registry import Choice
 
@@ -78,7 +78,7 @@ def get_state(crawler: Any) -> CrawlState:
         if today:
             state.today = date.fromisoformat(str(today))
         settings = crawler.settings
-        state.site_dates = SiteDates(settings.getint("SKILL3_BUILD_DATE_MIN_PAGES", sitedates.MIN_PAGES),
-                                     settings.getfloat("SKILL3_BUILD_DATE_SHARE", sitedates.SHARE))
+        state.site_dates = SiteDates(settings.getint("SKILL3_BUILD_DATE_MIN_PAGES", site_timeline.MIN_PAGES),
+                                     settings.getfloat("SKILL3_BUILD_DATE_SHARE", site_timeline.SHARE))
         crawler._skill3_state = state
     return state

@@ -26,10 +26,10 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 
-from skill3crawl.config import setting_or_env
 from skill3crawl.discovery import registries as reg
 from skill3crawl.items import FetchedPage
 from skill3crawl.packages.userconfig import registry_base
+from skill3crawl.setting_values import setting_or_env
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.state import get_state
 from synth.core import default_settings

@@ -19,9 +19,9 @@ from datetime import date
 from typing import Any, Mapping
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from skill3crawl.config import setting_or_env
 from skill3crawl.discovery import brave
 from skill3crawl.discovery.brave import SearchResult
+from skill3crawl.setting_values import setting_or_env
 
 SLOT = brave.SLOT
 logger = logging.getLogger(__name__)

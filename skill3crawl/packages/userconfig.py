@@ -126,8 +126,8 @@ DEFAULT_FILE_HOSTS = ("https://files.pythonhosted.org", "https://static.crates.i
 def registry_base(settings: Any, key: str, env: Mapping[str, str] | None = None) -> str:
     """A registry's base URL as configured: skill3's own ``SKILL3_PYPI_URL`` / ``SKILL3_NPM_URL`` / … (setting, else
     environment), else (PyPI, npm) the user's pip / npm configuration, else the public service."""
-    from skill3crawl.config import setting_or_env
     from skill3crawl.discovery.registries import DEFAULT_URLS, SETTINGS
+    from skill3crawl.setting_values import setting_or_env
 
     given = setting_or_env(settings, SETTINGS[key], env)
     if given:

@@ -113,7 +113,7 @@ class DatesPipeline(_Base):
 
 class BuildDatePipeline(_Base):
     """Build-dated hosts: when most pages of a host carry one date (a docs build's stamp), that date says
-    nothing about change. Counts each page's date per host (bounded, :mod:`skill3crawl.sitedates`) and
+    nothing about change. Counts each page's date per host (bounded, :mod:`skill3crawl.site_timeline`) and
     sets ``build_date`` on the host's items once the host is recognised; ``crawl.json`` lists the hosts
     (``build_dated_hosts``), so pages written before the recognition are covered too."""
 

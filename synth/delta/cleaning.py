@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from synth.core.literals import sub
-from synth.delta.lines import version_label
+from synth.delta.numberings import version_label
 from synth.skill.quote import ELLIPSIS
 
 # -- cleaning ---------------------------------------------------------------------------------------------------

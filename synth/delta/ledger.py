@@ -61,8 +61,8 @@ from synth.delta.cleaning import (
     unlink_issues,
 )
 from synth.delta.dedupe import dedupe
-from synth.delta.lines import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.delta.model import Delta, DeltaEntry  # noqa: F401 - Delta: the finished ledger, re-exported
+from synth.delta.numberings import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
 from synth.delta.topic_line import (
     ANNOUNCED,
@@ -154,7 +154,7 @@ class Ledger:
                 if (pv := parse_version(c.version)) is not None and by_version[pv] != c.version}
 
     def placements(self, since: str | None) -> dict[tuple[str, str], Placement]:
-        """Change pages counting in another version line than the API markers (:mod:`synth.delta.lines`): each of
+        """Change pages counting in another version line than the API markers (:mod:`synth.delta.numberings`): each of
         their ``(url, version)`` placed on the markers' line."""
         since_v = parse_version(since) if since else None
         since_label = version_label(since, str(since_v)) if since and since_v is not None else ""

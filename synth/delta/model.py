@@ -148,7 +148,7 @@ class VersionStatus:
     state: str  # "post" | "pre" | "undated"
     date: date | None  # the release date (or the lower bound when inferred after a post-cutoff series)
     how: str  # "dated", "series 3.11.0", "after 3.10 (2021-10-04)", "before 3.12 (…)", "no known date"
-    bound: str | None = None  # another version line's version it is at least ("OTP 25.0"; :mod:`synth.delta.lines`)
+    bound: str | None = None  # another version line's version it is at least ("OTP 25.0"; :mod:`synth.delta.numberings`)
 
     @property
     def post(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from synth.pipeline.synthesize import messages_tokens, synth_messages
+from synth.pipeline.model_calls import messages_tokens, synth_messages
 
 if TYPE_CHECKING:  # pragma: no cover
     from synth.llm.registry import Capabilities
@@ -24,7 +24,7 @@ def evidence_budget(context_tokens: int, topic: str, name: str, cutoff: str, tar
     """Context minus the answer's reserve, the prompt's own text and per-source fence overhead."""
     empty = {"skill_name": name, "target_model": target_model, "cutoff": cutoff, "sources": []}
     overhead = messages_tokens(synth_messages(empty, topic=topic, name=name, today="2026-01-01")) + 40 * n_sources
-    overhead += DELTA_INDEX_TOKENS  # the delta index the prompt may carry (synth.pipeline.synthesize.MAX_INDEX_CHARS)
+    overhead += DELTA_INDEX_TOKENS  # the delta index the prompt may carry (synth.pipeline.model_calls.MAX_INDEX_CHARS)
     return max(MIN_BUDGET, context_tokens - output_reserve(context_tokens) - overhead)
 
 

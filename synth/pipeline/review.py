@@ -16,10 +16,10 @@ from synth.pipeline.budget import MIN_BUDGET
 from synth.pipeline.bundle import select_evidence
 from synth.pipeline.draft import Draft
 from synth.pipeline.inputs import Inputs
+from synth.pipeline.model_calls import repair_messages, verify_messages
 from synth.pipeline.options import SynthOptions
 from synth.pipeline.provider import ModelChoice
 from synth.pipeline.state import RunState
-from synth.pipeline.synthesize import repair_messages, verify_messages
 from synth.pipeline.synthesizer import Synthesizer
 from synth.skill.postprocess import PostProcessError, Skill, postprocess
 from synth.skill.size import estimate_tokens
@@ -77,7 +77,7 @@ def _lint_and_vet_output(skill: Skill, draft: Draft, synthesizer: Synthesizer, i
         report_output,
         vet_output,
     )
-    from synth.pipeline.synthesize import revise_messages
+    from synth.pipeline.model_calls import revise_messages
 
     err = state.err
     sources = draft.sources

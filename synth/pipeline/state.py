@@ -13,8 +13,8 @@ from rich.console import Console
 from synth.core.console import print_warning
 from synth.llm.model import ChatModel, Message
 from synth.llm.progress import generation_progress
+from synth.pipeline.model_calls import CallLog
 from synth.pipeline.options import SynthResult
-from synth.pipeline.synthesize import CallLog
 
 # The run's steps as the user reads them (a phase not named here is shown by its own name).
 STEP_LABELS = {

@@ -16,7 +16,7 @@ from synth.llm.model import ChatModel, LLMError, Message
 from synth.llm.registry import Capabilities, capabilities
 from synth.pipeline.budget import MIN_BUDGET, output_reserve
 from synth.pipeline.extractive import extractive_skill
-from synth.pipeline.synthesize import bundle_nonce, condense_messages, synth_messages
+from synth.pipeline.model_calls import bundle_nonce, condense_messages, synth_messages
 
 if TYPE_CHECKING:  # pragma: no cover
     from synth.pipeline.bundle import Bundle

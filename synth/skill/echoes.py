@@ -2,7 +2,7 @@
 one sentence said over and over. Read by the post-processor (which removes them) and by lint (rules M1,
 N7, which report what is left). Pure functions, no I/O.
 
-The template is skill3's synthesis prompt's section list (``synth.pipeline.synthesize.SYSTEM_SYNTH``): its
+The template is skill3's synthesis prompt's section list (``synth.pipeline.model_calls.SYSTEM_SYNTH``): its
 headings, the notes in parentheses that tell the writer when a section belongs, and the placeholders
 of the title and description. A model that copies them into the skill — ``- ## Modern vs deprecated
 (only if a source…)`` as the first instruction, ``## Examples (code copied verbatim …)`` as a heading,

@@ -8,7 +8,7 @@ import bisect
 import re
 
 from synth.skill.markdown import fence_spans
-from synth.vet.hits import HIDDEN_TAGS, HIDDEN_UNICODE, Hit
+from synth.vet.screen_rules import HIDDEN_TAGS, HIDDEN_UNICODE, Hit
 
 _ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u180e\ufeff"
 _BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"

@@ -11,7 +11,7 @@ import unicodedata
 from typing import Callable, Iterator
 
 from synth.vet.hidden import INVISIBLE
-from synth.vet.hits import ADDRESS, CONCEAL, EXFIL, OVERRIDE, PIPE, ROLE, Hit
+from synth.vet.screen_rules import ADDRESS, CONCEAL, EXFIL, OVERRIDE, PIPE, ROLE, Hit
 
 _I = re.I | re.S
 

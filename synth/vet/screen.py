@@ -60,8 +60,8 @@ from typing import Iterable
 
 from synth.vet.findings import BLOCKING, Finding, stable_hash
 from synth.vet.hidden import hidden_spans, invisible_hits, tag_hits
-from synth.vet.hits import ADDRESS, CATEGORY, CONCEAL, EXFIL, HIDDEN_HTML, HIDDEN_TAGS, HIDDEN_UNICODE, OVERSIZED, PIPE, TITLE, Hit
 from synth.vet.phrasings import phrase_hits
+from synth.vet.screen_rules import ADDRESS, CATEGORY, CONCEAL, EXFIL, HIDDEN_HTML, HIDDEN_TAGS, HIDDEN_UNICODE, OVERSIZED, PIPE, TITLE, Hit
 
 
 def _escalate(hits: list[Hit], text: str) -> None:

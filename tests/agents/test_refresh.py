@@ -157,7 +157,7 @@ def test_a_refresh_with_a_model_reuses_its_answer_to_the_same_bundle(tmp_path):
 
 
 def test_an_answer_holding_a_secret_is_never_kept_for_reuse():
-    from synth.pipeline.synthesize import CallLog
+    from synth.pipeline.model_calls import CallLog
 
     log = CallLog(answers=[{"key": "a", "phase": "synthesize", "text": "Use the token ghp_R8s2Lk5Qw9Zt3Xv7Bn1Mc4Hd6Jf0Gp2Ya8Ue."},
                            {"key": "b", "phase": "verify", "text": "A clean answer."}])

@@ -7,10 +7,10 @@ import pytest
 from scrapy.settings import Settings, default_settings
 
 from skill3crawl import settings as project_settings
-from skill3crawl.config import setting_or_env
 from skill3crawl.discovery import brave
 from skill3crawl.discovery.search import BraveProvider, SearXNGProvider, configured_provider
 from skill3crawl.netguard import trusted_endpoints
+from skill3crawl.setting_values import setting_or_env
 
 SET, ENV = "http://127.0.0.1:8801/res/v1/web/search", "http://127.0.0.1:8802/res/v1/web/search"
 

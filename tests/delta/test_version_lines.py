@@ -7,7 +7,7 @@ import pytest
 from synth.delta.changes import read_changes
 from synth.delta.cleaning import clean_text
 from synth.delta.ledger import Ledger, version_stamp
-from synth.delta.lines import page_label, place_page, version_label
+from synth.delta.numberings import page_label, place_page, version_label
 from synth.delta.render import fold_patches, version_lines
 from synth.delta.timeline import Timeline, VersionStatus
 from tests.delta.test_ledger import _ch

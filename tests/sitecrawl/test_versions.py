@@ -11,7 +11,7 @@ import pytest
 from skill3crawl.corpus import markdown_to_html
 from skill3crawl.extract.content import extract_content, extract_redacted
 from skill3crawl.extract.versions import MAX_CHANGES, WHERE, find_date, page_version_of, version_heading
-from skill3crawl.sitedates import SiteDates
+from skill3crawl.site_timeline import SiteDates
 from tests.mockserver import BUILD_DATE, CHANGELOG_MD, MockServer, bind, change_site, html
 
 SITE = change_site()

@@ -206,7 +206,7 @@ def test_frontmatter_values_never_hold_three_hyphens(tmp_path, description):
 
 def test_the_template_echo_rules_know_the_prompt_they_echo():
     """synth.skill.echoes holds the synthesis prompt's section template: it must be the prompt's."""
-    from synth.pipeline.synthesize import SYSTEM_SYNTH
+    from synth.pipeline.model_calls import SYSTEM_SYNTH
     from synth.skill.echoes import TEMPLATE_HEADINGS, TEMPLATE_NOTES, TEMPLATE_PLACEHOLDERS
 
     template = SYSTEM_SYNTH.split("Then these sections:", 1)[1]

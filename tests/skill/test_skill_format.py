@@ -236,7 +236,7 @@ CODE_WITH_FENCES = "print('a')\n```\n<!-- not prose -->\n~~~\n"
 def test_the_scanner_and_the_prompt_read_a_page_code_block_whole() -> None:
     """A page's code that holds ``` stays one code block in the file the scanner reads and in the prompt."""
     from synth.evidence.item import SourceItem
-    from synth.pipeline.synthesize import render_bundle_source
+    from synth.pipeline.model_calls import render_bundle_source
     from synth.vet.input_vet import render_source
 
     item = SourceItem(url="https://x.example/a", title="A", code_blocks=[{"text": CODE_WITH_FENCES, "language": "py"}])
