@@ -95,17 +95,29 @@ def _bare(version: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.])v?{re.escape(version)}(?![\w]|\.\d)")
 
 
+# "as of 5.38 they will …", "starting with 4.0 this will …": the version opens a clause whose verb is future
+_FROM_THEN = re.compile(r"(?i)\b(?:as\s+of|starting\s+(?:in|with|from)|beginning\s+(?:in|with)|from)"
+                        r"\s+(?:(?:version|release)\s+|[A-Za-z][\w+#/-]{0,30}\s+)?$")
+_THEN_FUTURE = re.compile(r"(?i)^,?\s+(?:(?!and\b|but\b|or\b|nor\b)[\w'’-]+\s+){0,4}?(?:will|shall)\b"
+                          r"(?!\s+(?:be\s+)?(?:still|now)\b)")  # its own clause: "deprecated as of 0.25 and will …" is not
+
+
 def announced(text: str, version: str) -> str | None:
-    """The phrase that names ``version`` only as a future release ("will be removed in 3.0"), when every place
-    ``text`` names it is such a phrase; None otherwise (or when the text does not name it)."""
+    """The phrase that names ``version`` only as a future release ("will be removed in 3.0", "as of 3.0 they will
+    only be …"), when every place ``text`` names it is such a phrase; None otherwise (or when the text does not name
+    it)."""
     phrase = None
     text = text[:MAX_TEXT]
     for m in _bare(version).finditer(text):
         head = text[max(0, m.start() - 80):m.start()]
         f = _FUTURE.search(head)
-        if f is None:
+        if f is not None:
+            phrase = phrase or " ".join((head[f.start():] + m.group(0)).split())
+            continue
+        opener, tail = _FROM_THEN.search(head), _THEN_FUTURE.match(text[m.end():m.end() + 60])
+        if opener is None or tail is None:
             return None
-        phrase = phrase or " ".join((head[f.start():] + m.group(0)).split())
+        phrase = phrase or " ".join((head[opener.start():] + m.group(0) + tail.group(0)).split())
     return phrase
 
 

@@ -46,6 +46,13 @@ def test_a_version_bound_to_another_product(text, version, product):
     ("Deprecated since 1.4, will be removed in 2.0.", "1.4", None),  # the deprecation's own version
     ("New in version 3.0.", "3.0", None),
     ("Removed in 3.0; it was deprecated in 2.5 and will be gone.", "3.0", None),
+    # the version opens a clause whose verb is future
+    ("They remain importable in Acme 5.36; as of Acme 5.38 they will only be importable from acme.util.", "5.38",
+     "as of Acme 5.38 they will"),
+    ("Starting with 4.0 this will raise TypeError.", "4.0", "Starting with 4.0 this will"),
+    ("Deprecated as of 0.25 and will be removed in a future version.", "0.25", None),  # 0.25 is the deprecation's
+    ("From 2.1, the option will still be accepted.", "2.1", None),
+    ("As of 3.0, frob() returns a list.", "3.0", None),
 ])
 def test_a_version_only_announced(text, version, phrase):
     assert announced(text, version) == phrase
