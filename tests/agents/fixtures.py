@@ -35,6 +35,21 @@ def entry(version: str, kind: str, text: str, url: str, *, area: str = "", file:
             "use": use, "instead_of": instead_of}
 
 
+FROB_CHANGES, FROB_WHATSNEW = "https://frob.example/changes", "https://frob.example/whatsnew/3.0"
+
+
+def frob_entries() -> list[dict]:
+    """The frob skill's delta the MCP tests serve: an addition and a removal in 3.0, a deprecation with its
+    replacement in 2.9."""
+    a, b = FROB_CHANGES, FROB_WHATSNEW
+    return [
+        entry("3.0", "added", "`frob.stream()` streams frames from a channel as an asynchronous iterator.", a, area="streams",
+              file="references/streams.md"),
+        entry("3.0", "removed", "The `frob.legacy` module is gone.", a),
+        entry("2.9", "deprecated", "`frob.open()` is deprecated in favour of `frob.connect()`.", b,
+              use="`frob.connect()`", instead_of="`frob.open()`")]
+
+
 def make_run(out: Path, *, name: str = "frob", topic: str = "frob", cutoff: str = "2026-01", version: str = "1.0.0",
              learned: str = "2026-11-01", entries: list[dict] | None = None, versions: list[dict] | None = None,
              used_sources: list[str] | None = None, references: dict[str, str] | None = None,

@@ -6,19 +6,14 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.agents.fixtures import ROOT, data, entry, make_run, params
+from tests.agents.fixtures import FROB_CHANGES, FROB_WHATSNEW, ROOT, data, frob_entries, make_run, params
 
-A, B = "https://frob.example/changes", "https://frob.example/whatsnew/3.0"
+A, B = FROB_CHANGES, FROB_WHATSNEW
 
 
 @pytest.fixture
 def root(tmp_path):
-    make_run(tmp_path / "frob", entries=[
-        entry("3.0", "added", "`frob.stream()` streams frames from a channel as an asynchronous iterator.", A, area="streams",
-              file="references/streams.md"),
-        entry("3.0", "removed", "The `frob.legacy` module is gone.", A),
-        entry("2.9", "deprecated", "`frob.open()` is deprecated in favour of `frob.connect()`.", B,
-              use="`frob.connect()`", instead_of="`frob.open()`")],
+    make_run(tmp_path / "frob", entries=frob_entries(),
         references={"references/streams.md": "# Streams\n\n`frob.stream()` details.\n"})
     return tmp_path
 

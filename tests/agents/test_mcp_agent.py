@@ -20,9 +20,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.agents.fixtures import ROOT, data, entry, make_run, params
+from tests.agents.fixtures import FROB_CHANGES, FROB_WHATSNEW, ROOT, data, entry, frob_entries, make_run, params
 
-A, B = "https://frob.example/changes", "https://frob.example/whatsnew/3.0"
+A, B = FROB_CHANGES, FROB_WHATSNEW
 W = "https://widget.example/releases/2.0"
 
 
@@ -33,12 +33,7 @@ def _big_reference(n: int) -> str:
 
 @pytest.fixture
 def root(tmp_path):
-    make_run(tmp_path / "frob", entries=[
-        entry("3.0", "added", "`frob.stream()` streams frames from a channel as an asynchronous iterator.", A, area="streams",
-              file="references/streams.md"),
-        entry("3.0", "removed", "The `frob.legacy` module is gone.", A),
-        entry("2.9", "deprecated", "`frob.open()` is deprecated in favour of `frob.connect()`.", B,
-              use="`frob.connect()`", instead_of="`frob.open()`")],
+    make_run(tmp_path / "frob", entries=frob_entries(),
         versions=[{"version": "3.0", "date": "2026-06-01", "state": "post", "how": "test"},
                   {"version": "2.9", "date": "2026-03-01", "state": "post", "how": "test"}],
         references={"references/streams.md": "# Streams\n\n## 3.0\n\n- Added in 3.0: `frob.stream()` yields frames "
