@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from skill3crawl.extract.releases import heading_text, label_marker
 from skill3crawl.extract.versions.bounds import MAX_API_CHARS
-from skill3crawl.extract.versions.phrases import MARKER_RE, SPHINX_KIND
+from skill3crawl.extract.versions.phrases import MARKER_RE, SELF_SUBJECT, SPHINX_KIND
 from skill3crawl.extract.versions.tree import (
     HEADINGS,
     anchor_up,
@@ -89,6 +89,24 @@ def _prev_block(el: Any) -> tuple[Any, str, bool]:
     return None, "", False
 
 
+def _annotates_member(unit: Any, h: Any) -> bool:
+    """A bare marker ``unit`` under ``h``, a heading that names an API (a member's signature), that annotates the whole
+    member: its sentence's subject is the member itself ("This function was introduced in Qt 5.15."), or it is the
+    section's last block (nothing but comments and empty elements follow it before the next heading or the end of its
+    container)."""
+    if h is None or heading_api(h) is None:
+        return False
+    if SELF_SUBJECT.match(MARKER_RE.sub("", plain_text(unit)).strip(" .:;,-–—()[]")):
+        return True
+    for sib in unit.itersiblings():
+        tag = tag_of(sib)
+        if tag in HEADINGS:
+            return True
+        if tag and (md(sib) or tag in ("pre", "table", "ul", "ol", "dl")):
+            return False
+    return True
+
+
 def _is_subsection(el: Any) -> bool:
     """A wrapper that opens with a heading of its own (a "Parameters" or "Returns" part of an API's section)."""
     return tag_of(el) in ("div", "section") and any(tag_of(c) in HEADINGS for c in el[:3])
@@ -104,6 +122,14 @@ _API_NAME = re.compile(
     rf"(?i)^(?P<kinds>{_KIND_WORDS}*)(?-i:(?P<name>(?:-{{1,2}}[A-Za-z]|[A-Za-z_$@])[\w$@-]*(?:(?:\.|::|:|#|->)[A-Za-z_$][\w$-]*)*))(?P<call>\s*[(<\[])?"
 )
 _QUALIFIED = re.compile(r"\.|::|:|#|->|_|[a-z][A-Z]")
+# A C-family declaration that opens with its return type ("bool QFile::moveToTrash()", "[static] QStringList
+# QProcess::splitCommand(QStringView command)", "const char *g_get_name (void)"): the scoped name before the "(".
+_DECLARED = re.compile(
+    r"^(?:\[[\w\s]{1,30}\]\s*)*(?:template\s*<[^()]{0,80}?>\s*)?"
+    r"(?:(?:const|unsigned|signed|static|virtual|inline|constexpr|explicit|volatile|struct|enum|class|typename)\s+)*"
+    r"[A-Za-z_][\w:]*(?:<[^()]{0,80}?>)?(?:\s+const)?\s*[*&]*\s+[*&]*"
+    r"(?P<name>[A-Za-z_~][\w~]*(?:::(?:operator\s*(?:\(\)|\[\]|[^\w\s(]{1,3})|[A-Za-z_~][\w~]*))+)\s*\("
+)
 
 
 def api_name(text: str | None, *, signature: bool = False) -> str | None:
@@ -113,6 +139,9 @@ def api_name(text: str | None, *, signature: bool = False) -> str | None:
     text = clean(text or "").lstrip("`*_ ")
     if not text:
         return None
+    declared = _DECLARED.match(text)
+    if declared and len(declared.group("name")) <= MAX_API_CHARS:
+        return declared.group("name")
     m = _API_NAME.match(text)
     if not m:
         return None
@@ -182,8 +211,9 @@ def annotated_block(marker_el: Any, marker_text: str, own_body: bool, stop: Any,
     if unit is marker_el:
         unit = own_wrapper(marker_el, stop)
     prev, prev_text, after_heading = _prev_block(unit)
-    if prev is not None and not after_heading and _is_subsection(prev):
-        # a marker closing an API section after its sub-sections ("Parameters", "Returns"): the section it closes
+    if prev is not None and not after_heading and (_is_subsection(prev) or _annotates_member(unit, heading[2])):
+        # a marker closing an API section after its sub-sections ("Parameters", "Returns") or as the section's last
+        # block ("This function was introduced in Qt 5.15." after a member's description): the section it closes
         return api_block(marker_el, stop, ("", None))
     if prev_text and not after_heading:
         return Block(f"{prev_text} {marker_text}", heading[1], None, prev)
