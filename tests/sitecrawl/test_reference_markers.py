@@ -196,3 +196,18 @@ def test_a_declaration_that_opens_with_its_return_type_names_its_member(text: st
     from skill3crawl.extract.versions.blocks import api_name
 
     assert api_name(text) == api
+
+
+CLASS_PAGE = html("FrobResult Class", "<div class='content mainContent'><div class='sidebar'><div class='toc'>"
+                  "<h3><a name='toc'>Contents</a></h3><ul><li><a href='#public-functions'>Public Functions</a></li>"
+                  "<li><a href='#details'>Detailed Description</a></li></ul></div></div>"
+                  "<h1 class='title'>FrobResult Class</h1><span class='small-subtitle'>class Acme::FrobResult</span>"
+                  "<!-- $$$FrobResult-brief --><p>The FrobResult class holds the result of a call to Acme::frob().</p>"
+                  "<p>This class was introduced in Acme 5.15.</p>" + PROSE + "</div>")
+
+
+def test_a_class_page_s_marker_quotes_the_class_not_the_sidebar_before_its_title() -> None:
+    r = _read(CLASS_PAGE, "acme-frobresult.html")
+    [change] = r["changes"]
+    assert change["version"] == "5.15" and change["text"].startswith("FrobResult Class — class Acme::FrobResult"), change
+    assert "holds the result of a call" in change["text"] and "Contents" not in change["text"]

@@ -240,7 +240,7 @@ def api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> Block:
             h = next((c for c in cur[:4] if tag_of(c) in HEADINGS), None)
             if h is not None:
                 htext = heading_text(h)
-                text = " — ".join(p for p in (htext, blocks_text(cur, el)) if p)
+                text = " — ".join(p for p in (htext, blocks_text(cur, el, after=h)) if p)
                 api = api_name(cur.get("id")) or heading_api(h, htext)
                 return Block(text, ("#" + cur.get("id")) if cur.get("id") else heading_anchor(h), api, cur)
         cur = cur.getparent()
