@@ -211,3 +211,31 @@ def test_a_class_page_s_marker_quotes_the_class_not_the_sidebar_before_its_title
     [change] = r["changes"]
     assert change["version"] == "5.15" and change["text"].startswith("FrobResult Class — class Acme::FrobResult"), change
     assert "holds the result of a call" in change["text"] and "Contents" not in change["text"]
+
+
+def _defined(name: str, signature: str, *blocks: str, note: str) -> str:
+    """A definition in flat markup: its box (a named anchor and a link to it whose text is the defined name), its
+    blocks, then its history note; an empty paragraph between definitions."""
+    anchor = f"(def._{name})"
+    box = (f"<div class='SIntrapara'><table class='boxed'><tr><td>procedure<a name='{anchor}'></a>"
+           f"(<a href='#{anchor.replace('(', '%28').replace(')', '%29')}' class='ValDef'>{name}</a> {signature}</td></tr></table></div>")
+    return "<p></p>" + box + "".join(f"<div class='SIntrapara'>{b}</div>" for b in blocks) + f"<p class='SHistory'>{note}</p>"
+
+
+DEFINITIONS = html("4.4 Strings", "<div class='main'><h2>4.4 Strings</h2>" + PROSE
+                   + _defined("string-span", "str start) → integer?", "Returns the number of characters of the cluster at start.",
+                              "Examples:", "<table><tr><td>&gt; (string-span \"ab\" 0)</td></tr><tr><td>1</td></tr></table>",
+                              note="Added in version 8.6.0.2 of package base.")
+                   + _defined("string-count", "str) → integer?", "Returns the number of grapheme clusters in str.",
+                              note="Added in version 8.6.0.6 of package base. Changed in version 8.6.0.9: Added the exact? argument.")
+                   + "</div>")
+
+
+def test_a_history_note_after_a_definition_marks_that_definition() -> None:
+    r = _read(DEFINITIONS, "strings.html")
+    got = {(c["kind"], c["version"]): c for c in r["changes"]}
+    assert set(got) == {("added", "8.6.0.2"), ("added", "8.6.0.6"), ("changed", "8.6.0.9")}, r["changes"]
+    span = got[("added", "8.6.0.2")]
+    assert span["api"] == "string-span" and span["text"].startswith("procedure(string-span str start) → integer? — Returns the"), span
+    count = got[("changed", "8.6.0.9")]  # a note with words of its own: its text, about the definition it follows
+    assert count["api"] == "string-count" and "Added the exact? argument." in count["text"], count

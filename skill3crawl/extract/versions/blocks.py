@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 from skill3crawl.extract.releases import heading_text, label_marker
 from skill3crawl.extract.versions.bounds import MAX_API_CHARS
@@ -87,6 +88,50 @@ def _prev_block(el: Any) -> tuple[Any, str, bool]:
                 return prev, text, False
         prev = prev.getprevious()
     return None, "", False
+
+
+MAX_DEFINITION_BLOCKS = 8  # blocks a note may follow its definition by (its description, its examples)
+
+
+def _self_link(el: Any) -> tuple[str, str] | None:
+    """(anchor, name) of the definition ``el`` holds: a named anchor and a link to it whose text is the defined name
+    ("<a name='def.x'></a><a href='#def.x'>char-grapheme-step</a>"), as reference generators mark what a box
+    defines; None when it holds none."""
+    names = {a.get("name") for a in el.iter("a") if a.get("name")}
+    if not names:
+        return None
+    for a in el.iter("a"):
+        href = a.get("href") or ""
+        if href.startswith("#") and unquote(href[1:]) in names:
+            name = clean(plain_text(a))
+            if name and len(name) <= MAX_API_CHARS and not name.isspace() and any(c.isalnum() for c in name):
+                return unquote(href[1:]), name
+    return None
+
+
+def _definition_before(unit: Any) -> Block | None:
+    """A note (a bare marker) that follows a definition in flat markup — the definition's box, its description, its
+    examples, then "Added in version 8.6.0.1 …" — annotates that definition: its box and what follows it."""
+    parts: list[str] = []
+    prev = unit.getprevious()
+    seen = 0
+    while prev is not None and seen < MAX_DEFINITION_BLOCKS:
+        tag = tag_of(prev)
+        if tag in HEADINGS:
+            return None
+        text = md(prev) if tag else ""
+        if text:
+            if MARKER_RE.search(text):
+                return None  # another marker's block: the definition is not this note's
+            seen += 1
+            found = _self_link(prev)
+            if found is not None:
+                body = cap(" ".join(reversed(parts)), 500)
+                box = cap(clean(plain_text(prev)), 300)  # a signature box (often a table) as the words it shows
+                return Block(" — ".join(p for p in (box, body) if p), "#" + found[0], found[1], prev)
+            parts.append(text)
+        prev = prev.getprevious()
+    return None
 
 
 def _annotates_member(unit: Any, h: Any) -> bool:
@@ -172,6 +217,27 @@ def heading_api(h: Any, text: str | None = None) -> str | None:
     return api_name(text) or api_name(h.get("id"))
 
 
+def _own_block(block: Any, tag: str, marker_text: str, fallback: str | None) -> Block:
+    """The block a marker with words of its own sits in (a list item, a cell, a term, a paragraph)."""
+    text = md(block) if tag not in ("section", "article", "main") else marker_text
+    api = None
+    if tag == "dt":
+        api = dt_api(block)
+        parent_dd = block.getnext()
+        if parent_dd is not None and tag_of(parent_dd) == "dd":
+            text = " — ".join(p for p in (text, _intro(parent_dd, None)) if p)
+    if marker_text and marker_text not in text:
+        text = f"{text} {marker_text}".strip()
+    anchor = (block.get("id") and "#" + block.get("id")) or fallback  # else the heading's anchor
+    if api is None and tag in ("p", "div") and MARKER_RE.match(text):
+        # a history note ("Changed in version 8.6.0.9: Added the exact-scopes? argument.") after a definition:
+        # the change is the note's own text, about what the definition defines
+        defined = _definition_before(block)
+        if defined is not None:
+            api, anchor = defined.api, defined.anchor
+    return Block(text, anchor, api, block)
+
+
 def annotated_block(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None, Any]
                ) -> Block:
     """(text, anchor, api, code element) of the block a marker annotates (``heading``: the one it sits under)."""
@@ -196,16 +262,7 @@ def annotated_block(marker_el: Any, marker_text: str, own_body: bool, stop: Any,
         container = container if container is not None else block
         return Block(md(container), anchor_up(block, stop) or heading[1], None, container)
     if tag == "li" or tag in ("td", "th", "dt") or own_body:
-        text = md(block) if tag not in ("section", "article", "main") else marker_text
-        api = None
-        if tag == "dt":
-            api = dt_api(block)
-            parent_dd = block.getnext()
-            if parent_dd is not None and tag_of(parent_dd) == "dd":
-                text = " — ".join(p for p in (text, _intro(parent_dd, None)) if p)
-        if marker_text and marker_text not in text:
-            text = f"{text} {marker_text}".strip()
-        return Block(text, (block.get("id") and "#" + block.get("id")) or heading[1], api, block)
+        return _own_block(block, tag, marker_text, heading[1])
     # a bare marker: the paragraph it follows, or the section it opens
     unit = marker_el if tag_of(marker_el) == "div" or block is stop or tag_of(block) in ("section", "article", "main", "body") else block
     if unit is marker_el:
@@ -216,6 +273,9 @@ def annotated_block(marker_el: Any, marker_text: str, own_body: bool, stop: Any,
         # block ("This function was introduced in Qt 5.15." after a member's description): the section it closes
         return api_block(marker_el, stop, ("", None))
     if prev_text and not after_heading:
+        defined = _definition_before(unit)
+        if defined is not None:
+            return defined
         return Block(f"{prev_text} {marker_text}", heading[1], None, prev)
     nxt = _next_block_text(unit)
     api = heading_api(heading[2], heading[0]) if after_heading and heading[2] is not None else None
