@@ -183,3 +183,19 @@ def test_what_a_since_version_knows(version: str, since: str, known: bool) -> No
 
     v, s = parse_version(version), parse_version(since)
     assert v is not None and s is not None and known_by(v, s) is known
+
+
+def test_past_twenty_versions_the_ones_with_the_most_changes_keep_their_lines() -> None:
+    """A major release with many changes and twenty later minor releases: the major one is listed, the minor one with
+    the fewest changes is named on the last line."""
+    led = Ledger()
+    rows = [{"kind": "added", "version": "18.0.0", "text": f"Add the frob{i} option to the knob command of the tool."}
+            for i in range(30)]
+    for minor in range(1, 21):
+        rows += [{"kind": "added", "version": f"18.{minor}.0", "text": f"Add the knob{minor}x{i} option to the frob command."}
+                 for i in range(1 if minor == 5 else 2)]
+    led.observe("http://h/changelog.html", "Changelog", "change", None, 0.9, read_changes(rows))
+    lines = version_lines(led.finish(Timeline(TODAY, since="17"), CUTOFF))
+    assert len(lines) == 21 and any(line.startswith("- **18.0.0**") for line in lines), lines
+    assert [line.split("**")[1] for line in lines[:2]] == ["18.20.0", "18.19.0"]  # newest first, as before
+    assert lines[-1] == "- and 1 more with fewer changes: 18.5.0 (every one in the reference files)"
