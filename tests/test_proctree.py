@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from .proctree import TreeSampler, command_name, descendants, rss_bytes
+from tests.proctree import TreeSampler, command_name, descendants, rss_bytes
 
 # a child that holds ~60 MB and starts a grandchild that holds ~30 MB
 CHILD = (

@@ -1,4 +1,5 @@
-"""Helpers for docs-mode tests: the real `scrapy crawl docs` against loopback sites (see tests/harness.py).
+"""Helpers for docs-mode tests: the real `scrapy crawl docs` against loopback sites (see tests/harness.py); the
+``run_crawl`` fixture reaches every test under tests/crawl/ through tests/crawl/conftest.py.
 
 Warnings are errors in these crawls too (``-W error``)."""
 
@@ -19,7 +20,7 @@ FAST = {
     **harness.FAST,
     "SKILL3_PROGRESS_INTERVAL": "1",
     "LOG_LEVEL": "INFO",
-    "STATS_CLASS": "tests.sitecrawl.statsdump.JsonFileStatsCollector",
+    "STATS_CLASS": "tests.crawl.statsdump.JsonFileStatsCollector",
 }
 
 

@@ -183,8 +183,8 @@ def test_static_site_never_starts_the_browser(tmp_path):
     """SKILL3_JS=auto with Chromium present: no Playwright driver and no Chromium below the crawler, ever."""
     import subprocess
 
-    from .conftest import ROOT, crawl_cmd, crawl_env
-    from .proctree import TreeSampler
+    from tests.crawl.docs_mode import ROOT, crawl_cmd, crawl_env
+    from tests.proctree import TreeSampler
 
     pages = {f"/p{i}.html": (200, "text/html; charset=utf-8", html(f"Page {i}", f"<div role='main'><h1>Page {i}</h1>{LONG}"
              + "".join(f"<a href='/p{j}.html'>p{j}</a>" for j in range(6)) + "</div>")) for i in range(6)}
@@ -255,8 +255,7 @@ class AuthProxy:
 
 def _crawl_behind_proxy(tmp_path, proxy_port: int, settings: dict, credentials: str = ""):
     from tests import harness
-
-    from .conftest import FAST, ROOT, CrawlResult, _spider_args
+    from tests.crawl.docs_mode import FAST, ROOT, CrawlResult, _spider_args
 
     # docs.example.test resolves nowhere: only the proxy (the site server itself, serving absolute-URI requests) reaches it
     args = {"start_urls": f"http://docs.example.test:{proxy_port}/static.html", "output_dir": str(tmp_path / "out")}

@@ -9,9 +9,9 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.crawl.docs_mode import ROOT, CrawlResult, crawl_cmd, crawl_env
 from tests.harness import run_cmd
 from tests.mockserver import MockServer, bind, generated_site
-from tests.sitecrawl.conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
 
 
 def children(pid: int) -> list[int]:

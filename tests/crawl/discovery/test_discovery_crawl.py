@@ -1,4 +1,4 @@
-"""Zero-configuration discovery, as real crawls against loopback doubles (tests/crawl/fake_registries.py).
+"""Zero-configuration discovery, as real crawls against loopback doubles (tests/crawl/discovery/fake_registries.py).
 
 No search key and no hosts: the topic is looked up on (fake) PyPI / npm / crates.io, the chosen
 package's repository releases (Atom) and changelog are fetched from (fake) GitHub, and its
@@ -18,7 +18,7 @@ import pytest
 from synth.evidence.item import SourceItem
 from synth.llm.planner import deterministic_queries
 from tests.crawl.conftest import REPO, read_jsonl, scrapy_crawl
-from tests.crawl.fake_registries import FASTAPI_RELEASES, loopback_world, registry_world, searxng_routes
+from tests.crawl.discovery.fake_registries import FASTAPI_RELEASES, loopback_world, registry_world, searxng_routes
 from tests.harness import skill3
 from tests.mockserver import MockServer, site_routes
 

@@ -13,7 +13,7 @@ from skill3crawl.discovery import registries as reg
 from skill3crawl.discovery.search import BraveProvider, SearXNGProvider, configured_provider, searxng_time_range
 from synth.evidence.cutoff import CutoffError, model_rows, resolve_cutoff, resolve_model
 from synth.evidence.scoring import authority
-from tests.crawl.fake_registries import atom_feed, npm_document, pypi_document
+from tests.crawl.discovery.fake_registries import atom_feed, npm_document, pypi_document
 
 
 @pytest.mark.parametrize("spec, expected", [

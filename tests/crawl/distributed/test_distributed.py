@@ -16,9 +16,8 @@ import pytest
 from skill3crawl import distributed
 from skill3crawl.distributed.idle import RedisWorkerIdle
 from skill3crawl.distributed.scheduler import RedisAddon, RedisScheduler
+from tests.crawl.docs_mode import ROOT, crawl_cmd, crawl_env
 from tests.mockserver import MockServer, bind, generated_site
-
-from .conftest import ROOT, crawl_cmd, crawl_env
 
 REDIS_URL = os.environ.get("SKILL3_TEST_REDIS_URL")
 needs_redis = pytest.mark.skipif(not REDIS_URL, reason="SKILL3_TEST_REDIS_URL not set (scripts/test.sh starts redis-server on loopback)")

@@ -1,4 +1,4 @@
-"""The package itself as a source: real crawls reading release archives from a loopback registry (tests/crawl/fake_packages.py).
+"""The package itself as a source: real crawls reading release archives from a loopback registry (tests/crawl/packages/fake_packages.py).
 
 No search provider and no documentation site answering: the skill comes from the archives alone — the versions
 with their registry dates, the changelog's entries by kind, the API delta by module — and no code of the package
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.crawl.conftest import read_jsonl, scrapy_crawl
-from tests.crawl.fake_packages import DATES, DOCS_RST, PackageRegistry
+from tests.crawl.packages.fake_packages import DATES, DOCS_RST, PackageRegistry
 from tests.mockserver import MockServer, page
 
 

@@ -18,7 +18,7 @@ from skill3crawl.packages.archive import ArchiveError, Limits, read_archive, saf
 from skill3crawl.packages.artifacts import ArchiveRef, npm_archives, pypi_archives, select_releases
 from skill3crawl.packages.files import file_role, page_html, wanted
 from skill3crawl.packages.spider import api_entry, read_gaps
-from tests.crawl.fake_packages import SOURCES, PackageRegistry, hostile, release_files, sdist, wheel
+from tests.crawl.packages.fake_packages import SOURCES, PackageRegistry, hostile, release_files, sdist, wheel
 
 
 def tar_of(members: list[tarfile.TarInfo | tuple[str, bytes]]) -> bytes:

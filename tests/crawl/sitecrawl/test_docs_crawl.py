@@ -10,10 +10,9 @@ import pytest
 
 from synth.evidence.consensus import item_snippets
 from synth.evidence.shingles import snippet_tokens
+from tests.crawl.docs_mode import ROOT, CrawlResult, crawl_cmd, crawl_env
 from tests.harness import run_cmd
 from tests.mockserver import MockServer, bind, generated_site, html
-
-from .conftest import ROOT, CrawlResult, crawl_cmd, crawl_env
 
 HTML = "text/html; charset=utf-8"
 PROSE = "<p>This paragraph explains the configuration of the example service in enough words to be real content.</p>" * 3

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from tests.crawl.docs_mode import CrawlResult
 from tests.mockserver import MockServer, html
-
-from .conftest import CrawlResult
 
 HTML = "text/html; charset=utf-8"
 PROSE = "<p>This paragraph explains the configuration of the example service in enough words to be real content.</p>" * 3

@@ -8,7 +8,7 @@ decides: the ranked candidates (order, scores, consensus counts, kept and droppe
 entries), the read report, the delta record, and the bundles of both selection modes.
 
 Regenerate the fixture (only when a change is *meant* to alter the results):
-    PYTHONPATH=. python -m tests.pipeline.bundle_equivalence
+    PYTHONPATH=. python -m tests.pipeline.bundle.bundle_equivalence
 """
 
 from __future__ import annotations

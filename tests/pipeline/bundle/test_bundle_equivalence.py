@@ -1,13 +1,13 @@
 """The bundle's selection and consensus results on a generated run, compared with a recorded snapshot.
 
-The snapshot (tests/pipeline/fixtures/bundle_equivalence.json) was recorded with the straightforward
+The snapshot (tests/pipeline/bundle/fixtures/bundle_equivalence.json) was recorded with the straightforward
 implementation (every snippet of every item shingled and voted) before the vote was made
 proportional to what can change the selection; any difference here is a behaviour change.
 """
 
 import json
 
-from tests.pipeline.bundle_equivalence import FIXTURE, generate, snapshot
+from tests.pipeline.bundle.bundle_equivalence import FIXTURE, generate, snapshot
 
 
 def test_bundle_results_match_the_recorded_snapshot(tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from synth.pipeline.bundle import parallel
-from tests.pipeline.bundle_equivalence import FIXTURE, generate, snapshot
+from tests.pipeline.bundle.bundle_equivalence import FIXTURE, generate, snapshot
 
 
 @pytest.fixture
@@ -250,7 +250,7 @@ def test_a_spilled_range_names_its_lines_as_the_run_does(tmp_path):
     from synth.pipeline.bundle.read import iter_items
     from synth.pipeline.bundle.summary import Reading
     from synth.pipeline.bundle.vote import Votes
-    from tests.pipeline.test_bundle_equivalence import _UNRELATED, _tokens_run
+    from tests.pipeline.bundle.test_bundle_equivalence import _UNRELATED, _tokens_run
 
     path = _tokens_run(tmp_path / "run.jsonl", b"\xff", [_UNRELATED])
     loose: set[str] = set()

@@ -7,7 +7,7 @@ import pytest
 
 from skill3crawl.extract.content import extract_redacted
 from skill3crawl.extract.releases import label_date, version_heading
-from tests.sitecrawl.change_pages import LEAD, WORDS, hpl, plain, sphinx
+from tests.crawl.extract.versions.change_pages import LEAD, WORDS, hpl, plain, sphinx
 
 ITEM = "<ul><li><p>Added <code>frob.stream()</code>, which iterates over the frames of a channel.</p></li></ul>"
 

@@ -236,7 +236,7 @@ def test_short_list_items_of_a_change_page(item, kept):
 # -- release dates, markers and change pages by structure, in several generators' spellings ---------------------------
 
 from skill3crawl.extract.releases import clean_heading, find_dates, heading_text, label_date  # noqa: E402
-from tests.sitecrawl.change_pages import API_PAGE, DATE_PAGES, FIELDS_PAGE, MARKER_PAGES, NOT_RELEASE_PAGES, TEXT_PAGES  # noqa: E402
+from tests.crawl.extract.versions.change_pages import API_PAGE, DATE_PAGES, FIELDS_PAGE, MARKER_PAGES, NOT_RELEASE_PAGES, TEXT_PAGES  # noqa: E402
 
 
 def extract(pages: dict, name: str) -> dict:
@@ -437,7 +437,7 @@ def test_clean_heading_keeps_text_and_drops_glyphs():
 @pytest.mark.parametrize("news", ["NEWS_RST", "NEWS_PLAIN"])
 def test_a_plain_text_change_log_served_as_text(news):
     """A text/plain NEWS file reaches extraction as markdown rendered to HTML (the spider's path for text bodies)."""
-    from tests.sitecrawl import change_pages
+    from tests.crawl.extract.versions import change_pages
 
     r = extract_redacted(markdown_to_html(getattr(change_pages, news), "NEWS"), "https://acme.dev/NEWS", "NEWS", False)
     assert r["page_kind"] == "change"
@@ -459,7 +459,7 @@ def test_a_hostile_page_stays_within_the_caps():
 def test_crawl_reads_change_pages_by_structure(run_crawl):
     """A real crawl: a plain-text NEWS.txt served as text/plain (a .txt by a change log's conventional name), a post about one release named by nothing but
     its structure, and an API page whose markers are a History table and "Since:" fields."""
-    from tests.sitecrawl.change_pages import NEWS_PLAIN
+    from tests.crawl.extract.versions.change_pages import NEWS_PLAIN
 
     post_url, post = DATE_PAGES["plain-one-release-title"]
     api_url, api_page = MARKER_PAGES["node-history"]
