@@ -44,10 +44,10 @@ same call as the content extraction. Version and date reading: :mod:`skill3crawl
 
 The modules, bottom up: :mod:`.bounds` (the caps), :mod:`.tree` (element helpers), :mod:`.phrases` (the
 marker phrases), :mod:`.blocks` (the block a marker annotates), :mod:`.quick` (the pre-screen over the
-markdown), :mod:`.page` (what a page is), :mod:`.state` (one page's scan state), the passes
+markdown), :mod:`.page` (what a page is), :mod:`.found` (what one page's scan has found so far), the passes
 (:mod:`.markers`, :mod:`.fields`, :mod:`.sections`), :mod:`.scan` (the scan in its steps) and
 :mod:`.redaction`. They share public names only (the helpers of :mod:`.tree`, the phrases of :mod:`.phrases`, the
-scan state of :mod:`.state` …): no module imports another's private name.
+scan state of :mod:`.found` …): no module imports another's private name.
 """
 
 from skill3crawl.extract.releases import find_date, normalize_version, version_heading

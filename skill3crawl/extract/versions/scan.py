@@ -13,6 +13,7 @@ from skill3crawl.extract.code import NOT_CODE, code_language, code_text
 from skill3crawl.extract.releases import heading_text
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_CODE, MAX_CODE_CHARS, MAX_PATH, MAX_PATH_CHARS
 from skill3crawl.extract.versions.fields import history_tables, label_markers
+from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.markers import attribute_markers, directive_markers, tab_markers, text_markers
 from skill3crawl.extract.versions.page import (
     PageView,
@@ -20,7 +21,6 @@ from skill3crawl.extract.versions.page import (
     read_screen,
 )
 from skill3crawl.extract.versions.sections import text_sections, walk
-from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import HEADINGS, PSEUDO_LEVEL, cap, doc_keys, in_chrome, plain_text, tag_of
 from synth.delta.model import ChangeRecord, ReleaseDate
 

@@ -19,10 +19,10 @@ from skill3crawl.extract.releases import (
 from skill3crawl.extract.versions.blocks import Block, annotated_block
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MIN_ENTRY_CHARS, MIN_ITEM_WORDS
 from skill3crawl.extract.versions.fields import dl_fields, table_markers
+from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.page import HELP_FILE_TAG, HELP_TAGGED_HEADING, HELP_TAGS_LINE, PageView, help_tags_version
 from skill3crawl.extract.versions.phrases import MARKER_VER, MARKER_VER_RE, removed_in, section_kind
 from skill3crawl.extract.versions.quick import QUICK_DIGITS
-from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import (
     HEADINGS,
     PSEUDO_LEVEL,

@@ -6,11 +6,11 @@ import pytest
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
+from skill3crawl.crawl_record import get_state
 from skill3crawl.extensions import rewrite_feed, summary_figures, summary_line
 from skill3crawl.items import PageItem
 from skill3crawl.pipelines import ConsensusPipeline, DuplicatePipeline, LimitPipeline, ScoringPipeline
 from skill3crawl.spiders.learn import LearnSpider
-from skill3crawl.state import get_state
 
 
 @pytest.fixture

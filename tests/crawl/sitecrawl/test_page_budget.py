@@ -33,7 +33,7 @@ def budget(request: pytest.FixtureRequest) -> Iterator[PageBudget]:
         yield LocalState(SimpleNamespace(state={}), window=1000)
         return
     from skill3crawl.distributed import server_from_settings
-    from skill3crawl.distributed.state import RedisSharedState
+    from skill3crawl.distributed.budget import RedisSharedState
 
     key = f"skill3test:{uuid.uuid4().hex[:8]}"
     settings = Settings({"SKILL3_REDIS_URL": REDIS_URL, "SKILL3_REDIS_KEY": key})
@@ -119,6 +119,6 @@ def test_page_budget_waiting_list_is_bounded(budget: PageBudget) -> None:
 
 def test_redis_state_is_a_page_budget() -> None:
     """Declared, not only shaped alike: the shared state subclasses the protocol."""
-    from skill3crawl.distributed.state import RedisSharedState
+    from skill3crawl.distributed.budget import RedisSharedState
 
     assert issubclass(RedisSharedState, PageBudget) and issubclass(LocalState, PageBudget)

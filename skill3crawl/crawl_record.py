@@ -1,4 +1,7 @@
-"""Per-crawl shared state the spider, pipelines and extensions read (one per crawler)."""
+"""What the crawl records as it goes, one record per crawler (:class:`CrawlState`, :func:`get_state`): the queries and
+the planner, the pages dropped and the duplicates, the official sources and the package, the release timeline, the
+site's dates and chapters, the exit code; the spider, pipelines and extensions fill it, crawl.json and the closing
+summary are written from it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""One page's scan state: the entries found, the release dates, the blocks already taken."""
+"""What one page's scan has found so far (:class:`ScanState`): the change entries, the release dates, the blocks
+already taken."""
 
 from __future__ import annotations
 

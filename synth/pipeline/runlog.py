@@ -1,4 +1,5 @@
-"""What a synthesis run gathers as it goes (:class:`RunState`): timings, warnings, the model calls, where it prints."""
+"""The run's log: what a synthesis run gathers as it goes (:class:`RunState`): timings, warnings, the model calls,
+where it prints."""
 
 from __future__ import annotations
 
