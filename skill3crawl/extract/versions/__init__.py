@@ -1,7 +1,9 @@
 """Version markers and change pages: where a documentation site says *what changed in which release*.
 
 :func:`scan` (the package's entry) reads a parsed page (the lxml content node, or the whole body) and returns a
-:class:`PageChanges` (:func:`find_changes`: the same as a dict) of
+:class:`PageChanges`, which holds the delta model's types (:class:`~synth.delta.model.ChangeRecord`,
+:class:`~synth.delta.model.ReleaseDate`) and writes them as the page's item fields (:meth:`PageChanges.to_json`;
+:func:`find_changes`: the same JSON in one call) — these JSON fields are
 
 * ``changes`` — one entry per annotated snippet, in document order:
 

@@ -1,4 +1,5 @@
-"""What one page's scan has found so far (:class:`ScanState`): the change entries, the release dates, the blocks
+"""What one page's scan has found so far (:class:`ScanState`): the change entries (the delta model's
+:class:`~synth.delta.model.ChangeRecord`), the release dates (:class:`~synth.delta.model.ReleaseDate`), the blocks
 already taken."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from skill3crawl.extract.releases import heading_text
 from skill3crawl.extract.versions.blocks import Block
 from skill3crawl.extract.versions.bounds import MAX_API_CHARS, MAX_CHANGES, MAX_RELEASE_DATES
 from skill3crawl.extract.versions.tree import cap, clean, heading_anchor, heading_before
-from synth.delta.model import ChangeRecord
+from synth.delta.model import ChangeRecord, ReleaseDate
 
 
 class ScanState:
@@ -22,14 +23,15 @@ class ScanState:
         self.code_of = code_of  # <pre> → its code block, when the caller has them
         self.body = body
         self.source = source
-        self.found: list[tuple[Any, dict[str, Any], Any]] = []  # (element, change, code element)
+        self.found: list[tuple[Any, ChangeRecord, Any]] = []  # (element, change, code element)
+        self.no_path: set[int] = set()  # ids of the changes whose heading path the outline gives (scan.py)
         self.emitted: set[Any] = set()  # blocks a marker already stands for
         self.marked: set[tuple[Any, str, str]] = set()  # (annotated block, kind, version): one marker each
         self.dates: dict[str, str] = {}
-        self.release_dates: list[dict[str, str]] = []
+        self.release_dates: list[ReleaseDate] = []  # read on this page: no url (the item is the page's)
 
     def entry(self, el: Any, kind: str, ver: str | None, removed_in: str | None, block: Block, heading: str,
-              date: str | None = None, *, path: list[str] | None = None) -> dict[str, Any] | None:
+              date: str | None = None, *, path: list[str] | None = None) -> ChangeRecord | None:
         """A change entry of ``el``: what it says (kind, version, removal), the block it annotates (text, anchor, API,
         code element), the heading it sits under; None when it has no version or text, or the page has enough."""
         text, anchor, api, code_el = block
@@ -37,8 +39,9 @@ class ScanState:
         if not (ver and text) or len(self.found) >= MAX_CHANGES:
             return None
         change = ChangeRecord(kind=kind, version=ver, removed_in=removed_in, date=date, text=text, anchor=anchor,
-                              heading=heading, api=api[:MAX_API_CHARS] if api else None).to_json()
-        change["path"] = path  # None until the scan has read the page's headings (scan.py)
+                              heading=heading, api=api[:MAX_API_CHARS] if api else None, path=tuple(path or ()))
+        if path is None:  # the outline gives it once the scan has read the page's headings (scan.py)
+            self.no_path.add(id(change))
         self.found.append((el, change, code_el))
         return change
 
@@ -53,7 +56,7 @@ class ScanState:
     def add_date(self, ver: str | None, date: str | None, where: str) -> None:
         if ver and date and ver not in self.dates and len(self.release_dates) < MAX_RELEASE_DATES:
             self.dates[ver] = date
-            self.release_dates.append({"version": ver, "date": date, "source": self.source, "where": where})
+            self.release_dates.append(ReleaseDate(version=ver, date=date, source=self.source, where=where))
 
     def heading_of(self, el: Any) -> tuple[str, str | None, Any]:
         """(text, anchor, element) of the heading ``el`` sits under."""

@@ -1,5 +1,5 @@
-"""The version scan's one public entry: scan(tree) → PageChanges, the JSON the crawl writes and the delta model's
-types read from it."""
+"""The version scan's one public entry: scan(tree) → PageChanges, which holds the delta model's types (ChangeRecord,
+ReleaseDate); the JSON the crawl writes into the page's item is written from them at that boundary only."""
 
 from __future__ import annotations
 
@@ -41,3 +41,29 @@ def test_scan_gives_typed_page_changes(page, url, kind, versions, dated) -> None
 def test_unreadable_markup_is_an_empty_result() -> None:
     assert scan("not a tree", "https://d.example/changelog.html", "Changelog") == PageChanges()
     assert PageChanges().to_json() == {"changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+
+
+NO_HEADING = """<html><body><main><div class="versionadded"><p><span class="versionmodified added">New in version 2.1: </span>
+The frob option sets how often the widget frobs its queue.</p></div></main></body></html>"""
+
+
+@pytest.mark.parametrize("page, url, kind, versions, dated", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_page_changes_hold_the_model_types(page, url, kind, versions, dated) -> None:
+    found = scan(lxml.html.fromstring(page).find(".//main"), url, "")
+    assert all(type(c) is ChangeRecord for c in found.changes) and {c.version for c in found.changes} == versions
+    assert all(type(d) is ReleaseDate and d.url is None for d in found.release_dates)
+    assert {d.version for d in found.release_dates} == dated
+    rows = found.to_json()
+    assert [r["version"] for r in rows["changes"]] == [c.version for c in found.changes]
+    assert all(set(r) == {"version", "date", "source", "where"} for r in rows["release_dates"])  # the crawl's row: no url
+
+
+def test_the_item_json_of_an_entry_under_no_heading() -> None:
+    """The scan reads every entry's heading path: an entry under no heading is written with an empty list (a record
+    whose path was never read is written with None: ChangeRecord.to_json)."""
+    found = scan(lxml.html.fromstring(NO_HEADING).find(".//main"), "https://d.example/api/frob.html", "Frob")
+    assert found.changes and found.changes[0].path == ()
+    row = found.to_json()["changes"][0]
+    assert row["path"] == [] and list(row) == ["kind", "version", "removed_in", "date", "text", "anchor", "heading", "path",
+                                               "api", "code"]
+    assert found.changes[0].to_json()["path"] is None
