@@ -164,3 +164,22 @@ def test_patch_releases_fold_under_their_series():
     # pre-releases belong to their release too
     assert [(s.version, [p.version for p in ps]) for s, ps in fold_patches([st("3.11", None), st("3.11.0rc1", None)])] == [
         ("3.11", ["3.11.0rc1"])]
+
+
+@pytest.mark.parametrize("version, since, known", [
+    ("3.24.5", "3.24", True),  # a patch release of the series it names
+    ("3.25", "3.24", False),
+    ("24.3", "24", True),
+    ("25.0", "24", False),
+    ("8.6.0.4", "8.6", False),  # a build numbered after 8.6.0: on the way to the next release
+    ("8.6.0.4", "8.6.0", False),
+    ("8.6.0.0", "8.6", True),
+    ("8.6.1.2", "8.6", True),  # a build of a patch release: the series rule
+    ("8.5.0.4", "8.6", True),
+    ("2.0.0.1", "2.0.0.1", True),
+])
+def test_what_a_since_version_knows(version: str, since: str, known: bool) -> None:
+    from synth.delta.versions import known_by, parse_version
+
+    v, s = parse_version(version), parse_version(since)
+    assert v is not None and s is not None and known_by(v, s) is known
