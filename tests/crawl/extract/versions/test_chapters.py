@@ -171,9 +171,8 @@ def test_a_resumed_crawl_keeps_the_chapters_and_release_dates_its_first_run_read
     import subprocess
     import time
 
+    from tests.crawl.docs_mode import ROOT, crawl_cmd, crawl_env
     from tests.harness import run_cmd
-
-    from .conftest import ROOT, crawl_cmd, crawl_env
 
     routes = _guide("SITE")
     nav = ("<nav><ol><li><a href='SITE/acme-3/index.html'>Acme 3</a></li><li><ol class='section'>"
