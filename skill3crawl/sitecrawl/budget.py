@@ -11,7 +11,7 @@ as their Scrapy priority; the shared (Redis) list keeps the order they were foun
 canonical keys of the pages written (:func:`synth.evidence.urls.url_key`).
 
 :class:`LocalState` keeps it in ``spider.state`` (persisted with ``JOBDIR``);
-:class:`skill3crawl.distributed.state.RedisSharedState` in Redis, shared by all workers.
+:class:`skill3crawl.distributed.budget.RedisSharedState` in Redis, shared by all workers.
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.sitemap import sitemap_urls_from_robots
 
 from skill3crawl import distributed
-from skill3crawl.distributed.state import RedisSharedState
+from skill3crawl.crawl_record import get_state
+from skill3crawl.distributed.budget import RedisSharedState
 from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.extract.page import LinkRules, PageContext, process_page
@@ -45,7 +46,6 @@ from skill3crawl.sitecrawl.llms import llms_candidates, md_variant, parse_llms_t
 from skill3crawl.sitecrawl.order import PageOrder, change_candidate
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.sitecrawl.sitemap import MAX_SITEMAP_DEPTH, MAX_SITEMAPS, parse_sitemap, sitemap_candidates
-from skill3crawl.state import get_state
 from synth.evidence.urls import canonical_url, host_of, url_key
 
 if TYPE_CHECKING:

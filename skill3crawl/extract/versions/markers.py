@@ -12,6 +12,7 @@ from lxml import etree
 from skill3crawl.extract.releases import label_marker, label_version, normalize_version, since_label
 from skill3crawl.extract.versions.blocks import Block, annotated_block, api_block, api_name
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABS
+from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.phrases import (
     MARKER_RE,
     MARKER_VER_RE,
@@ -23,7 +24,6 @@ from skill3crawl.extract.versions.phrases import (
     removed_in,
 )
 from skill3crawl.extract.versions.quick import text_xp
-from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import (
     BADGE_WORDS,
     HEADINGS,
