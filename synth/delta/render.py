@@ -291,7 +291,8 @@ def qualifier(e: Entry, with_area: bool = True) -> str:
     name = e.area if e.area and e.area != "General" else ""
     if e.title and not _CLAIMS_VERSION.search(e.title):
         name = e.title  # the section's own title says what the area, cut from it, only hints at
-    parts = ([name] if with_area and name else []) + e.notes
+    symbol = [f"`{e.symbol.replace('`', '')}`"] if e.symbol else []  # what an API page's marker is about (its quote does not name it)
+    parts = (symbol or ([name] if with_area and name else [])) + e.notes
     return f" ({safe_inline('; '.join(parts))})" if parts else ""
 
 
