@@ -510,7 +510,7 @@ def _symbol_of(ch: Change, page: _Page) -> tuple[str, str] | None:
     page's (read from the declarations the page's markers carry)."""
     head = ch.path[-1] if ch.path else ch.heading
     code = [c for other in page.changes[:20] for c in other.code[:2]][:4]
-    return entry_symbol(head, page.title, code)
+    return entry_symbol(head, page.title, code, len(ch.path))
 
 
 _DT_TERM = re.compile(r"^\W{0,3}\*\*([A-Za-z_*][\w*]*)\*\*(?!\s*\()")

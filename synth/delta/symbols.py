@@ -18,7 +18,8 @@ MAX_SYMBOL = 120
 MAX_CODE_READ = 2000  # characters of a declaration read for the symbol's own spelling
 
 _IDENT = r"[A-Za-z_][\w]*"
-_SYMBOL = re.compile(rf"{_IDENT}(?:(?:\.|::|->|#){_IDENT})*(?:\(\))?")
+# a name, qualified by ".", "::", "->" or "#"; a property or signal of a type after ":" or "::" ("Acme.Label:max-width")
+_SYMBOL = re.compile(rf"{_IDENT}(?:(?:\.|::|->|#){_IDENT})*(?:::?[A-Za-z_][\w-]*)?(?:\(\))?")
 _DOTTED = re.compile(rf"{_IDENT}(?:\.{_IDENT})+")
 _CALLED = re.compile(rf"(?<![\w.])({_IDENT})\s*\(")
 
@@ -56,14 +57,17 @@ def page_symbol(title: str | None, code: list[str]) -> str | None:
     return declared_name(t, code) or t
 
 
-def entry_symbol(heading: str | None, title: str | None, code: list[str]) -> tuple[str, str] | None:
+def entry_symbol(heading: str | None, title: str | None, code: list[str], depth: int = 0) -> tuple[str, str] | None:
     """``(symbol, its type)`` of a marker on an API page: the heading when it names a member (the type is the page's
-    own dotted title: a type's page listing its members), else the page's symbol (its type: the title without its
-    last part, "Acme.Layout.get_width" → "Acme.Layout"); None when neither names one."""
+    own dotted title: a type's page listing its members), else — for a marker at the page's top (``depth``: its
+    heading path's length, at most one: the page's badge, its description) — the page's symbol (its type: the title
+    without its last part, "Acme.Layout.get_width" → "Acme.Layout"); None when neither names one."""
     t = " ".join((title or "").split())
     if is_symbol(heading):
         head = (heading or "").strip().removesuffix("()")
         return head, (t if _DOTTED.fullmatch(t) or is_symbol(t) else "")
+    if depth > 1:
+        return None  # a marker inside a section of the page is not about the page's own symbol
     sym = page_symbol(t, code)
     if sym is None:
         return None

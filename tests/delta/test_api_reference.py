@@ -20,6 +20,8 @@ from tests.delta.test_topic_line import TODAY, _run
     ("AcmeLayout", True),
     ("ns::make_grid", True),
     ("getWidth()", True),
+    ("Acme.Toast:custom-title", True),  # a property
+    ("Acme.Toast::button-clicked", True),  # a signal
     ("Description", False),
     ("Description [src]", False),
     ("Parameters", False),
@@ -47,6 +49,8 @@ def test_an_entry_s_symbol_and_its_type():
     assert entry_symbol("Description [src]", "Acme.Layout.get_width", ["int\nacme_layout_get_width (void)"]) == \
         ("acme_layout_get_width", "Acme.Layout")
     assert entry_symbol("Changes", "Release notes", []) is None
+    # a marker inside a section of a type's page (not a member's heading) is not about the type itself
+    assert entry_symbol("The enabled shortcuts.", "Acme.TabView", [], depth=3) is None
 
 
 @pytest.mark.parametrize("text,version,bare", [
@@ -109,3 +113,33 @@ def test_a_version_something_was_added_in_is_a_release_whatever_it_deprecates():
     d = _deprecations([added])
     assert {e.version for e in d.post} == {"2.4", "2.6"}
     assert {r["version"]: r["release"] for r in d.version_line}["2.6"] is True
+
+
+def _type_page(cls, members, version="2.4", new_type=False):
+    """A type's page listing its members, each under its own heading with its "since" badge."""
+    changes = [_ch("added", version, f"A {cls} shows text in a box of its own. since: {version}")] if new_type else []
+    changes += [_ch("added", version, f"Does {m.replace('_', ' ')} on the {cls}. since: {version}", heading=f"acme_{cls.lower()}_{m}",
+                    path=["Instance methods", f"acme_{cls.lower()}_{m}"]) for m in members]
+    return (f"http://h/Acme/class.{cls}.html", f"Acme.{cls}", "doc", None, changes)
+
+
+def test_a_release_of_many_new_symbols_is_indexed_by_type_new_types_first():
+    from synth.delta.render import MIN_INDEX_SYMBOLS, api_index_lines
+
+    pages = [_type_page("Layout", ["set_wrap", "get_wrap"]),
+             _type_page("Label", [f"member_{i}" for i in range(MIN_INDEX_SYMBOLS)], new_type=True),
+             _type_page("Old", ["get_thing"], version="2.0")]
+    d = _run(pages, Timeline(TODAY, since="2.2"))
+    lines = api_index_lines(d)
+    assert lines[0].startswith(f"New API in 2.4, by type ({MIN_INDEX_SYMBOLS + 3} symbol(s)")
+    rows = [ln for ln in lines if ln.startswith("- ")]
+    assert rows[0].startswith("- `Acme.Label` (new): `acme_label_member_0`, `acme_label_member_1`")
+    assert rows[1] == "- `Acme.Layout`: `acme_layout_set_wrap`, `acme_layout_get_wrap`"
+    assert "acme_old_get_thing" not in "\n".join(lines)  # before the cutoff
+
+
+def test_a_release_of_a_few_new_symbols_has_no_index():
+    from synth.delta.render import api_index_lines
+
+    d = _run([_type_page("Layout", ["set_wrap", "get_wrap"])], Timeline(TODAY, since="2.2"))
+    assert api_index_lines(d) == []
