@@ -42,7 +42,7 @@ from skill3crawl.middlewares import ROBOTS_RETRIES, ROBOTS_TIMEOUT
 from skill3crawl.progress import Progress
 from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget, entry_rank, waiting_cap
 from skill3crawl.sitecrawl.llms import llms_candidates, md_variant, parse_llms_txt
-from skill3crawl.sitecrawl.order import PageOrder, change_candidate
+from skill3crawl.sitecrawl.order import NewVersions, PageOrder, change_candidate, points_to_yield, yield_names
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.sitecrawl.sitemap import MAX_SITEMAP_DEPTH, MAX_SITEMAPS, parse_sitemap, sitemap_candidates
 from skill3crawl.state import get_state
@@ -60,6 +60,7 @@ logger = logging.getLogger(__name__)
 
 _PRIO = {"robots": 300_000, "sitemap": 200_000, "llms": 150_000}  # above every page's rank (order.PageOrder)
 MAX_UNREACHED = 100  # change-record candidates a crawl names as not reached (run.json), at most
+MAX_YIELD_LINKS = 5000  # links of one page read for the pages its new markers point to
 # Arguments a planner publishes for its workers (never secrets, never per-process ones).
 SHARED_ARGS = ("topic", "target_model", "cutoff_time", "strict_cutoff", "authoritative", "start_urls", "max_pages",
                "output_dir", "llm_provider", "llm_endpoint", "llm_model", "depth_limit", "sitemap_filter", "locales")
@@ -409,6 +410,30 @@ class DocsCrawlMixin:
         self.release_slot(failure.request.meta.get("skill3_key"))
         self.page_failed(failure)
 
+    def _follow_yield(self, page: dict | None) -> None:
+        """The pages a new version's markers on this page point to (a type's page listing its new members, each linked
+        to its own page) wait first, taken back if the full waiting list had turned them away: the budget goes where
+        the delta is (order.points_to_yield). Local page budgets only."""
+        promote = getattr(self.docs_state, "promote", None)
+        changes = ((page or {}).get("content") or {}).get("changes") or []
+        if promote is None or not changes or not (page or {}).get("links"):
+            return
+        new = self.__dict__.setdefault("_new_versions", NewVersions(self.args.since_version))
+        new.observe(changes)
+        names = yield_names(changes, new)
+        if not names:
+            return
+        n = 0
+        for url in page["links"][:MAX_YIELD_LINKS]:  # type: ignore[index]
+            if points_to_yield(url, names):
+                try:
+                    key = url_key(canonical_url(url))
+                except ValueError:
+                    continue
+                n += bool(promote(key))
+        if n:
+            self.crawler.stats.inc_value("skill3/reach/promoted_by_markers", n)
+
     def follow_links(self, response: Response, urls: list[str] | None = None) -> Iterator[scrapy.Request]:
         """In-scope links of a page, each URL considered once per crawl (no per-link canonicalisation cost).
 
@@ -485,6 +510,7 @@ class DocsCrawlMixin:
         if isinstance(response, HtmlResponse):
             page = await self._process_page(response, html, info)
             t = time.thread_time()
+            self._follow_yield(page)
             for req in self.follow_links(response, page["links"] if page is not None else None):
                 yield req  # breadth-first: links are queued before the item is processed
             stats.inc_value("skill3/profile/schedule_us", int((time.thread_time() - t) * 1e6))
