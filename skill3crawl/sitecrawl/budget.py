@@ -171,23 +171,24 @@ class LocalState(PageBudget):
         self._s["started"].add(key)
         return entry
 
-    def promote(self, key: str, rank: int = RANK_YIELD) -> bool:
-        """A page a new version's marker points to waits again at ``rank`` (and before the waiting cap): taken back
-        from the pages the full waiting list turned away, or moved up in the waiting list. False when it was
+    def promote(self, key: str, rank: int = RANK_YIELD) -> str:
+        """A page a new version's marker points to waits again at ``rank`` (and before the waiting cap): ``"taken back"``
+        from the pages the full waiting list turned away, or ``"moved up"`` in the waiting list; ``""`` when it was
         requested already, is not known, or waits at that rank already."""
         s = self._s
         if key in s["started"]:
-            return False
+            return ""
+        how = "taken back"
         entry = s["reserve"].pop(key, None)
         if entry is None:
             copies = [e for _r, _n, e in s["waiting"] if url_key(e[0]) == key]
             if not copies or max(entry_rank(e) for e in copies) >= rank:
-                return False
-            entry = copies[0]
+                return ""
+            entry, how = copies[0], "moved up"
         entry = list(entry)
         entry[6:8] = [rank, entry_depth(entry)]
         self._wait(entry, rank)  # a copy that waited before stays behind it and is skipped when its turn comes
-        return True
+        return how
 
     def _wait(self, entry: Entry, rank: int) -> None:
         s = self._s

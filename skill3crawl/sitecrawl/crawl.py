@@ -423,16 +423,20 @@ class DocsCrawlMixin:
         names = yield_names(changes, new)
         if not names:
             return
-        n = 0
+        moved: dict[str, int] = {}
         for url in page["links"][:MAX_YIELD_LINKS]:  # type: ignore[index]
             if points_to_yield(url, names):
                 try:
                     key = url_key(canonical_url(url))
                 except ValueError:
                     continue
-                n += bool(promote(key))
-        if n:
-            self.crawler.stats.inc_value("skill3/reach/promoted_by_markers", n)
+                if how := promote(key):
+                    moved[how] = moved.get(how, 0) + 1
+        stats = self.crawler.stats
+        if moved:
+            stats.inc_value("skill3/reach/promoted_by_markers", sum(moved.values()))
+        if moved.get("taken back"):  # counted as dropped when the full waiting list turned them away
+            stats.inc_value("skill3/dropped/max_pages", -moved["taken back"])
 
     def follow_links(self, response: Response, urls: list[str] | None = None) -> Iterator[scrapy.Request]:
         """In-scope links of a page, each URL considered once per crawl (no per-link canonicalisation cost).
