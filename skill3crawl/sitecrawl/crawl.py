@@ -42,7 +42,7 @@ from skill3crawl.middlewares import ROBOTS_RETRIES, ROBOTS_TIMEOUT
 from skill3crawl.progress import Progress
 from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget, entry_rank, waiting_cap
 from skill3crawl.sitecrawl.llms import llms_candidates, md_variant, parse_llms_txt
-from skill3crawl.sitecrawl.order import NewVersions, PageOrder, change_candidate, points_to_yield, yield_names
+from skill3crawl.sitecrawl.order import NewVersions, PageOrder, change_candidate, name_endings, points_to_yield, yield_names
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.sitecrawl.sitemap import MAX_SITEMAP_DEPTH, MAX_SITEMAPS, parse_sitemap, sitemap_candidates
 from skill3crawl.state import get_state
@@ -423,9 +423,10 @@ class DocsCrawlMixin:
         names = yield_names(changes, new)
         if not names:
             return
+        endings = name_endings(names)
         moved: dict[str, int] = {}
         for url in page["links"][:MAX_YIELD_LINKS]:  # type: ignore[index]
-            if points_to_yield(url, names):
+            if points_to_yield(url, endings):
                 try:
                     key = url_key(canonical_url(url))
                 except ValueError:

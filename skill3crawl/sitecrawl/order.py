@@ -144,8 +144,14 @@ def yield_names(changes: list[dict], is_new: Callable[[str], bool]) -> set[str]:
     return names
 
 
-def points_to_yield(url: str, names: set[str]) -> bool:
+def name_endings(names: set[str]) -> frozenset[str]:
+    """Every ending of at least :data:`MIN_NAME` characters of ``names`` (what :func:`points_to_yield` looks a page's
+    name up in: one set lookup per link, whatever the number of markers)."""
+    return frozenset(n[i:] for n in names for i in range(len(n) - MIN_NAME + 1))
+
+
+def points_to_yield(url: str, endings: frozenset[str]) -> bool:
     """Whether a link is the own page of an API a new version's marker names: the page's name (:func:`page_name`)
-    ends one of the names ("…labelgettabs" for ``method.Label.get_tabs.html`` beside ``gtk_label_get_tabs``)."""
-    name = page_name(url)
-    return len(name) >= MIN_NAME and any(n.endswith(name) for n in names)
+    ends one of the names ("…labelgettabs" for ``method.Label.get_tabs.html`` beside ``gtk_label_get_tabs``);
+    ``endings``: :func:`name_endings` of the names."""
+    return page_name(url) in endings

@@ -334,13 +334,13 @@ def test_the_api_a_page_is_named_after(url: str, name: str) -> None:
 
 
 def test_the_pages_new_markers_point_to() -> None:
-    from skill3crawl.sitecrawl.order import NewVersions, points_to_yield, yield_names
+    from skill3crawl.sitecrawl.order import NewVersions, name_endings, points_to_yield, yield_names
 
     changes = [{"kind": "added", "version": "4.8", "heading": "acme_label_get_tabs", "text": "Gets the tabs. since: 4.8"},
                {"kind": "added", "version": "4.6", "heading": "acme_label_get_wrap", "text": "Gets the wrap. since: 4.6"},
                {"kind": "release", "version": "4.8", "heading": "4.8", "text": "Release notes of the label."}]
     new = NewVersions("4.6")
-    names = yield_names(changes, new)
+    names = name_endings(yield_names(changes, new))
     assert points_to_yield("https://d.org/ref/method.Label.get_tabs.html", names)
     assert not points_to_yield("https://d.org/ref/method.Label.get_wrap.html", names)  # a version the model knows
     assert not points_to_yield("https://d.org/ref/tabs.html", names)  # too short a name to tell
