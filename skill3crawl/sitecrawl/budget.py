@@ -229,9 +229,26 @@ class LocalState(PageBudget):
             s["count"] -= 1
         return self.pump(limit)
 
+    def _refill(self, limit: int) -> None:
+        """Budget left and no page waiting: the pages the full waiting list turned away wait again, in the order they
+        were turned away (a sitemap's best first), as many as the waiting list holds."""
+        s = self._s
+        reserve = s["reserve"]
+        if s["waiting"] or not reserve or s["count"] >= limit:
+            return
+        for key in list(reserve)[:waiting_cap(limit)]:
+            entry = reserve.pop(key)
+            self._wait(entry, entry_rank(entry))
+            s["taken_back"] = s.get("taken_back", 0) + 1
+
+    def taken_back(self) -> int:
+        """Pages taken back from the turned-away ones to wait again (counted as dropped when they were turned away)."""
+        return int(self._s.get("taken_back", 0))
+
     def pump(self, limit: int) -> list[Entry]:
         s = self._s
         ready = []
+        self._refill(limit)
         while s["waiting"]:
             if url_key(s["waiting"][0][2][0]) in s["started"]:  # a promoted page's earlier place in line
                 heapq.heappop(s["waiting"])
@@ -239,6 +256,8 @@ class LocalState(PageBudget):
             if not (self._may_start(s["waiting"][0][2], limit) and self._can_start(limit)):
                 break
             ready.append(self._start(heapq.heappop(s["waiting"])[2]))
+        if not s["waiting"] and s["reserve"] and s["count"] < limit:
+            ready += self.pump(limit)  # the turned-away pages wait again (each round takes some out of the reserve)
         return ready
 
     def recover(self) -> int:

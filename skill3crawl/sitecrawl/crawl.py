@@ -280,6 +280,8 @@ class DocsCrawlMixin:
             self.crawler.stats.set_value("skill3/profile/crawler_cpu_us", int((time.process_time() - self._profile_cpu0) * 1e6))
         if self.args is not None and reason != "shutdown" and not distributed.redis_enabled(self.settings):
             left = self.docs_state.waiting_count()  # never fetched: the budget was spent (or the spider closed)
+            # pages taken back to wait again were counted as dropped when the full waiting list turned them away
+            left -= getattr(self.docs_state, "taken_back", lambda: 0)()
             if left:
                 self.crawler.stats.inc_value("skill3/dropped/max_pages", left)
             self._record_unreached()

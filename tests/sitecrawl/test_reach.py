@@ -367,3 +367,19 @@ def test_a_promoted_page_leaves_the_reserve_and_waits_first_once() -> None:
     started += [e[0].rsplit("/", 1)[1] for _ in range(3) for e in budget.finish(True, 5)]
     assert started == ["late", "w5", "w0", "w1"]  # the promoted first, and w5 never twice
     assert not budget.promote(url_key("https://d.org/late"))  # requested already
+
+
+def test_budget_left_when_the_waiting_list_drains_goes_to_the_pages_it_turned_away() -> None:
+    from skill3crawl.sitecrawl.budget import waiting_cap
+
+    limit = 3
+    cap = waiting_cap(limit)
+    budget = LocalState(_Spider(), window=1)
+    for i in range(cap + 2):  # a sitemap longer than the waiting list: the last two are turned away
+        want = "waiting" if i < cap else "over"
+        assert budget.claim(url_key(f"https://d.org/p{i}"), limit, _at(f"p{i}", -2000 - i, 2), defer=True) == want
+    started = [e[0] for e in budget.pump(limit)]
+    for _ in range(cap + 1):  # every page ends without an item (a duplicate, no content): its slot passes on
+        started += [e[0] for e in budget.finish(False, limit, url_key(started[-1]))]
+    assert started[-2:] == [f"https://d.org/p{cap}", f"https://d.org/p{cap + 1}"]  # taken back, in the order turned away
+    assert budget.taken_back() == 2 and budget.waiting_count() == 0
