@@ -188,6 +188,24 @@ def strip_own_marker(text: str, version: str) -> str:
     return WS.sub(" ", rx.sub(repl, text)).strip(" —-")
 
 
+_LINKS = re.compile(r"\[\[[^\]\n]*\]\]\([^)\s]*\)|\[[^\]\n]*\]\([^)\s]*\)|\\?\[[^\]\s]{1,10}\\?\]")
+
+
+def bare_marker(text: str, version: str) -> bool:
+    """Whether a text is only its own version's marker over a heading or two and a source link ("since: 1.50
+    Declaration [[src]](…)": a symbol page's badge read with the heading after it) — no statement to quote."""
+    if not version or version not in text:
+        return False
+    rest = _LINKS.sub(" ", re.sub(r"(?<![\w.])v?" + re.escape(version) + r"(?![\w]|\.\d)", " ", text))
+    words = re.findall(r"[^\W\d_]+", rest)
+    said = [w for w in words if w.lower() not in _MARKER_WORDS]
+    return len(said) < len(words) and len(said) <= 2 and all(w[:1].isupper() for w in said) \
+        and not re.search(r"[`()=<>{}]", rest)
+
+
+_MARKER_WORDS = frozenset("new added changed deprecated removed available introduced since in version".split())
+
+
 @lru_cache(maxsize=4096)
 def _stamp(stamp: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.])" + re.escape(stamp) + r"(?![\w]|\.\d)\.?")

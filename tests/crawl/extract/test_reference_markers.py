@@ -239,3 +239,31 @@ def test_a_history_note_after_a_definition_marks_that_definition() -> None:
     assert span["api"] == "string-span" and span["text"].startswith("procedure(string-span str start) → integer? — Returns the"), span
     count = got[("changed", "8.6.0.9")]  # a note with words of its own: its text, about the definition it follows
     assert count["api"] == "string-count" and "Added the exact? argument." in count["text"], count
+
+
+# A page per item whose own since label sits in its heading block (the heading, a label, a source link): the main-content
+# extractor leaves that block out, so the pre-screen over its text never saw the label and the page was not scanned.
+ITEM_PAGE = html("make_grid in acme::grid - Acme", "<body><nav class='sidebar'><a href='index.html'>acme</a></nav>"
+                 "<main><div class='width-limiter'><section id='main-content' class='content'>"
+                 "<div class='main-heading'><h1 class='fqn'><span class='in-band'>Function <a href='index.html'>acme</a>::"
+                 "<a href='index.html'>grid</a>::<a class='fn' href='#'>make_grid</a></span></h1>"
+                 "<span class='out-of-band'><span class='since' title='Stable since Acme version 1.63.0'>1.63.0</span> · "
+                 "<a class='srclink' href='../src/grid.rs.html#39'>source</a></span></div>"
+                 "<pre class='rust fn'><code>pub fn make_grid&lt;T, const N: usize&gt;(cb: F) -&gt; [T; N]</code></pre>"
+                 "<details class='rustdoc-toggle top-doc' open><summary class='hideme'><span>Expand description</span></summary>"
+                 "<div class='docblock'><p>Creates a grid where each element is returned by the callback, in the order "
+                 "of the indices, so a caller can fill a table of any size without writing a loop of its own.</p>"
+                 "<p>The callback is given the index of each element and may capture anything it needs from its scope.</p>"
+                 "</div></details></section></div></main></body>")
+
+
+@pytest.mark.parametrize("label,expected", [
+    ("<span class='since' title='Stable since Acme version 1.63.0'>1.63.0</span>", [("added", "1.63.0")]),
+    ("<span class='srclink-only'>source</span>", []),  # no since label: nothing to read
+])
+def test_a_since_label_in_the_page_s_heading_block_is_read(label: str, expected: list) -> None:
+    page = ITEM_PAGE.replace(b"<span class='since' title='Stable since Acme version 1.63.0'>1.63.0</span>", label.encode())
+    r = _read(page, "grid/fn.make_grid.html")
+    assert [(c["kind"], c["version"]) for c in r["changes"]] == expected, r["changes"]
+    if expected:
+        assert "make_grid" in r["changes"][0]["text"]

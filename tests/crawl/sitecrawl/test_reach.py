@@ -277,3 +277,109 @@ def test_a_site_too_big_for_the_budget_names_the_change_records_it_did_not_reach
     assert "1 page(s) that look like change records" in note and f"<{site.url}/docs/NEWS>" in note
     assert _unreached_note(SimpleNamespace(delta=SimpleNamespace(coverage={}))) == ""
     json.dumps(res.stats)  # run.json takes the stats as they are
+
+
+VARIED = "".join(f"<p>Paragraph {w} explains how the thing keeps its {w} state between calls, in enough words to be content.</p>"
+                 for w in ("first", "second", "third", "fourth"))
+
+
+def _member(name: str, version: str) -> str:
+    """A type's page lists a member: its name linked to the member's own page, a summary, its "since" badge."""
+    return (f"<div><h6><a href='method.Thing.{name}.html'>acme_thing_{name}</a></h6><div class='docblock'><p>Does the {name} "
+            f"work on the thing.</p></div><div class='docblock'><p><span class='emblem available'>since: {version}</span></p></div></div>")
+
+
+def _reference(n_fillers: int) -> dict:
+    """A page-per-symbol reference whose sitemap lists more pages than the waiting list holds, the page of the member
+    new in 4.8 last; the type's page, one link from the start page, lists that member with its badge."""
+    names = [f"filler{i:04d}" for i in range(n_fillers)] + ["old_one", "new_one"]
+    routes = {
+        "/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\nSitemap: SITE/sitemap.xml\n"),
+        "/sitemap.xml": (200, "application/xml", ("<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>"
+                         + "".join(f"<url><loc>SITE/docs/ref/method.Thing.{n}.html</loc></url>" for n in names)
+                         + "</urlset>").encode()),
+        "/docs/": (200, HTML, html("Home", f"<main><h1>Home</h1>{VARIED}<a href='/docs/ref/class.Thing.html'>Thing</a></main>")),
+        "/docs/ref/class.Thing.html": (200, HTML, html("Acme.Thing", f"<main><h1>Class Acme.Thing</h1>{VARIED}<h4>Instance methods</h4>"
+                                                       + _member("old_one", "4.2") + _member("new_one", "4.8") + "</main>")),
+    }
+    for n in names:
+        routes[f"/docs/ref/method.Thing.{n}.html"] = (200, HTML, html(f"Acme.Thing.{n}", f"<main><h1>acme_thing_{n}</h1>{VARIED}</main>"))
+    return routes
+
+
+def test_pages_a_new_version_s_markers_point_to_are_read_first_even_past_the_waiting_list(run_crawl) -> None:
+    from skill3crawl.sitecrawl.budget import waiting_cap
+
+    server = MockServer()
+    server.routes = bind(_reference(waiting_cap(4) + 50), server.url)
+    with server as site:
+        res = run_crawl({"start_urls": f"{site.url}/docs/", "max_pages": 6, "since_version": "4.6"}, {"SKILL3_PAGE_WINDOW": 2})
+    assert res.returncode == 0, res.log[-3000:]
+    got = {i["url"].replace(site.url, "") for i in res.items()}
+    assert {"/docs/", "/docs/ref/class.Thing.html", "/docs/ref/method.Thing.new_one.html"} <= got, sorted(got)
+    assert "/docs/ref/method.Thing.old_one.html" not in got  # its marker is of a version the model knows
+    assert res.stats["skill3/reach/promoted_by_markers"] == 1
+
+
+@pytest.mark.parametrize("url,name", [
+    ("https://d.org/ref/method.Label.get_tabs.html", "labelgettabs"),
+    ("https://d.org/std/thread/fn.scope.html", "scope"),
+    ("https://d.org/std/thread/struct.ScopedJoinHandle.html", "scopedjoinhandle"),
+    ("https://d.org/guide/Getting-Started.html", "gettingstarted"),
+])
+def test_the_api_a_page_is_named_after(url: str, name: str) -> None:
+    from skill3crawl.sitecrawl.order import page_name
+
+    assert page_name(url) == name
+
+
+def test_the_pages_new_markers_point_to() -> None:
+    from skill3crawl.sitecrawl.order import NewVersions, name_endings, points_to_yield, yield_names
+
+    changes = [{"kind": "added", "version": "4.8", "heading": "acme_label_get_tabs", "text": "Gets the tabs. since: 4.8"},
+               {"kind": "added", "version": "4.6", "heading": "acme_label_get_wrap", "text": "Gets the wrap. since: 4.6"},
+               {"kind": "release", "version": "4.8", "heading": "4.8", "text": "Release notes of the label."}]
+    new = NewVersions("4.6")
+    names = name_endings(yield_names(changes, new))
+    assert points_to_yield("https://d.org/ref/method.Label.get_tabs.html", names)
+    assert not points_to_yield("https://d.org/ref/method.Label.get_wrap.html", names)  # a version the model knows
+    assert not points_to_yield("https://d.org/ref/tabs.html", names)  # too short a name to tell
+    # without the model's version: the newest series any page named so far counts
+    seen = NewVersions(None)
+    seen.observe(changes)
+    assert seen("4.8") and seen("4.8.1") and not seen("4.6") and not seen("")
+
+
+def test_a_promoted_page_leaves_the_reserve_and_waits_first_once() -> None:
+    from skill3crawl.sitecrawl.budget import RANK_YIELD
+
+    budget = LocalState(_Spider(), window=1)
+    cap = 1000
+    assert budget.claim("start", 5, _at("start", 0, 0)) == "new"
+    for i in range(cap):
+        assert budget.claim(f"w{i}", 5, _at(f"w{i}", -2000 - i, 2), defer=True) == "waiting"
+    assert budget.claim(url_key("https://d.org/late"), 5, _at("late", -2000 - cap, 2), defer=True) == "over"  # the list is full
+    assert budget.promote(url_key("https://d.org/late"))
+    assert budget.promote(url_key("https://d.org/w5"))  # a waiting page moves up
+    assert not budget.promote(url_key("https://d.org/w5"), RANK_YIELD)  # once
+    assert not budget.promote(url_key("https://d.org/unknown"))
+    started = [e[0].rsplit("/", 1)[1] for e in budget.finish(True, 5, url_key("https://d.org/start"))]
+    started += [e[0].rsplit("/", 1)[1] for _ in range(3) for e in budget.finish(True, 5)]
+    assert started == ["late", "w5", "w0", "w1"]  # the promoted first, and w5 never twice
+    assert not budget.promote(url_key("https://d.org/late"))  # requested already
+
+
+def test_budget_left_when_the_waiting_list_drains_goes_to_the_pages_it_turned_away() -> None:
+    from skill3crawl.sitecrawl.budget import waiting_cap
+
+    limit = 3
+    cap = waiting_cap(limit)
+    budget = LocalState(_Spider(), window=1)
+    for i in range(cap + 2):  # a sitemap longer than the waiting list: the last two are turned away
+        want = "waiting" if i < cap else "over"
+        assert budget.claim(url_key(f"https://d.org/p{i}"), limit, _at(f"p{i}", -2000 - i, 2), defer=True) == want
+    started = [e[0] for e in budget.pump(limit)]
+    for _ in range(cap + 1):  # every page ends without an item (a duplicate, no content): its slot passes on
+        started += [e[0] for e in budget.finish(False, limit, url_key(started[-1]))]
+    assert started[-2:] == [f"https://d.org/p{cap}", f"https://d.org/p{cap + 1}"]  # taken back, in the order turned away
+    assert budget.taken_back() == 2 and budget.waiting_count() == 0
