@@ -59,6 +59,7 @@ from synth.delta.cleaning import (
     navigation,
     strip_own_marker,
     strip_stamp,
+    table_of_contents,
     unlink_issues,
 )
 from synth.delta.dedupe import dedupe
@@ -462,7 +463,8 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     if is_intro(text):
         skipped["introduction or cross-reference"] += 1
         return None
-    nav = navigation(text, ch.path or (ch.heading,), ch.api)
+    nav = navigation(text, ch.path or (ch.heading,), ch.api) or (
+        "a table of contents (titles, each with a reference to its section)" if table_of_contents(ch.text) else None)
     if nav:
         skipped[nav] += 1
         return None
