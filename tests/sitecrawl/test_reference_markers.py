@@ -4,6 +4,8 @@ after its "Parameters" / "Returns" parts, and a page of the APIs new in one rele
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from skill3crawl.extract.content import extract_redacted
@@ -141,3 +143,50 @@ SOURCE_LISTING = html("acme_video.h Source File", "<div class='contents'><h1>acm
 def test_a_comment_in_a_source_listing_of_numbered_lines_is_no_marker() -> None:
     r = _read(SOURCE_LISTING, "acme__video_8h_source.html")
     assert r["drop_reason"] is None and r["changes"] == []
+
+
+def _settings_reference(old: int, new: int) -> bytes:
+    """A configuration reference of many settings, each closing with the release it is available from: ``old`` settings
+    of Acme 2.x first (the reference's own order, alphabetical or by topic), then ``new`` of 3.7 at the end."""
+    def item(name: str, ver: str) -> str:
+        return (f"<dt><b><a name='{name}'>{name}</a> (default: no)</b></dt><dd><p>Controls the {name.replace('_', ' ')} "
+                f"behaviour of the delivery agent.</p><p>This feature is available in Acme {ver} and later.</p></dd>")
+    olds = "".join(item(f"zeta_old_setting_{i}", f"2.{i % 5}") for i in range(old))
+    news = "".join(item(f"alpha_new_setting_{i}", "3.7") for i in range(new))
+    return html("acme.conf(5)", f"<div class='contents'><h1>acme.conf(5)</h1>{PROSE}<dl>{olds}{news}</dl></div>")
+
+
+def test_a_reference_page_with_more_markers_than_a_page_keeps_keeps_the_newest() -> None:
+    from skill3crawl.extract.versions import MAX_CHANGES
+
+    r = _read(_settings_reference(MAX_CHANGES + 40, 6), "acme.conf.5.html")
+    versions = [c["version"] for c in r["changes"]]
+    assert len(versions) == MAX_CHANGES and versions.count("3.7") == 6, versions[-10:]  # the newest, though last
+    # 88 settings each of 2.0 … 2.4: the oldest version's are the ones left out, its last in document order first
+    assert {v: versions.count(v) for v in ("2.0", "2.1", "2.4")} == {"2.0": 42, "2.1": 88, "2.4": 88}
+    assert r["left_out"] == {"kept": MAX_CHANGES, "left_out": 46, "versions": {"2.0": 46}}
+    names = [int(c["api"].rsplit("_", 1)[1]) for c in r["changes"] if c["api"].startswith("zeta")]
+    assert names == sorted(names)  # still in document order
+    small = _read(_settings_reference(10, 2), "acme.conf.5.html")
+    assert len(small["changes"]) == 12 and "left_out" not in small  # under the bound: every marker, nothing said
+
+
+def test_a_crawl_says_which_markers_a_page_left_out(run_crawl) -> None:
+    """A real crawl: the reference page's item keeps its newest markers, and crawl.json names what was left out."""
+    from skill3crawl.extract.versions import MAX_CHANGES
+    from tests.mockserver import MockServer
+
+    index = html("Acme", "<main><h1>Acme</h1><p>" + "Start here for the Acme documentation. " * 5 + "</p>"
+                 "<a href='/acme.conf.5.html'>acme.conf(5)</a></main>")
+    server = MockServer()
+    server.routes = {"/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\n"), "/": (200, "text/html", index),
+                     "/acme.conf.5.html": (200, "text/html", _settings_reference(MAX_CHANGES + 40, 6))}
+    with server as site:
+        res = run_crawl({"start_urls": f"{site.url}/"})
+    assert res.returncode == 0, res.log[-3000:]
+    item = next(i for i in res.items() if i["url"].endswith("/acme.conf.5.html"))
+    assert sum(c["version"] == "3.7" for c in item["changes"]) == 6 and "left_out" not in item
+    crawl = json.loads((res.output_dir / "crawl.json").read_text())
+    assert [(e["url"].replace(site.url, ""), e["kept"], e["left_out"], e["versions"]) for e in crawl["markers_left_out"]] == [
+        ("/acme.conf.5.html", MAX_CHANGES, 46, {"2.0": 46})]
+    assert res.stats["skill3/changes_left_out"] == 46

@@ -58,7 +58,7 @@ def directive_markers(scan: ScanState) -> list[Any]:
                 continue
             ver, rem = normalize_version(vm.group(1)), removed_in(label)
         directives.append(d)
-        if len(scan.found) >= MAX_CHANGES:
+        if scan.full():
             continue
         note = md(d)
         own_body = len(note) - len(clean(label)) > 3
@@ -96,7 +96,7 @@ def _in_listing(el: Any) -> bool:
 def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None:
     node = scan.node
     for t in text_xp(verbs)(node):
-        if len(scan.found) >= MAX_CHANGES:
+        if scan.full():
             break
         owner = t.getparent()
         el = owner.getparent() if (owner is not None and t.is_tail) else owner
@@ -151,7 +151,7 @@ def attribute_markers(scan: ScanState, dset: set[Any], plus: bool, page_heading:
     if plus:
         candidates += _plus_badges(scan)
     for el, kind, ver in candidates:
-        if len(scan.found) >= MAX_CHANGES:
+        if scan.full():
             break
         if not _in_since_field(el):
             _attribute_entry(scan, el, kind, ver, page_heading)
@@ -257,7 +257,7 @@ def tab_markers(scan: ScanState) -> None:
     with_class = _ClassIndex()
     for tab, (kind, ver) in tabs:
         for row in _tab_rows(tab, panels, with_class, node)[:MAX_CHANGES]:
-            if len(scan.found) >= MAX_CHANGES:
+            if scan.full():
                 return
             _tab_row_entry(scan, row, kind, ver)
 
