@@ -122,6 +122,27 @@ PROSE_MANUAL = html("Writing Acme Extensions", "<div class='contents'><h1>Writin
                     "<p>This feature will be available in Acme 5.0 and later.</p></dd></dl></div>")
 
 
+PROSE_INLINE = html("Writing Acme Extensions", "<div class='contents'><h1>Writing Acme Extensions</h1>" + PROSE
+                    + "<p>Under that system the same commands work, but <samp>Makevars.win</samp> is used. Since Acme 4.2.0, "
+                    "<samp>Makevars.ucrt</samp> will be used in preference to <samp>Makevars.win</samp>.</p>"
+                    "<p>or setting the environment variable <code>FROB_OPTS</code>.  As from Acme\n4.2.0, <samp>--use-frob</samp> "
+                    "also uses <code>frob</code> when re-building the vignettes.</p>"
+                    "<p>The issues in this subsection have been much alleviated by the change in Acme 4.2.0 to running the "
+                    "port in a UTF-8 locale where available.</p>"
+                    "<p>The old exchange in 2.1 of keys and values is described elsewhere in this manual for reference.</p></div>")
+
+
+@pytest.mark.parametrize("needle", [
+    "Since Acme 4.2.0, `Makevars.ucrt` will be used",  # the sentence goes on in inline markup after the opener
+    "As from Acme 4.2.0, `--use-frob` also uses",  # two spaces after the sentence before; a line break in the name
+    "by the change in Acme 4.2.0 to running the port",  # the change a release made, named as such
+])
+def test_prose_markers_whose_sentence_goes_on_in_markup(needle: str) -> None:
+    r = _read(PROSE_INLINE, "acme-exts.html")
+    assert {(c["kind"], c["version"]) for c in r["changes"]} == {("changed", "4.2.0")}, r["changes"]  # no "exchange in 2.1"
+    assert any(needle in " ".join(c["text"].split()) for c in r["changes"]), [c["text"] for c in r["changes"]]
+
+
 def test_prose_markers_sentence_openers_and_availability() -> None:
     r = _read(PROSE_MANUAL, "acme-exts.html")
     got = {(c["kind"], c["version"]) for c in r["changes"]}

@@ -112,11 +112,13 @@ def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None
             opener = m.re is OPENER_RE
             sentence = _sentence_at(text, m.start(), m.end())
             if opener:
-                if len(re.findall(r"\w+", text[m.end():m.end() + 80])) < 2:
+                whole, said = plain_text(block_of(el, node)), " ".join(m.group(0).split())
+                at = whole.find(said)
+                # the words after it, in its block: a sentence goes on in inline markup ("Since R 4.2.0, <code>…")
+                after = whole[at + len(said):] if at >= 0 else text[m.end():]
+                if len(re.findall(r"\w+", after[:80])) < 2:
                     continue  # a label of its own ("Since Acme 4.8:"): the label passes read it
-                whole = plain_text(block_of(el, node))
-                at = whole.find(m.group(0))
-                if _ANNOUNCED.search(_sentence_at(whole, at, at + len(m.group(0))) if at >= 0 else sentence):
+                if _ANNOUNCED.search(_sentence_at(whole, at, at + len(said)) if at >= 0 else sentence):
                     continue  # "From 4.3.0 the default will be …": an announcement, not a release
             block = block_of(el, node)
             btext = plain_text(block) if tag_of(block) not in ("section", "article", "main", "body", "dd") else str(t)
@@ -125,7 +127,7 @@ def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None
             kind = "changed" if opener else VERB_KIND[m.group("verb").lower()]
             rem = normalize_version(m.group("rem")) if m.group("rem") else None
             ver = normalize_version(m.group("ver"))
-            quoted = sentence if opener or m.group("verb").lower() == "available" else m.group(0)  # prose: its sentence
+            quoted = sentence if opener or m.group("verb").lower() in ("available", "change") else m.group(0)  # prose: its sentence
             annotated = annotated_block(el, quoted, own_body, node, head)
             scan.mark(block, kind, ver)
             scan.entry(el, kind, ver, rem, annotated, head[0])
