@@ -157,3 +157,34 @@ def pod_to_markdown(text: str) -> tuple[str, str] | None:
     for para in _paragraphs(text):
         reader.paragraph(para)
     return "\n\n".join(reader.out) + "\n", reader.title
+
+
+# A name that opens and closes with two underscores glued to a path or a name ("docutils/__main__.py",
+# "__init__.py", "obj.__dict__"): markdown would read its underscores as strong emphasis ("docutils/**main**.py"); a
+# reader of the text sees the name. (A "__word__" between spaces may be emphasis and is left to markdown.)
+_DUNDER = re.compile(r"(?<![\w\\`])(?:(?<=[/.:])__([A-Za-z0-9][A-Za-z0-9_]*?)__(?![\w`])"
+                     r"|__([A-Za-z0-9][A-Za-z0-9_]*?)__(?=[./:]\w|\())")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _escaped(m: re.Match[str]) -> str:
+    return "\\_\\_" + (m.group(1) or m.group(2)) + "\\_\\_"
+
+
+def names_as_written(text: str) -> str:
+    """The text with each ``__name__`` of a path or name escaped (``\\_\\_name\\_\\_``), so that markdown shows it as written; fenced
+    code, indented lines (code, or a list's nested text) and inline code are left as they are."""
+    if "__" not in text or len(text) > MAX_POD_CHARS:
+        return text
+    out, fence = [], ""
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence:
+            fence = "" if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) else fence
+        elif m:
+            fence = m.group(1)
+        elif "__" in line and not line.startswith(("    ", "\t")):
+            parts = re.split(r"(`+[^`]*`+)", line)  # inline code as it is
+            line = "".join(p if i % 2 else _DUNDER.sub(_escaped, p) for i, p in enumerate(parts))
+        out.append(line)
+    return "\n".join(out)

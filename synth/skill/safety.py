@@ -40,7 +40,8 @@ base basefont isindex keygen portal
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _RAW = re.compile(r"<(?P<tag>" + "|".join(_RAW_ELEMENTS) + r")\b[^>]*>.*?(?:</(?P=tag)\s*>|\Z)", re.S | re.I)
 _RAW_LONE = re.compile(r"</?(?:" + "|".join(_RAW_ELEMENTS) + r")\b[^>]*>", re.I)
-_TAG = re.compile(r"</?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?=[\s/>])(?:[^<>\"']|\"[^\"]*\"|'[^']*')*>")
+# (a "<" escaped by a backslash is text: markdown shows "\<video>" as "<video>", which a quote of "the <video> tag" is)
+_TAG = re.compile(r"(?<!(?<!\\)\\)</?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?=[\s/>])(?:[^<>\"']|\"[^\"]*\"|'[^']*')*>")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1)(?!\n[ \t]*\n).)+?\1", re.S)  # a span never crosses a blank line
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f]+")
 
