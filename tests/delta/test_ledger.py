@@ -32,6 +32,12 @@ TODAY = date(2026, 6, 1)
     ("Support for pathlib paths in the loader (#1234)", "Support for pathlib paths in the loader"),
     ("Speed up startup¶", "Speed up startup"),
     ("(gh-1234, gh-5678)", ""),
+    ("Fix the parser. Patch by J. R. Doe.", "Fix the parser."),  # initials are no sentence end
+    # "prefixed by" is no credit, nor is a credit phrase a sentence before the end
+    ("Adds blocks of code prefixed by the `defer` modifier. They run at scope exit.",
+     "Adds blocks of code prefixed by the `defer` modifier. They run at scope exit."),
+    ("The bug was reported by users. The fix makes the parser stricter.",
+     "The bug was reported by users. The fix makes the parser stricter."),
 ])
 def test_clean_text(raw, clean):
     assert clean_text(raw) == clean
