@@ -188,3 +188,23 @@ def names_as_written(text: str) -> str:
             line = "".join(p if i % 2 else _DUNDER.sub(_escaped, p) for i, p in enumerate(parts))
         out.append(line)
     return "\n".join(out)
+
+
+_ADORNMENT = re.compile(r"^([=\-~*#^\"+`:.'_])\1{2,}\s*$")
+
+
+def without_overlines(text: str) -> str:
+    """The text with each title's overline left out: a title between two equal lines of one punctuation character
+    ("=====" / "Title" / "=====", reStructuredText's overlined title) keeps its underline only, so that markdown reads
+    it as the title, not as "===== Title"."""
+    if len(text) > MAX_POD_CHARS:
+        return text
+    lines = text.split("\n")
+    drop = set()
+    for i in range(len(lines) - 2):
+        over, title, under = lines[i], lines[i + 1], lines[i + 2]
+        m = _ADORNMENT.match(over)
+        if m and over.rstrip() == under.rstrip() and title.strip() and not _ADORNMENT.match(title) \
+                and len(title.rstrip()) <= len(over.rstrip()) and (i == 0 or not lines[i - 1].strip()):
+            drop.add(i)
+    return "\n".join(line for i, line in enumerate(lines) if i not in drop)

@@ -11,7 +11,7 @@ import pytest
 from skill3crawl.corpus import markdown_to_html
 from skill3crawl.extract.content import extract_redacted
 from skill3crawl.extract.versions import version_heading
-from skill3crawl.sitecrawl.textmarkup import inline, looks_like_pod, names_as_written, pod_to_markdown
+from skill3crawl.sitecrawl.textmarkup import inline, looks_like_pod, names_as_written, pod_to_markdown, without_overlines
 from tests.mockserver import MockServer, bind
 
 POD = """=encoding utf8
@@ -155,6 +155,15 @@ def test_a_pod_page_about_one_release_is_that_release_s_change_page() -> None:
 ])
 def test_a_name_with_double_underscores_reads_as_written(text: str, shown: str) -> None:
     assert shown in markdown_to_html(names_as_written(text)), markdown_to_html(names_as_written(text))
+
+
+@pytest.mark.parametrize("text,title", [
+    ("==============\nAcme History\n==============\n\nThe changes of each release.\n", "<h1>Acme History</h1>"),
+    ("Acme History\n============\n\nThe changes.\n", "<h1>Acme History</h1>"),  # an underline alone, as it was
+    ("Intro\n\n----\n\nMiddle\n\n----\n", "<p>Middle</p>"),  # rules around a paragraph are no overline
+])
+def test_an_overlined_title_reads_as_its_title(text: str, title: str) -> None:
+    assert title in markdown_to_html(without_overlines(text)), markdown_to_html(without_overlines(text))
 
 
 def test_a_crawl_reads_a_folder_of_text_notes_and_a_pod_page_behind_directory_listings(run_crawl) -> None:
