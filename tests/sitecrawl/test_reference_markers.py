@@ -129,13 +129,16 @@ PROSE_INLINE = html("Writing Acme Extensions", "<div class='contents'><h1>Writin
                     "also uses <code>frob</code> when re-building the vignettes.</p>"
                     "<p>The issues in this subsection have been much alleviated by the change in Acme 4.2.0 to running the "
                     "port in a UTF-8 locale where available.</p>"
-                    "<p>The old exchange in 2.1 of keys and values is described elsewhere in this manual for reference.</p></div>")
+                    "<p>The old exchange in 2.1 of keys and values is described elsewhere in this manual for reference.</p>"
+                    "<dl><dt id='acme.NoReturn'>acme.NoReturn</dt><dd><p>Special type indicating that a function never "
+                    "returns.</p><p>Starting in Acme 4.2.0, the <code>Never</code> type should be used instead.</p></dd></dl></div>")
 
 
 @pytest.mark.parametrize("needle", [
     "Since Acme 4.2.0, `Makevars.ucrt` will be used",  # the sentence goes on in inline markup after the opener
     "As from Acme 4.2.0, `--use-frob` also uses",  # two spaces after the sentence before; a line break in the name
     "by the change in Acme 4.2.0 to running the port",  # the change a release made, named as such
+    "Starting in Acme 4.2.0, the `Never` type should be used instead.",  # quoted whole in a definition, not up to `Never`
 ])
 def test_prose_markers_whose_sentence_goes_on_in_markup(needle: str) -> None:
     r = _read(PROSE_INLINE, "acme-exts.html")

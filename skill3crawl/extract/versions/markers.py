@@ -84,6 +84,16 @@ def _sentence_at(text: str, start: int, end: int) -> str:
     return " ".join(text[left:right].split())
 
 
+def _block_sentence(block: Any, said: str) -> str | None:
+    """The whole sentence of ``block``'s markdown that holds the marker phrase ``said``: a sentence that goes on in
+    inline markup ("Starting in Acme 3.11, the <code>Never</code> type …") is quoted whole, never up to its markup."""
+    if tag_of(block) in ("section", "article", "main", "body"):
+        return None
+    text, said = " ".join(md(block).split()), " ".join(said.split())
+    at = text.find(said)
+    return _sentence_at(text, at, at + len(said)) if at >= 0 else None
+
+
 def _in_listing(el: Any) -> bool:
     """``el`` is a line of a source listing built of elements, not ``<pre>``: a line (class ``line``) that holds a
     line-number element (class ``lineno``), or an element within three levels of one."""
@@ -127,7 +137,9 @@ def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None
             kind = "changed" if opener else VERB_KIND[m.group("verb").lower()]
             rem = normalize_version(m.group("rem")) if m.group("rem") else None
             ver = normalize_version(m.group("ver"))
-            quoted = sentence if opener or m.group("verb").lower() in ("available", "change") else m.group(0)  # prose: its sentence
+            quoted = m.group(0)
+            if opener or m.group("verb").lower() in ("available", "change"):  # prose: its whole sentence, as markdown
+                quoted = _block_sentence(block, m.group(0)) or sentence
             annotated = annotated_block(el, quoted, own_body, node, head)
             scan.mark(block, kind, ver)
             scan.entry(el, kind, ver, rem, annotated, head[0])
