@@ -122,7 +122,10 @@ def _prose_html(text: str, fixes: list[str]) -> str:
     text = _RAW_LONE.sub("", text)
 
     def tag(m: re.Match) -> str:
-        return "" if m.group("name").lower() in _HTML_ELEMENTS else m.group(0)
+        name = m.group("name").lower()
+        if name in ("sup", "sub") and not m.group(0).startswith("</"):
+            return " "  # a superscript reads as a word of its own: "award-winning<sup>1</sup>" → "award-winning 1"
+        return "" if name in _HTML_ELEMENTS else m.group(0)
 
     text = _TAG.sub(tag, text)
     if text != before:
