@@ -32,6 +32,8 @@ from typing import Any
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from skill3crawl.site_timeline import SiteDates
+from skill3crawl.state import CrawlState, get_state
 from synth.core import default_settings
 
 logger = logging.getLogger(__name__)
@@ -58,6 +60,22 @@ def killed_before(jobdir: Path) -> bool:
     except (FileNotFoundError, ValueError):
         return marker.exists()
     return pid != os.getpid() and not _alive(pid)
+
+
+MEMORY_KEY = "skill3/crawl_memory"
+
+
+def keep_crawl_memory(state: CrawlState, saved: dict[str, Any]) -> None:
+    """What the crawl learned from the pages it read, kept in ``spider.state`` so that a resumed crawl still has it:
+    the site's release dates and build-dated hosts (crawl.json ``timeline``) and the chapters whose pages inherit their
+    release when the feed closes. The first run puts its own objects there (saved as they grow); a resumed run takes
+    the saved ones back."""
+    memory = saved.get(MEMORY_KEY)
+    if isinstance(memory, dict) and isinstance(memory.get("site_dates"), SiteDates):
+        state.site_dates = memory["site_dates"]
+        state.chapters = list(memory.get("chapters") or [])
+        state.chapter_pages = dict(memory.get("chapter_pages") or {})
+    saved[MEMORY_KEY] = {"site_dates": state.site_dates, "chapters": state.chapters, "chapter_pages": state.chapter_pages}
 
 
 def save_state(path: Path, state: Any) -> None:
@@ -116,6 +134,9 @@ class JobState:
 
     def spider_opened(self, spider: Any = None) -> None:
         from twisted.internet.task import LoopingCall
+
+        if spider is not None and isinstance(getattr(spider, "state", None), dict):
+            keep_crawl_memory(get_state(self.crawler), spider.state)
 
         self.loop = LoopingCall(self.save)
         self.loop.start(max(0.05, self.interval), now=False)

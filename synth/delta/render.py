@@ -336,12 +336,24 @@ def example_entries(delta: Delta, limit: int = MAX_EXAMPLES) -> list[Entry]:
     return out
 
 
+MAX_VERSION_LINES = 20  # versions listed one per line; more: the ones with the most changes, the rest named in one line
+
+
 def version_lines(delta: Delta) -> list[str]:
-    """One line per post-cutoff version (newest first): its date or bound and why; then undated ones."""
+    """One line per post-cutoff version (newest first): its date or bound and why; then undated ones. Past
+    :data:`MAX_VERSION_LINES`, the versions with the most changes keep their lines (a major release before its twenty
+    later minor ones) and the others are named on one last line."""
     lines = []
     counts = Counter(e.version for e in delta.post)
     folded = fold_patches(delta.post_versions())
-    for s, patches in folded[:20]:
+    if len(folded) > MAX_VERSION_LINES:  # the releases with the most changes, never the latest few by number alone
+        n_of = {id(s): counts[s.version] + sum(counts[p.version] for p in patches) for s, patches in folded}
+        kept = {id(s) for s, _p in sorted(folded, key=lambda g: -n_of[id(g[0])])[:MAX_VERSION_LINES]}
+        left = [s.version for s, _p in folded if id(s) not in kept]
+        folded = [g for g in folded if id(g[0]) in kept]
+    else:
+        left = []
+    for s, patches in folded:
         why = s.how.split(": ", 1)[1] if s.bound and ": " in s.how else s.how
         latest = max((p.date for p in patches if p.date and not p.bound and not p.how.startswith("after ")), default=None)
         more = (f", and {len(patches)} other release(s) of it ({', '.join(p.version for p in patches[:3])}"
@@ -349,6 +361,9 @@ def version_lines(delta: Delta) -> list[str]:
                 if patches else "")
         n = counts[s.version] + sum(counts[p.version] for p in patches)
         lines.append(f"- **{s.version}** — {when(s)} ({why}); {n} change(s){more}")
+    if left:
+        lines.append(f"- and {len(left)} more with fewer changes: {', '.join(left[:12])}{', …' if len(left) > 12 else ''}"
+                     " (every one in the reference files)")
     return lines
 
 

@@ -162,3 +162,56 @@ def test_a_crawl_gives_a_chapters_pages_its_release(run_crawl) -> None:
     crawl = json.loads((res.output_dir / "crawl.json").read_text())
     assert [(c["url"].replace(site.url, ""), c["version"], c["pages"]) for c in crawl["chapters"]] == [
         ("/acme-3/index.html", "3.0.0", 2)]
+
+
+def test_a_resumed_crawl_keeps_the_chapters_and_release_dates_its_first_run_read(tmp_path) -> None:
+    """The chapter page (and a release date) read before a pause, its nested pages fetched after the resume: they still
+    inherit its release, and crawl.json keeps the chapter and the date (both live in spider.state, saved with JOBDIR)."""
+    import signal
+    import subprocess
+    import time
+
+    from tests.harness import run_cmd
+
+    from .conftest import ROOT, crawl_cmd, crawl_env
+
+    routes = _guide("SITE")
+    nav = ("<nav><ol><li><a href='SITE/acme-3/index.html'>Acme 3</a></li><li><ol class='section'>"
+           "<li><a href='SITE/acme-3/prelude.html'>Prelude</a></li><li><a href='SITE/acme-3/resolver.html'>Resolver</a></li>"
+           "</ol></li></ol></nav>")
+    routes["/"] = (200, HTML, html("Intro - The Guide", "<main><h1>Intro</h1><p>Read <a href='SITE/acme-3/index.html'>Acme 3"
+                                   "</a>; the <a href='SITE/history.html'>history</a> has the dates.</p>" + MORE + "</main>"))
+    routes["/history.html"] = (200, HTML, html("History", "<main><h1>History</h1><h2>Acme 2.9 (2025-11-04)</h2>"
+                                               "<ul><li>The frobnicator learned to knob.</li></ul>" + MORE + "</main>"))
+    chapter = routes["/acme-3/index.html"][2].replace(b"<main>", nav.encode() + b"<main>", 1)
+    # the nested pages are linked from the chapter page alone: found only once it is read
+    routes["/acme-3/index.html"] = (200, HTML, chapter.replace(b"<nav><ol class='section'>", b"<nav class='x'><ol>", 1))
+    server = MockServer()
+    server.routes = bind(routes, server.url)
+    out = tmp_path / "out"
+    # one page at a time, two seconds apart: the pause falls between the chapter page and its nested pages
+    settings = {"JOBDIR": str(tmp_path / "job"), "HTTPCACHE_ENABLED": "0", "DOWNLOAD_DELAY": "2",
+                "DOWNLOAD_DELAY_JITTER": "0", "CONCURRENT_REQUESTS": "1", "SKILL3_PAGE_WINDOW": "1"}
+    with server as site:
+        cmd = crawl_cmd({"start_urls": f"{site.url}/", "output_dir": out, "max_pages": 100}, settings)
+        first = subprocess.Popen(cmd, cwd=ROOT, env=crawl_env(tmp_path, "1"), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        hits = site.page_hits
+        while not (hits().get("/acme-3/index.html") and hits().get("/history.html")):
+            assert first.poll() is None and time.monotonic() < deadline, first.communicate()[1][-3000:]
+            time.sleep(0.02)
+        first.send_signal(signal.SIGINT)
+        _, log1 = first.communicate(timeout=60)
+        assert first.returncode == 0, log1[-3000:]
+        assert not hits().get("/acme-3/prelude.html"), "the nested pages were fetched before the pause"
+        second = run_cmd(cmd, env=crawl_env(tmp_path, "2"), timeout=120)
+        assert second.returncode == 0, second.stderr[-3000:]
+    assert hits().get("/acme-3/prelude.html") == 1
+    rows = [json.loads(line) for line in (out / "run.jsonl").read_text(encoding="utf-8").splitlines()]
+    items = {row["url"].replace(site.url, ""): row for row in rows}
+    prelude = items["/acme-3/prelude.html"]
+    assert (prelude["page_kind"], prelude["page_version"]) == ("change", "3.0.0"), prelude["changes"]
+    crawl = json.loads((out / "crawl.json").read_text())
+    assert [(c["url"].replace(site.url, ""), c["version"]) for c in crawl["chapters"]] == [("/acme-3/index.html", "3.0.0")]
+    assert ("2.9", "2025-11-04") in {(t["version"], t["date"]) for t in crawl["timeline"]}, crawl["timeline"]

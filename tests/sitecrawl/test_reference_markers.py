@@ -214,3 +214,101 @@ def test_a_crawl_says_which_markers_a_page_left_out(run_crawl) -> None:
     assert [(e["url"].replace(site.url, ""), e["kept"], e["left_out"], e["versions"]) for e in crawl["markers_left_out"]] == [
         ("/acme.conf.5.html", MAX_CHANGES, 46, {"2.0": 46})]
     assert res.stats["skill3/changes_left_out"] == 46
+
+
+def _declared(anchor: str, signature: str, *blocks: str) -> str:
+    """A member's section in flat markup: its declaration as the heading (return type first, no code element), then
+    its blocks, then the generator's comment that closes it."""
+    return f"<h3 class='fn' id='{anchor}'><span class='type'>{signature}</h3>{''.join(blocks)}<!-- @@@{anchor} -->"
+
+
+SELF_SUBJECT_MARKERS = html("Acme::File Class", "<div class='descr'><h1>Acme::File Class</h1>" + PROSE
+                            + "<h2>Member Function Documentation</h2>"
+                            + _declared("moveToTrash", "bool Acme::File::moveToTrash()",
+                                        "<p>Moves the file to the trash and returns <code>true</code> if successful.</p>",
+                                        "<div class='admonition note'><p><b>Note: </b>On systems without a trash can this always fails.</p></div>",
+                                        "<p>This function was introduced in Acme 5.15.</p>")
+                            + _declared("mappedInt", "[signal] void Acme::Mapper::mappedInt(int i)",
+                                        "<p>This signal is emitted when an integer mapping is signalled.</p>",
+                                        "<p>This function was introduced in Acme 5.15.</p>",
+                                        "<p><b>See also </b><a href='#map'>map</a>().</p>")
+                            + _declared("append", "Acme::String &amp;Acme::String::operator+=(StringView str)",
+                                        "<p>Appends the string view to this string.</p>",
+                                        "<p>This enum value has been added in Acme 5.14.</p>")
+                            + _declared("size", "int Acme::File::size() const",
+                                        "<p>Returns the size of the file, in bytes, as the file system reports it.</p>",
+                                        "<p>This function is faster than reading the whole file: introduced in Acme 5.2 for large files.</p>")
+                            + "</div>")
+
+
+def test_a_marker_whose_subject_is_the_member_marks_the_member_s_section() -> None:
+    r = _read(SELF_SUBJECT_MARKERS, "acme-file.html")
+    got = [(c["version"], c["api"], c["text"]) for c in r["changes"]]
+    assert [(v, a) for v, a, _t in got] == [("5.15", "Acme::File::moveToTrash"), ("5.15", "Acme::Mapper::mappedInt"),
+                                            ("5.14", "Acme::String::operator+="), ("5.2", None)], got
+    move, mapped, append, size = (t for _v, _a, t in got)
+    assert move.startswith("bool Acme::File::moveToTrash() — Moves the file to the trash") and "trash can" in move
+    assert mapped.startswith("[signal] void Acme::Mapper::mappedInt(int i) — This signal is emitted") and "See also" not in mapped
+    assert "Appends the string view" in append
+    # a sentence with words of its own is not a bare marker: quoted whole, never a fragment glued to another block
+    assert "This function is faster than reading the whole file: introduced in Acme 5.2 for large files." in size
+    assert not any(t.rstrip(".").endswith("introduced in Acme 5.15") for t in (move, mapped))
+
+
+@pytest.mark.parametrize("text, api", [
+    ("bool QFile::moveToTrash()", "QFile::moveToTrash"),
+    ("[static] QStringList Acme::Process::splitCommand(StringView command)", "Acme::Process::splitCommand"),
+    ("QList<Model *> Acme::Proxy::sourceModels() const", "Acme::Proxy::sourceModels"),
+    ("Acme::Iterator::pointer Acme::Iterator::operator->() const", "Acme::Iterator::operator->"),
+    ("[static] template <typename T> Acme::Type Acme::Type::fromType()", "Acme::Type::fromType"),
+    ("Returns true if foo::bar(x) holds", None),  # prose that names a call is no declaration
+    ("Use the std::move(x) call", None),
+    ("int main(void)", None),  # not scoped: not a member's declaration
+])
+def test_a_declaration_that_opens_with_its_return_type_names_its_member(text: str, api: str | None) -> None:
+    from skill3crawl.extract.versions.blocks import api_name
+
+    assert api_name(text) == api
+
+
+CLASS_PAGE = html("FrobResult Class", "<div class='content mainContent'><div class='sidebar'><div class='toc'>"
+                  "<h3><a name='toc'>Contents</a></h3><ul><li><a href='#public-functions'>Public Functions</a></li>"
+                  "<li><a href='#details'>Detailed Description</a></li></ul></div></div>"
+                  "<h1 class='title'>FrobResult Class</h1><span class='small-subtitle'>class Acme::FrobResult</span>"
+                  "<!-- $$$FrobResult-brief --><p>The FrobResult class holds the result of a call to Acme::frob().</p>"
+                  "<p>This class was introduced in Acme 5.15.</p>" + PROSE + "</div>")
+
+
+def test_a_class_page_s_marker_quotes_the_class_not_the_sidebar_before_its_title() -> None:
+    r = _read(CLASS_PAGE, "acme-frobresult.html")
+    [change] = r["changes"]
+    assert change["version"] == "5.15" and change["text"].startswith("FrobResult Class — class Acme::FrobResult"), change
+    assert "holds the result of a call" in change["text"] and "Contents" not in change["text"]
+
+
+def _defined(name: str, signature: str, *blocks: str, note: str) -> str:
+    """A definition in flat markup: its box (a named anchor and a link to it whose text is the defined name), its
+    blocks, then its history note; an empty paragraph between definitions."""
+    anchor = f"(def._{name})"
+    box = (f"<div class='SIntrapara'><table class='boxed'><tr><td>procedure<a name='{anchor}'></a>"
+           f"(<a href='#{anchor.replace('(', '%28').replace(')', '%29')}' class='ValDef'>{name}</a> {signature}</td></tr></table></div>")
+    return "<p></p>" + box + "".join(f"<div class='SIntrapara'>{b}</div>" for b in blocks) + f"<p class='SHistory'>{note}</p>"
+
+
+DEFINITIONS = html("4.4 Strings", "<div class='main'><h2>4.4 Strings</h2>" + PROSE
+                   + _defined("string-span", "str start) → integer?", "Returns the number of characters of the cluster at start.",
+                              "Examples:", "<table><tr><td>&gt; (string-span \"ab\" 0)</td></tr><tr><td>1</td></tr></table>",
+                              note="Added in version 8.6.0.2 of package base.")
+                   + _defined("string-count", "str) → integer?", "Returns the number of grapheme clusters in str.",
+                              note="Added in version 8.6.0.6 of package base. Changed in version 8.6.0.9: Added the exact? argument.")
+                   + "</div>")
+
+
+def test_a_history_note_after_a_definition_marks_that_definition() -> None:
+    r = _read(DEFINITIONS, "strings.html")
+    got = {(c["kind"], c["version"]): c for c in r["changes"]}
+    assert set(got) == {("added", "8.6.0.2"), ("added", "8.6.0.6"), ("changed", "8.6.0.9")}, r["changes"]
+    span = got[("added", "8.6.0.2")]
+    assert span["api"] == "string-span" and span["text"].startswith("procedure(string-span str start) → integer? — Returns the"), span
+    count = got[("changed", "8.6.0.9")]  # a note with words of its own: its text, about the definition it follows
+    assert count["api"] == "string-count" and "Added the exact? argument." in count["text"], count

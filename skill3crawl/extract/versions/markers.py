@@ -12,7 +12,16 @@ from lxml import etree
 from skill3crawl.extract.releases import label_marker, label_version, normalize_version, since_label
 from skill3crawl.extract.versions.blocks import Block, annotated_block, api_block, api_name
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABS
-from skill3crawl.extract.versions.phrases import MARKER_RE, MARKER_VER_RE, OPENER_RE, SPHINX_KIND, VERB_KIND, marker_fields, removed_in
+from skill3crawl.extract.versions.phrases import (
+    MARKER_RE,
+    MARKER_VER_RE,
+    OPENER_RE,
+    SELF_SUBJECT,
+    SPHINX_KIND,
+    VERB_KIND,
+    marker_fields,
+    removed_in,
+)
 from skill3crawl.extract.versions.quick import text_xp
 from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import (
@@ -84,6 +93,17 @@ def _sentence_at(text: str, start: int, end: int) -> str:
     return " ".join(text[left:right].split())
 
 
+def _quoted(m: re.Match[str], opener: bool, sentence: str, block: Any, own_body: bool) -> str:
+    """What a text marker quotes: prose ("available in", an opener, "the change in", a bare "This function was
+    introduced in …") its whole sentence — an opener's and an availability's as the block's markdown has it (it may go
+    on in inline markup) — any other marker its phrase."""
+    if opener or m.group("verb").lower() in ("available", "change"):
+        return _block_sentence(block, m.group(0)) or sentence
+    if not own_body and SELF_SUBJECT.match(MARKER_RE.sub("", sentence).strip(" .:;,-–—()[]")):
+        return sentence
+    return m.group(0)
+
+
 def _block_sentence(block: Any, said: str) -> str | None:
     """The whole sentence of ``block``'s markdown that holds the marker phrase ``said``: a sentence that goes on in
     inline markup ("Starting in Acme 3.11, the <code>Never</code> type …") is quoted whole, never up to its markup."""
@@ -132,14 +152,13 @@ def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None
                     continue  # "From 4.3.0 the default will be …": an announcement, not a release
             block = block_of(el, node)
             btext = plain_text(block) if tag_of(block) not in ("section", "article", "main", "body", "dd") else str(t)
-            own_body = len(MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")) > 15 or tag_of(block) in HEADINGS
+            rest = MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")
+            own_body = (len(rest) > 15 and not SELF_SUBJECT.match(rest)) or tag_of(block) in HEADINGS
             head = scan.heading_of(el)
             kind = "changed" if opener else VERB_KIND[m.group("verb").lower()]
             rem = normalize_version(m.group("rem")) if m.group("rem") else None
             ver = normalize_version(m.group("ver"))
-            quoted = m.group(0)
-            if opener or m.group("verb").lower() in ("available", "change"):  # prose: its whole sentence, as markdown
-                quoted = _block_sentence(block, m.group(0)) or sentence
+            quoted = _quoted(m, opener, sentence, block, own_body)
             annotated = annotated_block(el, quoted, own_body, node, head)
             scan.mark(block, kind, ver)
             scan.entry(el, kind, ver, rem, annotated, head[0])
