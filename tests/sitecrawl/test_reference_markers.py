@@ -216,6 +216,20 @@ def test_a_crawl_says_which_markers_a_page_left_out(run_crawl) -> None:
     assert res.stats["skill3/changes_left_out"] == 46
 
 
+def test_a_resumed_crawl_keeps_what_its_pages_left_out() -> None:
+    from skill3crawl.jobstate import keep_crawl_memory
+    from skill3crawl.state import CrawlState, note_markers_left_out
+
+    saved: dict = {}
+    first = CrawlState()
+    keep_crawl_memory(first, saved)  # the first run's objects go into spider.state
+    note_markers_left_out(first, "http://d.org/acme.conf.5.html", {"kept": 400, "left_out": 46, "versions": {"2.0": 46}})
+    resumed = CrawlState()
+    keep_crawl_memory(resumed, saved)  # the resumed run takes them back
+    assert resumed.markers_left_out == [{"url": "http://d.org/acme.conf.5.html", "kept": 400, "left_out": 46,
+                                         "versions": {"2.0": 46}}]
+
+
 def _declared(anchor: str, signature: str, *blocks: str) -> str:
     """A member's section in flat markup: its declaration as the heading (return type first, no code element), then
     its blocks, then the generator's comment that closes it."""
