@@ -16,6 +16,7 @@ from synth.llm.registry import Choice
 
 MAX_DROPPED_LISTED = 500
 MAX_CHAPTERS = 200  # chapters whose release their pages inherit (crawl.json "chapters")
+MAX_MARKERS_LEFT_OUT = 100  # pages listed in crawl.json "markers_left_out" (pages with more markers than a page keeps)
 MAX_CHAPTER_PAGES = 10_000  # pages inheriting a chapter's release, over all chapters  # pages the crawl dropped, listed by URL in crawl.json (all are counted in the summary)
 
 
@@ -53,6 +54,9 @@ class CrawlState:
     # chapters (crawl.json "chapters") and each nested page's key → {version, date, title, chapter}
     chapters: list[dict[str, Any]] = field(default_factory=list)
     chapter_pages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Pages holding more version markers than a page keeps (extract.versions: the oldest left out): crawl.json
+    # "markers_left_out", {url, kept, left_out, versions: {version: entries left out}}
+    markers_left_out: list[dict[str, Any]] = field(default_factory=list)
     # "auto" as the query planner resolved it (one probe per run): the synthesis it triggers uses the same.
     auto_choice: Choice | None = None
 
@@ -70,6 +74,14 @@ def note_chapter(state: CrawlState, url: str, chapter: dict[str, Any]) -> None:
             break
         state.chapter_pages.setdefault(page, {"version": chapter["version"], "date": chapter.get("date"),
                                               "title": chapter.get("title") or "", "chapter": url})
+
+
+def note_markers_left_out(state: CrawlState, url: str, left_out: dict[str, Any]) -> None:
+    """A page whose markers the per-page bound cut (``find_changes``' ``left_out``: the oldest versions' entries):
+    listed for crawl.json, the first :data:`MAX_MARKERS_LEFT_OUT` pages."""
+    if len(state.markers_left_out) < MAX_MARKERS_LEFT_OUT and isinstance(left_out, dict):
+        state.markers_left_out.append({"url": url, "kept": left_out.get("kept"), "left_out": left_out.get("left_out"),
+                                       "versions": dict(left_out.get("versions") or {})})
 
 
 def get_state(crawler: Any) -> CrawlState:

@@ -233,6 +233,7 @@ class CrawlOutput:
             "timeline": state.site_dates.timeline_list(),
             "build_dated_hosts": state.site_dates.build_dated_hosts(),
             "chapters": state.chapters,  # pages stating the release of the pages nested under them
+            "markers_left_out": state.markers_left_out,  # pages with more markers than a page keeps: what was left out
         }
         from skill3crawl.discovery.official import add_to_crawl_json
 

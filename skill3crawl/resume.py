@@ -67,15 +67,17 @@ MEMORY_KEY = "skill3/crawl_memory"
 
 def keep_crawl_memory(state: CrawlState, saved: dict[str, Any]) -> None:
     """What the crawl learned from the pages it read, kept in ``spider.state`` so that a resumed crawl still has it:
-    the site's release dates and build-dated hosts (crawl.json ``timeline``) and the chapters whose pages inherit their
-    release when the feed closes. The first run puts its own objects there (saved as they grow); a resumed run takes
+    the site's release dates and build-dated hosts (crawl.json ``timeline``), the chapters whose pages inherit their
+    release when the feed closes and the pages whose oldest markers were left out (crawl.json ``markers_left_out``). The first run puts its own objects there (saved as they grow); a resumed run takes
     the saved ones back."""
     memory = saved.get(MEMORY_KEY)
     if isinstance(memory, dict) and isinstance(memory.get("site_dates"), SiteDates):
         state.site_dates = memory["site_dates"]
         state.chapters = list(memory.get("chapters") or [])
         state.chapter_pages = dict(memory.get("chapter_pages") or {})
-    saved[MEMORY_KEY] = {"site_dates": state.site_dates, "chapters": state.chapters, "chapter_pages": state.chapter_pages}
+        state.markers_left_out = list(memory.get("markers_left_out") or [])
+    saved[MEMORY_KEY] = {"site_dates": state.site_dates, "chapters": state.chapters, "chapter_pages": state.chapter_pages,
+                         "markers_left_out": state.markers_left_out}
 
 
 def save_state(path: Path, state: Any) -> None:

@@ -146,7 +146,17 @@ def _inline_one(child: HtmlElement, out: list[str]) -> None:
     if tag in _RAISED:  # a superscript or subscript reads as a word of its own ("SwitchBootstraps PREVIEW")
         out.append(" " + text)
         return
+    if _raised_only(child):  # a link around a superscript: a footnote's number ("macros<a><sup>20</sup></a>")
+        out.append(" " + _decorate(tag, text, child))
+        return
     out.append(_decorate(tag, text, child))
+
+
+def _raised_only(el: HtmlElement) -> bool:
+    """``el`` holds nothing but one superscript or subscript."""
+    kids = [c for c in el if isinstance(c.tag, str)]
+    return (len(kids) == 1 and kids[0].tag in _RAISED and not (el.text or "").strip()
+            and not (kids[0].tail or "").strip())
 
 
 def to_markdown(node: HtmlElement) -> str:

@@ -82,6 +82,15 @@ class ContentPipeline(_Base):
             from skill3crawl.crawl_record import note_chapter
 
             note_chapter(get_state(self.crawler), item.final_url or item.url, result["chapter"])
+        if result.get("left_out"):  # more markers than a page keeps: its oldest versions' entries left out (crawl.json)
+            from skill3crawl.crawl_record import note_markers_left_out
+
+            left = result["left_out"]
+            note_markers_left_out(get_state(self.crawler), item.final_url or item.url, left)
+            self.stats.inc_value("skill3/changes_left_out", left.get("left_out") or 0)
+            logger.info("skill3: %s holds more version markers than a page keeps: kept the newest %s, left out %s of "
+                        "the oldest versions (%s)", item.url, left.get("kept"), left.get("left_out"),
+                        ", ".join(list(left.get("versions") or {})[:5]))
         result["redactions"] += n
         if result["redactions"]:
             item.redactions += result["redactions"]

@@ -157,3 +157,54 @@ def pod_to_markdown(text: str) -> tuple[str, str] | None:
     for para in _paragraphs(text):
         reader.paragraph(para)
     return "\n\n".join(reader.out) + "\n", reader.title
+
+
+# A name that opens and closes with two underscores glued to a path or a name ("docutils/__main__.py",
+# "__init__.py", "obj.__dict__"): markdown would read its underscores as strong emphasis ("docutils/**main**.py"); a
+# reader of the text sees the name. (A "__word__" between spaces may be emphasis and is left to markdown.)
+_DUNDER = re.compile(r"(?<![\w\\`])(?:(?<=[/.:])__([A-Za-z0-9][A-Za-z0-9_]*?)__(?![\w`])"
+                     r"|__([A-Za-z0-9][A-Za-z0-9_]*?)__(?=[./:]\w|\())")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _escaped(m: re.Match[str]) -> str:
+    return "\\_\\_" + (m.group(1) or m.group(2)) + "\\_\\_"
+
+
+def names_as_written(text: str) -> str:
+    """The text with each ``__name__`` of a path or name escaped (``\\_\\_name\\_\\_``), so that markdown shows it as written; fenced
+    code, indented lines (code, or a list's nested text) and inline code are left as they are."""
+    if "__" not in text or len(text) > MAX_POD_CHARS:
+        return text
+    out, fence = [], ""
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence:
+            fence = "" if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) else fence
+        elif m:
+            fence = m.group(1)
+        elif "__" in line and not line.startswith(("    ", "\t")):
+            parts = re.split(r"(`+[^`]*`+)", line)  # inline code as it is
+            line = "".join(p if i % 2 else _DUNDER.sub(_escaped, p) for i, p in enumerate(parts))
+        out.append(line)
+    return "\n".join(out)
+
+
+_ADORNMENT = re.compile(r"^([=\-~*#^\"+`:.'_])\1{2,}\s*$")
+
+
+def without_overlines(text: str) -> str:
+    """The text with each title's overline left out: a title between two equal lines of one punctuation character
+    ("=====" / "Title" / "=====", reStructuredText's overlined title) keeps its underline only, so that markdown reads
+    it as the title, not as "===== Title"."""
+    if len(text) > MAX_POD_CHARS:
+        return text
+    lines = text.split("\n")
+    drop = set()
+    for i in range(len(lines) - 2):
+        over, title, under = lines[i], lines[i + 1], lines[i + 2]
+        m = _ADORNMENT.match(over)
+        if m and over.rstrip() == under.rstrip() and title.strip() and not _ADORNMENT.match(title) \
+                and len(title.rstrip()) <= len(over.rstrip()) and (i == 0 or not lines[i - 1].strip()):
+            drop.add(i)
+    return "\n".join(line for i, line in enumerate(lines) if i not in drop)

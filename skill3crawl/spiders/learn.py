@@ -40,7 +40,7 @@ from skill3crawl.items import EXPORT_FIELDS, FetchedPage, PageItem
 from skill3crawl.packages.spider import PackageSourceMixin
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.sitecrawl.textfiles import plain_text
-from skill3crawl.sitecrawl.textmarkup import pod_to_markdown
+from skill3crawl.sitecrawl.textmarkup import names_as_written, pod_to_markdown, without_overlines
 from synth.core import default_settings
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key
@@ -64,12 +64,13 @@ def decompression_bomb(exc: BaseException) -> bool:
 
 
 def _text_page_html(text: str, info: dict) -> str:
-    """A plain-text page as HTML: markdown as it is, a text in POD markup converted first (its ``NAME`` line the
-    title)."""
+    """A plain-text page as HTML: markdown as it is (a ``__name__`` shown as written, not as emphasis; an overlined
+    title read by its underline), a text in POD
+    markup converted first (its ``NAME`` line the title)."""
     pod = pod_to_markdown(text)
     if pod is not None:
         return markdown_to_html(pod[0], pod[1] or info.get("title") or "")
-    return markdown_to_html(text, info.get("title") or "")
+    return markdown_to_html(names_as_written(without_overlines(text)), info.get("title") or "")
 
 
 def _now() -> str:

@@ -20,8 +20,9 @@ from synth.skill.quote import ELLIPSIS
 # -- cleaning ---------------------------------------------------------------------------------------------------
 
 _CREDIT_TAIL = re.compile(
-    r"\s*[(\[]?\s*(?:(?:original\s+)?(?:patch|contributed|contribution|implemented|written|reported|fixed|added|"
-    r"suggested|proposed|initial\s+patch|pr)\s+(?:by|from)\b|thanks\s+(?:to|@))[^()\[\]]{0,240}[)\]]?\s*\.?\s*$", re.I)
+    r"(?:(?<=[.!?])\s+|\s*[(\[]\s*|^)(?:(?:original\s+)?(?:patch|contributed|contribution|implemented|written|reported|"
+    r"fixed|added|suggested|proposed|initial\s+patch|pr)\s+(?:by|from)\b|thanks\s+(?:to|@))[^()\[\]]{0,240}[)\]]?\s*\.?\s*$",
+    re.I)  # a sentence or a parenthesis of its own ("prefixed by the X modifier", "has been fixed by making …" are no credit)
 _ISSUE = r"(?:bpo|gh|issue|pr|pull|ticket|bug|cve|ghsa)[-\s#:]*\d[\w-]*|#\d+|!\d+"
 _ISSUE_LINK = re.compile(rf"\[\s*((?:{_ISSUE})(?:\s*,\s*(?:{_ISSUE}))*)\s*\]\([^)\s]*\)", re.I)  # [gh-123](url) → gh-123
 ISSUE_PREFIX = re.compile(rf"^\s*(?:[(\[]?\s*(?:{_ISSUE})\s*[)\]]?\s*(?:,\s*)?)+\s*[:\-–—]?\s*", re.I)

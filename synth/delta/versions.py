@@ -49,13 +49,22 @@ def plausible_version(text: object) -> bool:
     return 0 < len(s) <= MAX_VERSION_CHARS and not _LONG_NUMBER.search(s)
 
 
+# A decimal version: one fraction of four or more digits that opens with a zero ("5.00305", "5.008001"), whose digits
+# go in groups of three ("5.003_05" written as a number); "1.05" and "2.010" read as they do anywhere
+_DECIMAL = re.compile(r"v?(\d+)\.(0\d{3,11})$")
+
+
 @lru_cache(maxsize=4096)
 def parse_version(text: str | None) -> Version | None:
-    """``3.11``, ``v2.0.0``, ``3.11.0 alpha 1``, ``Python 3.11.0 final`` → a Version; None when no number is found
-    or the text is no plausible version (:func:`plausible_version`)."""
+    """``3.11``, ``v2.0.0``, ``3.11.0 alpha 1``, ``Python 3.11.0 final`` → a Version (a decimal version ``5.00305``
+    → 5.3.50); None when no number is found or the text is no plausible version (:func:`plausible_version`)."""
     if not text or not plausible_version(text):
         return None
     s = str(text).strip()
+    dec = _DECIMAL.match(s)
+    if dec:  # a decimal version: "5.00305" is 5.3.50, "5.008001" 5.8.1 (its fraction in groups of three digits)
+        frac = dec.group(2).ljust(-(-len(dec.group(2)) // 3) * 3, "0")
+        return Version(".".join([dec.group(1), *(str(int(frac[i:i + 3])) for i in range(0, len(frac), 3))]))
     try:
         return Version(s)
     except InvalidVersion:

@@ -40,7 +40,8 @@ base basefont isindex keygen portal
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _RAW = re.compile(r"<(?P<tag>" + "|".join(_RAW_ELEMENTS) + r")\b[^>]*>.*?(?:</(?P=tag)\s*>|\Z)", re.S | re.I)
 _RAW_LONE = re.compile(r"</?(?:" + "|".join(_RAW_ELEMENTS) + r")\b[^>]*>", re.I)
-_TAG = re.compile(r"</?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?=[\s/>])(?:[^<>\"']|\"[^\"]*\"|'[^']*')*>")
+# (a "<" escaped by a backslash is text: markdown shows "\<video>" as "<video>", which a quote of "the <video> tag" is)
+_TAG = re.compile(r"(?<!(?<!\\)\\)</?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?=[\s/>])(?:[^<>\"']|\"[^\"]*\"|'[^']*')*>")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1)(?!\n[ \t]*\n).)+?\1", re.S)  # a span never crosses a blank line
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f]+")
 
@@ -121,7 +122,10 @@ def _prose_html(text: str, fixes: list[str]) -> str:
     text = _RAW_LONE.sub("", text)
 
     def tag(m: re.Match) -> str:
-        return "" if m.group("name").lower() in _HTML_ELEMENTS else m.group(0)
+        name = m.group("name").lower()
+        if name in ("sup", "sub") and not m.group(0).startswith("</"):
+            return " "  # a superscript reads as a word of its own: "award-winning<sup>1</sup>" → "award-winning 1"
+        return "" if name in _HTML_ELEMENTS else m.group(0)
 
     text = _TAG.sub(tag, text)
     if text != before:

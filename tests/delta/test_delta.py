@@ -18,6 +18,8 @@ TODAY = date(2026, 11, 29)
 @pytest.mark.parametrize("text, expected", [
     ("3.11", "3.11"), ("v2.0.0", "2.0.0"), ("3.11.0 alpha 1", "3.11.0a1"), ("Python 3.11.0 beta 2", "3.11.0b2"),
     ("3.11.0rc1", "3.11.0rc1"), ("Version 3.2", "3.2"), ("2.0.0 (2026-04-20)", "2.0.0"), ("next", None), ("", None),
+    # a decimal version: its fraction in groups of three digits (never newer than 5.36 because 305 > 36)
+    ("5.00305", "5.3.50"), ("5.008001", "5.8.1"), ("v5.0050", "5.5.0"), ("1.05", "1.5"), ("2.010", "2.10"), ("5.003", "5.3"),
 ])
 def test_parse_version_tolerates_prose(text, expected):
     v = parse_version(text)

@@ -32,6 +32,13 @@ TODAY = date(2026, 6, 1)
     ("Support for pathlib paths in the loader (#1234)", "Support for pathlib paths in the loader"),
     ("Speed up startup¶", "Speed up startup"),
     ("(gh-1234, gh-5678)", ""),
+    ("Fix the parser. Patch by J. R. Doe.", "Fix the parser."),  # initials are no sentence end
+    # a credit opens a sentence or a parenthesis: "prefixed by", "fixed by making" inside a sentence are none
+    ("Adds blocks of code prefixed by the `defer` modifier. They run at scope exit.",
+     "Adds blocks of code prefixed by the `defer` modifier. They run at scope exit."),
+    ("This has been fixed by making the checks run first. That may fail earlier.",
+     "This has been fixed by making the checks run first. That may fail earlier."),
+    ("Added groups. (Contributed by Ada in bpo-45292. PEP written by Ada and Bob.)", "Added groups."),
 ])
 def test_clean_text(raw, clean):
     assert clean_text(raw) == clean

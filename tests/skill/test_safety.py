@@ -45,6 +45,9 @@ CASES = [
     ("Use `List<String>` or List<String> with <T> generics.", None),
     ("Autolink <https://modelcontextprotocol.io/> and mail <a@b.example>.", None),
     ("Compare a < b and b > c.", None),
+    ("A quoted tag: the \\<video> attribute, escaped.", None),  # "\<" is text in markdown: the reader sees "<video>"
+    ("x \\\\<b>bold</b>", "x \\\\bold"),  # an escaped backslash, then a raw tag
+    ("similar to the award-winning<sup>1</sup> S system", "similar to the award-winning 1 S system"),  # a word of its own
     ("Call `<script>` in inline code, and `[x](javascript:y)` too.", None),
     ("```html\n<script>alert(1)</script>\n[x](javascript:y)\n```", None),
     ("[API notes](references/api.md#clients) and [site](https://x.example/a_(b)).", None),

@@ -6,6 +6,9 @@ from __future__ import annotations
 from synth.evidence.item import MAX_CHANGE_API_CHARS, MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS, MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS
 
 MAX_CHANGES = 400
+# a reference page (not a change page) is read up to this many markers, and the newest MAX_CHANGES kept (scan._keep_newest)
+MAX_SCANNED = 4 * MAX_CHANGES
+MAX_LEFT_OUT_VERSIONS = 50  # versions named per page in what the bound left out
 MAX_TEXT = 1500
 MAX_RELEASE_DATES = 500
 MAX_PATH, MAX_PATH_CHARS, MAX_API_CHARS = MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS, MAX_CHANGE_API_CHARS

@@ -22,7 +22,7 @@ from skill3crawl.extract.releases import (
     since_value_version,
 )
 from skill3crawl.extract.versions.blocks import Block, annotated_block, api_block, api_name, dt_api, heading_api
-from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABLE_ROWS
+from skill3crawl.extract.versions.bounds import MAX_TABLE_ROWS
 from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.phrases import MARKER_VER_RE, kind_of_text, removed_in
 from skill3crawl.extract.versions.tree import (
@@ -91,7 +91,7 @@ def label_markers(scan: ScanState, page_heading: tuple[str, Any], labels: bool) 
             # "Default flags. Since: 2.74": a label ending a member's description in a table of members
             row = next((a for a in block.iterancestors() if tag_of(a) == "tr" or a is node), None)
             hit = label_marker(tail.group(1)) if row is not None and row is not node else None
-        if hit and scan.mark(block, hit[0], hit[1]) and len(scan.found) < MAX_CHANGES:
+        if hit and scan.mark(block, hit[0], hit[1]) and not scan.full():
             head = scan.heading_of(block)
             if row is not None and hit:
                 cells = [c for c in row if tag_of(c) in ("td", "th")]
@@ -220,7 +220,7 @@ def dl_fields(scan: ScanState, dl: Any, pending: str | None, date_for: Callable[
         kind = since_label(label) if labels else None
         if kind is not None:
             sver = since_value_version(plain_text(dd))
-            if sver and scan.mark(dl, kind, sver) and len(scan.found) < MAX_CHANGES:
+            if sver and scan.mark(dl, kind, sver) and not scan.full():
                 block = api_block(dl, scan.node, page_heading)
                 head = scan.heading_of(dl)
                 scan.entry(dt, kind, sver, None, block, head[0])

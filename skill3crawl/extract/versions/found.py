@@ -8,7 +8,7 @@ from typing import Any
 
 from skill3crawl.extract.releases import heading_text
 from skill3crawl.extract.versions.blocks import Block
-from skill3crawl.extract.versions.bounds import MAX_API_CHARS, MAX_CHANGES, MAX_RELEASE_DATES
+from skill3crawl.extract.versions.bounds import MAX_API_CHARS, MAX_CHANGES, MAX_RELEASE_DATES, MAX_SCANNED
 from skill3crawl.extract.versions.tree import cap, clean, heading_anchor, heading_before
 from synth.delta.model import ChangeRecord, ReleaseDate
 
@@ -16,9 +16,12 @@ from synth.delta.model import ChangeRecord, ReleaseDate
 class ScanState:
     """One page's scan state: the entries found, the release dates, the blocks already taken."""
 
-    def __init__(self, node: Any, body: bool, source: str, htext: dict[int, str], code_of: dict[Any, dict[str, str]] | None
-                 ) -> None:
+    def __init__(self, node: Any, body: bool, source: str, htext: dict[int, str], code_of: dict[Any, dict[str, str]] | None,
+                 *, reference: bool = False) -> None:
         self.node = node
+        # a change page keeps its first MAX_CHANGES entries (its own order); a reference page is read further and keeps
+        # its newest (scan._keep_newest): its markers' order is the reference's, not the releases'
+        self.limit = MAX_SCANNED if reference else MAX_CHANGES
         self.htext = htext  # heading element id → its text (the headings stay referenced by the caller)
         self.code_of = code_of  # <pre> → its code block, when the caller has them
         self.body = body
@@ -36,7 +39,7 @@ class ScanState:
         code element), the heading it sits under; None when it has no version or text, or the page has enough."""
         text, anchor, api, code_el = block
         text = cap(clean(text))
-        if not (ver and text) or len(self.found) >= MAX_CHANGES:
+        if not (ver and text) or self.full():
             return None
         change = ChangeRecord(kind=kind, version=ver, removed_in=removed_in, date=date, text=text, anchor=anchor,
                               heading=heading, api=api[:MAX_API_CHARS] if api else None, path=tuple(path or ()))
@@ -44,6 +47,10 @@ class ScanState:
             self.no_path.add(id(change))
         self.found.append((el, change, code_el))
         return change
+
+    def full(self) -> bool:
+        """Whether the page has all the entries it may read."""
+        return len(self.found) >= self.limit
 
     def mark(self, block: Any, kind: str, ver: str) -> bool:
         """True the first time a block gets a marker of this kind and version."""

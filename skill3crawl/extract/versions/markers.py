@@ -67,7 +67,7 @@ def directive_markers(scan: ScanState) -> list[Any]:
                 continue
             ver, rem = normalize_version(vm.group(1)), removed_in(label)
         directives.append(d)
-        if len(scan.found) >= MAX_CHANGES:
+        if scan.full():
             continue
         note = md(d)
         own_body = len(note) - len(clean(label)) > 3
@@ -93,6 +93,27 @@ def _sentence_at(text: str, start: int, end: int) -> str:
     return " ".join(text[left:right].split())
 
 
+def _quoted(m: re.Match[str], opener: bool, sentence: str, block: Any, own_body: bool) -> str:
+    """What a text marker quotes: prose ("available in", an opener, "the change in", a bare "This function was
+    introduced in …") its whole sentence — an opener's and an availability's as the block's markdown has it (it may go
+    on in inline markup) — any other marker its phrase."""
+    if opener or m.group("verb").lower() in ("available", "change"):
+        return _block_sentence(block, m.group(0)) or sentence
+    if not own_body and SELF_SUBJECT.match(MARKER_RE.sub("", sentence).strip(" .:;,-–—()[]")):
+        return sentence
+    return m.group(0)
+
+
+def _block_sentence(block: Any, said: str) -> str | None:
+    """The whole sentence of ``block``'s markdown that holds the marker phrase ``said``: a sentence that goes on in
+    inline markup ("Starting in Acme 3.11, the <code>Never</code> type …") is quoted whole, never up to its markup."""
+    if tag_of(block) in ("section", "article", "main", "body"):
+        return None
+    text, said = " ".join(md(block).split()), " ".join(said.split())
+    at = text.find(said)
+    return _sentence_at(text, at, at + len(said)) if at >= 0 else None
+
+
 def _in_listing(el: Any) -> bool:
     """``el`` is a line of a source listing built of elements, not ``<pre>``: a line (class ``line``) that holds a
     line-number element (class ``lineno``), or an element within three levels of one."""
@@ -105,7 +126,7 @@ def _in_listing(el: Any) -> bool:
 def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None:
     node = scan.node
     for t in text_xp(verbs)(node):
-        if len(scan.found) >= MAX_CHANGES:
+        if scan.full():
             break
         owner = t.getparent()
         el = owner.getparent() if (owner is not None and t.is_tail) else owner
@@ -121,11 +142,13 @@ def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None
             opener = m.re is OPENER_RE
             sentence = _sentence_at(text, m.start(), m.end())
             if opener:
-                if len(re.findall(r"\w+", text[m.end():m.end() + 80])) < 2:
+                whole, said = plain_text(block_of(el, node)), " ".join(m.group(0).split())
+                at = whole.find(said)
+                # the words after it, in its block: a sentence goes on in inline markup ("Since R 4.2.0, <code>…")
+                after = whole[at + len(said):] if at >= 0 else text[m.end():]
+                if len(re.findall(r"\w+", after[:80])) < 2:
                     continue  # a label of its own ("Since Acme 4.8:"): the label passes read it
-                whole = plain_text(block_of(el, node))
-                at = whole.find(m.group(0))
-                if _ANNOUNCED.search(_sentence_at(whole, at, at + len(m.group(0))) if at >= 0 else sentence):
+                if _ANNOUNCED.search(_sentence_at(whole, at, at + len(said)) if at >= 0 else sentence):
                     continue  # "From 4.3.0 the default will be …": an announcement, not a release
             block = block_of(el, node)
             btext = plain_text(block) if tag_of(block) not in ("section", "article", "main", "body", "dd") else str(t)
@@ -135,9 +158,7 @@ def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None
             kind = "changed" if opener else VERB_KIND[m.group("verb").lower()]
             rem = normalize_version(m.group("rem")) if m.group("rem") else None
             ver = normalize_version(m.group("ver"))
-            # prose ("available in", an opener, a bare "This function was introduced in …"): its whole sentence
-            self_subject = not own_body and bool(SELF_SUBJECT.match(MARKER_RE.sub("", sentence).strip(" .:;,-–—()[]")))
-            quoted = sentence if opener or self_subject or m.group("verb").lower() == "available" else m.group(0)
+            quoted = _quoted(m, opener, sentence, block, own_body)
             annotated = annotated_block(el, quoted, own_body, node, head)
             scan.mark(block, kind, ver)
             scan.entry(el, kind, ver, rem, annotated, head[0])
@@ -163,7 +184,7 @@ def attribute_markers(scan: ScanState, dset: set[Any], plus: bool, page_heading:
     if plus:
         candidates += _plus_badges(scan)
     for el, kind, ver in candidates:
-        if len(scan.found) >= MAX_CHANGES:
+        if scan.full():
             break
         if not _in_since_field(el):
             _attribute_entry(scan, el, kind, ver, page_heading)
@@ -269,7 +290,7 @@ def tab_markers(scan: ScanState) -> None:
     with_class = _ClassIndex()
     for tab, (kind, ver) in tabs:
         for row in _tab_rows(tab, panels, with_class, node)[:MAX_CHANGES]:
-            if len(scan.found) >= MAX_CHANGES:
+            if scan.full():
                 return
             _tab_row_entry(scan, row, kind, ver)
 

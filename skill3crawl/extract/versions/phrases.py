@@ -11,10 +11,12 @@ MARKER_VER = VER
 MARKER_VER_RE = VER_RE
 # "New in version 3.11", "Added in v2.3", "Added in: v9.0.0", "Changed in version 3.8", "Deprecated since version
 # 3.11, will be removed in version 3.13", "Removed in 3.12", "Added in Python 3.11" (one product word allowed), "This
-# feature is available in Acme 3.7 and later" (added; never "will be / not / no longer available in").
+# feature is available in Acme 3.7 and later" (added; never "will be / not / no longer available in"), "… by the change in
+# Acme 4.2.0 to running …" (changed: a sentence that names the change a release made).
 MARKER_RE = re.compile(
     r"(?i)(?<![\w-])(?<!what's )(?<!whats )(?<!what’s )"
-    r"(?P<verb>new|added|introduced|changed|deprecated|removed|(?<!will be )(?<!to be )(?<!not )(?<!longer )available)\s+(?:in|since|as\s+of)\s*:?\s+"
+    r"(?P<verb>new|added|introduced|changed|deprecated|removed|(?<!will be )(?<!to be )(?<!not )(?<!longer )available|(?<=\bthe )change)"
+    r"\s+(?:in|since|as\s+of)\s*:?\s+"
     r"(?:(?:version|release|v(?=\d))\s*|(?:[A-Za-z][\w+#-]{0,30}\s+)(?=v?\d+\.\d)|[a-z]{1,6}(?=\d+\.\d))?"
     rf"(?P<ver>{MARKER_VER})(?![\w-]|\.\d)(?!\s*(?:ms|s|secs?|seconds?|minutes?|hours?|days?|%|x|[kmg]i?b)\b)"
     r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+|to\s+be\s+|is\s+scheduled\s+(?:for|to\s+be)\s+)?(?:removed|removal)\s+in\s+"
@@ -23,14 +25,14 @@ MARKER_RE = re.compile(
 # What is left of a marker sentence whose subject is the documented thing itself ("This function was introduced in
 # Qt 5.15.", "This enum value has been added in 2.3."): no text of its own — the entry is the block it annotates.
 SELF_SUBJECT = re.compile(r"(?i)^(?:this|the)(?:\s+[\w-]+){1,3}?\s+(?:was|is|were|are|has\s+been|have\s+been)$")
-# A sentence that opens with the version it holds from: "Since Acme 4.2.0, the tool …", "As from R 4.2.0, …", "As of
+# A sentence that opens with the version it holds from (after one space or two): "Since Acme 4.2.0, the tool …", "As from R 4.2.0, …", "As of
 # version 2.3 the …", "Starting with 1.5, …" (changed; a dotted version, never a year; a sentence that says "will" is an
 # announcement, not a release — the caller checks).
 OPENER_RE = re.compile(
-    r"(?:^|(?<=[.!?:;]\s)|(?<=\()|(?<=^\s))(?P<verb>Since|As\s+from|As\s+of|From|Starting\s+(?:with|in|from)|Beginning\s+with)\s+"
+    r"(?:^|(?<=[.!?:;]\s)|(?<=[.!?:;]\s\s)|(?<=\()|(?<=^\s))(?P<verb>Since|As\s+from|As\s+of|From|Starting\s+(?:with|in|from)|Beginning\s+with)\s+"
     r"(?:(?:version|release)\s+|[A-Za-z][\w+#-]{0,30}\s+(?=v?\d+\.\d))?v?(?P<ver>\d+(?:\.\d+)+)(?![\w-]|\.\d)(?P<rem>)"
 )
-VERB_KIND = {"new": "added", "added": "added", "introduced": "added", "available": "added", "changed": "changed",
+VERB_KIND = {"new": "added", "added": "added", "introduced": "added", "available": "added", "changed": "changed", "change": "changed",
               "deprecated": "deprecated", "removed": "removed"}
 SPHINX_KIND = {"versionadded": "added", "versionchanged": "changed", "deprecated": "deprecated",
                 "deprecated-removed": "deprecated", "versionremoved": "removed"}

@@ -15,7 +15,7 @@ from synth.skill.markdown import heading_title
 # On the lower-cased markdown: which marker phrases are there, how many? (" in 3.11" first — a literal
 # start scans fast — then the verb before it.)
 _QUICK = re.compile(r" (?:in|since|as of):? (?:version |release |v)?(?:[a-z][\w+#-]* )?[`*_]?(?:v|[a-z]{1,6}(?=\d+\.\d))?\d")
-QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced", "available")
+QUICK_VERBS = ("added", "new", "changed", "deprecated", "removed", "introduced", "available", "the change")
 _QUICK_SINCE = re.compile(r"since(?::[\s*_]*(?:[a-z/]+ )?v?\d|[\s*_]+(?:[a-z/]+ )?v?\d[\w.]*[\s*_]*(?:\n|\||$))")
 _AT_LEAST_HINT = re.compile(r"(?:>=|≥)\s*v?\d+\.\d")
 RAW_SINCE = re.compile(r"since:\s*(?:[a-z/]+\s)?v?\d")
@@ -35,7 +35,7 @@ QUICK_DIGITS = re.compile(r"\d\.\d|\d{4}")
 # the text nodes that may hold a verb's phrase (its first letter left out: "Added" and "added" alike)
 _VERB_XP = {"added": ("dded in", "dded In"), "new": ("ew in", "ew In"), "changed": ("hanged in", "hanged In"),
             "deprecated": ("eprecated",), "removed": ("emoved in", "emoved In"), "introduced": ("ntroduced in", "ntroduced In"),
-            "available": ("vailable in", "vailable In", "vailable since", "vailable as of"),
+            "available": ("vailable in", "vailable In", "vailable since", "vailable as of"), "the change": ("he change in",),
             "opener": ("Since ", "As from ", "As of ", "From ", "Starting with ", "Starting in ", "Starting from ", "Beginning with ")}
 # A sentence that opens with the version it holds from ("Since Acme 4.2.0, …"; lower-cased text)
 _QUICK_OPENER = re.compile(r"(?:^|[.!?:;(]\s?|\n)\s*(?:since|as from|as of|from|starting (?:with|in|from)|beginning with) "

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from skill3crawl.extract.code import NOT_CODE, code_language, code_text
 from skill3crawl.extract.releases import heading_text
-from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_CODE, MAX_CODE_CHARS, MAX_PATH, MAX_PATH_CHARS
+from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_CODE, MAX_CODE_CHARS, MAX_LEFT_OUT_VERSIONS, MAX_PATH, MAX_PATH_CHARS
 from skill3crawl.extract.versions.fields import history_tables, label_markers
 from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.markers import attribute_markers, directive_markers, tab_markers, text_markers
@@ -23,6 +23,7 @@ from skill3crawl.extract.versions.page import (
 from skill3crawl.extract.versions.sections import text_sections, walk
 from skill3crawl.extract.versions.tree import HEADINGS, PSEUDO_LEVEL, cap, doc_keys, in_chrome, plain_text, tag_of
 from synth.delta.model import ChangeRecord, ReleaseDate
+from synth.delta.versions import parse_version
 
 
 @dataclass(frozen=True)
@@ -40,15 +41,19 @@ class PageChanges:
     page_version: str | None = None
     release_dates: tuple[ReleaseDate, ...] = ()
     chapter: dict[str, Any] | None = None
+    left_out: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The page's fields of its item: ``changes``, ``page_kind``, ``page_version``, ``release_dates`` (and
-        ``chapter`` when the page heads one). A page's entries always carry their heading path (a list, empty when
-        no heading encloses them), and a release date the part of the page it was read in (``where``)."""
-        out = {"changes": [_change_json(c) for c in self.changes], "page_kind": self.page_kind,
-               "page_version": self.page_version,
-               "release_dates": [{"version": r.version, "date": r.date, "source": r.source, "where": r.where}
-                                 for r in self.release_dates]}
+        ``chapter`` when the page heads one, ``left_out`` when the page held more markers than it keeps). A page's
+        entries always carry their heading path (a list, empty when no heading encloses them), and a release date the
+        part of the page it was read in (``where``)."""
+        out: dict[str, Any] = {"changes": [_change_json(c) for c in self.changes], "page_kind": self.page_kind,
+                               "page_version": self.page_version,
+                               "release_dates": [{"version": r.version, "date": r.date, "source": r.source,
+                                                  "where": r.where} for r in self.release_dates]}
+        if self.left_out is not None:
+            out["left_out"] = self.left_out
         return out | ({"chapter": self.chapter} if self.chapter is not None else {})
 
     def records(self) -> tuple[ChangeRecord, ...]:
@@ -111,7 +116,7 @@ def scan_page(node: Any, url: str, title: str = "", *, body: bool = False, text:
     headings = [h for h in node.iter(*HEADINGS) if not (body and in_chrome(h))]
     htext = {id(h): (screen.h1_text if h is screen.h1 else heading_text(h)) for h in headings}
     page = PageView(node, url, title, body, screen, headings, htext)
-    scan = ScanState(node, body, page.source, htext, code_of)
+    scan = ScanState(node, body, page.source, htext, code_of, reference=not page.is_change)
     if page.one is not None:
         scan.add_date(page.one[0], page.one[1] or None, page.one[2])
     chapter = None
@@ -120,10 +125,10 @@ def scan_page(node: Any, url: str, title: str = "", *, body: bool = False, text:
                    "title": page.chapter_title or title, "pages": page.chapter}
     _markers(scan, screen, page)
     _sections(scan, screen, page)
-    _finish(scan, headings, htext, page.pseudo)
+    left_out = _finish(scan, headings, htext, page.pseudo)
     return PageChanges(changes=tuple(c for _el, c, _code in scan.found[:MAX_CHANGES]),
                        page_kind="change" if page.is_change else "doc", page_version=page.version,
-                       release_dates=tuple(scan.release_dates), chapter=chapter)
+                       release_dates=tuple(scan.release_dates), chapter=chapter, left_out=left_out)
 
 
 def _markers(scan: ScanState, screen: Screen, page: PageView) -> None:
@@ -158,17 +163,24 @@ def _sections(scan: ScanState, screen: Screen, page: PageView) -> None:
         text_sections(scan, page.pre_lines, screen.h1_text)
 
 
-def _finish(scan: ScanState, headings: list[Any], htext: dict[int, str], pseudo: dict[int, Any]) -> None:
-    """Document order, then each entry's heading path (from the outline) and code blocks."""
+def _finish(scan: ScanState, headings: list[Any], htext: dict[int, str], pseudo: dict[int, Any]) -> dict[str, Any] | None:
+    """Document order, the newest :data:`~.bounds.MAX_CHANGES` of a reference page's entries (:func:`keep_newest`),
+    then each entry's heading path (from the outline) and code blocks. Returns what the bound left out, or None."""
     node, found = scan.node, scan.found
     if not found:
-        return
+        return None
     doc_key = doc_keys(node)
     keys = [doc_key(el) for el, _c, _code in found]
     if len(found) > 1:
         order = sorted(range(len(found)), key=keys.__getitem__)
         found[:] = [found[i] for i in order]
         keys = [keys[i] for i in order]
+    left_out = None
+    if len(found) > MAX_CHANGES:
+        kept = keep_newest([c.version or "" for _el, c, _code in found], MAX_CHANGES)
+        left_out = left_out_summary([c.version or "" for i, (_el, c, _code) in enumerate(found) if i not in kept], len(kept))
+        found[:] = [found[i] for i in sorted(kept)]
+        keys = [keys[i] for i in sorted(kept)]
     if scan.no_path:
         _outline_paths(found, scan.no_path, keys, headings, htext, pseudo, doc_key)
     stops: set[Any] = set()
@@ -182,6 +194,27 @@ def _finish(scan: ScanState, headings: list[Any], htext: dict[int, str], pseudo:
         if code_el is not None:
             codes = _codes(code_el, stops, scan.code_of)
             change.code, change.code_langs = tuple(c["text"] for c in codes), tuple(c["language"] for c in codes)
+    return left_out
+
+
+def keep_newest(versions: list[str], n: int) -> set[int]:
+    """The indices of the ``n`` entries to keep of a page's ``versions`` (in document order): the newest versions first,
+    a version's entries in document order, the oldest versions the first to go — a reference page lists its members
+    in its own order, and the releases after a cutoff are among its newest (a version that cannot be read goes first)."""
+    parsed = [parse_version(v) for v in versions]
+    readable = [i for i, v in enumerate(parsed) if v is not None]
+    ranked = sorted(readable, key=lambda i: (parsed[i], -i), reverse=True)
+    return set(ranked[:n])
+
+
+def left_out_summary(versions: list[str], kept: int) -> dict[str, Any]:
+    """What the bound left out of a page: ``{"kept", "left_out", "versions": {version: entries left out}}``, the
+    newest :data:`~.bounds.MAX_LEFT_OUT_VERSIONS` versions named, newest first."""
+    counts: dict[str, int] = {}
+    for v in versions:
+        counts[v] = counts.get(v, 0) + 1
+    named = sorted(counts, key=lambda v: (parse_version(v) is not None, parse_version(v) or 0), reverse=True)
+    return {"kept": kept, "left_out": len(versions), "versions": {v: counts[v] for v in named[:MAX_LEFT_OUT_VERSIONS]}}
 
 
 def _outline_paths(found: list[tuple[Any, ChangeRecord, Any]], no_path: set[int], keys: list[tuple[int, ...]],

@@ -17,7 +17,7 @@ from skill3crawl.extract.releases import (
     without_dates,
 )
 from skill3crawl.extract.versions.blocks import Block, annotated_block
-from skill3crawl.extract.versions.bounds import MAX_CHANGES, MIN_ENTRY_CHARS, MIN_ITEM_WORDS
+from skill3crawl.extract.versions.bounds import MIN_ENTRY_CHARS, MIN_ITEM_WORDS
 from skill3crawl.extract.versions.fields import dl_fields, table_markers
 from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.page import HELP_FILE_TAG, HELP_TAGGED_HEADING, HELP_TAGS_LINE, PageView, help_tags_version
@@ -176,7 +176,7 @@ class _Walk:
         entry of the version section."""
         page = self.page
         ver = self.version[1] if self.version else page.version
-        want = page.sections and bool(ver) and self.n_entries < MAX_CHANGES
+        want = page.sections and bool(ver) and self.n_entries < self.scan.limit
         if self.pending or want or (page.is_change and not self.scan.dates):
             text = md(el)
         else:  # a short paragraph may be a label of its own ("Since: OTP 25.0")
@@ -325,7 +325,7 @@ def text_sections(scan: ScanState, pre_lines: tuple[Any, list[str]], h1_text: st
         else:
             subs.line(starts=not item)
             item.append(s)
-        if len(scan.found) >= MAX_CHANGES:
+        if scan.full():
             break
     flush()
 

@@ -23,6 +23,9 @@ from skill3crawl.extract.fastmd import to_markdown
         # what a reader sees: a superscript is a word of its own, a spacer span a space
         ("<div><p>Class SwitchBootstraps<sup>PREVIEW</sup> holds bootstraps.</p></div>",
          "Class SwitchBootstraps PREVIEW holds bootstraps."),
+        # a footnote's number, a link around a superscript: a word of its own too; a plain link is not
+        ("<div><p>setting macros<a id='D20' href='#FOOT20'><sup>20</sup></a> in a file, see<a href='#x'>here</a>.</p></div>",
+         "setting macros 20 in a file, seehere."),
         ("<div><p>f(<em><span>t</span><span>:</span><span class='w'> </span><span>Union</span></em>)</p></div>", "f(*t: Union*)"),
     ],
 )

@@ -4,6 +4,8 @@ after its "Parameters" / "Returns" parts, and a page of the APIs new in one rele
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from skill3crawl.extract.content import extract_redacted
@@ -120,6 +122,30 @@ PROSE_MANUAL = html("Writing Acme Extensions", "<div class='contents'><h1>Writin
                     "<p>This feature will be available in Acme 5.0 and later.</p></dd></dl></div>")
 
 
+PROSE_INLINE = html("Writing Acme Extensions", "<div class='contents'><h1>Writing Acme Extensions</h1>" + PROSE
+                    + "<p>Under that system the same commands work, but <samp>Makevars.win</samp> is used. Since Acme 4.2.0, "
+                    "<samp>Makevars.ucrt</samp> will be used in preference to <samp>Makevars.win</samp>.</p>"
+                    "<p>or setting the environment variable <code>FROB_OPTS</code>.  As from Acme\n4.2.0, <samp>--use-frob</samp> "
+                    "also uses <code>frob</code> when re-building the vignettes.</p>"
+                    "<p>The issues in this subsection have been much alleviated by the change in Acme 4.2.0 to running the "
+                    "port in a UTF-8 locale where available.</p>"
+                    "<p>The old exchange in 2.1 of keys and values is described elsewhere in this manual for reference.</p>"
+                    "<dl><dt id='acme.NoReturn'>acme.NoReturn</dt><dd><p>Special type indicating that a function never "
+                    "returns.</p><p>Starting in Acme 4.2.0, the <code>Never</code> type should be used instead.</p></dd></dl></div>")
+
+
+@pytest.mark.parametrize("needle", [
+    "Since Acme 4.2.0, `Makevars.ucrt` will be used",  # the sentence goes on in inline markup after the opener
+    "As from Acme 4.2.0, `--use-frob` also uses",  # two spaces after the sentence before; a line break in the name
+    "by the change in Acme 4.2.0 to running the port",  # the change a release made, named as such
+    "Starting in Acme 4.2.0, the `Never` type should be used instead.",  # quoted whole in a definition, not up to `Never`
+])
+def test_prose_markers_whose_sentence_goes_on_in_markup(needle: str) -> None:
+    r = _read(PROSE_INLINE, "acme-exts.html")
+    assert {(c["kind"], c["version"]) for c in r["changes"]} == {("changed", "4.2.0")}, r["changes"]  # no "exchange in 2.1"
+    assert any(needle in " ".join(c["text"].split()) for c in r["changes"]), [c["text"] for c in r["changes"]]
+
+
 def test_prose_markers_sentence_openers_and_availability() -> None:
     r = _read(PROSE_MANUAL, "acme-exts.html")
     got = {(c["kind"], c["version"]) for c in r["changes"]}
@@ -141,6 +167,67 @@ SOURCE_LISTING = html("acme_video.h Source File", "<div class='contents'><h1>acm
 def test_a_comment_in_a_source_listing_of_numbered_lines_is_no_marker() -> None:
     r = _read(SOURCE_LISTING, "acme__video_8h_source.html")
     assert r["drop_reason"] is None and r["changes"] == []
+
+
+def _settings_reference(old: int, new: int) -> bytes:
+    """A configuration reference of many settings, each closing with the release it is available from: ``old`` settings
+    of Acme 2.x first (the reference's own order, alphabetical or by topic), then ``new`` of 3.7 at the end."""
+    def item(name: str, ver: str) -> str:
+        return (f"<dt><b><a name='{name}'>{name}</a> (default: no)</b></dt><dd><p>Controls the {name.replace('_', ' ')} "
+                f"behaviour of the delivery agent.</p><p>This feature is available in Acme {ver} and later.</p></dd>")
+    olds = "".join(item(f"zeta_old_setting_{i}", f"2.{i % 5}") for i in range(old))
+    news = "".join(item(f"alpha_new_setting_{i}", "3.7") for i in range(new))
+    return html("acme.conf(5)", f"<div class='contents'><h1>acme.conf(5)</h1>{PROSE}<dl>{olds}{news}</dl></div>")
+
+
+def test_a_reference_page_with_more_markers_than_a_page_keeps_keeps_the_newest() -> None:
+    from skill3crawl.extract.versions import MAX_CHANGES
+
+    r = _read(_settings_reference(MAX_CHANGES + 40, 6), "acme.conf.5.html")
+    versions = [c["version"] for c in r["changes"]]
+    assert len(versions) == MAX_CHANGES and versions.count("3.7") == 6, versions[-10:]  # the newest, though last
+    # 88 settings each of 2.0 … 2.4: the oldest version's are the ones left out, its last in document order first
+    assert {v: versions.count(v) for v in ("2.0", "2.1", "2.4")} == {"2.0": 42, "2.1": 88, "2.4": 88}
+    assert r["left_out"] == {"kept": MAX_CHANGES, "left_out": 46, "versions": {"2.0": 46}}
+    names = [int(c["api"].rsplit("_", 1)[1]) for c in r["changes"] if c["api"].startswith("zeta")]
+    assert names == sorted(names)  # still in document order
+    small = _read(_settings_reference(10, 2), "acme.conf.5.html")
+    assert len(small["changes"]) == 12 and "left_out" not in small  # under the bound: every marker, nothing said
+
+
+def test_a_crawl_says_which_markers_a_page_left_out(run_crawl) -> None:
+    """A real crawl: the reference page's item keeps its newest markers, and crawl.json names what was left out."""
+    from skill3crawl.extract.versions import MAX_CHANGES
+    from tests.mockserver import MockServer
+
+    index = html("Acme", "<main><h1>Acme</h1><p>" + "Start here for the Acme documentation. " * 5 + "</p>"
+                 "<a href='/acme.conf.5.html'>acme.conf(5)</a></main>")
+    server = MockServer()
+    server.routes = {"/robots.txt": (200, "text/plain", b"User-agent: *\nAllow: /\n"), "/": (200, "text/html", index),
+                     "/acme.conf.5.html": (200, "text/html", _settings_reference(MAX_CHANGES + 40, 6))}
+    with server as site:
+        res = run_crawl({"start_urls": f"{site.url}/"})
+    assert res.returncode == 0, res.log[-3000:]
+    item = next(i for i in res.items() if i["url"].endswith("/acme.conf.5.html"))
+    assert sum(c["version"] == "3.7" for c in item["changes"]) == 6 and "left_out" not in item
+    crawl = json.loads((res.output_dir / "crawl.json").read_text())
+    assert [(e["url"].replace(site.url, ""), e["kept"], e["left_out"], e["versions"]) for e in crawl["markers_left_out"]] == [
+        ("/acme.conf.5.html", MAX_CHANGES, 46, {"2.0": 46})]
+    assert res.stats["skill3/changes_left_out"] == 46
+
+
+def test_a_resumed_crawl_keeps_what_its_pages_left_out() -> None:
+    from skill3crawl.crawl_record import CrawlState, note_markers_left_out
+    from skill3crawl.resume import keep_crawl_memory
+
+    saved: dict = {}
+    first = CrawlState()
+    keep_crawl_memory(first, saved)  # the first run's objects go into spider.state
+    note_markers_left_out(first, "http://d.org/acme.conf.5.html", {"kept": 400, "left_out": 46, "versions": {"2.0": 46}})
+    resumed = CrawlState()
+    keep_crawl_memory(resumed, saved)  # the resumed run takes them back
+    assert resumed.markers_left_out == [{"url": "http://d.org/acme.conf.5.html", "kept": 400, "left_out": 46,
+                                         "versions": {"2.0": 46}}]
 
 
 def _declared(anchor: str, signature: str, *blocks: str) -> str:

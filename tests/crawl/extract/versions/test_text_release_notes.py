@@ -11,7 +11,7 @@ import pytest
 from skill3crawl.corpus import markdown_to_html
 from skill3crawl.extract.content import extract_redacted
 from skill3crawl.extract.versions import version_heading
-from skill3crawl.sitecrawl.textmarkup import inline, looks_like_pod, pod_to_markdown
+from skill3crawl.sitecrawl.textmarkup import inline, looks_like_pod, names_as_written, pod_to_markdown, without_overlines
 from tests.mockserver import MockServer, bind
 
 POD = """=encoding utf8
@@ -72,6 +72,8 @@ UI, Workflows & Features
  * "acme grep" learned to expand the sparse index lazily and on demand.
 
  * A new "--include-whitespace" option is added to "acme patch-id".
+
+ * acme/__main__.py is a new module, run by "python -m acme".
 
  * "acme merge-tree --stdin" is a new way to request a series of merges
    and report the merge results.
@@ -143,6 +145,27 @@ def test_a_pod_page_about_one_release_is_that_release_s_change_page() -> None:
     assert {c["version"] for c in r["changes"]} == {"2.0.0"}  # the heading "`use v2.0` turns on …" is code, no release
 
 
+@pytest.mark.parametrize("text,shown", [
+    ("* acme/parsers/__init__.py", "acme/parsers/__init__.py"),  # a path: markdown would show "acme/parsers/**init**.py"
+    ("__main__.py and obj.__dict__ and __init__() too", "__main__.py and obj.__dict__ and __init__() too"),
+    ("Use `__init__` here", "Use <code>__init__</code> here"),  # inline code as it is
+    ("a __bold__ word", "a <strong>bold</strong> word"),  # between spaces: may be emphasis, left to markdown
+    ("```\nx = a.__dict__\n```", "x = a.__dict__"),  # fenced code as it is
+    ("    def __init__(self):", "def __init__(self):"),  # indented code as it is
+])
+def test_a_name_with_double_underscores_reads_as_written(text: str, shown: str) -> None:
+    assert shown in markdown_to_html(names_as_written(text)), markdown_to_html(names_as_written(text))
+
+
+@pytest.mark.parametrize("text,title", [
+    ("==============\nAcme History\n==============\n\nThe changes of each release.\n", "<h1>Acme History</h1>"),
+    ("Acme History\n============\n\nThe changes.\n", "<h1>Acme History</h1>"),  # an underline alone, as it was
+    ("Intro\n\n----\n\nMiddle\n\n----\n", "<p>Middle</p>"),  # rules around a paragraph are no overline
+])
+def test_an_overlined_title_reads_as_its_title(text: str, title: str) -> None:
+    assert title in markdown_to_html(without_overlines(text)), markdown_to_html(without_overlines(text))
+
+
 def test_a_crawl_reads_a_folder_of_text_notes_and_a_pod_page_behind_directory_listings(run_crawl) -> None:
     listing = "<html><head><title>Directory listing for {0}</title></head><body><h1>Directory listing for {0}</h1><ul>{1}</ul></body></html>"
     routes = {
@@ -165,5 +188,6 @@ def test_a_crawl_reads_a_folder_of_text_notes_and_a_pod_page_behind_directory_li
     notes = got["/docs/notes/2.0.0.txt"]
     assert (notes["page_kind"], notes["page_version"]) == ("change", "2.0")
     assert any("--include-whitespace" in c["text"] for c in notes["changes"])
+    assert any("acme/__main__.py is a new module" in c["text"] for c in notes["changes"]), notes["changes"]  # not **main**
     pod = got["/docs/pod/acmedelta.pod"]
     assert (pod["page_kind"], pod["page_version"], pod["title"]) == ("change", "2.0.0", "acmedelta - what is new for acme v2.0.0")
