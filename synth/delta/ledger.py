@@ -77,8 +77,9 @@ from synth.delta.topic_line import (
     line_name,
     only_announced_sections,
     own_names,
+    versions_ahead,
 )
-from synth.delta.versions import Version, parse_version
+from synth.delta.versions import parse_version
 from synth.skill.quote import shorten
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
@@ -109,7 +110,7 @@ MAX_CODE_CHARS = 4000
 def _unless_only_announced(home: str | None, why: str, ch: Change, is_change: bool, announced_only: dict[str, str],
                            ahead: dict[str, str]) -> tuple[str | None, str]:
     """The verdict, unless the entry is in a change-page section of a version that section only announces, or its
-    version is one only deprecation markers name ahead of every documented release (:meth:`Ledger._deprecated_ahead`)."""
+    version is one only weak evidence names ahead of every documented release (:meth:`Ledger._deprecated_ahead`)."""
     if home is not None and home == ch.version and is_change and ch.kind == "release" and home in announced_only:
         return None, announced_only[home]
     if home is not None and home in ahead:
@@ -191,29 +192,10 @@ class Ledger:
         return {v: f"{ANNOUNCED} (its section only announces it: {p})" for v, p in found.items() if timeline.date_of(v) is None}
 
     def _deprecated_ahead(self, timeline: Timeline) -> dict[str, str]:
-        """Versions newer than every release the site documents that only API markers deprecating something name
-        ("Deprecated since: 1.52" in docs of 1.50.x: the release in preparation), undated and declared by no change
-        page: version → why they are at most announced. A release the site documents has more evidence: something
-        added or changed in it, a change page's section, a date."""
-        only: dict[Version, str] = {}
-        other: list[Version] = []
-        for page in self.pages:
-            for ch in page.changes:
-                pv = parse_version(ch.version)
-                if pv is None or inherited(ch.path or (ch.heading,)):  # a parent's marker: another line's version
-                    continue
-                if ch.kind == "deprecated" and page.page_kind != "change":
-                    only.setdefault(pv, ch.version)
-                else:
-                    other.append(pv)
-        other += [pv for v in timeline.declared if (pv := parse_version(v)) is not None]
-        if not other:
-            return {}
-        newest = max(other)
-        shown = next((c.version for page in self.pages for c in page.changes if parse_version(c.version) == newest), str(newest))
-        return {v: f"{ANNOUNCED} (only markers deprecating APIs in it name it, and it is newer than {shown}, the newest "
-                   f"release the site documents otherwise)"
-                for pv, v in only.items() if pv > newest and timeline.date_of(str(pv)) is None}
+        """Versions ahead of every release the site documents that only weak evidence names (:func:`versions_ahead`)."""
+        return versions_ahead(((ch.version, ch.kind, page.page_kind == "change", inherited(ch.path or (ch.heading,)))
+                               for page in self.pages for ch in page.changes), timeline.declared, timeline.date_of,
+                              since=timeline.since)
 
     def _classify(self, timeline: Timeline, cutoff_start: date, skipped: Counter) -> tuple[
             list[Entry], list[Entry], dict[str, VersionStatus], dict[tuple[str, str], tuple[str, str]]]:

@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from synth.delta.changes import Change
 from synth.delta.timeline import NOT_A_RELEASE
-from synth.delta.versions import parse_version
+from synth.delta.versions import Version, parse_version
 
 # words before a version that name no product ("New in version 2.1", "since 3.0", "Changes in 2.8")
 GENERIC = frozenset("""
@@ -328,3 +328,73 @@ def own_names(topic: str, labels: Iterable[str]) -> frozenset[str]:
     for lab in labels:
         out |= {n for n in _names(lab) if n not in GENERIC}
     return frozenset(out)
+
+
+FAR_AHEAD_MAJORS = 2  # a version this many major numbers beyond every other the site names is out of its sequence
+FAR_AHEAD_ENTRIES = 2  # … when at most this many entries name it
+
+
+def versions_ahead(changes: Iterable[tuple[str | None, str, bool, bool]], declared: Iterable[str],
+                   date_of: Callable[[str], object], *, since: str | None = None) -> dict[str, str]:
+    """Versions ahead of every release the site documents that only weak evidence names, undated and declared by no
+    change page — version → why they are at most announced (``changes``: (version, kind, on a change page, inherited
+    from another class) of every entry):
+
+    * only API markers deprecating something name it ("Deprecated since: 1.52" in docs of 1.50.x: the release in
+      preparation); a release the site documents has more evidence (something added or changed in it, a section, a
+      date);
+    * it is outside the site's version sequence: at most :data:`FAR_AHEAD_ENTRIES` entries name it, and its major
+      number is :data:`FAR_AHEAD_MAJORS` or more beyond every major number the site names more often (or a change
+      page declares, or ``since``, the ``--since-version``): "Added in version 10.0.1.11" once, on a site whose releases
+      end at 8.7, with ``--since-version 8.6``. Only with a ``--since-version``: without one, a version newer than
+      every known one is kept apart as unverified (:class:`~synth.delta.timeline.Timeline`)."""
+    only: dict[Version, str] = {}
+    other: list[Version] = []
+    counts: Counter = Counter()
+    spelled: dict[Version, str] = {}
+    for version, kind, on_change_page, is_inherited in changes:
+        pv = parse_version(version)
+        if pv is None or is_inherited:  # a parent's marker: another line's version
+            continue
+        spelled.setdefault(pv, str(version))
+        counts[pv] += 1
+        if kind == "deprecated" and not on_change_page:
+            only.setdefault(pv, str(version))
+        else:
+            other.append(pv)
+    declared = list(declared)
+    declared_v = [pv for v in declared if (pv := parse_version(v)) is not None]
+    if not other and not declared_v:
+        return {}
+    out: dict[str, str] = {}
+    if other or declared_v:
+        newest = max(other + declared_v)
+        shown = spelled.get(newest, str(newest))
+        out |= {v: f"{ANNOUNCED} (only markers deprecating APIs in it name it, and it is newer than {shown}, the newest "
+                   f"release the site documents otherwise)"
+                for pv, v in only.items() if pv > newest and date_of(str(pv)) is None}
+    since_v = parse_version(since) if since else None
+    if since_v is None:
+        return out
+    # the sequence, per version line ("CORELIB 4.0" is not measured against "25.0"): the major numbers the site names
+    # more than a few times, and those change pages declare
+    by_major: Counter = Counter()
+    for pv, n in counts.items():
+        by_major[(_line_of(spelled[pv]), pv.release[0])] += n
+    majors = {k for k, n in by_major.items() if n > FAR_AHEAD_ENTRIES} | {(_line_of(str(v)), pv.release[0]) for v in declared
+                                                                         if (pv := parse_version(v)) is not None}
+    majors |= {("", since_v.release[0]), (_line_of(str(since)), since_v.release[0])}  # the user's own: known
+    for pv, n in counts.items():
+        line = _line_of(spelled[pv])
+        rest = sorted((m for ln, m in majors if ln == line and m != pv.release[0]), reverse=True)
+        if n <= FAR_AHEAD_ENTRIES and rest and pv.release[0] >= rest[0] + FAR_AHEAD_MAJORS and date_of(str(pv)) is None \
+                and pv not in declared_v:
+            out.setdefault(spelled[pv], f"outside the site's version sequence (named {n} time(s); every "
+                                        f"other version it names is {rest[0]}.x or older)")
+    return out
+
+
+def _line_of(version: str) -> str:
+    """The product a version is spelled with ("CORELIB" of "CORELIB 4.0"; "" for a bare version)."""
+    return version.strip().rsplit(" ", 1)[0] if " " in version.strip() else ""
+

@@ -288,3 +288,39 @@ def test_a_docs_index_stamping_its_own_version_bounds_the_line(tmp_path):
     assert {e.version for e in ranked.changes.post} == {"25.0"}
     rows = {r["version"]: r for r in ranked.changes.version_line}
     assert not rows["26"]["release"] and "newer than the docs' own version 25.2.3" in rows["26"]["why"]
+
+
+def _never_dated(_version):
+    return None
+
+
+@pytest.mark.parametrize("changes, declared, ahead", [
+    # one marker of 10.0.1.11 on a site whose releases end at 8.7: outside its sequence
+    ([("8.6.0.2", "added", False, False)] * 5 + [("8.7", "added", False, False)] * 3 + [("10.0.1.11", "added", False, False)],
+     [], {"10.0.1.11"}),
+    # a version one major ahead is the next release, not out of sequence
+    ([("8.6", "added", False, False)] * 5 + [("9.0", "added", False, False)], [], set()),
+    # one major ahead of the --since-version (8.5): the next release, however few markers the site has
+    ([("9.7", "added", False, False)], [], set()),
+    # a far version named often is a line of its own
+    ([("8.6", "added", False, False)] * 5 + [("10.1", "added", False, False)] * 3, [], set()),
+    # a change page declares it: a release
+    ([("8.6", "added", False, False)] * 5 + [("10.0", "added", False, False)], ["10.0"], set()),
+    # a singleton of another product ("PostgreSQL 9.0") is no part of the sequence the far version is measured against
+    ([("8.6", "added", False, False)] * 5 + [("9.0", "added", False, False), ("10.0.1", "added", False, False)], [],
+     {"10.0.1"}),
+    # only deprecation markers name a version ahead of every release: only announced
+    ([("1.50", "added", False, False)] * 3 + [("1.52", "deprecated", False, False)], [], {"1.52"}),
+])
+def test_versions_ahead_of_the_sites_sequence(changes, declared, ahead):
+    from synth.delta.topic_line import versions_ahead
+
+    assert set(versions_ahead(changes, declared, _never_dated, since="8.5")) == ahead
+
+
+def test_without_a_since_version_a_far_version_is_left_to_the_timeline():
+    """Without --since-version the timeline keeps a version newer than every known one apart, as unverified."""
+    from synth.delta.topic_line import versions_ahead
+
+    changes = [("8.6", "added", False, False)] * 5 + [("10.0.1.11", "added", False, False)]
+    assert versions_ahead(changes, [], _never_dated) == {}
