@@ -12,6 +12,8 @@ once, here, for every entry before its version is placed against the cutoff (:me
   in 1.4", "scheduled for 4.0", "in the upcoming 5.0") — unless the site documents that version as released
   (dated, or declared by a change page), such an entry is no release of it (a deprecation that names both its
   own version and a removal, "Deprecated since 1.4, will be removed in 2.0", is a deprecation of 1.4);
+* **ahead of the site's releases on weak evidence** (:func:`versions_ahead`): named only by deprecation markers
+  ahead of every documented release, or, with a ``--since-version``, outside the site's version sequence;
 * **beyond the site's own version** (:class:`Stamps`): most pages' titles stamp the version the documentation
   is of ("asyncio — Acme 3.11.2 documentation"); a version newer than it is no release the site documents
   unless something dates it (applied in :class:`~synth.delta.timeline.Timeline`).
