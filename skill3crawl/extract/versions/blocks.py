@@ -94,28 +94,43 @@ MAX_DEFINITION_BLOCKS = 8  # blocks a note may follow its definition by (its des
 
 
 def _self_link(el: Any) -> tuple[str, str] | None:
-    """(anchor, name) of the definition ``el`` holds: a named anchor and a link to it whose text is the defined name
-    ("<a name='def.x'></a><a href='#def.x'>char-grapheme-step</a>"), as reference generators mark what a box
-    defines; None when it holds none."""
-    names = {a.get("name") for a in el.iter("a") if a.get("name")}
-    if not names:
+    """(anchor, name) of the definition ``el`` holds: an anchor (``<a name>`` or ``<a id>``) and a link to it, the
+    defined name being the link's text or else the anchor's own ("<a name='def.x'></a><a href='#def.x'>char-step</a>",
+    "<a id='v:foo' class='def'>foo</a> … <a href='#v:foo'>#</a>"), as reference generators mark what a box defines;
+    None when it holds none."""
+    anchors = {key: a for a in el.iter("a") if (key := a.get("name") or a.get("id"))}
+    if not anchors:
         return None
     for a in el.iter("a"):
         href = a.get("href") or ""
-        if href.startswith("#") and unquote(href[1:]) in names:
-            name = clean(plain_text(a))
-            if name and len(name) <= MAX_API_CHARS and not name.isspace() and any(c.isalnum() for c in name):
+        target = anchors.get(unquote(href[1:])) if href.startswith("#") else None
+        if target is None:
+            continue
+        for candidate in (a, target):
+            name = clean(plain_text(candidate))
+            if name and len(name) <= MAX_API_CHARS and any(c.isalnum() for c in name):
                 return unquote(href[1:]), name
     return None
 
 
+MAX_DEFINITION_LEVELS = 2  # containers a note may sit in below its definition's level (a doc block after its signature)
+
+
 def _definition_before(unit: Any) -> Block | None:
     """A note (a bare marker) that follows a definition in flat markup — the definition's box, its description, its
-    examples, then "Added in version 8.6.0.1 …" — annotates that definition: its box and what follows it."""
+    examples, then "Added in version 8.6.0.1 …" — annotates that definition: its box and what follows it. The note may
+    sit in a container after the box ("<p class=src>foo :: Int</p><div class=doc>…<p>Since: 4.15</p></div>")."""
     parts: list[str] = []
-    prev = unit.getprevious()
-    seen = 0
-    while prev is not None and seen < MAX_DEFINITION_BLOCKS:
+    cur, prev = unit, unit.getprevious()
+    seen = levels = 0
+    while seen < MAX_DEFINITION_BLOCKS:
+        if prev is None:
+            parent = cur.getparent()
+            if levels >= MAX_DEFINITION_LEVELS or parent is None or tag_of(parent) in ("body", "main", "article", "section"):
+                return None
+            levels += 1
+            cur, prev = parent, parent.getprevious()
+            continue
         tag = tag_of(prev)
         if tag in HEADINGS:
             return None

@@ -354,3 +354,23 @@ def test_a_since_label_in_the_page_s_heading_block_is_read(label: str, expected:
     assert [(c["kind"], c["version"]) for c in r["changes"]] == expected, r["changes"]
     if expected:
         assert "make_grid" in r["changes"][0]["text"]
+
+
+def _haddock_like(name: str, since: str) -> str:
+    """A declaration box (an anchor with an id, named by its text, and a self-link '#'), then a doc block whose last
+    paragraph is the since label."""
+    return (f"<div class='top'><p class='src'><a id='v:{name}' class='def'>{name}</a> :: Int -&gt; Int "
+            f"<a href='src/X.html#{name}' class='link'>Source</a> <a href='#v:{name}' class='selflink'>#</a></p>"
+            f"<div class='doc'><p>Does the {name} thing to its argument and returns the result.</p>"
+            f"<p><em>Since: {since}</em></p></div></div>")
+
+
+DOC_BLOCKS = html("Data.Acme", "<div id='content'><p class='caption'>Data.Acme</p>" + PROSE + "<div id='interface'>"
+                  "<h2>Documentation</h2>" + _haddock_like("frob", "4.15.0.0") + _haddock_like("knob", "4.14.0.0") + "</div></div>")
+
+
+def test_a_since_label_in_a_doc_block_after_its_declaration_marks_that_declaration() -> None:
+    r = _read(DOC_BLOCKS, "Data-Acme.html")
+    got = [(c["version"], c["api"], c["text"]) for c in r["changes"]]
+    assert [(v, a) for v, a, _t in got] == [("4.15.0.0", "frob"), ("4.14.0.0", "knob")], got
+    assert got[0][2].startswith("frob :: Int -> Int") and "Does the frob thing" in got[0][2]
