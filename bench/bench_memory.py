@@ -157,7 +157,7 @@ TRACED = textwrap.dedent("""
 """)
 
 
-def crawl(start_url: str, traced: bool, root: Path = ROOT) -> dict:
+def crawl(start_url: str, traced: bool, root: Path = ROOT, workers: int | None = None) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="skill3mem-"))
     env = env_for(tmp / "stats.json", root)
     env["BENCH_TRACE_FILE"] = str(tmp / "trace.json")
@@ -165,6 +165,8 @@ def crawl(start_url: str, traced: bool, root: Path = ROOT) -> dict:
             "-a", "synth=0"]
     for k, v in MEASURE.items():
         args += ["-s", f"{k}={v}"]
+    if workers is not None:
+        args += ["-s", f"SKILL3_EXTRACT_WORKERS={workers}"]
     cmd = [sys.executable, "-c", TRACED, *args] if traced else [sys.executable, "-m", "scrapy", *args]
     with open(tmp / "crawl.log", "w") as log:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=log)
@@ -289,6 +291,7 @@ def main() -> None:
     ap.add_argument("--only", default="baselines,crawl", help="baselines, crawl or both")
     ap.add_argument("--root", default=str(ROOT), help="the checkout whose crawl runs (e.g. an export of an older "
                     "revision: `git archive REV | tar -x -C DIR`), with this Python; the worker baseline is always this one's")
+    ap.add_argument("--workers", type=int, help="extraction processes (default: the crawl's own, one a core; 0: inline)")
     ap.add_argument("--no-trace", action="store_true", help="crawl without tracemalloc in the crawler (its RSS as users see it)")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -309,9 +312,9 @@ def main() -> None:
                 server.routes = bind(generated_site(int(site), sitemap=True), server.url)
                 path = "/docs/"
             with server:
-                rows = [crawl(server.url + path, traced=False, root=root) for _ in range(a.runs)]
+                rows = [crawl(server.url + path, traced=False, root=root, workers=a.workers) for _ in range(a.runs)]
                 if not a.no_trace:
-                    traced = crawl(server.url + path, traced=True, root=root)
+                    traced = crawl(server.url + path, traced=True, root=root, workers=a.workers)
                     rows[0]["trace"] = traced["trace"]
             results[site] = report_crawls(site, rows)
     sizes = sorted(int(k) for k in results if k.isdigit())
