@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.mockserver import MockServer, bind, generated_site  # noqa: E402
-from tests.sitecrawl.proctree import TreeSampler  # noqa: E402
+from tests.proctree import TreeSampler  # noqa: E402
 
 PYDOCS = Path("/usr/share/doc/python3.11/html")
 SKIP_EXTRACTION_ROWS = False
@@ -70,7 +70,7 @@ MEASURE = {
     "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
     "LOG_LEVEL": "INFO",
     "SKILL3_PROGRESS_INTERVAL": "30",
-    "STATS_CLASS": "tests.sitecrawl.statsdump.JsonFileStatsCollector",
+    "STATS_CLASS": "tests.crawl.statsdump.JsonFileStatsCollector",
 }
 
 
@@ -131,7 +131,7 @@ def run_crawl(start_url: str, extra: dict | None = None, args: dict | None = Non
     kernel's ``ru_maxrss`` for the crawl's process, what ``/usr/bin/time -v`` reports);
     ``tree_mb`` is the peak of the RSS summed over the crawler and all its children
     (extraction workers, Playwright's node driver and Chromium when they run), sampled from
-    ``/proc`` every 0.2 s (:class:`tests.sitecrawl.proctree.TreeSampler`), so a shorter peak can
+    ``/proc`` every 0.2 s (:class:`tests.proctree.TreeSampler`), so a shorter peak can
     slip between samples. ``tree_procs``: most processes seen at once.
     """
     tmp = Path(tempfile.mkdtemp(prefix="skill3bench-"))
@@ -506,7 +506,7 @@ class AffinityWatch:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        from tests.sitecrawl.proctree import descendants
+        from tests.proctree import descendants
 
         while not self._stop.is_set():
             for root, cpus in self.expected.items():

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_crawl import MEASURE, PYDOCS, env_for  # noqa: E402
 from tests.mockserver import MockServer, bind, generated_site  # noqa: E402
-from tests.sitecrawl.proctree import command_name, descendants, rss_bytes  # noqa: E402
+from tests.proctree import command_name, descendants, rss_bytes  # noqa: E402
 
 MB = 2**20
 HEAVY = ("lxml.html", "w3lib.url", "twisted.internet.reactor", "scrapy", "trafilatura", "htmldate", "dateparser",

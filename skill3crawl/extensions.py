@@ -19,7 +19,7 @@ from typing import Any
 from scrapy import signals
 from scrapy.utils.misc import load_object
 
-from skill3crawl.state import get_state
+from skill3crawl.crawl_record import get_state
 from synth.core import default_settings
 from synth.core.errors import ExitCode
 from synth.output.writing import atomic_open, atomic_write_text
@@ -37,7 +37,7 @@ def rewrite_feed(path: Path, superseded: set[str], agreeing: dict[str, list[str]
 
     ``dedupe`` (a crawl resumed after a kill, whose pages in flight were fetched again): only the first
     line of a URL is kept, and a line cut short by the kill is dropped. ``inherit``: the pages nested in a chapter
-    that states their release (page key → ``{version, date, title}``, :func:`skill3crawl.state.note_chapter`): such a
+    that states their release (page key → ``{version, date, title}``, :func:`skill3crawl.crawl_record.note_chapter`): such a
     page without change entries of its own gets its blocks as entries of that release (:func:`inherit_release`)."""
     if not path.exists():
         return 0

@@ -86,7 +86,7 @@ class UnbufferedFileFeedStorage(FileFeedStorage):
         crawler = self.crawler
         if crawler is None:
             return
-        from skill3crawl.state import get_state
+        from skill3crawl.crawl_record import get_state
 
         get_state(crawler).write_failed = f"{reason}: {self.path}"
         if crawler.stats is not None:

@@ -188,7 +188,7 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
         try:
             super().process_request_2(rp, request)
         except IgnoreRequest:
-            from skill3crawl.state import note_dropped
+            from skill3crawl.crawl_record import note_dropped
 
             note_dropped(self.crawler, request.url, "robots")
             raise

@@ -151,8 +151,8 @@ def package_line(topic: str, package: Mapping[str, Any]) -> str | None:
 
 def crawl_outcome(crawler: Crawler) -> CrawlOutcome:
     """Read a finished crawler: its exit code, whether it was stopped, the package and the summary."""
+    from skill3crawl.crawl_record import get_state
     from skill3crawl.extensions import crawl_exit_code, summary_figures, summary_line
-    from skill3crawl.state import get_state
 
     code = crawl_exit_code(crawler)
     args = getattr(crawler.spider, "args", None)

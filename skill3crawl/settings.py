@@ -59,7 +59,7 @@ EXTENSIONS = {
     "skill3crawl.extensions.SynthTrigger": 510,
     "skill3crawl.extensions.StartItemsClose": 530,
     # With JOBDIR: spider.state saved every SKILL3_STATE_SAVE_INTERVAL seconds, so a killed crawl resumes.
-    "skill3crawl.jobstate.JobState": 540,
+    "skill3crawl.resume.JobState": 540,
     # On a terminal, when the log does not show the crawl's INFO lines (skill3 learn): one live progress line.
     "skill3crawl.progress.LiveProgress": 550,
 }

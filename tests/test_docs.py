@@ -1,5 +1,7 @@
 """The README stays short and starts with the two set-up commands; every relative link in the README,
-docs/ and bench/README.md resolves (file and heading); nothing cites a document outside the repository."""
+docs/ and bench/README.md resolves (file and heading), and so does every file or folder of the repository they name
+in backticks (`tests/crawl/conftest.py`: a test moved or a module renamed leaves no stale path); nothing cites a
+document outside the repository."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "bench" / "README.md"]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+# A repository path in backticks: a file (with its extension) or a folder (with its slash) under a top-level folder.
+NAMED_PATH = re.compile(r"`((?:tests|synth|skill3crawl|skill3|scripts|bench|docs|examples)/[\w./-]*(?:\.\w+|/))`")
 # Documents the project was made from that are not in it: citing them sends a reader nowhere.
 OUTSIDE = re.compile(r"\bSPEC\s*§|\bseed(?:'s)?\s+(?:SPEC|ARCHITECTURE)|\bthe seed's\b|\bARCHITECTURE\.md\b|\bDESIGN\.md\b|\.\./shared\b")
 
@@ -49,6 +53,21 @@ def test_every_relative_link_resolves(doc: Path) -> None:
         elif anchor and path.suffix == ".md" and anchor not in anchors(path):
             broken.append(target)
     assert broken == []
+
+
+@pytest.mark.parametrize("doc", [README, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_named_path_exists(doc: Path) -> None:
+    named = NAMED_PATH.findall(doc.read_text(encoding="utf-8"))
+    assert [p for p in named if not (ROOT / p).exists()] == []
+
+
+@pytest.mark.parametrize("text, named", [
+    ("tested in `tests/crawl/extract/versions/test_versions.py` and `tests/crawl/`", ["tests/crawl/extract/versions/test_versions.py", "tests/crawl/"]),
+    ("the stats `skill3/dropped/offsite_redirect` and `skill3/js/static`", []),  # stats keys, not paths
+    ("`synth/delta/model.py`: the record; `scripts/test.sh`", ["synth/delta/model.py", "scripts/test.sh"]),
+])
+def test_the_named_path_pattern(text: str, named: list[str]) -> None:
+    assert NAMED_PATH.findall(text) == named
 
 
 def test_the_readme_links_every_doc() -> None:

@@ -9,13 +9,15 @@ from typing import Any, Callable, Optional
 
 import typer
 
+from synth.llm.registry import PROVIDERS
 from synth.pipeline.options import CommandOption
 
 # What a value option's value is, in its --help (a flag shows none): the option's own metavar wins.
 METAVARS = {
     "target_model": "MODEL", "cutoff_time": "YYYY-MM", "since_version": "VERSION", "authoritative": "HOST,…",
     "start_urls": "URL,…", "input_file": "PATH", "max_pages": "N", "output_dir": "DIR",
-    "llm_provider": "auto|openai|anthropic|extractive", "llm_endpoint": "URL", "llm_model": "NAME",
+    "llm_provider": "|".join(PROVIDERS),  # with any installed provider plugin
+    "llm_endpoint": "URL", "llm_model": "NAME",
     "context_tokens": "TOKENS", "brave_key": "KEY", "package": "ECO:NAME", "depth_limit": "HOPS",
     "sitemap_filter": "PREFIX,…", "locales": "skip|keep", "topic": "TOPIC",
 }

@@ -26,12 +26,12 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from skill3crawl.crawl_record import get_state
 from skill3crawl.discovery import registries as reg
 from skill3crawl.items import FetchedPage
 from skill3crawl.packages.userconfig import registry_base
 from skill3crawl.setting_values import setting_or_env
 from skill3crawl.sitecrawl.scope import Scope
-from skill3crawl.state import get_state
 from synth.core import default_settings
 from synth.core.errors import ExitCode
 from synth.evidence.urls import host_of, site_host

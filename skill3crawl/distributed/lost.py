@@ -30,7 +30,7 @@ def redis_lost(crawler: Any, exc: BaseException) -> None:
     if crawler is None or is_lost(crawler):
         return
     crawler._skill3_redis_lost = True
-    from skill3crawl.state import get_state
+    from skill3crawl.crawl_record import get_state
     from synth.vet.redact import redact_urls
 
     url = redact_urls(str(crawler.settings.get("SKILL3_REDIS_URL") or crawler.settings.get("REDIS_URL") or ""))[0][0]

@@ -150,6 +150,22 @@ def content_hash(excerpts: list[str], code_blocks: list[dict[str, str]]) -> str:
 
 
 MAX_SCREEN_TABLES = 200
+MAX_SCREEN_LABELS = 200
+_SINCE_LABEL_XP = etree.XPath("//*[contains(@class, 'since')]")
+
+
+def _since_labels(tree: Any) -> str:
+    """The text of each element classed as a since label (``<span class="since" title="Stable since …">1.63.0</span>``
+    beside a page's or an API's heading) as a line of its own, for the version scan's pre-screen: the main-content
+    extractor leaves out a page's heading block, and with it the label that dates the page's own API."""
+    lines = []
+    for el in _SINCE_LABEL_XP(tree):
+        text = " ".join(el.text_content().split())
+        if text and len(text) <= 40:
+            lines.append(text)
+        if len(lines) >= MAX_SCREEN_LABELS:
+            break
+    return "\n" + "\n".join(lines) if lines else ""
 
 
 def _table_headers(tree: Any) -> str:
@@ -219,7 +235,7 @@ def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, flo
     }
     if result["drop_reason"] is None:
         t = time.process_time()
-        screen = md if node is not None else md + _table_headers(tree)
+        screen = md if node is not None else md + _table_headers(tree) + _since_labels(tree)
         result.update(scan(node if node is not None else tree.find("body"), url, title, body=node is None, text=screen,
                            code_chars=sum(len(c["text"]) for c in code_blocks), code_of=code_of).to_json())
         if cpu is not None:

@@ -11,7 +11,7 @@ back with the result (``cpu``), so a benchmark can name the stage a regression i
 ``deny_tags``, ``deny_attrs``, ``allow``, ``deny``, ``allow_domains``, ``deny_domains``, ``deny_extensions``,
 ``canonicalize``, ``unique``, ``strip``; ``<base href>`` as :func:`w3lib.html.get_base_url` reads it) over a
 tree already parsed, without Scrapy (the pool's workers never import it): the same calls, in the same order,
-each done once per distinct attribute value. ``tests/sitecrawl/test_page_links.py`` compares it with
+each done once per distinct attribute value. ``tests/crawl/extract/test_page_links.py`` compares it with
 ``LinkExtractor`` on a table of pages.
 """
 

@@ -27,12 +27,12 @@ from typing import Any, AsyncIterator, Iterator
 
 import scrapy
 
+from skill3crawl.crawl_record import get_state
 from skill3crawl.items import FetchedPage, PageItem
 from skill3crawl.packages import artifacts
 from skill3crawl.packages.archive import Archive, ArchiveError, Limits, read_archive
 from skill3crawl.packages.changelog import release_naming, series_sections, version_sections
 from skill3crawl.packages.files import API_ROLES, file_role, page_html, wanted
-from skill3crawl.state import get_state
 from synth.core import default_settings
 from synth.core.errors import ApiDeltaError
 from synth.delta.model import MAX_ENTRY_CHARS, ChangeRecord

@@ -16,10 +16,10 @@ from typing import Any, Self
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
+from skill3crawl.crawl_record import get_state
 from skill3crawl.extract.content import extract_redacted
 from skill3crawl.extract.dates import page_dates
 from skill3crawl.extract.executor import get_extractor
-from skill3crawl.state import get_state
 from synth.evidence.consensus import ConsensusIndex, item_snippets
 from synth.evidence.scoring import authority, combined_score, freshness
 from synth.evidence.shingles import snippet_tokens
@@ -42,7 +42,7 @@ class _Base:
         return getattr(self.crawler.spider, "args", None)
 
     def drop(self, item: Any, reason: str) -> None:
-        from skill3crawl.state import note_dropped
+        from skill3crawl.crawl_record import note_dropped
 
         self.stats.inc_value(f"skill3/dropped/{reason}")
         note_dropped(self.crawler, item.final_url or item.url, reason)
@@ -79,7 +79,7 @@ class ContentPipeline(_Base):
         if result.get("release_dates"):  # the site's own version timeline (crawl.json "timeline")
             get_state(self.crawler).site_dates.add_release_dates(result["release_dates"], item.final_url or item.url)
         if result.get("chapter"):  # a chapter's release: its nested pages inherit it when the feed closes
-            from skill3crawl.state import note_chapter
+            from skill3crawl.crawl_record import note_chapter
 
             note_chapter(get_state(self.crawler), item.final_url or item.url, result["chapter"])
         result["redactions"] += n

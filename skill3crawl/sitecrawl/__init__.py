@@ -5,6 +5,6 @@
 * :mod:`~skill3crawl.sitecrawl.scope` — where the crawl may go and why a URL is dropped (pure).
 * :mod:`~skill3crawl.sitecrawl.sitemap`, :mod:`~skill3crawl.sitecrawl.llms` — the two listings a site offers (pure).
 * :mod:`~skill3crawl.sitecrawl.budget` — the page budget protocol and its local implementation
-  (the shared one is :class:`skill3crawl.distributed.state.RedisSharedState`).
+  (the shared one is :class:`skill3crawl.distributed.budget.RedisSharedState`).
 * :mod:`~skill3crawl.sitecrawl.pipelines` — the single-publisher fingerprint stage.
 """

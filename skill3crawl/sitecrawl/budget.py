@@ -11,7 +11,7 @@ as their Scrapy priority; the shared (Redis) list keeps the order they were foun
 canonical keys of the pages written (:func:`synth.evidence.urls.url_key`).
 
 :class:`LocalState` keeps it in ``spider.state`` (persisted with ``JOBDIR``);
-:class:`skill3crawl.distributed.state.RedisSharedState` in Redis, shared by all workers.
+:class:`skill3crawl.distributed.budget.RedisSharedState` in Redis, shared by all workers.
 """
 
 from __future__ import annotations
@@ -51,6 +51,10 @@ def entry_depth(entry: Entry) -> int:
     return int(entry[7]) if len(entry) > 7 and isinstance(entry[7], int) else 0
 Claim = Literal["new", "waiting", "over", "seen"]
 PAGE_WINDOW = default_settings.SKILL3_PAGE_WINDOW  # pages requested and not yet finished, at most (local crawls)
+
+
+MAX_RESERVE = 100_000  # pages the full waiting list turned away, kept (compactly) in case a new version's marker points to one
+RANK_YIELD = RANK_CANDIDATE // 2  # a page a new version's marker points to: as urgent as a change-record candidate
 
 
 def waiting_cap(limit: int) -> int:
@@ -129,6 +133,8 @@ class LocalState(PageBudget):
             heapq.heapify(st["waiting"])
         st.setdefault("seq", 0)  # ties keep the order pages were found in
         st.setdefault("inflight", {})  # key → entry of the pages requested and not finished (requeued after a kill)
+        st.setdefault("reserve", {})  # key → entry of the pages the full waiting list turned away
+        st.setdefault("started", set())  # keys of the pages requested (a promoted page may wait twice: started once)
         return st
 
     def _add(self, name: str, key: str) -> bool:
@@ -160,8 +166,29 @@ class LocalState(PageBudget):
         return entry_depth(entry) <= shallowest + 1
 
     def _start(self, entry: Entry) -> Entry:
-        self._s["inflight"][url_key(entry[0])] = entry
+        key = url_key(entry[0])
+        self._s["inflight"][key] = entry
+        self._s["started"].add(key)
         return entry
+
+    def promote(self, key: str, rank: int = RANK_YIELD) -> str:
+        """A page a new version's marker points to waits again at ``rank`` (and before the waiting cap): ``"taken back"``
+        from the pages the full waiting list turned away, or ``"moved up"`` in the waiting list; ``""`` when it was
+        requested already, is not known, or waits at that rank already."""
+        s = self._s
+        if key in s["started"]:
+            return ""
+        how = "taken back"
+        entry = s["reserve"].pop(key, None)
+        if entry is None:
+            copies = [e for _r, _n, e in s["waiting"] if url_key(e[0]) == key]
+            if not copies or max(entry_rank(e) for e in copies) >= rank:
+                return ""
+            entry, how = copies[0], "moved up"
+        entry = list(entry)
+        entry[6:8] = [rank, entry_depth(entry)]
+        self._wait(entry, rank)  # a copy that waited before stays behind it and is skipped when its turn comes
+        return how
 
     def _wait(self, entry: Entry, rank: int) -> None:
         s = self._s
@@ -179,6 +206,9 @@ class LocalState(PageBudget):
         if len(waiting) < waiting_cap(limit):
             self._wait(entry, rank)
             return "waiting"
+        reserve = self._s["reserve"]
+        if len(reserve) < MAX_RESERVE:
+            reserve[key] = entry
         return "over"
 
     def transfer(self, key: str, entry: Entry | None = None, old_key: str | None = None) -> bool:
@@ -199,11 +229,35 @@ class LocalState(PageBudget):
             s["count"] -= 1
         return self.pump(limit)
 
+    def _refill(self, limit: int) -> None:
+        """Budget left and no page waiting: the pages the full waiting list turned away wait again, in the order they
+        were turned away (a sitemap's best first), as many as the waiting list holds."""
+        s = self._s
+        reserve = s["reserve"]
+        if s["waiting"] or not reserve or s["count"] >= limit:
+            return
+        for key in list(reserve)[:waiting_cap(limit)]:
+            entry = reserve.pop(key)
+            self._wait(entry, entry_rank(entry))
+            s["taken_back"] = s.get("taken_back", 0) + 1
+
+    def taken_back(self) -> int:
+        """Pages taken back from the turned-away ones to wait again (counted as dropped when they were turned away)."""
+        return int(self._s.get("taken_back", 0))
+
     def pump(self, limit: int) -> list[Entry]:
         s = self._s
         ready = []
-        while s["waiting"] and self._may_start(s["waiting"][0][2], limit) and self._can_start(limit):
+        self._refill(limit)
+        while s["waiting"]:
+            if url_key(s["waiting"][0][2][0]) in s["started"]:  # a promoted page's earlier place in line
+                heapq.heappop(s["waiting"])
+                continue
+            if not (self._may_start(s["waiting"][0][2], limit) and self._can_start(limit)):
+                break
             ready.append(self._start(heapq.heappop(s["waiting"])[2]))
+        if not s["waiting"] and s["reserve"] and s["count"] < limit:
+            ready += self.pump(limit)  # the turned-away pages wait again (each round takes some out of the reserve)
         return ready
 
     def recover(self) -> int:
@@ -212,6 +266,7 @@ class LocalState(PageBudget):
         entries = list(s["inflight"].values())
         for key in s["inflight"]:  # fetched perhaps, but never written: not a canonical duplicate of itself
             s["canonical"].discard(key)
+            s["started"].discard(key)
         s["inflight"] = {}
         first = min((r for r, _, _ in s["waiting"]), default=0) - 1  # before every waiting page, in their own order
         for entry in entries:
@@ -222,11 +277,13 @@ class LocalState(PageBudget):
         return len(entries)
 
     def waiting_count(self) -> int:
-        return len(self._s["waiting"])
+        started = self._s["started"]
+        return sum(1 for _r, _n, e in self._s["waiting"] if url_key(e[0]) not in started)
 
     def waiting_entries(self, most: int) -> list[Entry]:
         """At most ``most`` waiting entries, best first."""
-        return [e for _, _, e in heapq.nsmallest(most, self._s["waiting"])]
+        started = self._s["started"]
+        return [e for _, _, e in heapq.nsmallest(most, self._s["waiting"]) if url_key(e[0]) not in started]
 
     def add_canonical(self, key: str) -> bool:
         return self._add("canonical", key)

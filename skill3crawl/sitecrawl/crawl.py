@@ -33,7 +33,8 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.sitemap import sitemap_urls_from_robots
 
 from skill3crawl import distributed
-from skill3crawl.distributed.state import RedisSharedState
+from skill3crawl.crawl_record import get_state
+from skill3crawl.distributed.budget import RedisSharedState
 from skill3crawl.extract.dates import normalize_date
 from skill3crawl.extract.executor import get_extractor
 from skill3crawl.extract.page import LinkRules, PageContext, process_page
@@ -42,10 +43,9 @@ from skill3crawl.middlewares import ROBOTS_RETRIES, ROBOTS_TIMEOUT
 from skill3crawl.progress import Progress
 from skill3crawl.sitecrawl.budget import PAGE_WINDOW, Entry, LocalState, PageBudget, entry_rank, waiting_cap
 from skill3crawl.sitecrawl.llms import llms_candidates, md_variant, parse_llms_txt
-from skill3crawl.sitecrawl.order import PageOrder, change_candidate
+from skill3crawl.sitecrawl.order import NewVersions, PageOrder, change_candidate, name_endings, points_to_yield, yield_names
 from skill3crawl.sitecrawl.scope import Scope
 from skill3crawl.sitecrawl.sitemap import MAX_SITEMAP_DEPTH, MAX_SITEMAPS, parse_sitemap, sitemap_candidates
-from skill3crawl.state import get_state
 from synth.evidence.urls import canonical_url, host_of, url_key
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ logger = logging.getLogger(__name__)
 
 _PRIO = {"robots": 300_000, "sitemap": 200_000, "llms": 150_000}  # above every page's rank (order.PageOrder)
 MAX_UNREACHED = 100  # change-record candidates a crawl names as not reached (run.json), at most
+MAX_YIELD_LINKS = 5000  # links of one page read for the pages its new markers point to
 # Arguments a planner publishes for its workers (never secrets, never per-process ones).
 SHARED_ARGS = ("topic", "target_model", "cutoff_time", "strict_cutoff", "authoritative", "start_urls", "max_pages",
                "output_dir", "llm_provider", "llm_endpoint", "llm_model", "depth_limit", "sitemap_filter", "locales")
@@ -279,6 +280,8 @@ class DocsCrawlMixin:
             self.crawler.stats.set_value("skill3/profile/crawler_cpu_us", int((time.process_time() - self._profile_cpu0) * 1e6))
         if self.args is not None and reason != "shutdown" and not distributed.redis_enabled(self.settings):
             left = self.docs_state.waiting_count()  # never fetched: the budget was spent (or the spider closed)
+            # pages taken back to wait again were counted as dropped when the full waiting list turned them away
+            left -= getattr(self.docs_state, "taken_back", lambda: 0)()
             if left:
                 self.crawler.stats.inc_value("skill3/dropped/max_pages", left)
             self._record_unreached()
@@ -409,6 +412,35 @@ class DocsCrawlMixin:
         self.release_slot(failure.request.meta.get("skill3_key"))
         self.page_failed(failure)
 
+    def _follow_yield(self, page: dict | None) -> None:
+        """The pages a new version's markers on this page point to (a type's page listing its new members, each linked
+        to its own page) wait first, taken back if the full waiting list had turned them away: the budget goes where
+        the delta is (order.points_to_yield). Local page budgets only."""
+        promote = getattr(self.docs_state, "promote", None)
+        changes = ((page or {}).get("content") or {}).get("changes") or []
+        if promote is None or not changes or not (page or {}).get("links"):
+            return
+        new = self.__dict__.setdefault("_new_versions", NewVersions(self.args.since_version))
+        new.observe(changes)
+        names = yield_names(changes, new)
+        if not names:
+            return
+        endings = name_endings(names)
+        moved: dict[str, int] = {}
+        for url in page["links"][:MAX_YIELD_LINKS]:  # type: ignore[index]
+            if points_to_yield(url, endings):
+                try:
+                    key = url_key(canonical_url(url))
+                except ValueError:
+                    continue
+                if how := promote(key):
+                    moved[how] = moved.get(how, 0) + 1
+        stats = self.crawler.stats
+        if moved:
+            stats.inc_value("skill3/reach/promoted_by_markers", sum(moved.values()))
+        if moved.get("taken back"):  # counted as dropped when the full waiting list turned them away
+            stats.inc_value("skill3/dropped/max_pages", -moved["taken back"])
+
     def follow_links(self, response: Response, urls: list[str] | None = None) -> Iterator[scrapy.Request]:
         """In-scope links of a page, each URL considered once per crawl (no per-link canonicalisation cost).
 
@@ -485,6 +517,7 @@ class DocsCrawlMixin:
         if isinstance(response, HtmlResponse):
             page = await self._process_page(response, html, info)
             t = time.thread_time()
+            self._follow_yield(page)
             for req in self.follow_links(response, page["links"] if page is not None else None):
                 yield req  # breadth-first: links are queued before the item is processed
             stats.inc_value("skill3/profile/schedule_us", int((time.thread_time() - t) * 1e6))

@@ -32,6 +32,7 @@ from scrapy.http import HtmlResponse, TextResponse
 from skill3crawl import distributed
 from skill3crawl.args import ArgsError, LearnArgs, checked_args
 from skill3crawl.corpus import markdown_to_html, source_html
+from skill3crawl.crawl_record import get_state, note_dropped
 from skill3crawl.discovery import search
 from skill3crawl.discovery.official import OfficialSourcesMixin
 from skill3crawl.extract.encoding import page_text
@@ -40,7 +41,6 @@ from skill3crawl.packages.spider import PackageSourceMixin
 from skill3crawl.sitecrawl.crawl import SHARED_ARGS, DocsCrawlMixin, apply_docs_settings, resuming
 from skill3crawl.sitecrawl.textfiles import plain_text
 from skill3crawl.sitecrawl.textmarkup import pod_to_markdown
-from skill3crawl.state import get_state, note_dropped
 from synth.core import default_settings
 from synth.core.errors import ExitCode
 from synth.evidence.urls import canonical_url, host_of, url_key

@@ -45,7 +45,9 @@ _INTRO = re.compile(
     r"below\s+(?:you\s+will|you'll)\s+find\b|the\s+following\s+(?:individuals|people|persons|contributors)\b|"
     r"(?:please\s+)?refer\s+to\s+(?:the\s+)?.{0,80}?\b(?:for|guide|section|documentation|notes)\b|"
     r"to\s+read\s+more\s+about\b|make\s+sure\s+(?:you\s+)?(?:read|are\s+not\s+affected)\b|"
-    r".{0,120}\bmentioned\s+in\s+the\s+(?:following|next|previous|above)\s+(?:section|chapter)s?\b)", re.I)
+    r".{0,120}\bmentioned\s+in\s+the\s+(?:following|next|previous|above)\s+(?:section|chapter)s?\b|"
+    r"(?:first,?\s+|here\s+is\s+)?an?\s+(?:short\s+|brief\s+)?overview\s+of\s+the\b.{0,80}?\.\s+(?:an?|the)\s+(?:comprehensive|complete|"
+    r"full|detailed)\s+list\b)", re.I)
 _GLYPHS = re.compile(r"[\u00b6\u00a7\u200b-\u200f\u2060\ufeff\U0001f517]|[\ue000-\uf8ff]")
 _TRAILING_SYMBOLS = re.compile(r"(?:\s*(?:[#¶§]|[^\w\s.,;:!?)\]'\"`*]))+\s*$")
 WS = re.compile(r"\s+")
@@ -123,6 +125,10 @@ _NAV_HEADING = re.compile(r"(?i)^\W*(?:previous|next|prev)\s+(?:topic|page|chapt
 _LINK = r"!?\[[^\]\n]*\]\([^)\s]*\)"
 _ONLY_LINKS = re.compile(rf"^\W*{_LINK}(?:[\s|·•,;/»«>-]*{_LINK})*[\s|·•,;/»«>.-]*$")
 _INLINE_HEADING = re.compile(r"(?:^|\s)#{1,6}\s+\S")
+# a plain-text table of contents: titles, each followed by a |tag| reference that jumps to its section
+# ("INCOMPATIBLE CHANGES |incompatible-9| IMPROVEMENTS |improvements-9|")
+_TAG_REF = r"\|(?:\[[^\]\n]{1,80}\]\([^)\s]*\)|[^\s|]{1,80})\|"
+_CONTENTS = re.compile(rf"^\s*(?:[^|\n.!?]{{1,80}}?\s+{_TAG_REF}\s*)+$")
 
 
 def navigation(text: str, headings: "tuple[str, ...] | list[str]" = (), api: str | None = None) -> str | None:
@@ -138,6 +144,13 @@ def navigation(text: str, headings: "tuple[str, ...] | list[str]" = (), api: str
     if len(_INLINE_HEADING.findall(text or "")) >= 2:
         return "a whole page's text (navigation and several sections in one block)"
     return None
+
+
+def table_of_contents(raw: str) -> bool:
+    """Whether an entry's text as the page gives it is a plain-text table of contents: titles, each followed by a
+    ``|tag|`` reference that jumps to its section, and nothing else ("INCOMPATIBLE CHANGES |incompatible-9|"); a
+    sentence that ends with a reference ("Support for the lsp channel mode |channel-lsp|.") is none."""
+    return bool(_CONTENTS.match(raw or ""))
 
 
 _INHERITED = re.compile(r"(?i)\binherited\s+from\b|^\W*inherited\s+(?:members|methods|properties|signals|attributes)\W*$")
@@ -186,6 +199,24 @@ def strip_own_marker(text: str, version: str) -> str:
         return " " if opens and closes else m.group(0)
 
     return WS.sub(" ", rx.sub(repl, text)).strip(" —-")
+
+
+_LINKS = re.compile(r"\[\[[^\]\n]*\]\]\([^)\s]*\)|\[[^\]\n]*\]\([^)\s]*\)|\\?\[[^\]\s]{1,10}\\?\]")
+
+
+def bare_marker(text: str, version: str) -> bool:
+    """Whether a text is only its own version's marker over a heading or two and a source link ("since: 1.50
+    Declaration [[src]](…)": a symbol page's badge read with the heading after it) — no statement to quote."""
+    if not version or version not in text:
+        return False
+    rest = _LINKS.sub(" ", re.sub(r"(?<![\w.])v?" + re.escape(version) + r"(?![\w]|\.\d)", " ", text))
+    words = re.findall(r"[^\W\d_]+", rest)
+    said = [w for w in words if w.lower() not in _MARKER_WORDS]
+    return len(said) < len(words) and len(said) <= 2 and all(w[:1].isupper() for w in said) \
+        and not re.search(r"[`()=<>{}]", rest)
+
+
+_MARKER_WORDS = frozenset("new added changed deprecated removed available introduced since in version".split())
 
 
 @lru_cache(maxsize=4096)

@@ -89,7 +89,13 @@ def _lead_order(pool: list[Entry]) -> list[Entry]:
     hl, details = _highlights(sorted((e for e in pool if e.section == "highlights"), key=lambda e: e.order))
     rest = [e for e in pool if e.section != "highlights"]
     titled, notes = _titled_firsts([e for e in rest if e.change_page])
-    return hl + titled + _in_turns(notes, details) + _in_turns([e for e in rest if not e.change_page], [], markers=True)
+    markers = [e for e in rest if not e.change_page]
+    if not hl and not any(e.section in ("features", "breaking") for e in titled + notes) and \
+            any(e.section == "features" for e in markers):
+        # "change pages" that state no feature (a reference of every deprecation, a section each) do not lead the
+        # release's new features the API markers state: they take turns with them
+        return _in_turns(titled + notes + markers, details, markers=True)
+    return hl + titled + _in_turns(notes, details) + _in_turns(markers, [], markers=True)
 
 
 TITLED_TURNS = ("features", "breaking", "deprecations", "removals", "behaviour")

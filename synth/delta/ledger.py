@@ -50,6 +50,7 @@ from synth.delta.classify import (
 )
 from synth.delta.cleaning import (
     ISSUE_PREFIX,
+    bare_marker,
     clean_heading,
     clean_text,
     elide_history,
@@ -58,11 +59,13 @@ from synth.delta.cleaning import (
     navigation,
     strip_own_marker,
     strip_stamp,
+    table_of_contents,
     unlink_issues,
 )
 from synth.delta.dedupe import dedupe
 from synth.delta.model import Delta, DeltaEntry  # noqa: F401 - Delta: the finished ledger, re-exported
 from synth.delta.numberings import Placement, earliest_by_name, marker_of, markers_line, page_label, place_page, version_label
+from synth.delta.symbols import entry_symbol
 from synth.delta.timeline import POST, PRE, UNDATED, Timeline, VersionStatus
 from synth.delta.topic_line import (
     ANNOUNCED,
@@ -75,7 +78,7 @@ from synth.delta.topic_line import (
     only_announced_sections,
     own_names,
 )
-from synth.delta.versions import parse_version
+from synth.delta.versions import Version, parse_version
 from synth.skill.quote import shorten
 
 MAX_ENTRIES = 60_000  # change entries held while the run is read (a 10,000-page API site has ~30,000)
@@ -103,11 +106,14 @@ MAX_PAGE_CODE = 12
 MAX_CODE_CHARS = 4000
 
 
-def _unless_only_announced(home: str | None, why: str, ch: Change, is_change: bool, announced_only: dict[str, str]
-                           ) -> tuple[str | None, str]:
-    """The verdict, unless the entry is in a change-page section of a version that section only announces."""
+def _unless_only_announced(home: str | None, why: str, ch: Change, is_change: bool, announced_only: dict[str, str],
+                           ahead: dict[str, str]) -> tuple[str | None, str]:
+    """The verdict, unless the entry is in a change-page section of a version that section only announces, or its
+    version is one only deprecation markers name ahead of every documented release (:meth:`Ledger._deprecated_ahead`)."""
     if home is not None and home == ch.version and is_change and ch.kind == "release" and home in announced_only:
         return None, announced_only[home]
+    if home is not None and home in ahead:
+        return None, ahead[home]
     return home, why
 
 
@@ -184,6 +190,31 @@ class Ledger:
                                         for ch in page.changes if ch.kind == "release")
         return {v: f"{ANNOUNCED} (its section only announces it: {p})" for v, p in found.items() if timeline.date_of(v) is None}
 
+    def _deprecated_ahead(self, timeline: Timeline) -> dict[str, str]:
+        """Versions newer than every release the site documents that only API markers deprecating something name
+        ("Deprecated since: 1.52" in docs of 1.50.x: the release in preparation), undated and declared by no change
+        page: version → why they are at most announced. A release the site documents has more evidence: something
+        added or changed in it, a change page's section, a date."""
+        only: dict[Version, str] = {}
+        other: list[Version] = []
+        for page in self.pages:
+            for ch in page.changes:
+                pv = parse_version(ch.version)
+                if pv is None or inherited(ch.path or (ch.heading,)):  # a parent's marker: another line's version
+                    continue
+                if ch.kind == "deprecated" and page.page_kind != "change":
+                    only.setdefault(pv, ch.version)
+                else:
+                    other.append(pv)
+        other += [pv for v in timeline.declared if (pv := parse_version(v)) is not None]
+        if not other:
+            return {}
+        newest = max(other)
+        shown = next((c.version for page in self.pages for c in page.changes if parse_version(c.version) == newest), str(newest))
+        return {v: f"{ANNOUNCED} (only markers deprecating APIs in it name it, and it is newer than {shown}, the newest "
+                   f"release the site documents otherwise)"
+                for pv, v in only.items() if pv > newest and timeline.date_of(str(pv)) is None}
+
     def _classify(self, timeline: Timeline, cutoff_start: date, skipped: Counter) -> tuple[
             list[Entry], list[Entry], dict[str, VersionStatus], dict[tuple[str, str], tuple[str, str]]]:
         """Every held change as an entry with its version's status: the post-cutoff ones, the undated ones, the
@@ -201,6 +232,7 @@ class Ledger:
                                 for ch in page.changes if ch.kind == "release")
 
         announced_only = self._announced_only(timeline)
+        ahead = self._deprecated_ahead(timeline)
 
         def documented(v: str) -> bool:
             pv = parse_version(v)
@@ -217,7 +249,7 @@ class Ledger:
                     continue
                 ch.version = spelling.get(ch.version, ch.version)
                 home, why = judge(ch, is_change, own, documented, lambda v: timeline.status(v, cutoff_start).how)
-                home, why = _unless_only_announced(home, why, ch, is_change, announced_only)
+                home, why = _unless_only_announced(home, why, ch, is_change, announced_only, ahead)
                 if home is None:
                     verdicts.reject(ch.version, why)
                     skipped["not a release of the topic (run.json delta.version_line says why)"] += 1
@@ -425,13 +457,14 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     tracker_item = bool(ISSUE_PREFIX.match(unlink_issues(ch.text or "")))
     text = shorten(strip_stamp(strip_own_marker(clean_text(ch.text), ch.version), ch.heading, ch.version), MAX_ENTRY_TEXT,
                    hard=MAX_ENTRY_TEXT)
-    if len(text) < 12:
+    if len(text) < 12 or bare_marker(text, ch.version):
         skipped["empty after cleaning (issue numbers, credits or a bare marker)"] += 1
         return None
     if is_intro(text):
         skipped["introduction or cross-reference"] += 1
         return None
-    nav = navigation(text, ch.path or (ch.heading,), ch.api)
+    nav = navigation(text, ch.path or (ch.heading,), ch.api) or (
+        "a table of contents (titles, each with a reference to its section)" if table_of_contents(ch.text) else None)
     if nav:
         skipped[nav] += 1
         return None
@@ -463,11 +496,23 @@ def _entry(ch: Change, page: _Page, st: VersionStatus, is_change: bool, order: i
     retired = kind in ("deprecated", "removed")
     use, old = use_instead(text, (param or api) if retired else None, subject=retired)
     title = feature_title(headings, ch.version) if is_change and headings else None
+    named = None if is_change or ch.api else _symbol_of(ch, page)
+    if named is not None and named[0] in text:
+        named = None  # the quote names it
     return Entry(version=ch.version, kind=kind, section=section, area=area, internal=is_internal(area, section),
                  text=text, citations=[(page.url, ch.anchor, page.title)], status=st, removed_in=removed_in,
                  highlight=section == "highlights", change_page=is_change, headings=headings or nearest, title=title,
                  api=api, use=use,
-                 instead_of=old, code=ch.code, code_langs=ch.code_langs, order=order)
+                 instead_of=old, code=ch.code, code_langs=ch.code_langs, order=order,
+                 symbol=named[0] if named else None, owner=named[1] if named else "")
+
+
+def _symbol_of(ch: Change, page: _Page) -> tuple[str, str] | None:
+    """The symbol an API page's marker is about (:func:`~synth.delta.symbols.entry_symbol`): its heading's, else the
+    page's (read from the declarations the page's markers carry)."""
+    head = ch.path[-1] if ch.path else ch.heading
+    code = [c for other in page.changes[:20] for c in other.code[:2]][:4]
+    return entry_symbol(head, page.title, code, len(ch.path))
 
 
 _DT_TERM = re.compile(r"^\W{0,3}\*\*([A-Za-z_*][\w*]*)\*\*(?!\s*\()")

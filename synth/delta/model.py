@@ -225,6 +225,9 @@ class DeltaEntry:
     edge: bool = False  # released in the cutoff month itself: the model may know it partly
     file: str | None = None  # the reference file it is written to (read back from run.json)
     notes: list[str] = field(default_factory=list)  # what the label adds to the quote ("…: since 3.9, before the cutoff")
+    # an API page's marker whose text does not name its symbol: the symbol and its type (synth.delta.symbols)
+    symbol: str | None = None
+    owner: str = ""
 
     @property
     def url(self) -> str:

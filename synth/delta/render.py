@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from synth.delta.classify import LEADING
-from synth.delta.headlines import extends, headline_entries, line_release
+from synth.delta.headlines import MAX_HEADLINES, extends, headline_entries, line_release
 from synth.delta.ledger import Delta, Entry
 from synth.delta.timeline import PRE, VersionStatus
 from synth.delta.versions import newest_first, parse_version
@@ -291,7 +291,8 @@ def qualifier(e: Entry, with_area: bool = True) -> str:
     name = e.area if e.area and e.area != "General" else ""
     if e.title and not _CLAIMS_VERSION.search(e.title):
         name = e.title  # the section's own title says what the area, cut from it, only hints at
-    parts = ([name] if with_area and name else []) + e.notes
+    symbol = [f"`{e.symbol.replace('`', '')}`"] if e.symbol else []  # what an API page's marker is about (its quote does not name it)
+    parts = (symbol or ([name] if with_area and name else [])) + e.notes
     return f" ({safe_inline('; '.join(parts))})" if parts else ""
 
 
@@ -336,12 +337,24 @@ def example_entries(delta: Delta, limit: int = MAX_EXAMPLES) -> list[Entry]:
     return out
 
 
+MAX_VERSION_LINES = 20  # versions listed one per line; more: the ones with the most changes, the rest named in one line
+
+
 def version_lines(delta: Delta) -> list[str]:
-    """One line per post-cutoff version (newest first): its date or bound and why; then undated ones."""
+    """One line per post-cutoff version (newest first): its date or bound and why; then undated ones. Past
+    :data:`MAX_VERSION_LINES`, the versions with the most changes keep their lines (a major release before its twenty
+    later minor ones) and the others are named on one last line."""
     lines = []
     counts = Counter(e.version for e in delta.post)
     folded = fold_patches(delta.post_versions())
-    for s, patches in folded[:20]:
+    if len(folded) > MAX_VERSION_LINES:  # the releases with the most changes, never the latest few by number alone
+        n_of = {id(s): counts[s.version] + sum(counts[p.version] for p in patches) for s, patches in folded}
+        kept = {id(s) for s, _p in sorted(folded, key=lambda g: -n_of[id(g[0])])[:MAX_VERSION_LINES]}
+        left = [s.version for s, _p in folded if id(s) not in kept]
+        folded = [g for g in folded if id(g[0]) in kept]
+    else:
+        left = []
+    for s, patches in folded:
         why = s.how.split(": ", 1)[1] if s.bound and ": " in s.how else s.how
         latest = max((p.date for p in patches if p.date and not p.bound and not p.how.startswith("after ")), default=None)
         more = (f", and {len(patches)} other release(s) of it ({', '.join(p.version for p in patches[:3])}"
@@ -349,6 +362,9 @@ def version_lines(delta: Delta) -> list[str]:
                 if patches else "")
         n = counts[s.version] + sum(counts[p.version] for p in patches)
         lines.append(f"- **{s.version}** — {when(s)} ({why}); {n} change(s){more}")
+    if left:
+        lines.append(f"- and {len(left)} more with fewer changes: {', '.join(left[:12])}{', …' if len(left) > 12 else ''}"
+                     " (every one in the reference files)")
     return lines
 
 
@@ -379,6 +395,61 @@ def undated_lines(delta: Delta, limit: int = MAX_UNDATED_LINES) -> list[Entry]:
                   key=lambda e: (newest_first(e.version), -e.score, e.order))[:limit]
 
 
+# -- the new API of a release, by type ----------------------------------------------------------------------------
+
+MAX_HEADLINES_BESIDE_INDEX = 20  # quoted headlines when SKILL.md also holds the index of the new API
+MIN_INDEX_SYMBOLS = 12  # a release's new symbols that make an index worth its lines (fewer: the headlines name them)
+MAX_INDEX_NAMES = 240
+MAX_INDEX_LINE = 1600
+MAX_INDEX_CHARS = 4000  # of names in SKILL.md, all releases (about 1,000 tokens of its budget)
+MAX_INDEX_TYPES = 60
+
+
+def api_index_lines(delta: Delta, flagged: Callable[[str], bool] = lambda _s: False) -> list[str]:
+    """SKILL.md's index of the symbols an API reference's markers say each post-cutoff release added, by type: a
+    release whose evidence is a marker per symbol (hundreds on a page-per-symbol reference) has more new symbols than
+    the headlines hold, so SKILL.md names them all, compactly — the new types first ("(new)"), then the types with the
+    most new members — each symbol once; the reference files hold every entry with its quote and page. Only symbols the
+    entries name in their label (:attr:`Entry.symbol`); a release with fewer than :data:`MIN_INDEX_SYMBOLS` has none."""
+    by_version: dict[str, dict[str, list[str]]] = {}
+    for e in delta.post:
+        if e.kind != "added" or not e.symbol or e.internal or flagged(e.symbol):
+            continue
+        names = by_version.setdefault(e.version, {}).setdefault(e.owner or "", [])
+        if e.symbol not in names:
+            names.append(e.symbol)
+    lines: list[str] = []
+    budget, chars = MAX_INDEX_NAMES, 0
+    for version in sorted(by_version, key=newest_first):
+        types = by_version[version]
+        symbols = {n for names in types.values() for n in names}
+        if len(symbols) < MIN_INDEX_SYMBOLS or budget <= 0:
+            continue
+        # a type whose own page is new is listed as new; its own symbol is not repeated among the namespace's members
+        new_types = {t for t in types if t and t in symbols}
+        order = sorted(types, key=lambda t: (t not in new_types, -len(types[t]), t))[:MAX_INDEX_TYPES]
+        rows = []
+        for t in order:
+            names = [n for n in types[t] if n not in new_types]
+            if not names and t not in new_types:
+                continue
+            shown: list[str] = []
+            for n in names:
+                if budget <= 0 or chars + len(n) > MAX_INDEX_CHARS or sum(len(x) + 4 for x in shown) + len(n) > MAX_INDEX_LINE:
+                    break
+                shown.append(n)
+                budget -= 1
+                chars += len(n) + 4
+            more = len(names) - len(shown)
+            head = f"`{t}`" + (" (new)" if t in new_types else "") if t else "other"
+            tail = ", ".join(f"`{n}`" for n in shown) + (f" and {more} more" if more else "")
+            rows.append(f"- {safe_inline(head)}" + (f": {safe_inline(tail)}" if tail else ""))
+        if rows:
+            lines += [f"New API in {version}, by type ({len(symbols)} symbol(s); each one's entry, quoted and cited, is in "
+                      "the reference files):", "", *rows, ""]
+    return lines
+
+
 # -- the parts of one skill ----------------------------------------------------------------------------------------
 
 
@@ -394,6 +465,7 @@ class SkillParts:
     undated: list[Entry]
     versions: list[str]
     version_names: list[str]
+    api_index: list[str] = field(default_factory=list)  # the new symbols by type (:func:`api_index_lines`)
     page_code: list[tuple[str, str, str, str]] = field(default_factory=list)  # change pages' own examples
     extra_sources: list[dict] = field(default_factory=list)
     numbers: dict[str, int] = field(default_factory=dict)
@@ -424,9 +496,13 @@ def skill_parts(delta: Delta, bundle_sources: list[dict], *, topic: str, cutoff:
 
     rendered = render_references(delta, topic=topic, cutoff=cutoff, flagged=flagged)
     ok = lambda es: [e for e in es if not flagged(e.text)]  # noqa: E731
-    parts = SkillParts(rendered=rendered, headlines=ok(headline_entries(delta)), modern=ok(modern_entries(delta)),
+    index = api_index_lines(delta, flagged)
+    # the index names the new symbols: fewer quoted headlines keep SKILL.md within its budget
+    headlines = headline_entries(delta, MAX_HEADLINES_BESIDE_INDEX if index else MAX_HEADLINES)
+    parts = SkillParts(rendered=rendered, headlines=ok(headlines), modern=ok(modern_entries(delta)),
                        examples=ok(example_entries(delta)), undated=ok(undated_lines(delta)),
                        versions=version_lines(delta), version_names=[s.version for s, _ in fold_patches(delta.post_versions())],
+                       api_index=index,
                        page_code=delta.page_code)
     for s in bundle_sources:
         parts.numbers.setdefault(url_key(s["url"]), int(s["n"]))

@@ -127,20 +127,27 @@ _STAMP = re.compile(
     r"(?i)(?:^|[—–|:·•-]\s*|\s)(?P<label>[A-Za-z][\w./+#-]{0,40}(?:\s+[A-Za-z][\w./+#-]{0,40}){0,2})\s+v?(?P<ver>\d+(?:\.\d+){0,3})"
     r"\s+(?:documentation|docs|manual|reference(?:\s+(?:manual|guide))?|user(?:['’]s)?\s+guide|handbook|api\s+reference)\s*$"
 )
+# a title whose last part, after a separator, is the product and its version alone ("QFile Class | Qt Core 5.15.8")
+_STAMP_TAIL = re.compile(
+    r"\s[|—–·•]\s*(?P<label>[A-Za-z][\w./+#-]{0,40}(?:\s+[A-Za-z][\w./+#-]{0,40}){0,2})\s+v?(?P<ver>\d+(?:\.\d+){1,3})\s*$"
+)
 MIN_STAMP_PAGES = 5
 STAMP_SHARE = 0.3
 
 
 def stamp_of(title: str | None) -> tuple[str, str] | None:
     """``(label, version)`` of a page title that stamps the docs' own version ("asyncio — Acme 3.11.2 documentation"
-    → ("Acme", "3.11.2")), else None."""
+    → ("Acme", "3.11.2"); "QFile Class | Acme Core 5.15.8" → ("Acme", "5.15.8")), else None."""
     if not title or len(title) > 300:
         return None
-    m = _STAMP.search(" ".join(title.split()))
-    if not m or parse_version(m.group("ver")) is None:
-        return None
-    label = m.group("label").split()[-1]
-    return label, m.group("ver")
+    title = " ".join(title.split())
+    m = _STAMP.search(title)
+    if m and parse_version(m.group("ver")) is not None:
+        return m.group("label").split()[-1], m.group("ver")
+    m = _STAMP_TAIL.search(title)  # the product's name first ("Qt Core 5.15.8" → Qt)
+    if m and parse_version(m.group("ver")) is not None:
+        return m.group("label").split()[0], m.group("ver")
+    return None
 
 
 @dataclass

@@ -101,11 +101,15 @@ def check_since_version(value: object) -> str | None:
 
 def known_by(version: Version, since: Version) -> bool:
     """Whether a model that knows the topic up to ``since`` knows ``version``: compared on as many release
-    components as ``since`` names (``since`` 3.24 knows 3.24.5 but not 3.25; ``since`` 24 knows 24.3 but not 25.0)."""
+    components as ``since`` names (``since`` 3.24 knows 3.24.5 but not 3.25; ``since`` 24 knows 24.3 but not 25.0), except
+    a build numbered after the release itself (``since`` 8.6 knows neither 8.6.0.4 nor 8.6.0.0.1, which came after 8.6.0
+    on the way to the next release; it knows 8.6.1.2)."""
     n = len(since.release)
     mine = (version.release + (0,) * n)[:n]
     if mine != since.release:
         return mine < since.release
+    if n <= 3 and len(version.release) > 3 and not any(version.release[n:3]) and any(version.release[3:]):
+        return False  # a build after the release ("8.6.0.4" after 8.6: a development version of the next), no patch of it
     return not (since.is_prerelease and not version.is_prerelease) or version <= since
 
 

@@ -13,7 +13,7 @@ from synth.llm.model import ContextLengthError, LLMError, Message
 from synth.pipeline.budget import MIN_BUDGET
 from synth.pipeline.bundle import Bundle, BundleDelta, Candidate, Ranked, Selection, post_versions, select_evidence, source_rows
 from synth.pipeline.inputs import Inputs
-from synth.pipeline.state import RunState
+from synth.pipeline.runlog import RunState
 from synth.pipeline.synthesizer import Synthesizer
 from synth.skill.names import display_topic
 from synth.skill.postprocess import SkillContext

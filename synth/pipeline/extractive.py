@@ -440,6 +440,7 @@ def _ledger_skill(bundle: Bundle, parts: "SkillParts", *, topic: str, name: str)
         "",
         *[entry_line(e, cite=f"[{parts.n_for(e)}]", limit=SKILL_TEXT) for e in parts.headlines],
         "",
+        *parts.api_index,
         *(["From pages dated after the cutoff:", "", *fresh, ""] if fresh else []),
     ]
     if modern:

@@ -13,7 +13,7 @@ from synth.llm.registry import Choice, choose, fallback_warning, make_model, mod
 from synth.output.ownership import check_owned_outputs
 from synth.pipeline.inputs import Inputs
 from synth.pipeline.options import SynthOptions
-from synth.pipeline.state import RunState
+from synth.pipeline.runlog import RunState
 from synth.pipeline.synthesizer import Synthesizer, synthesizer_for
 
 

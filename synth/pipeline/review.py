@@ -19,7 +19,7 @@ from synth.pipeline.inputs import Inputs
 from synth.pipeline.model_calls import repair_messages, verify_messages
 from synth.pipeline.options import SynthOptions
 from synth.pipeline.provider import ModelChoice
-from synth.pipeline.state import RunState
+from synth.pipeline.runlog import RunState
 from synth.pipeline.synthesizer import Synthesizer
 from synth.skill.postprocess import PostProcessError, Skill, postprocess
 from synth.skill.size import estimate_tokens

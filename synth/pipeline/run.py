@@ -48,7 +48,7 @@ from synth.pipeline.interrupt import exit_code_of, interruptible, signal_name
 from synth.pipeline.options import SynthOptions, SynthResult
 from synth.pipeline.provider import ModelChoice, choose_model, resolve_provider
 from synth.pipeline.review import Checked, check_output
-from synth.pipeline.state import RunState
+from synth.pipeline.runlog import RunState
 from synth.pipeline.write import Synthesised, report, write_outputs
 from synth.skill.names import sanitize_name
 

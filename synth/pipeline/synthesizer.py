@@ -20,7 +20,7 @@ from synth.pipeline.model_calls import bundle_nonce, condense_messages, synth_me
 
 if TYPE_CHECKING:  # pragma: no cover
     from synth.pipeline.bundle import Bundle
-    from synth.pipeline.state import RunState
+    from synth.pipeline.runlog import RunState
 
 # (SKILL.md draft, the messages it came from, the map-reduce record)
 Drafted = tuple[str, list[Message], dict[str, Any]]

@@ -20,7 +20,7 @@ from synth.pipeline.bundle import Candidate, Ranked, ranking_rows
 from synth.pipeline.inputs import Inputs
 from synth.pipeline.interrupt import critical_section
 from synth.pipeline.options import SynthOptions, SynthResult
-from synth.pipeline.state import RunState
+from synth.pipeline.runlog import RunState
 
 if TYPE_CHECKING:  # pragma: no cover
     from synth.pipeline.draft import Draft

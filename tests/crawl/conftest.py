@@ -1,4 +1,5 @@
-"""Helpers for crawl tests: the real `scrapy crawl learn`, as a child process (see tests/harness.py)."""
+"""Helpers for crawl tests: the real `scrapy crawl learn`, as a child process (see tests/harness.py); the docs-mode
+crawl's ``run_crawl`` fixture (tests/crawl/docs_mode.py) is offered here too, to every test under tests/crawl/."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from typing import Callable
 
 import pytest
 
+from tests.crawl.docs_mode import run_crawl
 from tests.harness import REPO
 from tests.harness import scrapy_crawl as _crawl
 
-__all__ = ["REPO", "crawl", "read_jsonl", "scrapy_crawl"]
+__all__ = ["REPO", "crawl", "read_jsonl", "run_crawl", "scrapy_crawl"]
 
 
 def scrapy_crawl(*args: str, settings: dict | None = None, env: dict | None = None, timeout: float = 90,

@@ -14,9 +14,9 @@ from scrapy.statscollectors import MemoryStatsCollector
 
 from skill3crawl import runner
 from skill3crawl.args import ArgsError, checked_args
+from skill3crawl.crawl_record import get_state
 from skill3crawl.spiders.docs import DocsSpider
 from skill3crawl.spiders.learn import LearnSpider
-from skill3crawl.state import get_state
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -129,3 +129,17 @@ def test_one_api_pages_many_equal_markers_do_not_crowd_out_the_others():
               [_ch("added", "2.3.0", "acme.c.h(x) — Returns the unique elements.", ["acme.c"], api="acme.c.h")])]
     lead = headline_entries(_finish(pages), limit=3)
     assert sorted(e.citations[0][0].rsplit("/", 1)[1] for e in lead) == ["a.html", "b.html", "c.html"], lead
+
+
+def test_a_reference_of_titled_deprecations_does_not_lead_the_release_s_new_features():
+    """A deprecations page (a section per deprecation, every release's, each with its history) and API pages whose
+    markers add 2.3.0's features, no release notes with highlights or feature sections: the new features take turns
+    with the deprecations from the first headline on, rather than every deprecation first."""
+    deps = [_ch("deprecated", "2.3.0", f"DEP00{i}: acme.old{i}() — End-of-Life.", ["Deprecated APIs", f"DEP00{i}: acme.old{i}()"])
+            for i in range(6)]
+    api = [_ch("added", "2.3.0", f"acme.new{i}(x) — Returns the new value number {i}.", ["acme"], api=f"acme.new{i}")
+           for i in range(6)]
+    lead = headline_entries(_finish([("http://h/deprecations.html", "Deprecated APIs", "change", None, deps),
+                                     ("http://h/api/acme.html", "acme", "doc", None, api)]), limit=6)
+    assert lead[0].kind == "added" and {e.kind for e in lead[:2]} == {"added", "deprecated"}, [e.text for e in lead]
+    assert sum(e.kind == "added" for e in lead) == 3

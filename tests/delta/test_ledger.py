@@ -56,9 +56,25 @@ def test_clean_heading(raw, clean):
     ("We are pleased to announce the release of Acme 2.3.", True),
     ("Added support for ASGI lifespan events in the test client.", False),
     ("The new `TaskGroup` class replaces ad-hoc gather() calls.", False),
+    ("First an overview of the more interesting new features. A comprehensive list is below.", True),
+    ("An overview of the new API: the frob() call returns a list.", False),
 ])
 def test_introductions_and_cross_references_are_not_entries(text, intro):
     assert is_intro(text) is intro
+
+
+@pytest.mark.parametrize("raw, contents", [
+    ("INCOMPATIBLE CHANGES\t\t\t\t|incompatible-9|", True),
+    ("NEW FEATURES |new-9| Frob script enhancements |new-frob-script-9| Completion in a popup menu |new-popup-compl|", True),
+    ("INCOMPATIBLE CHANGES |[incompatible-9](version9.html#incompatible-9)|", True),
+    ("Support for the \"lsp\" channel mode |language-server-protocol|.", False),  # a sentence that ends with a reference
+    ("|assert_nobeep()| assert that a command does not cause a beep", False),
+    ("See |vi_diff.txt| for an overview of differences between Vi and Frob 9.0.", False),
+])
+def test_a_plain_text_table_of_contents_is_no_entry(raw, contents):
+    from synth.delta.cleaning import table_of_contents
+
+    assert table_of_contents(raw) is contents
 
 
 @pytest.mark.parametrize("headings, version, kind", [

@@ -65,6 +65,10 @@ def test_a_version_only_announced(text, version, phrase):
     ("What’s New in Acme 1.4? — Acme 1.4 Documentation", ("Acme", "1.4")),
     ("Acme 3.2 release notes", None),
     ("Installing Acme", None),
+    ("QFile Class | Acme Core 5.15.8", ("Acme", "5.15.8")),  # the title's last part: the product and its version alone
+    ("Migrating to 6.0 | Acme", None),
+    ("Acme 5.15", None),  # a title that is only a name and a version: a release's own page, no stamp
+    ("Release notes — 2.3", None),  # no product's name
 ])
 def test_the_docs_own_version_stamp(title, stamp):
     assert stamp_of(title) == stamp

@@ -164,3 +164,38 @@ def test_patch_releases_fold_under_their_series():
     # pre-releases belong to their release too
     assert [(s.version, [p.version for p in ps]) for s, ps in fold_patches([st("3.11", None), st("3.11.0rc1", None)])] == [
         ("3.11", ["3.11.0rc1"])]
+
+
+@pytest.mark.parametrize("version, since, known", [
+    ("3.24.5", "3.24", True),  # a patch release of the series it names
+    ("3.25", "3.24", False),
+    ("24.3", "24", True),
+    ("25.0", "24", False),
+    ("8.6.0.4", "8.6", False),  # a build numbered after 8.6.0: on the way to the next release
+    ("8.6.0.4", "8.6.0", False),
+    ("8.6.0.0", "8.6", True),
+    ("8.6.1.2", "8.6", True),  # a build of a patch release: the series rule
+    ("8.5.0.4", "8.6", True),
+    ("2.0.0.1", "2.0.0.1", True),
+])
+def test_what_a_since_version_knows(version: str, since: str, known: bool) -> None:
+    from synth.delta.versions import known_by, parse_version
+
+    v, s = parse_version(version), parse_version(since)
+    assert v is not None and s is not None and known_by(v, s) is known
+
+
+def test_past_twenty_versions_the_ones_with_the_most_changes_keep_their_lines() -> None:
+    """A major release with many changes and twenty later minor releases: the major one is listed, the minor one with
+    the fewest changes is named on the last line."""
+    led = Ledger()
+    rows = [{"kind": "added", "version": "18.0.0", "text": f"Add the frob{i} option to the knob command of the tool."}
+            for i in range(30)]
+    for minor in range(1, 21):
+        rows += [{"kind": "added", "version": f"18.{minor}.0", "text": f"Add the knob{minor}x{i} option to the frob command."}
+                 for i in range(1 if minor == 5 else 2)]
+    led.observe("http://h/changelog.html", "Changelog", "change", None, 0.9, read_changes(rows))
+    lines = version_lines(led.finish(Timeline(TODAY, since="17"), CUTOFF))
+    assert len(lines) == 21 and any(line.startswith("- **18.0.0**") for line in lines), lines
+    assert [line.split("**")[1] for line in lines[:2]] == ["18.20.0", "18.19.0"]  # newest first, as before
+    assert lines[-1] == "- and 1 more with fewer changes: 18.5.0 (every one in the reference files)"

@@ -87,7 +87,7 @@ def test_json_edge_cases_are_accepted_only_as_json_loads_reads_them(line: bytes)
 
 
 def test_typical_crawl_lines_take_the_one_call_path(tmp_path: Path) -> None:
-    from tests.pipeline.bundle_equivalence import generate
+    from tests.pipeline.bundle.bundle_equivalence import generate
 
     lines = generate(tmp_path / "run.jsonl", n=400).read_bytes().splitlines()
     fast = [line for line in lines if fields_from_json(line) is not None]

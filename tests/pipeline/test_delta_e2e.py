@@ -40,7 +40,8 @@ def test_new_version_features_lead_and_cite_the_change_page(tmp_path, declared):
     assert "**Added in 2.0**: Added the TaskCrew class" in text
     # the Sources list shows the versions a source documents, never the site's build date as a publication date
     assert f"{whatsnew} (changes in 2.0)" in text and "(2026-10-07)" not in text
-    assert re.search(r"Deprecated in 2\.0, removal scheduled for 2\.2\*\* \(oldnet\): .*use quill\.net instead", text)
+    # the label names the module its heading names (the quote says "the oldnet module")
+    assert re.search(r"Deprecated in 2\.0, removal scheduled for 2\.2\*\* \(`quill\.oldnet`\): .*use quill\.net instead", text)
     # older versions are not news: the 1.4 marker and the 1.9 release notes are never presented
     assert "legacy spawn helper" not in text and "pattern matching" not in text
     assert not [u for u in man["used_sources"] if u.rsplit("/", 1)[-1] in BOILER]
@@ -70,7 +71,7 @@ def test_a_later_cutoff_presents_nothing_as_new(tmp_path):
     assert "TaskCrew" not in text and "New in 2.0" not in text and "Added in 2.0" not in text
     # 2.1 is documented (a marker) but nothing dates it: said so, labelled undated, the fix named — never "nothing new"
     assert "nothing new" not in text and "could not be dated" in text and "--since-version" in text
-    assert "**2.1 (undated)**, added (shapes):" in text
+    assert "**2.1 (undated)**, added (`quill.shapes`):" in text  # the module its heading names
     man = json.loads((tmp_path / "run.json").read_text())
     assert man["delta"]["boundary"]["last_pre_cutoff"]["version"] == "2.0.0" and man["delta"]["boundary"]["first_post_cutoff"] is None
     assert next(r for r in man["delta"]["version_line"] if r["version"] == "2.1")["release"] is True  # why it is a release

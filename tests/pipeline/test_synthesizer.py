@@ -20,7 +20,7 @@ from synth.pipeline.inputs import resolve_inputs
 from synth.pipeline.options import SynthOptions
 from synth.pipeline.review import _postprocess_or_repair
 from synth.pipeline.run import run_synth
-from synth.pipeline.state import RunState
+from synth.pipeline.runlog import RunState
 from synth.pipeline.synthesizer import synthesizer_for
 from synth.skill.postprocess import SkillContext
 from tests.llm.test_openai_e2e import SKILL, skill_reply

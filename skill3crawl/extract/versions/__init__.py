@@ -1,7 +1,9 @@
 """Version markers and change pages: where a documentation site says *what changed in which release*.
 
 :func:`scan` (the package's entry) reads a parsed page (the lxml content node, or the whole body) and returns a
-:class:`PageChanges` (:func:`find_changes`: the same as a dict) of
+:class:`PageChanges`, which holds the delta model's types (:class:`~synth.delta.model.ChangeRecord`,
+:class:`~synth.delta.model.ReleaseDate`) and writes them as the page's item fields (:meth:`PageChanges.to_json`;
+:func:`find_changes`: the same JSON in one call) — these JSON fields are
 
 * ``changes`` — one entry per annotated snippet, in document order:
 
@@ -44,10 +46,10 @@ same call as the content extraction. Version and date reading: :mod:`skill3crawl
 
 The modules, bottom up: :mod:`.bounds` (the caps), :mod:`.tree` (element helpers), :mod:`.phrases` (the
 marker phrases), :mod:`.blocks` (the block a marker annotates), :mod:`.quick` (the pre-screen over the
-markdown), :mod:`.page` (what a page is), :mod:`.state` (one page's scan state), the passes
+markdown), :mod:`.page` (what a page is), :mod:`.found` (what one page's scan has found so far), the passes
 (:mod:`.markers`, :mod:`.fields`, :mod:`.sections`), :mod:`.scan` (the scan in its steps) and
 :mod:`.redaction`. They share public names only (the helpers of :mod:`.tree`, the phrases of :mod:`.phrases`, the
-scan state of :mod:`.state` …): no module imports another's private name.
+scan state of :mod:`.found` …): no module imports another's private name.
 """
 
 from skill3crawl.extract.releases import find_date, normalize_version, version_heading

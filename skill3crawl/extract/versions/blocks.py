@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 from skill3crawl.extract.releases import heading_text, label_marker
 from skill3crawl.extract.versions.bounds import MAX_API_CHARS
-from skill3crawl.extract.versions.phrases import MARKER_RE, SPHINX_KIND
+from skill3crawl.extract.versions.phrases import MARKER_RE, SELF_SUBJECT, SPHINX_KIND
 from skill3crawl.extract.versions.tree import (
     HEADINGS,
     anchor_up,
@@ -89,6 +90,68 @@ def _prev_block(el: Any) -> tuple[Any, str, bool]:
     return None, "", False
 
 
+MAX_DEFINITION_BLOCKS = 8  # blocks a note may follow its definition by (its description, its examples)
+
+
+def _self_link(el: Any) -> tuple[str, str] | None:
+    """(anchor, name) of the definition ``el`` holds: a named anchor and a link to it whose text is the defined name
+    ("<a name='def.x'></a><a href='#def.x'>char-grapheme-step</a>"), as reference generators mark what a box
+    defines; None when it holds none."""
+    names = {a.get("name") for a in el.iter("a") if a.get("name")}
+    if not names:
+        return None
+    for a in el.iter("a"):
+        href = a.get("href") or ""
+        if href.startswith("#") and unquote(href[1:]) in names:
+            name = clean(plain_text(a))
+            if name and len(name) <= MAX_API_CHARS and not name.isspace() and any(c.isalnum() for c in name):
+                return unquote(href[1:]), name
+    return None
+
+
+def _definition_before(unit: Any) -> Block | None:
+    """A note (a bare marker) that follows a definition in flat markup — the definition's box, its description, its
+    examples, then "Added in version 8.6.0.1 …" — annotates that definition: its box and what follows it."""
+    parts: list[str] = []
+    prev = unit.getprevious()
+    seen = 0
+    while prev is not None and seen < MAX_DEFINITION_BLOCKS:
+        tag = tag_of(prev)
+        if tag in HEADINGS:
+            return None
+        text = md(prev) if tag else ""
+        if text:
+            if MARKER_RE.search(text):
+                return None  # another marker's block: the definition is not this note's
+            seen += 1
+            found = _self_link(prev)
+            if found is not None:
+                body = cap(" ".join(reversed(parts)), 500)
+                box = cap(clean(plain_text(prev)), 300)  # a signature box (often a table) as the words it shows
+                return Block(" — ".join(p for p in (box, body) if p), "#" + found[0], found[1], prev)
+            parts.append(text)
+        prev = prev.getprevious()
+    return None
+
+
+def _annotates_member(unit: Any, h: Any) -> bool:
+    """A bare marker ``unit`` under ``h``, a heading that names an API (a member's signature), that annotates the whole
+    member: its sentence's subject is the member itself ("This function was introduced in Qt 5.15."), or it is the
+    section's last block (nothing but comments and empty elements follow it before the next heading or the end of its
+    container)."""
+    if h is None or heading_api(h) is None:
+        return False
+    if SELF_SUBJECT.match(MARKER_RE.sub("", plain_text(unit)).strip(" .:;,-–—()[]")):
+        return True
+    for sib in unit.itersiblings():
+        tag = tag_of(sib)
+        if tag in HEADINGS:
+            return True
+        if tag and (md(sib) or tag in ("pre", "table", "ul", "ol", "dl")):
+            return False
+    return True
+
+
 def _is_subsection(el: Any) -> bool:
     """A wrapper that opens with a heading of its own (a "Parameters" or "Returns" part of an API's section)."""
     return tag_of(el) in ("div", "section") and any(tag_of(c) in HEADINGS for c in el[:3])
@@ -104,6 +167,14 @@ _API_NAME = re.compile(
     rf"(?i)^(?P<kinds>{_KIND_WORDS}*)(?-i:(?P<name>(?:-{{1,2}}[A-Za-z]|[A-Za-z_$@])[\w$@-]*(?:(?:\.|::|:|#|->)[A-Za-z_$][\w$-]*)*))(?P<call>\s*[(<\[])?"
 )
 _QUALIFIED = re.compile(r"\.|::|:|#|->|_|[a-z][A-Z]")
+# A C-family declaration that opens with its return type ("bool QFile::moveToTrash()", "[static] QStringList
+# QProcess::splitCommand(QStringView command)", "const char *g_get_name (void)"): the scoped name before the "(".
+_DECLARED = re.compile(
+    r"^(?:\[[\w\s]{1,30}\]\s*)*(?:template\s*<[^()]{0,80}?>\s*)?"
+    r"(?:(?:const|unsigned|signed|static|virtual|inline|constexpr|explicit|volatile|struct|enum|class|typename)\s+)*"
+    r"[A-Za-z_][\w:]*(?:<[^()]{0,80}?>)?(?:\s+const)?\s*[*&]*\s+[*&]*"
+    r"(?P<name>[A-Za-z_~][\w~]*(?:::(?:operator\s*(?:\(\)|\[\]|[^\w\s(]{1,3})|[A-Za-z_~][\w~]*))+)\s*\("
+)
 
 
 def api_name(text: str | None, *, signature: bool = False) -> str | None:
@@ -113,6 +184,9 @@ def api_name(text: str | None, *, signature: bool = False) -> str | None:
     text = clean(text or "").lstrip("`*_ ")
     if not text:
         return None
+    declared = _DECLARED.match(text)
+    if declared and len(declared.group("name")) <= MAX_API_CHARS:
+        return declared.group("name")
     m = _API_NAME.match(text)
     if not m:
         return None
@@ -143,6 +217,27 @@ def heading_api(h: Any, text: str | None = None) -> str | None:
     return api_name(text) or api_name(h.get("id"))
 
 
+def _own_block(block: Any, tag: str, marker_text: str, fallback: str | None) -> Block:
+    """The block a marker with words of its own sits in (a list item, a cell, a term, a paragraph)."""
+    text = md(block) if tag not in ("section", "article", "main") else marker_text
+    api = None
+    if tag == "dt":
+        api = dt_api(block)
+        parent_dd = block.getnext()
+        if parent_dd is not None and tag_of(parent_dd) == "dd":
+            text = " — ".join(p for p in (text, _intro(parent_dd, None)) if p)
+    if marker_text and marker_text not in text:
+        text = f"{text} {marker_text}".strip()
+    anchor = (block.get("id") and "#" + block.get("id")) or fallback  # else the heading's anchor
+    if api is None and tag in ("p", "div") and MARKER_RE.match(text):
+        # a history note ("Changed in version 8.6.0.9: Added the exact-scopes? argument.") after a definition:
+        # the change is the note's own text, about what the definition defines
+        defined = _definition_before(block)
+        if defined is not None:
+            api, anchor = defined.api, defined.anchor
+    return Block(text, anchor, api, block)
+
+
 def annotated_block(marker_el: Any, marker_text: str, own_body: bool, stop: Any, heading: tuple[str, str | None, Any]
                ) -> Block:
     """(text, anchor, api, code element) of the block a marker annotates (``heading``: the one it sits under)."""
@@ -167,25 +262,20 @@ def annotated_block(marker_el: Any, marker_text: str, own_body: bool, stop: Any,
         container = container if container is not None else block
         return Block(md(container), anchor_up(block, stop) or heading[1], None, container)
     if tag == "li" or tag in ("td", "th", "dt") or own_body:
-        text = md(block) if tag not in ("section", "article", "main") else marker_text
-        api = None
-        if tag == "dt":
-            api = dt_api(block)
-            parent_dd = block.getnext()
-            if parent_dd is not None and tag_of(parent_dd) == "dd":
-                text = " — ".join(p for p in (text, _intro(parent_dd, None)) if p)
-        if marker_text and marker_text not in text:
-            text = f"{text} {marker_text}".strip()
-        return Block(text, (block.get("id") and "#" + block.get("id")) or heading[1], api, block)
+        return _own_block(block, tag, marker_text, heading[1])
     # a bare marker: the paragraph it follows, or the section it opens
     unit = marker_el if tag_of(marker_el) == "div" or block is stop or tag_of(block) in ("section", "article", "main", "body") else block
     if unit is marker_el:
         unit = own_wrapper(marker_el, stop)
     prev, prev_text, after_heading = _prev_block(unit)
-    if prev is not None and not after_heading and _is_subsection(prev):
-        # a marker closing an API section after its sub-sections ("Parameters", "Returns"): the section it closes
+    if prev is not None and not after_heading and (_is_subsection(prev) or _annotates_member(unit, heading[2])):
+        # a marker closing an API section after its sub-sections ("Parameters", "Returns") or as the section's last
+        # block ("This function was introduced in Qt 5.15." after a member's description): the section it closes
         return api_block(marker_el, stop, ("", None))
     if prev_text and not after_heading:
+        defined = _definition_before(unit)
+        if defined is not None:
+            return defined
         return Block(f"{prev_text} {marker_text}", heading[1], None, prev)
     nxt = _next_block_text(unit)
     api = heading_api(heading[2], heading[0]) if after_heading and heading[2] is not None else None
@@ -210,7 +300,7 @@ def api_block(el: Any, stop: Any, page_heading: tuple[str, Any]) -> Block:
             h = next((c for c in cur[:4] if tag_of(c) in HEADINGS), None)
             if h is not None:
                 htext = heading_text(h)
-                text = " — ".join(p for p in (htext, blocks_text(cur, el)) if p)
+                text = " — ".join(p for p in (htext, blocks_text(cur, el, after=h)) if p)
                 api = api_name(cur.get("id")) or heading_api(h, htext)
                 return Block(text, ("#" + cur.get("id")) if cur.get("id") else heading_anchor(h), api, cur)
         cur = cur.getparent()

@@ -23,8 +23,8 @@ from skill3crawl.extract.releases import (
 )
 from skill3crawl.extract.versions.blocks import Block, annotated_block, api_block, api_name, dt_api, heading_api
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABLE_ROWS
+from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.phrases import MARKER_VER_RE, kind_of_text, removed_in
-from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import (
     block_of,
     definition_of,

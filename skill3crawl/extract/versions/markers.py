@@ -12,9 +12,18 @@ from lxml import etree
 from skill3crawl.extract.releases import label_marker, label_version, normalize_version, since_label
 from skill3crawl.extract.versions.blocks import Block, annotated_block, api_block, api_name
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_TABS
-from skill3crawl.extract.versions.phrases import MARKER_RE, MARKER_VER_RE, OPENER_RE, SPHINX_KIND, VERB_KIND, marker_fields, removed_in
+from skill3crawl.extract.versions.found import ScanState
+from skill3crawl.extract.versions.phrases import (
+    MARKER_RE,
+    MARKER_VER_RE,
+    OPENER_RE,
+    SELF_SUBJECT,
+    SPHINX_KIND,
+    VERB_KIND,
+    marker_fields,
+    removed_in,
+)
 from skill3crawl.extract.versions.quick import text_xp
-from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import (
     BADGE_WORDS,
     HEADINGS,
@@ -120,12 +129,15 @@ def text_markers(scan: ScanState, verbs: frozenset[str], dset: set[Any]) -> None
                     continue  # "From 4.3.0 the default will be …": an announcement, not a release
             block = block_of(el, node)
             btext = plain_text(block) if tag_of(block) not in ("section", "article", "main", "body", "dd") else str(t)
-            own_body = len(MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")) > 15 or tag_of(block) in HEADINGS
+            rest = MARKER_RE.sub("", btext).strip(" .:;,-–—()[]")
+            own_body = (len(rest) > 15 and not SELF_SUBJECT.match(rest)) or tag_of(block) in HEADINGS
             head = scan.heading_of(el)
             kind = "changed" if opener else VERB_KIND[m.group("verb").lower()]
             rem = normalize_version(m.group("rem")) if m.group("rem") else None
             ver = normalize_version(m.group("ver"))
-            quoted = sentence if opener or m.group("verb").lower() == "available" else m.group(0)  # prose: its sentence
+            # prose ("available in", an opener, a bare "This function was introduced in …"): its whole sentence
+            self_subject = not own_body and bool(SELF_SUBJECT.match(MARKER_RE.sub("", sentence).strip(" .:;,-–—()[]")))
+            quoted = sentence if opener or self_subject or m.group("verb").lower() == "available" else m.group(0)
             annotated = annotated_block(el, quoted, own_body, node, head)
             scan.mark(block, kind, ver)
             scan.entry(el, kind, ver, rem, annotated, head[0])

@@ -20,6 +20,9 @@ MARKER_RE = re.compile(
     r"(?:,?\s*(?:and\s+)?(?:will\s+be\s+|to\s+be\s+|is\s+scheduled\s+(?:for|to\s+be)\s+)?(?:removed|removal)\s+in\s+"
     rf"(?:(?:version|release)\s*|[A-Za-z][\w+#-]{{0,30}}\s+(?=v?\d))?(?P<rem>{MARKER_VER}))?"
 )
+# What is left of a marker sentence whose subject is the documented thing itself ("This function was introduced in
+# Qt 5.15.", "This enum value has been added in 2.3."): no text of its own — the entry is the block it annotates.
+SELF_SUBJECT = re.compile(r"(?i)^(?:this|the)(?:\s+[\w-]+){1,3}?\s+(?:was|is|were|are|has\s+been|have\s+been)$")
 # A sentence that opens with the version it holds from: "Since Acme 4.2.0, the tool …", "As from R 4.2.0, …", "As of
 # version 2.3 the …", "Starting with 1.5, …" (changed; a dotted version, never a year; a sentence that says "will" is an
 # announcement, not a release — the caller checks).

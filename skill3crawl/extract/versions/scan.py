@@ -1,11 +1,11 @@
-"""The scan of one page (:func:`scan`, the package's entry, → :class:`PageChanges`; :func:`find_changes` and
-:func:`scan_changes` give the same as JSON): the page read, the passes run, then each entry's document order,
-heading path and code blocks."""
+"""The scan of one page (:func:`scan`, the package's entry, → :class:`PageChanges`: the delta model's records;
+:func:`find_changes` and :func:`scan_changes` give its item JSON): the page read, the passes run, then each entry's
+document order, heading path and code blocks."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any, Callable
 
@@ -13,6 +13,7 @@ from skill3crawl.extract.code import NOT_CODE, code_language, code_text
 from skill3crawl.extract.releases import heading_text
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_CODE, MAX_CODE_CHARS, MAX_PATH, MAX_PATH_CHARS
 from skill3crawl.extract.versions.fields import history_tables, label_markers
+from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.markers import attribute_markers, directive_markers, tab_markers, text_markers
 from skill3crawl.extract.versions.page import (
     PageView,
@@ -20,70 +21,79 @@ from skill3crawl.extract.versions.page import (
     read_screen,
 )
 from skill3crawl.extract.versions.sections import text_sections, walk
-from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import HEADINGS, PSEUDO_LEVEL, cap, doc_keys, in_chrome, plain_text, tag_of
 from synth.delta.model import ChangeRecord, ReleaseDate
 
 
 @dataclass(frozen=True)
 class PageChanges:
-    """What one page says changed (:func:`scan`): its change entries and release dates as the crawl writes them into
-    the page's item (``changes``, ``release_dates``: JSON rows, see the package docstring), whether it is a change
-    page (``page_kind``: ``"change"``, ``"doc"``, or ``""`` when the markup could not be read) and the one version a
+    """What one page says changed (:func:`scan`): its change entries (the delta model's
+    :class:`~synth.delta.model.ChangeRecord`, in document order) and release dates (its
+    :class:`~synth.delta.model.ReleaseDate`, read on this page: no ``url``), whether it is a change page
+    (``page_kind``: ``"change"``, ``"doc"``, or ``""`` when the markup could not be read) and the one version a
     change page is about; ``chapter`` when the page heads a group of pages that belong to its release (.chapters:
-    its version, date, title and pages). :meth:`records` and :meth:`dates` read the rows as the delta model's types."""
+    its version, date, title and pages). :meth:`to_json` writes the page's fields of its item, at that boundary
+    only (the rows the package docstring describes)."""
 
-    changes: tuple[dict[str, Any], ...] = ()
+    changes: tuple[ChangeRecord, ...] = ()
     page_kind: str = ""
     page_version: str | None = None
-    release_dates: tuple[dict[str, Any], ...] = ()
+    release_dates: tuple[ReleaseDate, ...] = ()
     chapter: dict[str, Any] | None = None
-
-    @classmethod
-    def from_json(cls, found: dict[str, Any]) -> PageChanges:
-        return cls(tuple(found["changes"]), found["page_kind"], found["page_version"], tuple(found["release_dates"]),
-                   found.get("chapter"))
 
     def to_json(self) -> dict[str, Any]:
         """The page's fields of its item: ``changes``, ``page_kind``, ``page_version``, ``release_dates`` (and
-        ``chapter`` when the page heads one)."""
-        out = {"changes": list(self.changes), "page_kind": self.page_kind, "page_version": self.page_version,
-               "release_dates": list(self.release_dates)}
+        ``chapter`` when the page heads one). A page's entries always carry their heading path (a list, empty when
+        no heading encloses them), and a release date the part of the page it was read in (``where``)."""
+        out = {"changes": [_change_json(c) for c in self.changes], "page_kind": self.page_kind,
+               "page_version": self.page_version,
+               "release_dates": [{"version": r.version, "date": r.date, "source": r.source, "where": r.where}
+                                 for r in self.release_dates]}
         return out | ({"chapter": self.chapter} if self.chapter is not None else {})
 
     def records(self) -> tuple[ChangeRecord, ...]:
-        """The change entries as :class:`~synth.delta.model.ChangeRecord` (a malformed one left out)."""
-        return tuple(r for r in (ChangeRecord.from_json(c) for c in self.changes) if r is not None)
+        """The change entries."""
+        return self.changes
 
     def dates(self, url: str | None = None) -> tuple[ReleaseDate, ...]:
-        """The release dates as :class:`~synth.delta.model.ReleaseDate` rows, read on ``url``."""
-        rows = (ReleaseDate.from_json({**r, "url": url}) for r in self.release_dates)
-        return tuple(r for r in rows if r is not None)
+        """The release dates, read on ``url``."""
+        return tuple(replace(r, url=url) for r in self.release_dates)
+
+
+def _change_json(change: ChangeRecord) -> dict[str, Any]:
+    row = change.to_json()
+    row["path"] = list(change.path)  # read by the scan: a list, even when empty (ChangeRecord writes None then)
+    return row
+
+
+_ERRORS = (ValueError, TypeError, AttributeError, IndexError, KeyError, RecursionError)  # markup the scan cannot read
 
 
 def scan(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None, code_chars: int = 0,
          code_of: dict[Any, dict[str, str]] | None = None) -> PageChanges:
     """The package's entry: what the page ``node`` (its main-content element, or the ``<body>`` with ``body=True``)
-    says changed, as :func:`find_changes` reads it (markup it cannot read gives an empty result)."""
-    return PageChanges.from_json(find_changes(node, url, title, body=body, text=text, code_chars=code_chars,
-                                              code_of=code_of))
-
-
-def _empty() -> dict[str, Any]:
-    return {"changes": [], "page_kind": "", "page_version": None, "release_dates": []}
+    says changed, as :func:`scan_page` reads it; markup it cannot read leaves the page's content alone: an empty
+    result (no changes, ``page_kind`` ``""``)."""
+    try:
+        return scan_page(node, url, title, body=body, text=text, code_chars=code_chars, code_of=code_of)
+    except _ERRORS:
+        return PageChanges()
 
 
 def find_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
                  code_chars: int = 0, code_of: dict[Any, dict[str, str]] | None = None) -> dict[str, Any]:
-    """:func:`scan_changes`; markup it cannot read leaves the page's content alone: no changes, ``page_kind`` ``""``."""
-    try:
-        return scan_changes(node, url, title, body=body, text=text, code_chars=code_chars, code_of=code_of)
-    except (ValueError, TypeError, AttributeError, IndexError, KeyError, RecursionError):
-        return _empty()
+    """:func:`scan` as the item's JSON fields (:meth:`PageChanges.to_json`)."""
+    return scan(node, url, title, body=body, text=text, code_chars=code_chars, code_of=code_of).to_json()
 
 
 def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
                  code_chars: int = 0, code_of: dict[Any, dict[str, str]] | None = None) -> dict[str, Any]:
+    """:func:`scan_page` as the item's JSON fields (its errors raised)."""
+    return scan_page(node, url, title, body=body, text=text, code_chars=code_chars, code_of=code_of).to_json()
+
+
+def scan_page(node: Any, url: str, title: str = "", *, body: bool = False, text: str | None = None,
+              code_chars: int = 0, code_of: dict[Any, dict[str, str]] | None = None) -> PageChanges:
     """Version markers and change-page sections of one page (see the module docstring).
 
     ``node`` is the main-content element (or the ``<body>``, with ``body=True``: its nav, header,
@@ -91,32 +101,29 @@ def scan_changes(node: Any, url: str, title: str = "", *, body: bool = False, te
     page with no marker phrase, no version heading, no version table or field and no change-page URL
     or title skip the scan; ``code_chars`` (the characters of its code blocks) tells a plain-text page
     (its ``<pre>`` is the content) apart; ``code_of`` (``<pre>`` element → its code block) saves reading
-    an entry's code again. Returns empty results for ``None``.
+    an entry's code again. Returns an empty result for ``None``.
     """
-    out = _empty()
     if node is None:
-        return out
-    out["page_kind"] = "doc"
+        return PageChanges()
     screen = read_screen(node, url, title, body, text, code_chars)
     if text is not None and not screen.worth_scanning(code_chars):
-        return out  # nothing to find: the common page costs a few regexes over its markdown
+        return PageChanges(page_kind="doc")  # nothing to find: the common page costs a few regexes over its markdown
     headings = [h for h in node.iter(*HEADINGS) if not (body and in_chrome(h))]
     htext = {id(h): (screen.h1_text if h is screen.h1 else heading_text(h)) for h in headings}
     page = PageView(node, url, title, body, screen, headings, htext)
-    out["page_kind"] = "change" if page.is_change else "doc"
-    out["page_version"] = page.version
     scan = ScanState(node, body, page.source, htext, code_of)
     if page.one is not None:
         scan.add_date(page.one[0], page.one[1] or None, page.one[2])
+    chapter = None
     if page.chapter and page.version:  # its pages belong to its release (.chapters: inherited when the feed closes)
-        out["chapter"] = {"version": page.version, "date": page.one[1] or None if page.one else None,
-                          "title": page.chapter_title or title, "pages": page.chapter}
+        chapter = {"version": page.version, "date": page.one[1] or None if page.one else None,
+                   "title": page.chapter_title or title, "pages": page.chapter}
     _markers(scan, screen, page)
     _sections(scan, screen, page)
     _finish(scan, headings, htext, page.pseudo)
-    out["changes"] = [c for _el, c, _code in scan.found[:MAX_CHANGES]]
-    out["release_dates"] = scan.release_dates
-    return out
+    return PageChanges(changes=tuple(c for _el, c, _code in scan.found[:MAX_CHANGES]),
+                       page_kind="change" if page.is_change else "doc", page_version=page.version,
+                       release_dates=tuple(scan.release_dates), chapter=chapter)
 
 
 def _markers(scan: ScanState, screen: Screen, page: PageView) -> None:
@@ -162,8 +169,8 @@ def _finish(scan: ScanState, headings: list[Any], htext: dict[int, str], pseudo:
         order = sorted(range(len(found)), key=keys.__getitem__)
         found[:] = [found[i] for i in order]
         keys = [keys[i] for i in order]
-    if any(c["path"] is None for _el, c, _code in found):
-        _outline_paths(found, keys, headings, htext, pseudo, doc_key)
+    if scan.no_path:
+        _outline_paths(found, scan.no_path, keys, headings, htext, pseudo, doc_key)
     stops: set[Any] = set()
     for el, _c, _code in found:
         cur = el
@@ -171,13 +178,15 @@ def _finish(scan: ScanState, headings: list[Any], htext: dict[int, str], pseudo:
             stops.add(cur)
             cur = cur.getparent()
     for el, change, code_el in found:
-        change["path"] = [cap(t, MAX_PATH_CHARS) for t in change["path"] if t][-MAX_PATH:]
+        change.path = tuple(cap(t, MAX_PATH_CHARS) for t in change.path if t)[-MAX_PATH:]
         if code_el is not None:
-            change["code"] = _codes(code_el, stops, scan.code_of)
+            codes = _codes(code_el, stops, scan.code_of)
+            change.code, change.code_langs = tuple(c["text"] for c in codes), tuple(c["language"] for c in codes)
 
 
-def _outline_paths(found: list[tuple[Any, dict[str, Any], Any]], keys: list[tuple[int, ...]], headings: list[Any],
-                   htext: dict[int, str], pseudo: dict[int, Any], doc_key: Callable[[Any], tuple[int, ...]]) -> None:
+def _outline_paths(found: list[tuple[Any, ChangeRecord, Any]], no_path: set[int], keys: list[tuple[int, ...]],
+                   headings: list[Any], htext: dict[int, str], pseudo: dict[int, Any],
+                   doc_key: Callable[[Any], tuple[int, ...]]) -> None:
     """The heading path of each entry without one: the enclosing headings of the outline (headings and the
     paragraphs that head a version) before it in document order (``keys``: the entries' document-order keys)."""
     outline = headings
@@ -194,9 +203,9 @@ def _outline_paths(found: list[tuple[Any, dict[str, Any], Any]], keys: list[tupl
         hkeys.append(doc_key(h))
         paths.append([t for _l, t in stack])
     for (el, change, _code), key in zip(found, keys):
-        if change["path"] is None:
+        if id(change) in no_path:
             i = bisect_right(hkeys, key) - 1
-            change["path"] = paths[i] if i >= 0 else []
+            change.path = tuple(paths[i]) if i >= 0 else ()
 
 
 def _codes(code_el: Any, stops: set[Any], code_of: dict[Any, dict[str, str]] | None = None) -> list[dict[str, str]]:

@@ -19,10 +19,10 @@ from skill3crawl.extract.releases import (
 from skill3crawl.extract.versions.blocks import Block, annotated_block
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MIN_ENTRY_CHARS, MIN_ITEM_WORDS
 from skill3crawl.extract.versions.fields import dl_fields, table_markers
+from skill3crawl.extract.versions.found import ScanState
 from skill3crawl.extract.versions.page import HELP_FILE_TAG, HELP_TAGGED_HEADING, HELP_TAGS_LINE, PageView, help_tags_version
 from skill3crawl.extract.versions.phrases import MARKER_VER, MARKER_VER_RE, removed_in, section_kind
 from skill3crawl.extract.versions.quick import QUICK_DIGITS
-from skill3crawl.extract.versions.state import ScanState
 from skill3crawl.extract.versions.tree import (
     HEADINGS,
     PSEUDO_LEVEL,
@@ -37,6 +37,7 @@ from skill3crawl.extract.versions.tree import (
     plain_text,
     tag_of,
 )
+from synth.delta.model import ChangeRecord
 
 _WAS_RELEASED = re.compile(
     r"(?i)(?<![\w.])(?P<ver>" + MARKER_VER + r")(?![\w-]|\.\d)\s+(?:was|is|has\s+been)\s+(?:officially\s+)?released\s+on\s+"
@@ -93,7 +94,7 @@ class _Walk:
         page_version = page.version
         self.pending: str | None = page_version if page_version and page_version not in scan.dates else None
         self.since_heading = 0
-        self.section_entries: list[dict[str, Any]] = []
+        self.section_entries: list[ChangeRecord] = []
         self.stamp_next = False  # the block after an update stamp's heading holds the build's date
         self.done: set[Any] = set()  # field lists and tables read
         self.n_entries = 0
@@ -116,8 +117,8 @@ class _Walk:
             self.element(el)
         # a date printed after a section's first entries ("X was released on …" further down) reaches them too
         for change in self.section_entries:
-            if change["date"] is None:
-                change["date"] = self.scan.dates.get(change["version"])
+            if change.date is None:
+                change.date = self.scan.dates.get(change.version)
 
     def element(self, el: Any) -> None:
         """A heading, a ``<time>``, a table, a definition term, or a block of text."""

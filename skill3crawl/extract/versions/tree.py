@@ -148,11 +148,15 @@ def own_wrapper(el: Any, stop: Any) -> Any:
         cur = parent
 
 
-def blocks_text(container: Any, skip: Any, limit: int = 500) -> str:
-    """The text of a container's first blocks, ``skip`` (the block holding a marker) and headings left out."""
+def blocks_text(container: Any, skip: Any, limit: int = 500, after: Any = None) -> str:
+    """The text of a container's first blocks, ``skip`` (the block holding a marker) and headings left out; with
+    ``after`` (the container's heading), only the blocks after it (a sidebar before a page's title is not its text)."""
     parts: list[str] = []
     size = 0
-    for child in container:
+    children = list(container)
+    if after is not None and after in children:
+        children = children[children.index(after) + 1:]
+    for child in children:
         tag = tag_of(child)
         if not tag or tag in HEADINGS or tag in ("script", "style", "pre") or child is skip:
             continue
