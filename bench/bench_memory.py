@@ -1,6 +1,6 @@
 """Where the docs crawl's memory goes, per process: printed, never asserted.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/bench_memory.py --runs 3                 # python docs + 2,000 + 20,000 pages
+    PYTHONPATH=$PWD .venv/bin/python bench/bench_memory.py --runs 3                 # python docs + 2,000, 5,000, 20,000 pages
     PYTHONPATH=$PWD .venv/bin/python bench/bench_memory.py --sites pydocs --runs 1  # one site
     PYTHONPATH=$PWD .venv/bin/python bench/bench_memory.py --only baselines         # imports only (≈30 s)
 
@@ -90,11 +90,13 @@ class PerProcess:
         self.root, self.interval = root, interval
         self.peak_tree = self.peak_pss = self.peak_single = 0
         self.procs: dict[int, dict[str, Any]] = {}
+        self.at_peak: dict[str, float] = {}  # role → the RSS its processes held together when the tree's sum peaked
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def sample(self) -> None:
         tree = pss = 0
+        now: dict[str, float] = {}
         for pid in descendants(self.root):
             rss = rss_bytes(pid)
             if not rss:
@@ -105,7 +107,10 @@ class PerProcess:
             s = pss_bytes(pid)
             p["rss"], p["pss"] = max(p["rss"], rss), max(p["pss"], s)
             tree, pss = tree + rss, pss + s
+            now[p["role"]] = now.get(p["role"], 0) + rss
             self.peak_single = max(self.peak_single, rss)
+        if tree > self.peak_tree:
+            self.at_peak = now
         self.peak_tree, self.peak_pss = max(self.peak_tree, tree), max(self.peak_pss, pss)
 
     def _run(self) -> None:
@@ -152,7 +157,7 @@ TRACED = textwrap.dedent("""
 """)
 
 
-def crawl(start_url: str, traced: bool, root: Path = ROOT) -> dict:
+def crawl(start_url: str, traced: bool, root: Path = ROOT, workers: int | None = None) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="skill3mem-"))
     env = env_for(tmp / "stats.json", root)
     env["BENCH_TRACE_FILE"] = str(tmp / "trace.json")
@@ -160,6 +165,8 @@ def crawl(start_url: str, traced: bool, root: Path = ROOT) -> dict:
             "-a", "synth=0"]
     for k, v in MEASURE.items():
         args += ["-s", f"{k}={v}"]
+    if workers is not None:
+        args += ["-s", f"SKILL3_EXTRACT_WORKERS={workers}"]
     cmd = [sys.executable, "-c", TRACED, *args] if traced else [sys.executable, "-m", "scrapy", *args]
     with open(tmp / "crawl.log", "w") as log:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=log)
@@ -179,7 +186,7 @@ def crawl(start_url: str, traced: bool, root: Path = ROOT) -> dict:
     shutil.rmtree(tmp, ignore_errors=True)
     return {"pages": int(stats.get("skill3/pages_fetched", 0)), "items": items, "tree": tree.peak_tree / MB,
             "pss": tree.peak_pss / MB, "largest": max(tree.peak_single, usage.ru_maxrss * 1024) / MB,
-            "roles": roles, "trace": trace}
+            "roles": roles, "at_peak": {k: v / MB for k, v in tree.at_peak.items()}, "trace": trace}
 
 
 def spread(values: list[float], digits: int = 0) -> str:
@@ -190,6 +197,9 @@ def report_crawls(name: str, rows: list[dict]) -> dict:
     print(f"\n### {name}: {rows[0]['pages']} pages, {rows[0]['items']} items, median (min–max) of {len(rows)} runs, MB")
     print(f"whole tree peak RSS {spread([r['tree'] for r in rows])}, largest process {spread([r['largest'] for r in rows])}, "
           f"whole tree peak PSS {spread([r['pss'] for r in rows])}")
+    at = sorted({k for r in rows for k in r["at_peak"]})
+    print("  at the whole tree's peak: " + ", ".join(
+        f"{k} {spread([r['at_peak'].get(k, 0.0) for r in rows])}" for k in at) + " (each role's processes summed)")
     for rl in sorted({k for r in rows for k in r["roles"]}):
         got = [r["roles"][rl] for r in rows if rl in r["roles"]]
         print(f"  {rl:18s} ×{got[0]['n']}: peak RSS {spread([g['rss'] for g in got])}, peak PSS "
@@ -277,10 +287,11 @@ def baselines(root: Path = ROOT) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="crawls per site (median and range)")
-    ap.add_argument("--sites", default="pydocs,2000,20000", help="pydocs and/or generated site sizes, comma-separated")
+    ap.add_argument("--sites", default="pydocs,2000,5000,20000", help="pydocs and/or generated site sizes, comma-separated")
     ap.add_argument("--only", default="baselines,crawl", help="baselines, crawl or both")
     ap.add_argument("--root", default=str(ROOT), help="the checkout whose crawl runs (e.g. an export of an older "
                     "revision: `git archive REV | tar -x -C DIR`), with this Python; the worker baseline is always this one's")
+    ap.add_argument("--workers", type=int, help="extraction processes (default: the crawl's own, one a core; 0: inline)")
     ap.add_argument("--no-trace", action="store_true", help="crawl without tracemalloc in the crawler (its RSS as users see it)")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -301,11 +312,18 @@ def main() -> None:
                 server.routes = bind(generated_site(int(site), sitemap=True), server.url)
                 path = "/docs/"
             with server:
-                rows = [crawl(server.url + path, traced=False, root=root) for _ in range(a.runs)]
+                rows = [crawl(server.url + path, traced=False, root=root, workers=a.workers) for _ in range(a.runs)]
                 if not a.no_trace:
-                    traced = crawl(server.url + path, traced=True, root=root)
+                    traced = crawl(server.url + path, traced=True, root=root, workers=a.workers)
                     rows[0]["trace"] = traced["trace"]
             results[site] = report_crawls(site, rows)
+    sizes = sorted(int(k) for k in results if k.isdigit())
+    if len(sizes) > 1:  # flatness: each generated site against the smallest
+        first = results[str(sizes[0])]
+        print(f"\nflatness against {sizes[0]:,} pages (medians): " + "; ".join(
+            f"{n:,}: whole tree {statistics.median(results[str(n)]['tree']) / statistics.median(first['tree']):.2f}×, "
+            f"largest {statistics.median(results[str(n)]['largest']) / statistics.median(first['largest']):.2f}×"
+            for n in sizes[1:]))
     print("\n" + json.dumps(results))
 
 

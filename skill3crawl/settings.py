@@ -96,5 +96,5 @@ DOWNLOAD_HANDLERS = {"file": None, "ftp": None, "s3": None, "data": None}
 # and the scrapy-redis profile (-s SKILL3_REDIS_URL=redis://…), both as add-ons.
 ADDONS = {
     "skill3crawl.jsrender.JsRenderAddon": 100,
-    "skill3crawl.distributed.scheduler.RedisAddon": 110,
+    "skill3crawl.distributed.addon.RedisAddon": 110,
 }

@@ -1,6 +1,6 @@
 """Distributed crawl on scrapy-redis: one shared request queue and dupefilter, many workers.
 
-Switched on by ``-s SKILL3_REDIS_URL=redis://host:port/db`` (:class:`.scheduler.RedisAddon`,
+Switched on by ``-s SKILL3_REDIS_URL=redis://host:port/db`` (:class:`.addon.RedisAddon`,
 listed in ``ADDONS``). Then:
 
 * ``SCHEDULER`` / ``DUPEFILTER_CLASS`` are scrapy-redis's (thin subclasses here
@@ -74,10 +74,6 @@ def contained_redis_warnings() -> Iterator[None]:
         yield
 
 
-with contained_redis_warnings():
-    from scrapy_redis import connection as _redis_connection
-
-
 def redis_enabled(settings: BaseSettings) -> bool:
     return bool(settings.get("SKILL3_REDIS_URL"))
 
@@ -135,7 +131,9 @@ def server_from_settings(settings: BaseSettings) -> redis.Redis:
     params.pop("encoding", None)
     params.pop("retry_on_timeout", None)  # retry_on_error covers it
     with contained_redis_warnings():
-        return _redis_connection.get_redis(url=url, **params)
+        from scrapy_redis import connection  # here: a crawl without Redis never loads scrapy-redis nor redis
+
+        return connection.get_redis(url=url, **params)
 
 
 def spider_role(spider: Spider) -> str:

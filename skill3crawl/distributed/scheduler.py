@@ -7,7 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from skill3crawl.distributed import contained_redis_warnings, redis_key, server_from_settings, spider_role
-from skill3crawl.distributed.idle import RedisWorkerIdle
+from skill3crawl.distributed.addon import RedisAddon  # noqa: F401 - its former home
 from skill3crawl.distributed.lost import guarded
 
 if TYPE_CHECKING:
@@ -15,34 +15,12 @@ if TYPE_CHECKING:
 
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
-    from scrapy.settings import BaseSettings
 
 logger = logging.getLogger("skill3crawl.distributed")  # the distributed crawl's one logger
 
 with contained_redis_warnings():
     from scrapy_redis.dupefilter import RFPDupeFilter as _RFPDupeFilter
     from scrapy_redis.scheduler import Scheduler as _Scheduler
-
-
-class RedisAddon:
-    """Scrapy add-on: the scrapy-redis profile when ``SKILL3_REDIS_URL`` is set."""
-
-    def update_settings(self, settings: BaseSettings) -> None:
-        url = settings.get("SKILL3_REDIS_URL")
-        if not url:
-            return
-        if not str(url).startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError(f"SKILL3_REDIS_URL must be a redis:// URL (got {url!r})")
-        if settings.get("JOBDIR"):
-            raise ValueError("JOBDIR and SKILL3_REDIS_URL exclude each other: the Redis queue is already persistent")
-        prio = "addon"
-        settings.set("REDIS_URL", url, priority=prio)
-        settings.set("SCHEDULER", "skill3crawl.distributed.scheduler.RedisScheduler", priority=prio)
-        settings.set("DUPEFILTER_CLASS", "skill3crawl.distributed.scheduler.RedisDupeFilter", priority=prio)
-        settings.set("SCHEDULER_PERSIST", True, priority=prio)
-        settings.set("SCHEDULER_FLUSH_ON_START", False, priority=prio)  # the planner flushes, workers never
-        settings.set("SCHEDULER_QUEUE_CLASS", "scrapy_redis.queue.PriorityQueue", priority=prio)
-        settings.setdefault_in_component_priority_dict("EXTENSIONS", RedisWorkerIdle, 600)
 
 
 class RedisDupeFilter(_RFPDupeFilter):

@@ -13,7 +13,8 @@ import copy
 import hashlib
 import re
 import time
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import lxml.html
 from lxml import etree
@@ -51,6 +52,38 @@ _WS = re.compile(r"\s+")
 # The page arrives decoded (Scrapy's TextResponse.text: HTTP header, BOM, <meta>, then detection), so lxml
 # gets UTF-8 bytes and is told so: a <meta charset> inside the text must not decode it a second time.
 _UTF8_PARSER = lxml.html.HTMLParser(encoding="utf-8")
+
+
+_NOT_PROSE = etree.XPath(".//pre|.//script|.//style|.//nav|.//*[contains(@class,'headerlink')]")
+
+
+@contextmanager
+def dropped(node: Any, find: Callable[[Any], list[Any]]) -> Iterator[None]:
+    """Inside the block, ``node`` is as after ``el.drop_tree()`` of every element ``find(node)`` returns (each
+    element and its subtree gone, its tail joined to the text before it); after it, exactly as before.
+
+    What a ``copy.deepcopy(node)`` with the drops did, without the copy: a large page's content node copied was
+    its tree's size again (tens of MB for a 1-2 MB index page) at each extraction worker's peak. The elements are
+    put back in the reverse order, each after the element it followed, with the text its tail was joined to restored, so the
+    elements, their texts and their identity (other readers key on them) are the same after the block."""
+    undo: list[tuple[Any, Any, Any, str | None]] = []
+    try:
+        for el in find(node):
+            parent = el.getparent()
+            if parent is None:  # ``node`` itself: not a descendant
+                continue
+            previous = el.getprevious()
+            undo.append((parent, el, previous, previous.tail if previous is not None else parent.text))
+            el.drop_tree()
+        yield
+    finally:
+        for parent, el, previous, text in reversed(undo):
+            if previous is not None:
+                previous.addnext(el)  # after the previous element's tail, with its own
+                previous.tail = text
+            else:
+                parent.insert(0, el)
+                parent.text = text
 
 
 def _parse(html: str) -> Any:
@@ -171,10 +204,8 @@ def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, flo
     code_of: dict[Any, dict[str, str]] = {}  # <pre> → its block, for the change entries' code
     if node is not None:
         code_blocks = _code_blocks(node, code_of)
-        prose = copy.deepcopy(node)
-        for el in prose.xpath(".//pre|.//script|.//style|.//nav|.//*[contains(@class,'headerlink')]"):
-            el.drop_tree()
-        md = to_markdown(prose)  # on the lxml tree: markdownify's re-parse cost ~95% of the page's time
+        with dropped(node, _NOT_PROSE):
+            md = to_markdown(node)  # on the lxml tree: markdownify's re-parse cost ~95% of the page's time
         extractor = name
     else:
         cleaned = copy.deepcopy(tree)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import date, datetime
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
@@ -360,6 +361,24 @@ def combine_dates(
     return published, modified, source if published is not None else None
 
 
+@dataclass(frozen=True)
+class TreeSignals:
+    """What :func:`page_dates` reads of a page's parsed tree (:func:`tree_signals`): with it, the tree can be
+    freed before htmldate parses the page's text into its own (one tree fewer at a worker's peak)."""
+
+    parsed: bool
+    structured: list[tuple[str, str | None, str | None]]
+    languages: list[str] | None
+    repository: str | None
+
+
+def tree_signals(html: str, url: str, tree: Any) -> TreeSignals:
+    """The structured dates, declared languages and repository date of a page's tree (None: not parsed)."""
+    if tree is None:
+        return TreeSignals(False, [], page_languages(None), repository_signal(None))
+    return TreeSignals(True, structured_dates(html, url, tree), page_languages(tree), repository_signal(tree))
+
+
 def page_dates(
     html: str,
     url: str,
@@ -369,28 +388,29 @@ def page_dates(
     lastmod: str | None = None,
     hinted: str | None = None,
     use_htmldate: bool = True,
-    tree: Any = None,
+    signals: TreeSignals | None = None,
 ) -> dict[str, Any]:
     """→ ``{published, modified, date_source}`` (ISO dates or None) of one page; see :func:`combine_dates`.
 
-    ``tree``: the page already parsed (``lxml.html``; read, never changed), else it is parsed here."""
+    ``signals``: :func:`tree_signals` of the page already parsed (the caller's tree, which it can then free
+    before htmldate parses the page), else the page is parsed here."""
     headers = {k.lower(): v for k, v in (headers or {}).items()}
-    if tree is None:
+    if signals is None:
         try:
             tree = lxml.html.document_fromstring(html.encode("utf-8", "replace")) if html and html.strip() else None
         except (etree.ParserError, ValueError):
             tree = None
-    structured = structured_dates(html, url, tree) if tree is not None else []
-    languages = page_languages(tree)
+        signals = tree_signals(html, url, tree)
+        del tree
     from_htmldate = None
-    if use_htmldate and tree is not None and normalize_date(hinted) is None:
-        from_htmldate = htmldate_signal(html, url, today, languages)
+    if use_htmldate and signals.parsed and normalize_date(hinted) is None:
+        from_htmldate = htmldate_signal(html, url, today, signals.languages)
     late = [
         ("sitemap-lastmod", lastmod),
         ("http-last-modified", headers.get("last-modified")),
-        ("repository", repository_signal(tree)),
+        ("repository", signals.repository),
     ]
-    published, modified, source = combine_dates(hinted, from_htmldate, structured, late, languages)
+    published, modified, source = combine_dates(hinted, from_htmldate, signals.structured, late, signals.languages)
     return {
         "published": published.isoformat() if published else None,
         "modified": modified.isoformat() if modified else None,

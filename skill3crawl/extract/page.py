@@ -244,7 +244,7 @@ def process_page(html: str, url: str, ctx: PageContext) -> dict[str, Any]:
     CPU seconds of each stage (``parse``, ``content``, ``versions``, ``redact``, ``dates``, ``links``).
     """
     from skill3crawl.extract import content as content_mod
-    from skill3crawl.extract.dates import page_dates
+    from skill3crawl.extract.dates import page_dates, tree_signals
 
     cpu: dict[str, float] = dict.fromkeys(_STAGE_ORDER, 0.0)
     clock = time.process_time
@@ -255,11 +255,10 @@ def process_page(html: str, url: str, ctx: PageContext) -> dict[str, Any]:
     result = content_mod.extract_redacted(html, url, ctx.title_hint, ctx.corpus, tree=tree, cpu=cpu)
     t2 = clock()
     cpu["content"] = (t2 - t1) - cpu["versions"] - cpu["redact"]
-    dates = None
-    if not result["drop_reason"]:
-        dates = page_dates(html, url, ctx.headers, today=ctx.today, lastmod=ctx.lastmod, hinted=ctx.hinted, tree=tree)
+    # Everything read from the tree is read before htmldate parses the page into a tree of its own, and the tree
+    # is freed then: the two trees of a large page are not held at once (a worker's peak).
+    signals = tree_signals(html, url, tree) if not result["drop_reason"] else None
     t3 = clock()
-    cpu["dates"] = t3 - t2
     links: list[str] | None = None
     canonical = None
     base = page_base_url(html, url, ctx.encoding)
@@ -267,5 +266,11 @@ def process_page(html: str, url: str, ctx: PageContext) -> dict[str, Any]:
         canonical = canonical_href(tree)
         if ctx.rules is not None:
             links = ctx.rules.follow_urls(tree, url, base, ctx.encoding)
-    cpu["links"] = clock() - t3
+    del tree
+    t4 = clock()
+    cpu["links"] = t4 - t3
+    dates = None
+    if signals is not None:
+        dates = page_dates(html, url, ctx.headers, today=ctx.today, lastmod=ctx.lastmod, hinted=ctx.hinted, signals=signals)
+    cpu["dates"] = (t3 - t2) + (clock() - t4)
     return {"content": result, "dates": dates, "links": links, "canonical": canonical, "base_url": base, "cpu": cpu}

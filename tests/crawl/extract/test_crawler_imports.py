@@ -10,9 +10,11 @@ import sys
 import pytest
 
 CASES = [
-    # the crawler: the spider, every pipeline of a docs crawl, the fingerprint stage that replaces consensus
-    ("skill3crawl.spiders.docs, skill3crawl.pipelines, skill3crawl.sitecrawl.pipelines",
-     ("datasketch", "numpy", "scipy", "trafilatura", "justext")),
+    # the crawler: the spider, every pipeline of a docs crawl, the fingerprint stage that replaces consensus, the
+    # add-ons every crawl loads (a crawl without SKILL3_REDIS_URL never loads scrapy-redis nor redis: ~7 MB)
+    ("skill3crawl.spiders.docs, skill3crawl.pipelines, skill3crawl.sitecrawl.pipelines, skill3crawl.settings, "
+     "skill3crawl.distributed.addon, skill3crawl.jsrender",
+     ("datasketch", "numpy", "scipy", "trafilatura", "justext", "scrapy_redis", "redis")),
     # the extraction worker: process_page and what it calls
     ("skill3crawl.extract.executor, skill3crawl.extract.page, skill3crawl.extract.content, skill3crawl.extract.dates",
      ("scrapy", "twisted", "datasketch")),

@@ -5,8 +5,8 @@ from datetime import date
 import pytest
 
 from skill3crawl.discovery.brave import freshness_window, parse_results, search_url
-from skill3crawl.extract.content import code_language, extract_content, markdown_blocks
-from skill3crawl.extract.dates import normalize_date, page_dates
+from skill3crawl.extract.content import _parse, code_language, extract_content, markdown_blocks
+from skill3crawl.extract.dates import normalize_date, page_dates, tree_signals
 from skill3crawl.sitecrawl.sitemap import parse_sitemap
 from synth.evidence.urls import canonical_url
 
@@ -154,6 +154,10 @@ LM = "Tue, 03 Mar 2026 10:00:00 GMT"
 def test_date_signal_order(html, headers, lastmod, hinted, htmldate_on, expected):
     out = page_dates(html, "https://a.example/p", headers, today=TODAY, lastmod=lastmod, hinted=hinted, use_htmldate=htmldate_on)
     assert (out["published"], out["modified"], out["date_source"]) == expected
+    # the tree's signals read first by the caller (which then frees its tree before htmldate runs): the same dates
+    signals = tree_signals(html, "https://a.example/p", _parse(html))
+    assert page_dates(html, "https://a.example/p", headers, today=TODAY, lastmod=lastmod, hinted=hinted,
+                      use_htmldate=htmldate_on, signals=signals) == out
 
 
 @pytest.mark.parametrize(
