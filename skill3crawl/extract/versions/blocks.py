@@ -154,8 +154,9 @@ def _annotates_member(unit: Any, h: Any) -> bool:
     member: its sentence's subject is the member itself ("This function was introduced in Qt 5.15."), or it is the
     section's last block (nothing but comments and empty elements follow it before the next heading or the end of its
     container)."""
-    if h is None or heading_api(h) is None:
-        return False
+    api = heading_api(h) if h is not None else None
+    if api is None or not (_QUALIFIED.search(api) or "(" in heading_text(h)):
+        return False  # a section's title ("Description [src]"), not a member's name
     if SELF_SUBJECT.match(MARKER_RE.sub("", plain_text(unit)).strip(" .:;,-–—()[]")):
         return True
     for sib in unit.itersiblings():

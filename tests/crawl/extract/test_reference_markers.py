@@ -374,3 +374,19 @@ def test_a_since_label_in_a_doc_block_after_its_declaration_marks_that_declarati
     got = [(c["version"], c["api"], c["text"]) for c in r["changes"]]
     assert [(v, a) for v, a, _t in got] == [("4.15.0.0", "frob"), ("4.14.0.0", "knob")], got
     assert got[0][2].startswith("frob :: Int -> Int") and "Does the frob thing" in got[0][2]
+
+
+SECTION_TITLES = html("Acme.attr_new", "<div class='docs'><h1>Function Acme.attr_new</h1>" + PROSE
+                      + "<div class='description'><h4 id='description'>Description <a href='#description' class='anchor'></a>"
+                      "<a class='srclink' href='https://example.org/src/attr.c#L9'>[src]</a></h4>"
+                      "<div class='docblock'><p>Create a new font scale attribute.</p><p>The effect is to change the size.</p></div>"
+                      "<div class='docblock'><p>Available since: 1.50</p></div></div></div>")
+
+
+def test_a_section_title_with_a_source_link_is_no_member_a_marker_annotates() -> None:
+    """"Description [src]" looks like a call ("name [") but names no member: the marker after the description is the
+    description's, quoted without the section's title."""
+    r = _read(SECTION_TITLES, "func.attr_new.html")
+    texts = [c["text"] for c in r["changes"] if c["version"] == "1.50"]
+    assert any(t.startswith("Create a new font scale attribute.") for t in texts), texts
+    assert not any(t.startswith("Description") for t in texts), texts
