@@ -380,7 +380,7 @@ SECTION_TITLES = html("Acme.attr_new", "<div class='docs'><h1>Function Acme.attr
                       + "<div class='description'><h4 id='description'>Description <a href='#description' class='anchor'></a>"
                       "<a class='srclink' href='https://example.org/src/attr.c#L9'>[src]</a></h4>"
                       "<div class='docblock'><p>Create a new font scale attribute.</p><p>The effect is to change the size.</p></div>"
-                      "<div class='docblock'><p>Available since: 1.50</p></div></div></div>")
+                      "<div class='docblock'><p>Available since: 1.50</p></div></div>" + PROSE + "</div>")
 
 
 def test_a_section_title_with_a_source_link_is_no_member_a_marker_annotates() -> None:
