@@ -364,17 +364,15 @@ def versions_ahead(changes: Iterable[tuple[str | None, str, bool, bool]], declar
             only.setdefault(pv, str(version))
         else:
             other.append(pv)
-    declared = list(declared)
-    declared_v = [pv for v in declared if (pv := parse_version(v)) is not None]
+    declared_pairs = [(str(v), pv) for v in declared if (pv := parse_version(v)) is not None]
+    declared_v = [pv for _v, pv in declared_pairs]
     if not other and not declared_v:
         return {}
-    out: dict[str, str] = {}
-    if other or declared_v:
-        newest = max(other + declared_v)
-        shown = spelled.get(newest, str(newest))
-        out |= {v: f"{ANNOUNCED} (only markers deprecating APIs in it name it, and it is newer than {shown}, the newest "
-                   f"release the site documents otherwise)"
-                for pv, v in only.items() if pv > newest and date_of(str(pv)) is None}
+    newest = max(other + declared_v)
+    shown = spelled.get(newest, str(newest))
+    out = {v: f"{ANNOUNCED} (only markers deprecating APIs in it name it, and it is newer than {shown}, the newest "
+              f"release the site documents otherwise)"
+           for pv, v in only.items() if pv > newest and date_of(str(pv)) is None}
     since_v = parse_version(since) if since else None
     if since_v is None:
         return out
@@ -383,8 +381,7 @@ def versions_ahead(changes: Iterable[tuple[str | None, str, bool, bool]], declar
     by_major: Counter = Counter()
     for pv, n in counts.items():
         by_major[(_line_of(spelled[pv]), pv.release[0])] += n
-    majors = {k for k, n in by_major.items() if n > FAR_AHEAD_ENTRIES} | {(_line_of(str(v)), pv.release[0]) for v in declared
-                                                                         if (pv := parse_version(v)) is not None}
+    majors = {k for k, n in by_major.items() if n > FAR_AHEAD_ENTRIES} | {(_line_of(v), pv.release[0]) for v, pv in declared_pairs}
     majors |= {("", since_v.release[0]), (_line_of(str(since)), since_v.release[0])}  # the user's own: known
     for pv, n in counts.items():
         line = _line_of(spelled[pv])
