@@ -9,17 +9,16 @@ markdown, so whitespace survives exactly.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import re
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-import lxml.html
 from lxml import etree
 
 from skill3crawl.extract.code import NOT_CODE, code_language, code_text  # noqa: F401 - code_language: part of this module's API
+from skill3crawl.extract.dom import HTML_ELEMENT_PARSER, drop_tree, parse, text_content
 from skill3crawl.extract.fastmd import to_markdown
 from skill3crawl.extract.versions import redact_changes, scan
 from synth.skill.markdown import paragraphs
@@ -49,17 +48,12 @@ _BOILERPLATE = {"nav", "header", "footer", "aside", "script", "style", "noscript
 _WS = re.compile(r"\s+")
 
 
-# The page arrives decoded (Scrapy's TextResponse.text: HTTP header, BOM, <meta>, then detection), so lxml
-# gets UTF-8 bytes and is told so: a <meta charset> inside the text must not decode it a second time.
-_UTF8_PARSER = lxml.html.HTMLParser(encoding="utf-8")
-
-
 _NOT_PROSE = etree.XPath(".//pre|.//script|.//style|.//nav|.//*[contains(@class,'headerlink')]")
 
 
 @contextmanager
 def dropped(node: Any, find: Callable[[Any], list[Any]]) -> Iterator[None]:
-    """Inside the block, ``node`` is as after ``el.drop_tree()`` of every element ``find(node)`` returns (each
+    """Inside the block, ``node`` is as after ``drop_tree(el)`` of every element ``find(node)`` returns (each
     element and its subtree gone, its tail joined to the text before it); after it, exactly as before.
 
     What a ``copy.deepcopy(node)`` with the drops did, without the copy: a large page's content node copied was
@@ -74,7 +68,7 @@ def dropped(node: Any, find: Callable[[Any], list[Any]]) -> Iterator[None]:
                 continue
             previous = el.getprevious()
             undo.append((parent, el, previous, previous.tail if previous is not None else parent.text))
-            el.drop_tree()
+            drop_tree(el)
         yield
     finally:
         for parent, el, previous, text in reversed(undo):
@@ -87,12 +81,7 @@ def dropped(node: Any, find: Callable[[Any], list[Any]]) -> Iterator[None]:
 
 
 def _parse(html: str) -> Any:
-    if not html or not html.strip():
-        return None
-    try:
-        return lxml.html.document_fromstring(html.replace("\x00", "").encode("utf-8", "replace"), parser=_UTF8_PARSER)
-    except (etree.ParserError, ValueError):
-        return None
+    return parse(html)
 
 
 def _title(tree: Any) -> str:
@@ -160,7 +149,7 @@ def _since_labels(tree: Any) -> str:
     extractor leaves out a page's heading block, and with it the label that dates the page's own API."""
     lines = []
     for el in _SINCE_LABEL_XP(tree):
-        text = " ".join(el.text_content().split())
+        text = " ".join(text_content(el).split())
         if text and len(text) <= 40:
             lines.append(text)
         if len(lines) >= MAX_SCREEN_LABELS:
@@ -176,7 +165,7 @@ def _table_headers(tree: Any) -> str:
     for table in tree.iterfind(".//table"):
         first = next(table.iterfind(".//tr"), None)
         if first is not None:
-            cells = [" ".join(c.text_content().split())[:40] for c in first if isinstance(c.tag, str) and c.tag in ("th", "td")]
+            cells = [" ".join(text_content(c).split())[:40] for c in first if isinstance(c.tag, str) and c.tag in ("th", "td")]
             rows.append("| " + " | ".join(cells) + " |")
         if len(rows) >= MAX_SCREEN_TABLES:
             break
@@ -208,12 +197,12 @@ def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, flo
             md = to_markdown(node)  # on the lxml tree: markdownify's re-parse cost ~95% of the page's time
         extractor = name
     else:
-        cleaned = copy.deepcopy(tree)
+        cleaned = parse(html, HTML_ELEMENT_PARSER)  # the tree again, of lxml.html elements: trafilatura reads it
         for el in cleaned.xpath(
             "//nav|//header[not(ancestor::article or ancestor::main)]|//footer[not(ancestor::article or ancestor::main)]"
             "|//aside|//script|//style|//noscript|//form"
         ):
-            el.drop_tree()
+            drop_tree(el)
         import trafilatura  # here, not with the module: the crawler imports this module and never extracts (~27 MB)
 
         md = trafilatura.extract(

@@ -170,12 +170,21 @@ def _jsonld_nodes(tree: Any) -> list[dict]:
     return list(_walk_jsonld(items))
 
 
+class _HtmlDocument:
+    """A tree of plain elements (:mod:`skill3crawl.extract.dom`) as extruct's OpenGraph extractor reads an
+    ``lxml.html`` document: ``xpath`` and ``head`` (``HtmlElement.head``: the root's ``<head>`` child)."""
+
+    def __init__(self, tree: Any) -> None:
+        self.xpath = tree.xpath
+        self.head = tree.getroottree().getroot().find("head")
+
+
 def _opengraph(tree: Any) -> dict[str, str]:
     from extruct.opengraph import OpenGraphExtractor
 
     og: dict[str, str] = {}
     try:
-        for block in OpenGraphExtractor().extract_items(tree):
+        for block in OpenGraphExtractor().extract_items(_HtmlDocument(tree)):
             for k, v in block.get("properties", []):
                 og.setdefault(k.lower(), v)
     except (AttributeError, IndexError, TypeError):  # no <head>, odd markup

@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from skill3crawl.extract.dom import text_content
+
 if TYPE_CHECKING:
-    from lxml.html import HtmlElement
+    from lxml.etree import _Element as HtmlElement
 
 _WS = re.compile(r"[ \t\r\n\f\v]+")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -131,7 +133,7 @@ def _mixed(el: HtmlElement, out: list[str], list_prefix: str) -> None:
 def _inline_one(child: HtmlElement, out: list[str]) -> None:
     tag = child.tag
     if tag in _CODE:
-        text = _WS.sub(" ", child.text_content()).strip()
+        text = _WS.sub(" ", text_content(child)).strip()
         if text:
             out.append(f"`{text}`")
         return
@@ -140,7 +142,7 @@ def _inline_one(child: HtmlElement, out: list[str]) -> None:
         return
     text = _text(child)
     if not text:
-        if child.text_content()[:1].isspace():  # a spacer (``<span class="w"> </span>``) a reader sees as a space
+        if text_content(child)[:1].isspace():  # a spacer (``<span class="w"> </span>``) a reader sees as a space
             out.append(" ")
         return
     if tag in _RAISED:  # a superscript or subscript reads as a word of its own ("SwitchBootstraps PREVIEW")

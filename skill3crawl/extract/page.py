@@ -124,8 +124,10 @@ class LinkRules:
         return name not in denied and ("*" in allowed or name in allowed)
 
     def _raw(self, tree: Any) -> Iterable[tuple[Any, str]]:
-        """(element, attribute value) in document order: LxmlParserLinkExtractor._iter_links."""
-        for el in tree.iter(etree.Element):
+        """(element, attribute value) in document order: LxmlParserLinkExtractor._iter_links. Without a ``*`` tag
+        only the elements of the named tags (in no namespace or XHTML's) are visited, picked out by lxml's own walk."""
+        names = (etree.Element,) if "*" in self.tags else (*self.tags, *(f"{{{XHTML_NAMESPACE}}}{t}" for t in self.tags))
+        for el in tree.iter(*names):
             if not self._name_ok(self.tags, self.deny_tags, _nons(el.tag)):
                 continue
             attribs = el.attrib

@@ -25,6 +25,7 @@ from datetime import date
 from functools import lru_cache
 from typing import Any
 
+from skill3crawl.extract.dom import text_content
 from synth.delta.versions import BARE_VER, VER, VER_RE, normalize_version  # noqa: F401 - the one version reader
 
 MIN_YEAR = 1990
@@ -57,7 +58,7 @@ def clean_heading(text: str) -> str:
 
 def _is_glyph_link(el: Any) -> bool:
     """A permalink or icon inside a heading: a link, button or span whose text has no letter or digit."""
-    text = el.text_content()
+    text = text_content(el)
     return not any(ch.isalnum() for ch in INVISIBLE.sub("", text))
 
 

@@ -336,6 +336,15 @@ def _empty(scope: _Scope) -> bool:
     return not (scope.plugins or scope.detectors or scope.extra)
 
 
+def shared_scope(texts: Iterable[str]) -> _Scope | None:
+    """What can match somewhere in ``texts``, tested once over them joined by newlines, for
+    :func:`redact_text`'s ``within``: a pattern that matches in one of them matches in the joined text (none is
+    anchored to a text's start or end, and a newline is a line end to them). None when a private key block is
+    in them: it is replaced before a text is scoped, so each text is scoped alone."""
+    joined = "\n".join(texts)
+    return None if _PRIVATE_KEY_BLOCK.search(joined) else _text_scope(joined)
+
+
 def _in_urls(text: str, spans: Iterable[_Span]) -> tuple[list[_Span], set[int]]:
     """Spans inside a URL: one in the ``user:password@`` part grows to all of it. Returns the spans and
     the starts of those that are in a URL (they get the URL-safe mark)."""
@@ -390,6 +399,8 @@ def redact_text(text: str, *, filename: str = "source.md", within: _Scope | None
     blocks = [_Span(m.start(), m.end(), "private-key") for m in _PRIVATE_KEY_BLOCK.finditer(text)]
     if blocks:
         text, count = _apply(text, blocks)
+    if within is not None and _empty(within):  # nothing can match in the text this one is a part of
+        return text, count
     out: list[str] = []
     scope = _text_scope(text, within)
     if _empty(scope):
@@ -433,8 +444,7 @@ def redact_fields(title: str, excerpts: list[str], code_blocks: list[dict]) -> t
     them matches in the joined text (none is anchored to a text's start or end, and a newline is a line end to
     them), so a text is tested only with those that matched there, and a page where none did is returned as is
     (with a private key block in it, each text is scoped alone, as the block is replaced before)."""
-    joined = "\n".join([title, *excerpts, *(b.get("text", "") for b in code_blocks)])
-    page = None if _PRIVATE_KEY_BLOCK.search(joined) else _text_scope(joined)  # a key block is replaced first: as before
+    page = shared_scope([title, *excerpts, *(b.get("text", "") for b in code_blocks)])
     if page is not None and _empty(page):
         return title, list(excerpts), [dict(b) for b in code_blocks], 0
     title, total = redact_text(title, within=page)

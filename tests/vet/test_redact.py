@@ -367,3 +367,29 @@ def test_folds_to_agrees_with_the_engine():
             engine = set(re.findall(re.escape(ch), every, re.IGNORECASE))
             assert engine == {x for x in every if x in engine or folded_text(x) == ch}, ch
     assert said >= 4
+
+
+def _changes(texts: list[str]) -> list[dict]:
+    """Change entries carrying ``texts`` in every field a change has: its text, heading path, API name and code."""
+    return [{"text": t, "path": ["Section", t[:30]], "api": t.split()[0] if t.split() else "", "code": [{"text": t, "language": "python"}]}
+            for t in texts]
+
+
+@pytest.mark.parametrize("texts", [
+    ["Plain prose about servers.", "New in version 3.7."],  # nothing that can match: every field kept as is
+    ["api_key = 'Zx9Qw8Er7Ty6Ui5Op4'", "token ghp_" + "a" * 36, "https://user:pa55word@example.org/x"],
+    ["before", _KEY_BLOCK, "db_pass=Zx9" + "Qw8Er7Ty6"],  # a private key block: each text scoped alone
+    [c[0] for c in CASES],
+])
+@pytest.mark.parametrize("trusted", [True, False])
+def test_change_entries_scoped_together_as_one_by_one(texts, trusted, monkeypatch):
+    """The change entries' texts are tested together once (``shared_scope``), then each only with what matched: the
+    same entries and count as each text scanned alone."""
+    import skill3crawl.extract.versions.redaction as redaction
+
+    excerpts = texts[::2]
+    together = _changes(texts)
+    n_together = redaction.redact_changes(together, excerpts, trusted)
+    monkeypatch.setattr(redaction, "shared_scope", lambda texts: None)  # None: each text scoped alone
+    alone = _changes(texts)
+    assert (together, n_together) == (alone, redaction.redact_changes(alone, excerpts, trusted))

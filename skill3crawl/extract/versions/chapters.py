@@ -18,6 +18,7 @@ import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from skill3crawl.extract.dom import text_content
 from skill3crawl.extract.releases import find_date, free_date, heading_text, is_date_label, is_version_label, label_version, since_label
 from skill3crawl.extract.versions.bounds import MAX_CHANGES, MAX_PATH, MAX_PATH_CHARS, MAX_TEXT, MIN_ENTRY_CHARS
 from skill3crawl.extract.versions.tree import HEADINGS, cap, in_chrome, pairs_of, plain_text, tag_of
@@ -75,7 +76,7 @@ def _field_after(first: Any, node: Any) -> tuple[str, str | None] | None:
         blocks += 1
         if tag in ("table", "dl"):
             containers = [el]
-        elif next(el.iter(*HEADINGS), None) is None and len(el.text_content()) <= MAX_WRAPPER_CHARS:
+        elif next(el.iter(*HEADINGS), None) is None and len(text_content(el)) <= MAX_WRAPPER_CHARS:
             containers = [c for c in el.iter("table", "dl")][:2]  # a table in a wrapper of its own
         else:
             return None  # a block holding more of the page: the field table is not at its top

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from skill3crawl.extract.dom import text_content
 from skill3crawl.extract.releases import (
     find_date,
     find_dates,
@@ -183,7 +184,7 @@ def _pseudo_headings(node: Any, body: bool) -> dict[int, tuple[Any, ...]]:
     a date or a list after them: at least two of them, or one with a date."""
     found: dict[int, tuple[Any, ...]] = {}
     for el in node.iter("p", "dt"):
-        t = el.text_content()
+        t = text_content(el)
         if len(t) > 160 or not any(ch.isdigit() for ch in t) or (body and in_chrome(el)):
             continue
         if tag_of(el) == "p" and next(el.iterancestors("li", "td", "th", "table", "blockquote", "dd", "dt"), None) is not None:
@@ -265,7 +266,7 @@ def _plain_text(node: Any, body: bool) -> tuple[Any, list[str]] | None:
     for pre in node.iter("pre"):
         if body and in_chrome(pre):
             continue
-        text = pre.text_content()
+        text = text_content(pre)
         if len(text) < 200:
             continue
         lines = text.split("\n")[:MAX_TEXT_LINES]
@@ -343,7 +344,7 @@ def _markdown_hints(node: Any, body: bool, text: str | None) -> tuple[int, froze
     phrases, verbs = quick_phrases(low) if low is not None else (-1, frozenset(QUICK_VERBS))
     flags = quick_flags(text, low) if text is not None and low is not None else ALL_FLAGS
     if body and low is not None:  # a generic extractor's markdown leaves out field lists and labels: read the body's text too
-        raw = node.text_content().lower()
+        raw = text_content(node).lower()
         more, more_verbs = quick_phrases(raw)
         phrases, verbs = max(phrases, more), verbs | more_verbs
         if "since" not in flags and "since:" in raw and RAW_SINCE.search(raw):

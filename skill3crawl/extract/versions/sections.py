@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from skill3crawl.extract.dom import text_content
 from skill3crawl.extract.releases import (
     date_heading,
     find_date,
@@ -71,7 +72,7 @@ def _loose_text(el: Any) -> str:
         return tail[:MAX_LOOSE_CHARS + 1]
     nxt = el.getnext()
     if nxt is not None and isinstance(nxt.tag, str) and nxt.tag in _LOOSE_TAGS and next(nxt.iter(*_WALK_TAGS), None) is None:
-        text = " ".join(nxt.text_content().split())
+        text = " ".join(text_content(nxt).split())
         return text[:MAX_LOOSE_CHARS + 1]
     return ""
 
@@ -180,7 +181,7 @@ class _Walk:
         if self.pending or want or (page.is_change and not self.scan.dates):
             text = md(el)
         else:  # a short paragraph may be a label of its own ("Since: OTP 25.0")
-            text = md(el) if self.labels and len(el.text_content()) <= 80 else ""
+            text = md(el) if self.labels and len(text_content(el)) <= 80 else ""
         if self.stamp_next:  # "Last update:" heading this block: its date is the build's
             self.stamp_next = False
             if text and len(text) <= MAX_LOOSE_CHARS and (label_date(text) or find_date(text)):
@@ -243,7 +244,7 @@ def _bare_term(dt: Any) -> bool:
     """A definition term whose definition holds no text of its own (a list of names: "Member Acme::frob ()" and an
     empty definition)."""
     dd = dt.getnext()
-    return dd is None or tag_of(dd) != "dd" or not dd.text_content().strip()
+    return dd is None or tag_of(dd) != "dd" or not text_content(dd).strip()
 
 
 def _sentence_date(text: str, ver: str) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from skill3crawl.extract.dom import text_content
 from skill3crawl.extract.fastmd import to_markdown
 from skill3crawl.extract.releases import INVISIBLE
 from skill3crawl.extract.versions.bounds import MAX_TEXT
@@ -46,7 +47,7 @@ def md(el: Any) -> str:
 
 
 def plain_text(el: Any) -> str:
-    return clean(el.text_content())
+    return clean(text_content(el))
 
 
 def cap(text: str, n: int = MAX_TEXT) -> str:
