@@ -396,13 +396,16 @@ def page_dates(
     today: date,
     lastmod: str | None = None,
     hinted: str | None = None,
-    use_htmldate: bool = True,
     signals: TreeSignals | None = None,
+    build_date: str | None = None,
 ) -> dict[str, Any]:
     """→ ``{published, modified, date_source}`` (ISO dates or None) of one page; see :func:`combine_dates`.
 
     ``signals``: :func:`tree_signals` of the page already parsed (the caller's tree, which it can then free
-    before htmldate parses the page), else the page is parsed here."""
+    before htmldate parses the page), else the page is parsed here. ``build_date``: the page's host stamps its
+    pages with this one date (the crawl recognised it, :mod:`skill3crawl.site_timeline`): a page whose markup
+    states no date of its own takes it in place of htmldate's reading (``date_source`` ``build-date``), as
+    synthesis ignores a date read from a build-dated page's text (``synth.pipeline.bundle.rank.own_page_date``)."""
     headers = {k.lower(): v for k, v in (headers or {}).items()}
     if signals is None:
         try:
@@ -412,14 +415,17 @@ def page_dates(
         signals = tree_signals(html, url, tree)
         del tree
     from_htmldate = None
-    if use_htmldate and signals.parsed and normalize_date(hinted) is None:
-        from_htmldate = htmldate_signal(html, url, today, signals.languages)
+    stamped = build_date is not None and not signals.structured and signals.repository is None
+    if signals.parsed and normalize_date(hinted) is None:
+        from_htmldate = build_date if stamped else htmldate_signal(html, url, today, signals.languages)
     late = [
         ("sitemap-lastmod", lastmod),
         ("http-last-modified", headers.get("last-modified")),
         ("repository", signals.repository),
     ]
     published, modified, source = combine_dates(hinted, from_htmldate, signals.structured, late, signals.languages)
+    if stamped and source == "htmldate":
+        source = "build-date"
     return {
         "published": published.isoformat() if published else None,
         "modified": modified.isoformat() if modified else None,

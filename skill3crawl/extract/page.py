@@ -234,6 +234,7 @@ class PageContext:
     hinted: str | None = None
     rules: LinkRules | None = None  # None: no links read
     encoding: str = "utf-8"  # the response's (links are quoted in it, as LinkExtractor does)
+    build_date: str | None = None  # the host's build date, once the crawl recognised it (page_dates: no htmldate then)
 
 
 def process_page(html: str, url: str, ctx: PageContext) -> dict[str, Any]:
@@ -273,6 +274,7 @@ def process_page(html: str, url: str, ctx: PageContext) -> dict[str, Any]:
     cpu["links"] = t4 - t3
     dates = None
     if signals is not None:
-        dates = page_dates(html, url, ctx.headers, today=ctx.today, lastmod=ctx.lastmod, hinted=ctx.hinted, signals=signals)
+        dates = page_dates(html, url, ctx.headers, today=ctx.today, lastmod=ctx.lastmod, hinted=ctx.hinted, signals=signals,
+                           build_date=ctx.build_date)
     cpu["dates"] = (t3 - t2) + (clock() - t4)
     return {"content": result, "dates": dates, "links": links, "canonical": canonical, "base_url": base, "cpu": cpu}

@@ -491,9 +491,10 @@ class DocsCrawlMixin:
             return None
         hops = response.meta.get("skill3_hops", 0) + 1
         rules = self.link_rules if hops <= self.args.depth_limit else None
-        ctx = PageContext(today=get_state(self.crawler).today, title_hint=info.get("title") or "",
+        state = get_state(self.crawler)
+        ctx = PageContext(today=state.today, title_hint=info.get("title") or "",
                           headers=response_headers(response), lastmod=info.get("lastmod"), rules=rules,
-                          encoding=response.encoding)
+                          encoding=response.encoding, build_date=state.site_dates.build_date(host_of(response.url)))
         page = await get_extractor(self.crawler).run(process_page, html, response.url, ctx)
         stats = self.crawler.stats
         stats.inc_value("skill3/profile/pages")

@@ -4,6 +4,7 @@ from datetime import date
 
 import pytest
 
+import skill3crawl.extract.dates as dates_module
 from skill3crawl.discovery.brave import freshness_window, parse_results, search_url
 from skill3crawl.extract.content import _parse, code_language, extract_content, markdown_blocks
 from skill3crawl.extract.dates import normalize_date, page_dates, tree_signals
@@ -151,13 +152,38 @@ LM = "Tue, 03 Mar 2026 10:00:00 GMT"
         (_page('<meta name="date" content="2027-02-01">'), {}, None, None, True, ("2027-02-01", None, "meta")),
     ],
 )
-def test_date_signal_order(html, headers, lastmod, hinted, htmldate_on, expected):
-    out = page_dates(html, "https://a.example/p", headers, today=TODAY, lastmod=lastmod, hinted=hinted, use_htmldate=htmldate_on)
+def test_date_signal_order(html, headers, lastmod, hinted, htmldate_on, expected, monkeypatch):
+    if not htmldate_on:
+        monkeypatch.setattr(dates_module, "htmldate_signal", lambda *a, **k: None)
+    out = page_dates(html, "https://a.example/p", headers, today=TODAY, lastmod=lastmod, hinted=hinted)
     assert (out["published"], out["modified"], out["date_source"]) == expected
     # the tree's signals read first by the caller (which then frees its tree before htmldate runs): the same dates
     signals = tree_signals(html, "https://a.example/p", _parse(html))
-    assert page_dates(html, "https://a.example/p", headers, today=TODAY, lastmod=lastmod, hinted=hinted,
-                      use_htmldate=htmldate_on, signals=signals) == out
+    assert page_dates(html, "https://a.example/p", headers, today=TODAY, lastmod=lastmod, hinted=hinted, signals=signals) == out
+
+
+BUILD = "2026-01-10"
+
+
+@pytest.mark.parametrize(
+    "html, headers, expected",
+    [
+        # no date in the markup: the host's build date, htmldate not run (the text's own date is not read)
+        (_page("", TEXT), {}, (BUILD, None, "build-date")),
+        (_page(), {"Last-Modified": LM}, (BUILD, "2026-03-03", "build-date")),
+        # a date in the markup or a repository date: htmldate reads the page as on any other host
+        (_page(META, TEXT), {}, ("2026-05-06", None, "meta")),
+        (_page(JSONLD + OG), {}, ("2026-03-04", "2026-04-02", "opengraph")),
+        (_page("", TIME), {"Last-Modified": LM}, ("2026-06-07", None, "time")),
+    ],
+)
+def test_a_build_dated_hosts_page_without_markup_dates_takes_the_build_date(html, headers, expected, monkeypatch):
+    calls = []
+    real = dates_module.htmldate_signal
+    monkeypatch.setattr(dates_module, "htmldate_signal", lambda *a, **k: calls.append(a) or real(*a, **k))
+    out = page_dates(html, "https://a.example/p", headers, today=TODAY, build_date=BUILD)
+    assert (out["published"], out["modified"], out["date_source"]) == expected
+    assert bool(calls) == (expected[2] != "build-date")
 
 
 @pytest.mark.parametrize(
