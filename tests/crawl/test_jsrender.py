@@ -113,7 +113,7 @@ def test_addon_installs_playwright_with_system_chromium(tmp_path):
     fake.chmod(0o755)
     s = Settings({"SKILL3_JS": "auto", "SKILL3_CHROMIUM": str(fake)})
     JsRenderAddon().update_settings(s)
-    assert s.getdict("DOWNLOAD_HANDLERS")["https"] == "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+    assert s.getdict("DOWNLOAD_HANDLERS")["https"] == "skill3crawl.jsrender.PlainOrBrowserHandler"
     launch = s.getdict("PLAYWRIGHT_LAUNCH_OPTIONS")
     assert launch["executable_path"] == str(fake) and "--no-sandbox" in launch["args"] and "--disable-quic" in launch["args"]
     assert s.get("PLAYWRIGHT_BROWSER_TYPE") == "chromium"
@@ -160,6 +160,7 @@ def test_js_only_page_yields_rendered_text(run_crawl):
     assert res.stats["skill3/js/rendered"] == 1
     assert res.stats["skill3/js/static"] == 1
     assert "first page that needs a browser: starting Playwright" in res.log  # started lazily, by the shell
+    assert res.log.count("scrapy-playwright==") == 1  # its handler built once, by the shell's request
 
 
 def test_addon_defers_the_browser_to_the_first_page_that_needs_it(tmp_path):
@@ -201,6 +202,7 @@ def test_static_site_never_starts_the_browser(tmp_path):
     assert tree.peak_processes >= 2  # the sampler does see children: the extraction worker
     assert not [n for n in tree.names if n.startswith(BROWSER_PROCESSES)], tree.names
     assert "Starting Playwright" not in log and "starting Playwright" not in log
+    assert "scrapy-playwright==" not in log  # scrapy-playwright's handler never built (PlainOrBrowserHandler)
 
 
 def test_the_browser_gets_the_crawls_proxy(tmp_path, monkeypatch):
