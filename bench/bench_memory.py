@@ -267,11 +267,15 @@ def baselines(root: Path = ROOT) -> dict:
     print(f"crawler's imports (before the first request): {crawler['rss'] / MB:.1f} MB, {crawler['modules']} modules; "
           f"heavy packages among them: {', '.join(heavy_in)}")
     html = (PYDOCS / "library" / "functions.html").read_text(encoding="utf-8")
+    # A worker unpickles a call's function by its module: this script's, imported under its own name there
+    # (the worker has this process's sys.path, where the script's directory is first).
+    from bench_memory import _one_page as one_page, _worker_state as worker_state
+
     ext = Extractor(1)
     try:
         loop = asyncio.new_event_loop()
-        start = loop.run_until_complete(ext.run(_worker_state))
-        after = loop.run_until_complete(ext.run(_one_page, html, "http://127.0.0.1/library/functions.html"))
+        start = loop.run_until_complete(ext.run(worker_state))
+        after = loop.run_until_complete(ext.run(one_page, html, "http://127.0.0.1/library/functions.html"))
         loop.close()
     finally:
         ext.close()

@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from synth.evidence.consensus import VARIANT
-from synth.evidence.item import MAX_TOKENS_CHARS  # a page with more tokens writes none (the vote then reads its text)
+from synth.evidence.limits import MAX_TOKENS_CHARS  # a page with more tokens writes none (the vote then reads its text)
 
 TOKENS_TAG = f"p{round(VARIANT * 100)}crc32u{unicodedata.unidata_version}:"
 

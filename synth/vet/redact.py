@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Mapping, Pattern, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Pattern, Sequence
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
@@ -32,9 +32,11 @@ from detect_secrets.plugins import keyword
 from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 
 from synth.core.literals import Runs, folded_text, lowercase_gate, may_match
-from synth.evidence.item import SourceItem
 from synth.vet.prefixes import PREFIXED as _PREFIXED
 from synth.vet.values import GENERIC, MARK, is_placeholder, valid
+
+if TYPE_CHECKING:
+    from synth.evidence.item import SourceItem
 
 _SKIPPED_PLUGINS = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
 

@@ -3,7 +3,7 @@ entry and the places a release date is read from (``where``)."""
 
 from __future__ import annotations
 
-from synth.evidence.item import MAX_CHANGE_API_CHARS, MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS, MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS
+from synth.evidence.limits import MAX_CHANGE_API_CHARS, MAX_CHANGE_CODE, MAX_CHANGE_CODE_CHARS, MAX_CHANGE_PATH, MAX_CHANGE_PATH_CHARS
 
 MAX_CHANGES = 400
 # a reference page (not a change page) is read up to this many markers, and the newest MAX_CHANGES kept (scan._keep_newest)
