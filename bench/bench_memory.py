@@ -269,7 +269,8 @@ def baselines(root: Path = ROOT) -> dict:
     html = (PYDOCS / "library" / "functions.html").read_text(encoding="utf-8")
     # A worker unpickles a call's function by its module: this script's, imported under its own name there
     # (the worker has this process's sys.path, where the script's directory is first).
-    from bench_memory import _one_page as one_page, _worker_state as worker_state
+    from bench_memory import _one_page as one_page
+    from bench_memory import _worker_state as worker_state
 
     ext = Extractor(1)
     try:

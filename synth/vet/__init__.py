@@ -9,7 +9,23 @@ Entry points for other stages::
 import sys
 from importlib import import_module
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names are, for the type checker (at run time each is imported on first use)
+    from synth.vet.correct import (
+        CorrectionResult,
+        Revise,
+        correct,
+        describe_findings,
+        prepass,
+        redact_skill,
+        secret_findings,
+    )
+    from synth.vet.findings import Finding, ScanResult
+    from synth.vet.gate import blocking_findings, gate_exit_code, vetting_record
+    from synth.vet.input_vet import AllSourcesQuarantined, InputVetResult, vet_sources
+    from synth.vet.redact import redact_item, redact_text
+    from synth.vet.runner import Scan, Scanner, ScannerUnavailable, resolve_scanner, run_scan
 
 # Each name's module, imported when the name is first read (PEP 562): a process that needs only the redaction
 # (an extraction worker, the crawler's URL redaction) does not load the scanner runner, the correction loop, the
