@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
 from typing import Annotated, Any, Optional
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
@@ -311,7 +312,12 @@ class _ItemJSON(TypedDict):
     snippet_tokens: NotRequired[Annotated[str, Field(max_length=MAX_TOKENS_CHARS)]]
 
 
-_ITEM_JSON = TypeAdapter(_ItemJSON)
+@lru_cache(maxsize=1)
+def _item_json() -> TypeAdapter:
+    """The line validator, built when a run is first read (~3.5 MB a process that only writes items, the crawl's)."""
+    return TypeAdapter(_ItemJSON)
+
+
 _NULL_AS_EMPTY = tuple(name for name, kind in _KINDS.items() if kind in ("str", "url?"))
 
 
@@ -320,7 +326,7 @@ def fields_from_json(raw: bytes | str) -> dict[str, Any] | None:
     needs more than a check — not JSON, not UTF-8, a field of the wrong type, a list or text over its cap: read
     such a line with ``json.loads`` + :func:`check_fields`, which cut, convert or name the problem."""
     try:
-        data: dict[str, Any] = _ITEM_JSON.validate_json(raw)  # type: ignore[assignment]
+        data: dict[str, Any] = _item_json().validate_json(raw)
     except ValidationError:
         return None
     for name in _NULL_AS_EMPTY:
