@@ -1,27 +1,26 @@
 """Where the per-page CPU work runs: inline (default) or in a process pool.
 
 ``SKILL3_EXTRACT_WORKERS=N`` (N > 0) runs the pure extraction functions in N
-spawned worker processes, so trafilatura/htmldate/extruct do not serialise on
-Scrapy's reactor thread; 0 runs them inline.
+worker processes (:mod:`skill3crawl.extract.workers`), so trafilatura/htmldate/extruct
+do not serialise on Scrapy's reactor thread; 0 runs them inline.
 """
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import os
 import signal
-from concurrent.futures import ProcessPoolExecutor
-from functools import partial
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from synth.core import default_settings
+
+if TYPE_CHECKING:
+    from skill3crawl.extract.workers import WorkerPool
 
 PR_SET_PDEATHSIG = 1
 WORKERS = default_settings.SKILL3_EXTRACT_WORKERS  # 0 = extraction inline, N = N worker processes
 
 
-_trim: Callable[[int], int] | None = None  # glibc's malloc_trim, in a worker
 CRAWLER_TRIM_EVERY = 64  # pages between two malloc_trim(0) in the crawler's process
 
 
@@ -35,14 +34,19 @@ def malloc_trim() -> Callable[[int], int] | None:
         return None
 
 
-def _worker_init(parent: int) -> None:
-    # Ctrl-C reaches the whole process group; the crawl shuts down gracefully and
-    # still needs its workers to finish the pages in flight (JOBDIR pause/resume).
+def worker_setup() -> Callable[[], Any]:
+    """A worker's start (:func:`skill3crawl.extract.workers.serve`); → what runs after each call.
+
+    Ctrl-C reaches the whole process group; the crawl shuts down gracefully and still needs its workers to
+    finish the pages in flight (JOBDIR pause/resume). After each call the heap's free memory is handed back to
+    the system: a large page's tree, copies and markdown (tens of MB for a 1 MB index page) are freed into
+    glibc's heap, which keeps them (a worker measured 174 MB after the Python docs without this and 113 MB with
+    it, at no CPU cost measurable in the noise)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(parent)
+    die_with_parent(os.getppid())
     lazy_package("extruct")
-    global _trim
-    _trim = malloc_trim()
+    trim = malloc_trim()
+    return (lambda: trim(0)) if trim is not None else (lambda: None)
 
 
 def lazy_package(name: str) -> None:
@@ -75,19 +79,6 @@ def lazy_package(name: str) -> None:
     sys.modules[name] = module
 
 
-def _call_and_trim(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)`` in a worker, then the heap's free memory handed back to the system.
-
-    A large page's tree, copies and markdown (tens of MB for a 1 MB index page) are freed into glibc's heap,
-    which keeps them: a worker measured 174 MB after the Python docs without this and 113 MB with it, at no
-    CPU cost measurable in the noise (one ``malloc_trim(0)`` per page)."""
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        if _trim is not None:
-            _trim(0)
-
-
 def die_with_parent(parent: int) -> None:
     """The worker is killed when the crawl's process dies, even by SIGKILL (Linux: PR_SET_PDEATHSIG;
     elsewhere a thread that exits when the parent is gone)."""
@@ -115,32 +106,34 @@ def die_with_parent(parent: int) -> None:
 class Extractor:
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: WorkerPool | None = None
         self._pages = 0
         self._trim = malloc_trim() if workers > 0 else None
         if workers > 0:
-            self._pool = ProcessPoolExecutor(
-                max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
-                initargs=(os.getpid(),)
-            )
+            from skill3crawl.extract.workers import WorkerPool
+
+            self._pool = WorkerPool(workers)
 
     async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self._pool is None:
             return fn(*args, **kwargs)
-        loop = asyncio.get_running_loop()
         self._pages += 1
         if self._trim is not None and self._pages % CRAWLER_TRIM_EVERY == 0:
             # The crawler frees each response's body and each result once the item is written, but glibc keeps
             # what it frees in its heap: handing it back now and then keeps the crawler's peak near what it holds.
             self._trim(0)
-        return await loop.run_in_executor(self._pool, partial(_call_and_trim, fn, *args, **kwargs))
+        from skill3crawl.extract.workers import reply
+
+        # Pickled and unpickled on this thread: the pool's threads only move bytes through the pipes.
+        return reply(await asyncio.wrap_future(self._pool.submit(fn, *args, **kwargs)))
 
     def close(self) -> None:
         if self._pool is not None:
             # Not waiting: joining the workers would block the reactor thread while Scrapy's download
             # handlers close their connections, and their 1 s fallback timer then fires on a Deferred
-            # that already fired (Twisted AlreadyCalledError CRITICAL). The workers exit on their own.
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            # that already fired (Twisted AlreadyCalledError CRITICAL). The workers end after the call in
+            # hand; a thread reaps them.
+            self._pool.close()
             self._pool = None
 
 

@@ -34,6 +34,7 @@ name importable); the tree (``tests/core/test_errors.py`` checks it against the 
       + ScannerUnavailable (RuntimeError) — exit 1
       + ArchiveError (ValueError) — exit 1
       + ApiDeltaError (RuntimeError) — exit 1
+      + WorkerDied (RuntimeError) — exit 1
 
 Each class below says which module raises it.
 """
@@ -247,3 +248,8 @@ class ArchiveError(Skill3Error, ValueError):
 class ApiDeltaError(Skill3Error, RuntimeError):
     """The API delta of a package's releases could not be computed (a timeout, a failed or unreadable run)."""
 
+
+# raised by skill3crawl.extract.workers
+class WorkerDied(Skill3Error, RuntimeError):
+    """An extraction worker ended while it had a call (killed, out of memory, a crash in a C library); the
+    pool replaces it for the next call."""
