@@ -54,16 +54,18 @@ class _Worker:
         while True:
             self._room.acquire()
             job = self._jobs.get()
-            if not self.alive:
-                self._jobs.put(job)  # for a worker that lives (or, at the end, another writer's stop)
-                break
             if job is None:
+                if not self.alive:
+                    self._jobs.put(job)  # another writer's stop
                 break
             payload, future = job
-            if not future.set_running_or_notify_cancel():
-                self._room.release()
-                continue
-            with self._lock:
+            with self._lock:  # the reader ends the worker under this lock: a call is sent, or handed back, not lost
+                if not self.alive:
+                    self._jobs.put(job)  # for a worker that lives
+                    break
+                if not future.set_running_or_notify_cancel():
+                    self._room.release()
+                    continue
                 self._sent.append(future)
             try:
                 write_frame(self.proc.stdin, payload)  # type: ignore[arg-type]
@@ -87,8 +89,8 @@ class _Worker:
                 future = self._sent.popleft()
             self._room.release()
             future.set_result(frame)
-        self.alive = False
         with self._lock:
+            self.alive = False
             unanswered, self._sent = list(self._sent), deque()
         self._room.release()  # a writer waiting for room wakes, sees the end and hands its call back
         _reap([self.proc])
