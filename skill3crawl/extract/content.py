@@ -80,10 +80,6 @@ def dropped(node: Any, find: Callable[[Any], list[Any]]) -> Iterator[None]:
                 parent.text = text
 
 
-def _parse(html: str) -> Any:
-    return parse(html)
-
-
 def _title(tree: Any) -> str:
     for xp in ("//meta[@property='og:title']/@content", "//title/text()", "//h1//text()"):
         vals = [v.strip() for v in tree.xpath(xp) if v and v.strip()]
@@ -181,11 +177,11 @@ def extract_content(html: str, url: str, *, tree: Any = None, cpu: dict[str, flo
     (fewer than :data:`MIN_CONTENT_CHARS` characters of prose and code) or
     ``"unparseable"`` when it is not HTML at all.
 
-    ``tree``: the page already parsed by :func:`_parse` (read, never changed); ``cpu``: a dict that gets the
+    ``tree``: the page already parsed by :func:`~skill3crawl.extract.dom.parse` (read, never changed); ``cpu``: a dict that gets the
     CPU seconds of the version-marker pass added under ``"versions"``.
     """
     if tree is None:
-        tree = _parse(html)
+        tree = parse(html)
     if tree is None:
         return {"title": "", "excerpts": [], "code_blocks": [], "content_hash": "", "extractor": "", "chars": 0, "drop_reason": "unparseable"}
     title = _title(tree)

@@ -110,9 +110,9 @@ class Extractor:
         self._pages = 0
         self._trim = malloc_trim() if workers > 0 else None
         if workers > 0:
-            from skill3crawl.extract.workers import WorkerPool
+            from skill3crawl.extract.workers import WorkerPool, reply
 
-            self._pool = WorkerPool(workers)
+            self._pool, self._reply = WorkerPool(workers), reply
 
     async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self._pool is None:
@@ -122,17 +122,15 @@ class Extractor:
             # The crawler frees each response's body and each result once the item is written, but glibc keeps
             # what it frees in its heap: handing it back now and then keeps the crawler's peak near what it holds.
             self._trim(0)
-        from skill3crawl.extract.workers import reply
-
         # Pickled and unpickled on this thread: the pool's threads only move bytes through the pipes.
-        return reply(await asyncio.wrap_future(self._pool.submit(fn, *args, **kwargs)))
+        return self._reply(await asyncio.wrap_future(self._pool.submit(fn, *args, **kwargs)))
 
     def close(self) -> None:
         if self._pool is not None:
             # Not waiting: joining the workers would block the reactor thread while Scrapy's download
             # handlers close their connections, and their 1 s fallback timer then fires on a Deferred
-            # that already fired (Twisted AlreadyCalledError CRITICAL). The workers end after the call in
-            # hand; a thread reaps them.
+            # that already fired (Twisted AlreadyCalledError CRITICAL). The workers end after the calls
+            # they have; their reader threads reap them.
             self._pool.close()
             self._pool = None
 

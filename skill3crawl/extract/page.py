@@ -22,12 +22,15 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from typing import Any, Iterable
 from urllib.parse import urldefrag, urljoin, urlparse
 
 from lxml import etree
 from w3lib.html import get_base_url, strip_html5_whitespace
 from w3lib.url import canonicalize_url, safe_url_string
+
+from skill3crawl.extract.dom import parse
 
 # Scrapy's IGNORED_EXTENSIONS (scrapy.linkextractors), for LinkRules(deny_extensions=None) without importing Scrapy
 IGNORED_EXTENSIONS = [
@@ -120,14 +123,18 @@ class LinkRules:
                    _regexes(k["allow"]), _regexes(k["deny"]), _names(k["allow_domains"]), _names(k["deny_domains"]),
                    frozenset("." + e for e in _names(ext)), k["canonicalize"], k["unique"], k["strip"])
 
+    @cached_property
+    def _walked(self) -> tuple[Any, ...]:
+        """What :meth:`_raw`'s walk visits: every element for a ``*`` tag, else the named tags in no namespace or XHTML's."""
+        return (etree.Element,) if "*" in self.tags else (*self.tags, *(f"{{{XHTML_NAMESPACE}}}{t}" for t in self.tags))
+
     def _name_ok(self, allowed: frozenset[str], denied: frozenset[str], name: str) -> bool:
         return name not in denied and ("*" in allowed or name in allowed)
 
     def _raw(self, tree: Any) -> Iterable[tuple[Any, str]]:
         """(element, attribute value) in document order: LxmlParserLinkExtractor._iter_links. Without a ``*`` tag
         only the elements of the named tags (in no namespace or XHTML's) are visited, picked out by lxml's own walk."""
-        names = (etree.Element,) if "*" in self.tags else (*self.tags, *(f"{{{XHTML_NAMESPACE}}}{t}" for t in self.tags))
-        for el in tree.iter(*names):
+        for el in tree.iter(*self._walked):
             if not self._name_ok(self.tags, self.deny_tags, _nons(el.tag)):
                 continue
             attribs = el.attrib
@@ -252,7 +259,7 @@ def process_page(html: str, url: str, ctx: PageContext) -> dict[str, Any]:
     cpu: dict[str, float] = dict.fromkeys(_STAGE_ORDER, 0.0)
     clock = time.process_time
     t0 = clock()
-    tree = content_mod._parse(html)
+    tree = parse(html)
     t1 = clock()
     cpu["parse"] = t1 - t0
     result = content_mod.extract_redacted(html, url, ctx.title_hint, ctx.corpus, tree=tree, cpu=cpu)

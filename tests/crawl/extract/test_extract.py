@@ -6,8 +6,9 @@ import pytest
 
 import skill3crawl.extract.dates as dates_module
 from skill3crawl.discovery.brave import freshness_window, parse_results, search_url
-from skill3crawl.extract.content import _parse, code_language, extract_content, markdown_blocks
+from skill3crawl.extract.content import code_language, extract_content, markdown_blocks
 from skill3crawl.extract.dates import normalize_date, page_dates, tree_signals
+from skill3crawl.extract.dom import parse
 from skill3crawl.sitecrawl.sitemap import parse_sitemap
 from synth.evidence.urls import canonical_url
 
@@ -158,7 +159,7 @@ def test_date_signal_order(html, headers, lastmod, hinted, htmldate_on, expected
     out = page_dates(html, "https://a.example/p", headers, today=TODAY, lastmod=lastmod, hinted=hinted)
     assert (out["published"], out["modified"], out["date_source"]) == expected
     # the tree's signals read first by the caller (which then frees its tree before htmldate runs): the same dates
-    signals = tree_signals(html, "https://a.example/p", _parse(html))
+    signals = tree_signals(html, "https://a.example/p", parse(html))
     assert page_dates(html, "https://a.example/p", headers, today=TODAY, lastmod=lastmod, hinted=hinted, signals=signals) == out
 
 

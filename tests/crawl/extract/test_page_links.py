@@ -10,7 +10,7 @@ import pytest
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
 
-from skill3crawl.extract.content import _parse
+from skill3crawl.extract.dom import parse
 from skill3crawl.extract.page import LinkRules, PageContext, canonical_href, page_base_url, process_page
 
 URL = "http://docs.example.org/guide/v2/page.html"
@@ -80,7 +80,7 @@ def test_tree_links_are_link_extractors(body: str, kwargs: dict) -> None:
     response = _response(body)
     expected = [(link.url, link.text, link.nofollow) for link in LinkExtractor(**kwargs).extract_links(response)]
     html = response.text
-    tree = _parse(html)
+    tree = parse(html)
     rules = LinkRules.of(**kwargs)
     base = page_base_url(html, URL, response.encoding)
     got = [(link.url, link.text, link.nofollow) for link in rules.links(tree, URL, base, response.encoding)]
@@ -92,7 +92,7 @@ def test_tree_links_are_link_extractors(body: str, kwargs: dict) -> None:
 @pytest.mark.parametrize("body", PAGES.values(), ids=PAGES.keys())
 def test_canonical_and_base_are_the_responses(body: str) -> None:
     response = _response(body)
-    tree = _parse(response.text)
+    tree = parse(response.text)
     assert canonical_href(tree) == response.xpath("//link[@rel='canonical']/@href").get()
     assert page_base_url(response.text, URL) == response.urljoin("")
 
